@@ -1,0 +1,17 @@
+/** Three tiers: unit (beside the code), integration (real Postgres + NATS), e2e (whole stack over HTTP). */
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', isolatedModules: true, diagnostics: false }] };
+const moduleNameMapper = {
+  '^@acct/(contracts|kit|devstack)$': '<rootDir>/libs/$1/src',
+  '^@acct/(gateway|receivables)$': '<rootDir>/services/$1/src',
+  '^@acct/testing$': '<rootDir>/test/support',
+};
+const base = { rootDir: __dirname, testEnvironment: 'node', transform, moduleNameMapper, modulePathIgnorePatterns: ['<rootDir>/.*/dist/'] };
+
+module.exports = {
+  maxWorkers: 2,
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{libs,services}/*/src/**/*.test.ts'], testPathIgnorePatterns: ['\\.int\\.test\\.ts$'] },
+    { ...base, displayName: 'integration', testMatch: ['<rootDir>/{libs,services}/*/src/**/*.int.test.ts'], testTimeout: 30000 },
+    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'], testTimeout: 60000 },
+  ],
+};

@@ -1,0 +1,68 @@
+import type { ErrorBody } from './errors';
+
+export const ENVIRONMENTS = ['test', 'live'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/**
+ * What only the gateway may assert about a request. Services scope every query by
+ * organizationId + environment taken from here, never from params, query or body.
+ */
+export interface TrustedContext {
+  organizationId: string;
+  connectedAppId: string;
+  environment: Environment;
+  apiKeyId: string;
+  requestId: string;
+  /** The caller's Idempotency-Key header, forwarded only to routes that use it as a dedupe key. */
+  idempotencyKey?: string;
+}
+
+export interface RpcRequest<B = unknown> {
+  ctx: TrustedContext;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: B;
+}
+
+export interface RpcOk<T = unknown> {
+  ok: true;
+  /** 200 or 201: the only statuses a service may choose. */
+  status: 200 | 201;
+  body: T;
+  /** True when the reply repeats an earlier effect (external id replay, repeated action). */
+  replayed?: boolean;
+}
+
+export interface RpcFail {
+  ok: false;
+  error: ErrorBody;
+}
+
+export type RpcReply<T = unknown> = RpcOk<T> | RpcFail;
+
+export interface Pagination {
+  limit: number;
+  offset: number;
+  count: number;
+  has_more: boolean;
+}
+
+/** `{data: x, <name>: x}`: the single-resource envelope of SPEC.md §1. */
+export function single<N extends string, T>(name: N, value: T): { data: T } & Record<N, T> {
+  return { data: value, [name]: value } as { data: T } & Record<N, T>;
+}
+
+/** `{data: [...], <plural>: [...], pagination}`: the list envelope of SPEC.md §1. */
+export function list<N extends string, T>(
+  plural: N,
+  items: T[],
+  pagination: Pagination,
+): { data: T[]; pagination: Pagination } & Record<N, T[]> {
+  return { data: items, [plural]: items, pagination } as { data: T[]; pagination: Pagination } & Record<N, T[]>;
+}
+
+/** Page over rows fetched with limit + 1, so has_more needs no count query. */
+export function page<T>(rows: T[], limit: number, offset: number): { items: T[]; pagination: Pagination } {
+  const items = rows.slice(0, limit);
+  return { items, pagination: { limit, offset, count: items.length, has_more: rows.length > limit } };
+}

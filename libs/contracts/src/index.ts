@@ -1,0 +1,10 @@
+export * from './errors';
+export * from './envelope';
+export * from './limits';
+export * from './subjects';
+export * from './routes';
+export * from './openapi';
+export * from './schemas/common';
+export * as schemas from './schemas/index';
+export type { CustomerCreateBody, CustomerDto } from './schemas/customers';
+export * from './validate';

@@ -1,0 +1,2 @@
+export * as customers from './customers';
+export * as auth from './auth';

@@ -1,0 +1,33 @@
+/**
+ * The one catalogue of NATS subjects. Nothing else in the code base writes a subject string:
+ * request/reply operations are named here and turned into subjects by rpcSubject(), and every
+ * subject, queue group and stream name carries the configurable prefix (NATS_PREFIX, default acct)
+ * so that several stacks can share one NATS server.
+ */
+export const SERVICES = ['gateway', 'receivables', 'payables', 'documents', 'reporting', 'webhook-dispatcher'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+/** Request/reply operations and the service that serves each, in its queue group. */
+export const RPC_OPERATIONS = {
+  'customers.create': 'receivables',
+  'customers.list': 'receivables',
+  'customers.get': 'receivables',
+} as const satisfies Record<string, ServiceName>;
+
+export type RpcOperation = keyof typeof RPC_OPERATIONS;
+
+export function rpcSubject(prefix: string, op: RpcOperation): string {
+  return `${prefix}.rpc.${RPC_OPERATIONS[op]}.${op}`;
+}
+
+/** Replicas of one service share its queue group, so each request reaches exactly one of them. */
+export function queueGroup(prefix: string, service: ServiceName): string {
+  return `${prefix}.${service}`;
+}
+
+export function operationsOf(service: ServiceName): RpcOperation[] {
+  return (Object.keys(RPC_OPERATIONS) as RpcOperation[]).filter((op) => RPC_OPERATIONS[op] === service);
+}
+
+/** NATS_PREFIX must be a token that is valid in subjects and in stream names. */
+export const NATS_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;

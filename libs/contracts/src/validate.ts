@@ -1,0 +1,75 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { ErrorDetail } from './errors';
+import type { JsonSchema } from './schemas/common';
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, useDefaults: coerce, strict: false });
+  addFormats(ajv, ['date', 'date-time', 'email', 'uuid', 'uri']);
+  return ajv;
+}
+
+/** Bodies: exact types, no coercion. Query strings: coerced ("25" → 25) and defaulted. */
+const strictAjv = makeAjv(false);
+const queryAjv = makeAjv(true);
+
+export function compileBody(schema: JsonSchema): ValidateFunction {
+  return strictAjv.compile(schema);
+}
+export function compileQuery(schema: JsonSchema): ValidateFunction {
+  return queryAjv.compile(schema);
+}
+
+const ISSUE: Record<string, string> = {
+  required: 'required',
+  additionalProperties: 'unknown_field',
+  format: 'invalid_format',
+  maxLength: 'too_long',
+  minLength: 'too_short',
+  maxItems: 'too_many',
+  minItems: 'too_few',
+  type: 'invalid_type',
+  minimum: 'out_of_range',
+  maximum: 'out_of_range',
+  exclusiveMinimum: 'out_of_range',
+  exclusiveMaximum: 'out_of_range',
+  enum: 'invalid_value',
+  const: 'invalid_value',
+  pattern: 'invalid_format',
+  multipleOf: 'invalid_value',
+};
+
+/**
+ * ajv errors as `{field, issue, message}`. `asQuery` names fields by parameter name instead of
+ * JSON pointer. Errors of a oneOf/anyOf branch that did not apply are left out.
+ */
+export function toDetails(errors: ErrorObject[] | null | undefined, asQuery = false): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  const seen = new Set<string>();
+  for (const e of errors ?? []) {
+    let pointer = e.instancePath;
+    if (e.keyword === 'required') pointer += `/${(e.params as { missingProperty: string }).missingProperty}`;
+    if (e.keyword === 'additionalProperties') pointer += `/${(e.params as { additionalProperty: string }).additionalProperty}`;
+    const field = asQuery ? pointer.replace(/^\//, '') : pointer || '/';
+    const issue = ISSUE[e.keyword] ?? 'invalid';
+    let message: string;
+    switch (e.keyword) {
+      case 'required':
+        message = `${field} is required.`;
+        break;
+      case 'additionalProperties':
+        message = `${field} is not a known field.`;
+        break;
+      case 'format':
+        message = `${field} must be a valid ${(e.params as { format: string }).format}.`;
+        break;
+      default:
+        message = `${field} ${e.message ?? 'is invalid'}.`;
+    }
+    const k = `${field}|${issue}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push({ field, issue, message });
+  }
+  return out;
+}

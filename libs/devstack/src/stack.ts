@@ -1,0 +1,147 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { ensureDatabase } from '@acct/kit';
+
+/** Repository root, from libs/devstack/{src,dist}. */
+export const ROOT = path.resolve(__dirname, '..', '..', '..');
+
+export interface ServiceDef {
+  name: string;
+  dir: string;
+}
+
+/** Every process of the system, in start order. Each later service adds one line here. */
+export const SERVICE_DEFS: ServiceDef[] = [
+  { name: 'receivables', dir: 'services/receivables' },
+  { name: 'gateway', dir: 'services/gateway' },
+];
+
+export interface StackOptions {
+  databaseUrl: string;
+  natsUrl: string;
+  natsPrefix: string;
+  gatewayPort: number;
+  /** Ops ports by service name; free ports are picked for the ones not given. */
+  opsPorts?: Record<string, number>;
+  /** Extra environment for every process (RATE_LIMIT_RPS, LOG_LEVEL, ...). */
+  env?: Record<string, string>;
+  /** 'inherit' writes service logs to this process's stdout; a folder gets one file per service. */
+  logs: 'inherit' | { dir: string };
+  readyTimeoutMs?: number;
+}
+
+export interface RunningService {
+  def: ServiceDef;
+  opsPort: number;
+  child: ChildProcess;
+}
+
+export interface Stack {
+  gatewayUrl: string;
+  services: Map<string, RunningService>;
+  stopService(name: string, signal?: NodeJS.Signals): Promise<number | null>;
+  startService(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function run(cmd: string[], env: NodeJS.ProcessEnv, logs: StackOptions['logs'], logName: string): ChildProcess {
+  const stdio: Array<'inherit' | 'ignore' | number> =
+    logs === 'inherit' ? ['ignore', 'inherit', 'inherit'] : ['ignore', fs.openSync(path.join(logs.dir, `${logName}.log`), 'a'), 0];
+  if (logs !== 'inherit') stdio[2] = stdio[1];
+  return spawn(process.execPath, cmd, { cwd: ROOT, env, stdio: stdio as never });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+async function waitReady(svc: RunningService, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exitCode: number | null | undefined;
+  svc.child.once('exit', (code) => (exitCode = code));
+  while (Date.now() < deadline) {
+    if (exitCode !== undefined) throw new Error(`${svc.def.name} exited with code ${exitCode} before it was ready`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${svc.opsPort}/readyz`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${svc.def.name} was not ready within ${timeoutMs} ms`);
+}
+
+/**
+ * Creates the database if missing, runs every service's migrations, starts every service as its own
+ * process and waits until each one's /readyz is green.
+ */
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  if (opts.logs !== 'inherit') fs.mkdirSync(opts.logs.dir, { recursive: true });
+  const baseEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...opts.env,
+    DATABASE_URL: opts.databaseUrl,
+    NATS_URL: opts.natsUrl,
+    NATS_PREFIX: opts.natsPrefix,
+    GATEWAY_PORT: String(opts.gatewayPort),
+  };
+  await ensureDatabase(opts.databaseUrl);
+  for (const def of SERVICE_DEFS) {
+    const child = run([path.join(def.dir, 'dist', 'migrate.js')], baseEnv, opts.logs, `${def.name}.migrate`);
+    const code = await exited(child);
+    if (code !== 0) throw new Error(`migrations of ${def.name} failed (exit ${code})`);
+  }
+  const services = new Map<string, RunningService>();
+  const timeout = opts.readyTimeoutMs ?? 30_000;
+
+  const startService = async (name: string) => {
+    const def = SERVICE_DEFS.find((d) => d.name === name);
+    if (!def) throw new Error(`unknown service ${name}`);
+    const opsPort = opts.opsPorts?.[name] ?? (await freePort());
+    const child = run([path.join(def.dir, 'dist', 'main.js')], { ...baseEnv, OPS_PORT: String(opsPort) }, opts.logs, def.name);
+    const svc = { def, opsPort, child };
+    services.set(name, svc);
+    await waitReady(svc, timeout);
+  };
+
+  const stopService = async (name: string, signal: NodeJS.Signals = 'SIGTERM') => {
+    const svc = services.get(name);
+    if (!svc) return null;
+    services.delete(name);
+    const done = exited(svc.child);
+    svc.child.kill(signal);
+    const kill = setTimeout(() => svc.child.kill('SIGKILL'), 20_000);
+    const code = await done;
+    clearTimeout(kill);
+    return code;
+  };
+
+  const stop = async () => {
+    // Gateway first, so no new work reaches services that are going away.
+    for (const def of [...SERVICE_DEFS].reverse()) await stopService(def.name);
+  };
+
+  try {
+    for (const def of SERVICE_DEFS) await startService(def.name);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { gatewayUrl: `http://127.0.0.1:${opts.gatewayPort}`, services, stopService, startService, stop };
+}

@@ -1,0 +1,127 @@
+import { Client } from 'pg';
+import { MikroORM, type EntitySchema, type Constructor } from '@mikro-orm/core';
+import { PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
+import { Migrator, type Migration } from '@mikro-orm/migrations';
+
+export type Orm = MikroORM<PostgreSqlDriver>;
+export type { EntityManager };
+
+export interface MigrationDef {
+  name: string;
+  class: Constructor<Migration>;
+}
+
+export interface DbOptions {
+  url: string;
+  /** The one Postgres schema this service owns. */
+  schema: string;
+  entities: EntitySchema<any, any>[];
+  migrations: MigrationDef[];
+  poolMax?: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+export function databaseName(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.replace(/^\//, '')) || 'postgres';
+}
+
+async function withAdminClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ connectionString: withDatabase(url, 'postgres') });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Creates the database of `url` if it does not exist (safe when several processes race). */
+export async function ensureDatabase(url: string): Promise<void> {
+  const name = databaseName(url);
+  await withAdminClient(url, async (c) => {
+    const found = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount) return;
+    try {
+      await c.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    } catch (e) {
+      // 42P04 duplicate_database / 23505: another process created it first.
+      if (!['42P04', '23505'].includes((e as { code?: string }).code ?? '')) throw e;
+    }
+  });
+}
+
+export async function dropDatabase(url: string): Promise<void> {
+  const name = databaseName(url);
+  await withAdminClient(url, (c) => c.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`));
+}
+
+async function ensureSchema(url: string, schema: string): Promise<void> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  } catch (e) {
+    if ((e as { code?: string }).code !== '23505') throw e; // concurrent create
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * Opens MikroORM on the service's own schema. Connections get search_path = <schema> so the
+ * hand-written SQL of migrations and repositories never names another service's tables.
+ */
+export async function openOrm(opts: DbOptions): Promise<Orm> {
+  if (!SCHEMA_NAME.test(opts.schema)) throw new Error(`bad schema name ${opts.schema}`);
+  await ensureSchema(opts.url, opts.schema);
+  return MikroORM.init<PostgreSqlDriver>({
+    driver: PostgreSqlDriver,
+    clientUrl: opts.url,
+    schema: opts.schema,
+    entities: opts.entities,
+    extensions: [Migrator],
+    discovery: { warnWhenNoEntities: false },
+    allowGlobalContext: false,
+    debug: false,
+    // Our own logs say what migrations applied; MikroORM's logger would write to stdout.
+    logger: () => undefined,
+    pool: {
+      min: 0,
+      max: opts.poolMax ?? 10,
+      afterCreate: (conn: any, done: (err: Error | null, conn: unknown) => void) => {
+        conn.query(`SET search_path TO ${opts.schema}`, (err: Error | null) => done(err, conn));
+      },
+    },
+    migrations: {
+      migrationsList: opts.migrations,
+      tableName: 'mikro_orm_migrations',
+      transactional: true,
+      allOrNothing: true,
+      disableForeignKeys: false,
+      snapshot: false,
+    },
+  });
+}
+
+/** Applies pending migrations; returns their names. */
+export async function migrate(orm: Orm): Promise<string[]> {
+  const done = await orm.getMigrator().up();
+  return done.map((m) => m.name);
+}
+
+/** Readiness probe: one round trip to Postgres. */
+export async function pingDb(orm: Orm): Promise<boolean> {
+  try {
+    await orm.em.getConnection().execute('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,151 @@
+import { connect, type NatsConnection, type Msg, type Subscription, ErrorCode as NatsErrorCode, NatsError } from 'nats';
+import {
+  AppError,
+  type RpcOperation,
+  type RpcReply,
+  type RpcRequest,
+  type RpcOk,
+  type ServiceName,
+  isAppError,
+  operationsOf,
+  queueGroup,
+  rpcSubject,
+} from '@acct/contracts';
+import type { Logger } from './logger';
+import type { ServiceMetrics } from './metrics';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+export function encodeJson(v: unknown): Uint8Array {
+  return enc.encode(JSON.stringify(v));
+}
+export function decodeJson<T>(data: Uint8Array): T {
+  return JSON.parse(dec.decode(data)) as T;
+}
+
+export async function connectNats(servers: string, name: string, log: Logger): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: servers.split(',').map((s) => s.trim()),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+  });
+  (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect' || s.type === 'error') log.warn({ nats: s.type, data: String(s.data) }, 'nats status');
+      else if (s.type === 'reconnect') log.info({ nats: s.type }, 'nats reconnected');
+    }
+  })().catch(() => undefined);
+  return nc;
+}
+
+export type RpcHandler = (req: RpcRequest<any>) => Promise<RpcOk>;
+
+/**
+ * Serves a service's operations in its queue group. A handler returns {status, body} or throws an
+ * AppError; anything else becomes internal_error (logged, never sent to the caller in detail).
+ */
+export class RpcServer {
+  private readonly subs: Subscription[] = [];
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly handlers = new Map<RpcOperation, RpcHandler>();
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly prefix: string,
+    private readonly service: ServiceName,
+    private readonly log: Logger,
+    private readonly metrics?: ServiceMetrics,
+  ) {}
+
+  handle(op: RpcOperation, handler: RpcHandler): this {
+    this.handlers.set(op, handler);
+    return this;
+  }
+
+  /** Subscribes every operation; refuses to start if an operation of the service has no handler. */
+  start(): void {
+    const missing = operationsOf(this.service).filter((op) => !this.handlers.has(op));
+    if (missing.length) throw new Error(`${this.service}: no handler for ${missing.join(', ')}`);
+    for (const [op, handler] of this.handlers) {
+      const sub = this.nc.subscribe(rpcSubject(this.prefix, op), {
+        queue: queueGroup(this.prefix, this.service),
+        callback: (err, msg) => {
+          if (err) {
+            this.log.error({ err, op }, 'subscription error');
+            return;
+          }
+          const p = this.dispatch(op, handler, msg).finally(() => this.inflight.delete(p));
+          this.inflight.add(p);
+        },
+      });
+      this.subs.push(sub);
+    }
+  }
+
+  get inflightCount(): number {
+    return this.inflight.size;
+  }
+
+  private async dispatch(op: RpcOperation, handler: RpcHandler, msg: Msg): Promise<void> {
+    const started = process.hrtime.bigint();
+    let reply: RpcReply;
+    let req: RpcRequest | undefined;
+    try {
+      req = decodeJson<RpcRequest>(msg.data);
+      reply = await handler(req);
+    } catch (e) {
+      if (isAppError(e)) {
+        reply = { ok: false, error: e.toBody() };
+      } else {
+        this.log.error({ err: e, op, request_id: req?.ctx?.requestId }, 'handler failed');
+        reply = { ok: false, error: { code: 'internal_error', message: 'An unexpected error occurred.', details: [] } };
+      }
+    }
+    const outcome = reply.ok ? 'ok' : reply.error.code;
+    this.metrics?.rpcServerDuration.observe({ operation: op, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+    if (msg.reply) msg.respond(encodeJson(reply));
+  }
+
+  /** Stop taking requests, then wait for the ones in flight. */
+  async drain(): Promise<void> {
+    await Promise.all(this.subs.map((s) => s.drain().catch(() => undefined)));
+    await Promise.allSettled([...this.inflight]);
+  }
+}
+
+/** Calls operations; a timeout or no responders becomes service_unavailable, never a hang. */
+export class RpcClient {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly prefix: string,
+    private readonly timeoutMs: number,
+    private readonly metrics?: ServiceMetrics,
+  ) {}
+
+  async call<T = unknown>(op: RpcOperation, req: RpcRequest): Promise<RpcReply<T>> {
+    const started = process.hrtime.bigint();
+    let outcome = 'ok';
+    try {
+      const msg = await this.nc.request(rpcSubject(this.prefix, op), encodeJson(req), { timeout: this.timeoutMs });
+      const reply = decodeJson<RpcReply<T>>(msg.data);
+      if (!reply.ok) outcome = reply.error.code;
+      return reply;
+    } catch (e) {
+      outcome = 'service_unavailable';
+      const why =
+        e instanceof NatsError && e.code === NatsErrorCode.NoResponders
+          ? 'no instance is running'
+          : e instanceof NatsError && e.code === NatsErrorCode.Timeout
+            ? 'it did not answer in time'
+            : 'the message bus is unreachable';
+      return {
+        ok: false,
+        error: new AppError('service_unavailable', `The ${op.split('.')[0]} service is unavailable: ${why}. Retry later.`).toBody(),
+      };
+    } finally {
+      this.metrics?.rpcClientDuration.observe({ operation: op, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  }
+}

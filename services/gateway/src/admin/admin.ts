@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { MODULES, type Environment, type ModuleName } from '@acct/contracts';
+import type { EntityManager } from '@acct/kit';
+import { ApiKeySchema, ConnectedAppSchema, OrganizationSchema, type ApiKey, type ConnectedApp, type Organization } from '../entities';
+import { generateKey, hashKey, keyPrefix } from '../keys';
+
+/** The dashboard's operations. Every function takes the EntityManager it writes through. */
+
+export async function createOrganization(em: EntityManager, name: string, modules: readonly ModuleName[] = MODULES): Promise<Organization> {
+  const org = em.create(OrganizationSchema, { id: randomUUID(), name, enabledModules: [...modules], createdAt: new Date() });
+  await em.persistAndFlush(org);
+  return org;
+}
+
+export async function createConnectedApp(em: EntityManager, organizationId: string, name: string): Promise<ConnectedApp> {
+  const org = await em.findOne(OrganizationSchema, { id: organizationId });
+  if (!org) throw new Error(`organization ${organizationId} not found`);
+  const app = em.create(ConnectedAppSchema, { id: randomUUID(), organizationId, name, status: 'active', createdAt: new Date() });
+  await em.persistAndFlush(app);
+  return app;
+}
+
+/** Returns the key in full: this is the only time it exists outside the caller. */
+export async function createApiKey(em: EntityManager, connectedAppId: string, environment: Environment): Promise<{ id: string; key: string }> {
+  const app = await em.findOne(ConnectedAppSchema, { id: connectedAppId });
+  if (!app) throw new Error(`connected app ${connectedAppId} not found`);
+  const key = generateKey(environment);
+  const row = em.create(ApiKeySchema, {
+    id: randomUUID(),
+    connectedAppId,
+    organizationId: app.organizationId,
+    environment,
+    keyPrefix: keyPrefix(key),
+    keyHash: hashKey(key),
+    createdAt: new Date(),
+    revokedAt: null,
+  });
+  await em.persistAndFlush(row);
+  return { id: row.id, key };
+}
+
+/** Revokes by key id or by the key itself. */
+export async function revokeApiKey(em: EntityManager, idOrKey: string): Promise<ApiKey> {
+  const where = idOrKey.startsWith('svc_') ? { keyHash: hashKey(idOrKey) } : { id: idOrKey };
+  const row = await em.findOne(ApiKeySchema, where);
+  if (!row) throw new Error('API key not found');
+  if (!row.revokedAt) {
+    row.revokedAt = new Date();
+    await em.flush();
+  }
+  return row;
+}
+
+export async function listApiKeys(em: EntityManager, connectedAppId: string): Promise<Array<Omit<ApiKey, 'keyHash'>>> {
+  const rows = await em.find(ApiKeySchema, { connectedAppId }, { orderBy: { createdAt: 'asc' } });
+  return rows.map(({ keyHash: _omit, ...rest }) => rest);
+}
+
+export async function setModules(em: EntityManager, organizationId: string, enable: ModuleName[], disable: ModuleName[]): Promise<ModuleName[]> {
+  const org = await em.findOne(OrganizationSchema, { id: organizationId });
+  if (!org) throw new Error(`organization ${organizationId} not found`);
+  const set = new Set(org.enabledModules);
+  enable.forEach((m) => set.add(m));
+  disable.forEach((m) => set.delete(m));
+  org.enabledModules = MODULES.filter((m) => set.has(m));
+  await em.flush();
+  return org.enabledModules;
+}
+
+export async function setAppStatus(em: EntityManager, connectedAppId: string, status: 'active' | 'disabled'): Promise<ConnectedApp> {
+  const app = await em.findOne(ConnectedAppSchema, { id: connectedAppId });
+  if (!app) throw new Error(`connected app ${connectedAppId} not found`);
+  app.status = status;
+  await em.flush();
+  return app;
+}
+
+export interface Bootstrap {
+  organization_id: string;
+  connected_app_id: string;
+  test_key: string;
+  live_key: string;
+}
+
+/** An organization with one connected app and a test and a live key, in one transaction. */
+export async function bootstrap(em: EntityManager, name = 'Development organization'): Promise<Bootstrap> {
+  return em.transactional(async (tx) => {
+    const org = await createOrganization(tx, name);
+    const app = await createConnectedApp(tx, org.id, `${name} app`);
+    const test = await createApiKey(tx, app.id, 'test');
+    const live = await createApiKey(tx, app.id, 'live');
+    return { organization_id: org.id, connected_app_id: app.id, test_key: test.key, live_key: live.key };
+  });
+}

@@ -1,0 +1,112 @@
+import { MODULES, type ModuleName } from '@acct/contracts';
+import { loadConfig, baseConfigSpec, migrate, runMain } from '@acct/kit';
+import { openGatewayOrm } from '../db';
+import * as admin from './admin';
+
+const USAGE = `usage: npm run admin -- <command> [options]
+
+  bootstrap [--name NAME] [--json]           organization + connected app + test and live keys
+  create-org --name NAME                     new organization (all modules enabled)
+  create-app --org ORG_ID --name NAME        new connected app
+  create-key --app APP_ID --env test|live    new API key (shown once)
+  list-keys --app APP_ID                     keys of an app (never the keys themselves)
+  revoke-key --key KEY_ID|svc_...            revoke a key (takes effect within AUTH_CACHE_TTL_MS)
+  modules --org ORG_ID [--enable a,b] [--disable c,d]
+                                             enable/disable modules (${MODULES.join(', ')})
+  disable-app --app APP_ID | enable-app --app APP_ID
+
+Reads DATABASE_URL (default postgres://postgres@127.0.0.1:5432/accounting); runs the gateway's
+migrations first, so it works on a fresh database.`;
+
+function opts(argv: string[]): Record<string, string | true> {
+  const out: Record<string, string | true> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('--')) throw new Error(`unexpected argument ${a}`);
+    const next = argv[i + 1];
+    if (next === undefined || next.startsWith('--')) out[a.slice(2)] = true;
+    else {
+      out[a.slice(2)] = next;
+      i++;
+    }
+  }
+  return out;
+}
+
+function need(o: Record<string, string | true>, name: string): string {
+  const val = o[name];
+  if (typeof val !== 'string' || !val) throw new Error(`--${name} is required\n\n${USAGE}`);
+  return val;
+}
+
+function modulesList(s: string | true | undefined): ModuleName[] {
+  if (typeof s !== 'string') return [];
+  const list = s.split(',').map((x) => x.trim()).filter(Boolean);
+  const bad = list.filter((m) => !(MODULES as readonly string[]).includes(m));
+  if (bad.length) throw new Error(`unknown module(s): ${bad.join(', ')}; known: ${MODULES.join(', ')}`);
+  return list as ModuleName[];
+}
+
+runMain(async () => {
+  const [command, ...rest] = process.argv.slice(2);
+  if (!command || command === 'help' || command === '--help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const o = opts(rest);
+  const { DATABASE_URL } = loadConfig({ DATABASE_URL: baseConfigSpec.DATABASE_URL });
+  const { ensureDatabase } = await import('@acct/kit');
+  await ensureDatabase(DATABASE_URL);
+  const orm = await openGatewayOrm(DATABASE_URL, 2);
+  try {
+    await migrate(orm);
+    const em = orm.em.fork();
+    const print = (v: unknown) => process.stdout.write(`${JSON.stringify(v, null, o.json ? undefined : 2)}\n`);
+    switch (command) {
+      case 'bootstrap': {
+        const b = await admin.bootstrap(em, typeof o.name === 'string' ? o.name : undefined);
+        if (o.json) print(b);
+        else {
+          process.stdout.write(
+            `organization_id  ${b.organization_id}\nconnected_app_id ${b.connected_app_id}\n` +
+              `test_key         ${b.test_key}\nlive_key         ${b.live_key}\n\nKeys are shown once: store them on your app server.\n`,
+          );
+        }
+        break;
+      }
+      case 'create-org':
+        print(await admin.createOrganization(em, need(o, 'name')));
+        break;
+      case 'create-app':
+        print(await admin.createConnectedApp(em, need(o, 'org'), need(o, 'name')));
+        break;
+      case 'create-key': {
+        const env = need(o, 'env');
+        if (env !== 'test' && env !== 'live') throw new Error('--env must be test or live');
+        print(await admin.createApiKey(em, need(o, 'app'), env));
+        break;
+      }
+      case 'list-keys':
+        print(await admin.listApiKeys(em, need(o, 'app')));
+        break;
+      case 'revoke-key': {
+        const k = await admin.revokeApiKey(em, need(o, 'key'));
+        print({ id: k.id, revoked_at: k.revokedAt });
+        break;
+      }
+      case 'modules':
+        print({ enabled_modules: await admin.setModules(em, need(o, 'org'), modulesList(o.enable), modulesList(o.disable)) });
+        break;
+      case 'disable-app':
+      case 'enable-app': {
+        const app = await admin.setAppStatus(em, need(o, 'app'), command === 'disable-app' ? 'disabled' : 'active');
+        print({ id: app.id, status: app.status });
+        break;
+      }
+      default:
+        throw new Error(`unknown command ${command}\n\n${USAGE}`);
+    }
+  } finally {
+    await orm.close(true);
+  }
+});

@@ -1,0 +1,16 @@
+import { baseConfigSpec, loadConfig, v } from '@acct/kit';
+
+export const gatewayConfigSpec = {
+  ...baseConfigSpec,
+  OPS_PORT: v.port(9100, 'gateway ops port (/metrics, /healthz, /readyz)'),
+  GATEWAY_PORT: v.port(8080, 'public HTTP port of the gateway'),
+  GATEWAY_HOST: v.str('0.0.0.0', 'address the public port binds to'),
+  RATE_LIMIT_RPS: v.int(50, 'per-key token refill rate, requests per second', 1, 1_000_000),
+  RATE_LIMIT_BURST: v.int(100, 'per-key bucket size (burst)', 1, 10_000_000),
+  MODULE_ENFORCEMENT: v.oneOf(['soft', 'hard'] as const, 'soft', 'soft: Module-Warning header; hard: 403 module_disabled'),
+  AUTH_CACHE_TTL_MS: v.int(5000, 'how long a key lookup is cached (revocation delay), ms', 0, 300_000),
+  IDEMPOTENCY_TTL_SECONDS: v.int(86_400, 'how long an Idempotency-Key response is kept', 1, 30 * 86_400),
+};
+
+export const loadGatewayConfig = (env: NodeJS.ProcessEnv = process.env) => loadConfig(gatewayConfigSpec, env);
+export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

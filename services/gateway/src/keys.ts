@@ -1,0 +1,45 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Environment } from '@acct/contracts';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+export const KEY_RANDOM_LENGTH = 40;
+/** svc_test_ or svc_live_ then at least 32 base62 characters (API-DECISIONS §10). */
+export const KEY_PATTERN = /^svc_(test|live)_[0-9A-Za-z]{32,128}$/;
+const PREFIX_RANDOM_CHARS = 8;
+
+function randomBase62(n: number): string {
+  // Rejection sampling keeps every character uniform (256 is not a multiple of 62).
+  let out = '';
+  while (out.length < n) {
+    for (const b of randomBytes(n * 2)) {
+      if (b < 248 && out.length < n) out += BASE62[b % 62];
+    }
+  }
+  return out;
+}
+
+export function generateKey(env: Environment): string {
+  return `svc_${env}_${randomBase62(KEY_RANDOM_LENGTH)}`;
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** The stored lookup prefix: the mode and the first characters of the random part. */
+export function keyPrefix(key: string): string {
+  const m = /^svc_(test|live)_/.exec(key);
+  if (!m) throw new Error('not an API key');
+  return key.slice(0, m[0].length + PREFIX_RANDOM_CHARS);
+}
+
+export function parseKey(key: string): { environment: Environment } | null {
+  const m = KEY_PATTERN.exec(key);
+  return m ? { environment: m[1] as Environment } : null;
+}
+
+export function hashesEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}

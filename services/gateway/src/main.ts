@@ -1,0 +1,54 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { stringify } from 'yaml';
+import { buildOpenApi } from '@acct/contracts';
+import { RpcClient, runMain, startRuntime } from '@acct/kit';
+import { createGatewayApp } from './app';
+import { loadGatewayConfig } from './config';
+import { openGatewayOrm } from './db';
+import { IdempotencyStore } from './idempotency';
+import { KeyStore } from './key-store';
+import { createGatewayMetrics } from './metrics';
+import { TokenBuckets } from './rate-limit';
+
+const PURGE_EVERY_MS = 10 * 60 * 1000;
+
+runMain(async () => {
+  const config = loadGatewayConfig();
+  const metrics = createGatewayMetrics();
+  const rt = await startRuntime({ name: 'gateway', config, metrics, openOrm: openGatewayOrm });
+  const idempotency = new IdempotencyStore(rt.orm, config.IDEMPOTENCY_TTL_SECONDS);
+  const { app } = createGatewayApp({
+    keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS),
+    idempotency,
+    rpc: new RpcClient(rt.nc, config.NATS_PREFIX, config.RPC_TIMEOUT_MS, metrics),
+    log: rt.log,
+    metrics,
+    buckets: new TokenBuckets(config.RATE_LIMIT_RPS, config.RATE_LIMIT_BURST),
+    moduleEnforcement: config.MODULE_ENFORCEMENT,
+    openapiYaml: stringify(buildOpenApi()),
+  });
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000; // longer than typical load balancer idle timeouts
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.GATEWAY_PORT, config.GATEWAY_HOST, () => resolve());
+  });
+  const purge = setInterval(() => {
+    idempotency.purgeExpired().catch((err) => rt.log.warn({ err }, 'idempotency purge failed'));
+  }, PURGE_EVERY_MS);
+  purge.unref();
+  rt.onShutdown([
+    {
+      name: 'http',
+      // Stop accepting connections; close idle keep-alive ones; wait for requests in flight.
+      run: () =>
+        new Promise<void>((resolve) => {
+          clearInterval(purge);
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        }),
+    },
+  ]);
+  rt.log.info({ port: (server.address() as AddressInfo).port, ops_port: rt.ops.port }, 'gateway listening');
+});

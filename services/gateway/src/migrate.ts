@@ -1,0 +1,4 @@
+import { migrateMain } from '@acct/kit';
+import { openGatewayOrm } from './db';
+
+migrateMain('gateway', openGatewayOrm);

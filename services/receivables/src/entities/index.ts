@@ -1,0 +1,4 @@
+import { CustomerSchema } from './customer.entity';
+
+export * from './customer.entity';
+export const entities = [CustomerSchema];

@@ -1,0 +1,4 @@
+import { migrateMain } from '@acct/kit';
+import { openReceivablesOrm } from './db';
+
+migrateMain('receivables', openReceivablesOrm);

@@ -1,7 +1,7 @@
 /** Three tiers: unit (beside the code), integration (real Postgres + NATS), e2e (whole stack over HTTP). */
-const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', isolatedModules: true, diagnostics: false }] };
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: false }] };
 const moduleNameMapper = {
-  '^@acct/(contracts|kit|devstack)$': '<rootDir>/libs/$1/src',
+  '^@acct/(contracts|kit|devstack|ledger)$': '<rootDir>/libs/$1/src',
   '^@acct/(gateway|receivables)$': '<rootDir>/services/$1/src',
   '^@acct/testing$': '<rootDir>/test/support',
 };
@@ -9,9 +9,10 @@ const base = { rootDir: __dirname, testEnvironment: 'node', transform, moduleNam
 
 module.exports = {
   maxWorkers: 2,
+  testTimeout: 60000,
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/{libs,services}/*/src/**/*.test.ts'], testPathIgnorePatterns: ['\\.int\\.test\\.ts$'] },
-    { ...base, displayName: 'integration', testMatch: ['<rootDir>/{libs,services}/*/src/**/*.int.test.ts'], testTimeout: 30000 },
-    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'], testTimeout: 60000 },
+    { ...base, displayName: 'integration', testMatch: ['<rootDir>/{libs,services}/*/src/**/*.int.test.ts'] },
+    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'] },
   ],
 };

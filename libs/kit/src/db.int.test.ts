@@ -1,0 +1,58 @@
+import { Migration } from '@mikro-orm/migrations';
+import { freshDatabase, type TestDatabase } from '@acct/testing';
+import { databaseName, ensureDatabase, migrate, openOrm, pingDb } from './db';
+
+class M1 extends Migration {
+  override async up(): Promise<void> {
+    this.addSql('CREATE TABLE things (id int PRIMARY KEY)');
+  }
+}
+class M2 extends Migration {
+  override async up(): Promise<void> {
+    this.addSql('INSERT INTO things VALUES (1)');
+  }
+}
+
+describe('database helpers against real Postgres', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await freshDatabase('acct_kit_db');
+  });
+  afterAll(async () => db.drop());
+
+  it('ensureDatabase is idempotent', async () => {
+    await ensureDatabase(db.url);
+    await ensureDatabase(db.url);
+    expect(databaseName(db.url)).toMatch(/^acct_kit_db_/);
+  });
+
+  it('creates the service schema, applies migrations once, and confines SQL to the schema', async () => {
+    const opts = { url: db.url, schema: 'svc_a', entities: [], migrations: [{ name: 'M1', class: M1 }, { name: 'M2', class: M2 }] };
+    const orm = await openOrm(opts);
+    try {
+      expect(await migrate(orm)).toEqual(['M1', 'M2']);
+      expect(await migrate(orm)).toEqual([]);
+      expect(await pingDb(orm)).toBe(true);
+      const conn = orm.em.getConnection();
+      const where = await conn.execute(
+        `SELECT table_schema FROM information_schema.tables WHERE table_name IN ('things', 'mikro_orm_migrations') ORDER BY table_name`,
+      );
+      expect(where.map((r: { table_schema: string }) => r.table_schema)).toEqual(['svc_a', 'svc_a']);
+      expect(await conn.execute('SELECT id FROM things')).toEqual([{ id: 1 }]);
+    } finally {
+      await orm.close(true);
+    }
+    // A second service's schema is separate: its own migrations table, no "things".
+    const other = await openOrm({ ...opts, schema: 'svc_b', migrations: [{ name: 'M1', class: M1 }] });
+    try {
+      expect(await migrate(other)).toEqual(['M1']);
+      expect(await other.em.getConnection().execute('SELECT count(*)::int AS n FROM things')).toEqual([{ n: 0 }]);
+    } finally {
+      await other.close(true);
+    }
+  });
+
+  it('refuses a schema name that is not a plain identifier', async () => {
+    await expect(openOrm({ url: db.url, schema: 'x; drop table y', entities: [], migrations: [] })).rejects.toThrow(/bad schema name/);
+  });
+});

@@ -1,0 +1,120 @@
+import { connect, type NatsConnection } from 'nats';
+import { AppError, type RpcRequest, rpcSubject } from '@acct/contracts';
+import { NATS_URL, silentLogger, uniquePrefix } from '@acct/testing';
+import { RpcClient, RpcServer } from './rpc';
+import { createMetrics } from './metrics';
+
+const req = (body: unknown = {}): RpcRequest => ({
+  ctx: { organizationId: 'o', connectedAppId: 'a', environment: 'test', apiKeyId: 'k', requestId: 'r' },
+  params: {},
+  query: {},
+  body,
+});
+
+describe('RPC over real NATS', () => {
+  let nc: NatsConnection;
+  let prefix: string;
+  const servers: RpcServer[] = [];
+
+  beforeEach(async () => {
+    nc = await connect({ servers: NATS_URL });
+    prefix = uniquePrefix();
+  });
+
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.drain()));
+    await nc.drain();
+  });
+
+  function serve(handlers: Partial<Record<'customers.create' | 'customers.list' | 'customers.get', (r: RpcRequest) => Promise<any>>>): RpcServer {
+    const s = new RpcServer(nc, prefix, 'receivables', silentLogger(), createMetrics('receivables', false));
+    const fallback = async () => ({ ok: true as const, status: 200 as const, body: {} });
+    s.handle('customers.create', handlers['customers.create'] ?? fallback);
+    s.handle('customers.list', handlers['customers.list'] ?? fallback);
+    s.handle('customers.get', handlers['customers.get'] ?? fallback);
+    s.start();
+    servers.push(s);
+    return s;
+  }
+
+  it('carries the request and returns the reply', async () => {
+    serve({ 'customers.get': async (r) => ({ ok: true, status: 200, body: { echo: r.body, org: r.ctx.organizationId } }) });
+    const reply = await new RpcClient(nc, prefix, 2000).call('customers.get', req({ x: 1 }));
+    expect(reply).toEqual({ ok: true, status: 200, body: { echo: { x: 1 }, org: 'o' } });
+  });
+
+  it('turns an AppError into an error reply and anything else into internal_error', async () => {
+    serve({
+      'customers.get': async () => {
+        throw AppError.notFound('Customer', 'x');
+      },
+      'customers.list': async () => {
+        throw new Error('db password=hunter2 leaked?');
+      },
+    });
+    const client = new RpcClient(nc, prefix, 2000);
+    const a = await client.call('customers.get', req());
+    expect(a).toEqual({ ok: false, error: { code: 'not_found', message: 'Customer x was not found.', details: [] } });
+    const b = await client.call('customers.list', req());
+    expect(b.ok).toBe(false);
+    if (!b.ok) {
+      expect(b.error.code).toBe('internal_error');
+      expect(JSON.stringify(b)).not.toContain('hunter2');
+    }
+  });
+
+  it('answers service_unavailable at once when no instance serves the subject', async () => {
+    const reply = await new RpcClient(nc, prefix, 10_000).call('customers.get', req());
+    expect(reply.ok).toBe(false);
+    if (!reply.ok) {
+      expect(reply.error.code).toBe('service_unavailable');
+      expect(reply.error.message).toMatch(/no instance/);
+    }
+  });
+
+  it('answers service_unavailable when the service does not answer in time', async () => {
+    // A responder that takes the message and never replies.
+    const sub = nc.subscribe(rpcSubject(prefix, 'customers.get'), { callback: () => undefined });
+    const reply = await new RpcClient(nc, prefix, 200).call('customers.get', req());
+    sub.unsubscribe();
+    expect(reply.ok).toBe(false);
+    if (!reply.ok) expect(reply.error.code).toBe('service_unavailable');
+  });
+
+  it('delivers each request to exactly one replica of the queue group', async () => {
+    const seen: string[] = [];
+    const h = (name: string) => async () => {
+      seen.push(name);
+      return { ok: true as const, status: 200 as const, body: { by: name } };
+    };
+    serve({ 'customers.get': h('a') });
+    serve({ 'customers.get': h('b') });
+    const client = new RpcClient(nc, prefix, 2000);
+    await Promise.all(Array.from({ length: 40 }, () => client.call('customers.get', req())));
+    expect(seen).toHaveLength(40);
+  });
+
+  it('drain lets a request in flight finish and reply', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const s = serve({
+      'customers.get': async () => {
+        await gate;
+        return { ok: true, status: 200, body: { finished: true } };
+      },
+    });
+    const pending = new RpcClient(nc, prefix, 5000).call('customers.get', req());
+    await new Promise((r) => setTimeout(r, 50)); // let the request arrive
+    expect(s.inflightCount).toBe(1);
+    const drained = s.drain();
+    release();
+    await drained;
+    expect(await pending).toEqual({ ok: true, status: 200, body: { finished: true } });
+  });
+
+  it('refuses to start without a handler for every operation of the service', () => {
+    const s = new RpcServer(nc, prefix, 'receivables', silentLogger());
+    s.handle('customers.get', async () => ({ ok: true, status: 200, body: {} }));
+    expect(() => s.start()).toThrow(/no handler for customers.create, customers.list/);
+  });
+});

@@ -1,0 +1,81 @@
+import { execFile } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT, freePort, startStack, type Stack } from '@acct/devstack';
+import { dropDatabase } from '@acct/kit';
+import { NATS_URL, PG_SERVER_URL, uniqueName, uniquePrefix } from '@acct/testing';
+
+const run = promisify(execFile);
+
+export interface E2E {
+  stack: Stack;
+  base: string;
+  databaseUrl: string;
+  logDir: string;
+  stop(): Promise<void>;
+}
+
+/** The whole system as separate processes, on its own database, NATS prefix and ports. */
+export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
+  const name = uniqueName('acct_e2e');
+  const u = new URL(PG_SERVER_URL);
+  u.pathname = `/${name}`;
+  const databaseUrl = u.toString();
+  const logDir = path.join(os.tmpdir(), name);
+  const stack = await startStack({
+    databaseUrl,
+    natsUrl: NATS_URL,
+    natsPrefix: uniquePrefix(),
+    gatewayPort: await freePort(),
+    logs: { dir: logDir },
+    env: { LOG_LEVEL: 'info', ...env },
+  });
+  return {
+    stack,
+    base: stack.gatewayUrl,
+    databaseUrl,
+    logDir,
+    stop: async () => {
+      await stack.stop();
+      await dropDatabase(databaseUrl);
+    },
+  };
+}
+
+/** `npm run --silent admin -- <args>` exactly as the README has it, against the test database. */
+export async function admin(databaseUrl: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run('npm', ['run', '--silent', 'admin', '--', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+  });
+  return stdout;
+}
+
+export interface Keys {
+  organization_id: string;
+  connected_app_id: string;
+  test_key: string;
+  live_key: string;
+}
+
+export async function bootstrapOrg(databaseUrl: string, name = 'E2E org'): Promise<Keys> {
+  return JSON.parse(await admin(databaseUrl, 'bootstrap', '--json', '--name', name)) as Keys;
+}
+
+export function client(base: string, key?: string) {
+  return async (method: string, p: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const h: Record<string, string> = { ...headers };
+    if (key) h.authorization = `Bearer ${key}`;
+    if (body !== undefined) h['content-type'] ??= 'application/json';
+    const res = await fetch(`${base}${p}`, { method, headers: h, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    const text = await res.text();
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  };
+}

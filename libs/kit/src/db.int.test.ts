@@ -37,7 +37,7 @@ describe('database helpers against real Postgres', () => {
       const where = await conn.execute(
         `SELECT table_schema FROM information_schema.tables WHERE table_name IN ('things', 'mikro_orm_migrations') ORDER BY table_name`,
       );
-      expect(where.map((r: { table_schema: string }) => r.table_schema)).toEqual(['svc_a', 'svc_a']);
+      expect(where.map((r) => (r as { table_schema: string }).table_schema)).toEqual(['svc_a', 'svc_a']);
       expect(await conn.execute('SELECT id FROM things')).toEqual([{ id: 1 }]);
     } finally {
       await orm.close(true);

@@ -15,6 +15,9 @@ import { bootstrap, revokeApiKey, setAppStatus, setModules, type Bootstrap } fro
 
 type Handler = (r: RpcRequest) => Promise<any>;
 
+/** fetch's json() is typed unknown; these tests read known shapes. */
+const json = (r: Response): Promise<any> => r.json();
+
 describe('gateway against real Postgres and NATS', () => {
   let db: TestDatabase;
   let orm: Orm;
@@ -111,7 +114,7 @@ describe('gateway against real Postgres and NATS', () => {
       ]) {
         const r = await call(base, '/api/v1/auth/check', { key });
         expect(r.status).toBe(200);
-        expect(await r.json()).toEqual({
+        expect(await json(r)).toEqual({
           data: { authenticated: true, environment: env, connected_app_id: org.connected_app_id, organization_id: org.organization_id },
         });
       }
@@ -126,7 +129,7 @@ describe('gateway against real Postgres and NATS', () => {
       const { base } = await gateway();
       const r = await call(base, '/api/v1/customers', { headers: header ? { authorization: header } : {} });
       expect(r.status).toBe(401);
-      const body = await r.json();
+      const body = await json(r);
       expect(body.error.code).toBe('unauthorized');
       expect(body.error.request_id).toBe(r.headers.get('request-id'));
       expect(received).toHaveLength(0);
@@ -152,7 +155,7 @@ describe('gateway against real Postgres and NATS', () => {
       const { base } = await gateway();
       const r = await call(base, '/api/v1/customers', { key: b.test_key });
       expect(r.status).toBe(403);
-      expect((await r.json()).error.code).toBe('forbidden');
+      expect((await json(r)).error.code).toBe('forbidden');
     });
   });
 
@@ -193,7 +196,7 @@ describe('gateway against real Postgres and NATS', () => {
       const { base } = await gateway();
       const r = await call(base, '/api/v1/customers/6f1d1c7e-3f43-4a5e-9a39-2bb9b1d1b1a1', { key: org.test_key });
       expect(r.status).toBe(404);
-      expect((await r.json()).error).toMatchObject({ code: 'not_found', message: 'Customer x was not found.' });
+      expect((await json(r)).error).toMatchObject({ code: 'not_found', message: 'Customer x was not found.' });
     });
 
     it('answers 503 service_unavailable with Retry-After when the service is down, and recovers', async () => {
@@ -203,7 +206,7 @@ describe('gateway against real Postgres and NATS', () => {
       const r = await call(base, '/api/v1/customers', { key: org.test_key });
       expect(r.status).toBe(503);
       expect(r.headers.get('retry-after')).toBe('1');
-      expect((await r.json()).error.code).toBe('service_unavailable');
+      expect((await json(r)).error.code).toBe('service_unavailable');
       startFake();
       expect((await call(base, '/api/v1/customers', { key: org.test_key })).status).toBe(200);
     });
@@ -213,7 +216,7 @@ describe('gateway against real Postgres and NATS', () => {
       const { base } = await gateway({ timeoutMs: 200 });
       const r = await call(base, '/api/v1/customers', { key: org.test_key });
       expect(r.status).toBe(503);
-      expect((await r.json()).error.code).toBe('service_unavailable');
+      expect((await json(r)).error.code).toBe('service_unavailable');
     });
   });
 
@@ -231,7 +234,7 @@ describe('gateway against real Postgres and NATS', () => {
       const { base } = await gateway();
       const r = await call(base, '/api/v1/customers', { key: org.test_key, method: 'POST', json: body });
       expect(r.status).toBe(400);
-      const e = (await r.json()).error;
+      const e = (await json(r)).error;
       expect(e.code).toBe(code);
       expect(e.details.map((d: { field: string }) => d.field)).toContain(field);
       expect(received).toHaveLength(0);
@@ -252,7 +255,7 @@ describe('gateway against real Postgres and NATS', () => {
       const { base } = await gateway();
       const r = await call(base, `/api/v1/customers${qs}`, { key: org.test_key });
       expect(r.status).toBe(400);
-      expect((await r.json()).error.code).toBe(code);
+      expect((await json(r)).error.code).toBe(code);
     });
 
     it('refuses malformed JSON, a non-object body, a wrong content type and an oversized body', async () => {
@@ -261,15 +264,15 @@ describe('gateway against real Postgres and NATS', () => {
         call(base, '/api/v1/customers', { key: org.test_key, method: 'POST', body, headers: { 'content-type': type } });
       let r = await post('{"external_customer_id":');
       expect(r.status).toBe(400);
-      expect((await r.json()).error).toMatchObject({ code: 'validation_failed', details: [{ issue: 'malformed_json' }] });
+      expect((await json(r)).error).toMatchObject({ code: 'validation_failed', details: [{ issue: 'malformed_json' }] });
       r = await post('[1,2]');
       expect(r.status).toBe(400);
       r = await post('name=x', 'application/x-www-form-urlencoded');
       expect(r.status).toBe(415);
-      expect((await r.json()).error.code).toBe('validation_failed');
+      expect((await json(r)).error.code).toBe('validation_failed');
       r = await post(JSON.stringify({ external_customer_id: 'e', name: 'x'.repeat(1024 * 1024 + 10) }));
       expect(r.status).toBe(413);
-      expect((await r.json()).error.code).toBe('validation_failed');
+      expect((await json(r)).error.code).toBe('validation_failed');
       expect(received).toHaveLength(0);
     });
 
@@ -277,7 +280,7 @@ describe('gateway against real Postgres and NATS', () => {
       const { base } = await gateway();
       const r = await call(base, '/api/v1/customers/not-a-uuid', { key: org.test_key });
       expect(r.status).toBe(400);
-      expect((await r.json()).error.details[0]).toMatchObject({ field: 'id', issue: 'invalid_format' });
+      expect((await json(r)).error.details[0]).toMatchObject({ field: 'id', issue: 'invalid_format' });
     });
 
     it('answers an unknown route with 404 in the envelope', async () => {
@@ -289,7 +292,7 @@ describe('gateway against real Postgres and NATS', () => {
       ]) {
         const r = await call(base, path, { method, key: org.test_key });
         expect(r.status).toBe(404);
-        const body = await r.json();
+        const body = await json(r);
         expect(body.error.code).toBe('not_found');
         expect(body.error.request_id).toBeTruthy();
       }
@@ -313,7 +316,7 @@ describe('gateway against real Postgres and NATS', () => {
       expect(statuses).toEqual([200, 200, 200, 429]);
       expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(last!.headers.get('ratelimit-remaining')).toBe('0');
-      expect((await last!.json()).error.code).toBe('rate_limited');
+      expect((await json(last!)).error.code).toBe('rate_limited');
       // Another key has its own bucket.
       expect((await call(base, '/api/v1/auth/check', { key: other.test_key })).status).toBe(200);
       expect(await metrics.registry.getSingleMetricAsString('http_rate_limited_total')).toMatch(/http_rate_limited_total\S* 1/);
@@ -332,7 +335,7 @@ describe('gateway against real Postgres and NATS', () => {
       expect(second.status).toBe(201);
       expect(second.headers.get('idempotent-replayed')).toBe('true');
       expect(first.headers.get('idempotent-replayed')).toBeNull();
-      expect(await second.json()).toEqual(await first.json());
+      expect(await json(second)).toEqual(await json(first));
       expect(received).toHaveLength(1);
       // The same key under another API key is a different record.
       const third = await call(base, '/api/v1/customers', { key: org.live_key, method: 'POST', json: body, headers });
@@ -346,7 +349,7 @@ describe('gateway against real Postgres and NATS', () => {
       await call(base, '/api/v1/customers', { key: org.test_key, method: 'POST', json: body, headers });
       const r = await call(base, '/api/v1/customers', { key: org.test_key, method: 'POST', json: { ...body, name: 'Other' }, headers });
       expect(r.status).toBe(409);
-      expect((await r.json()).error.details[0].issue).toBe('reused_with_different_request');
+      expect((await json(r)).error.details[0].issue).toBe('reused_with_different_request');
     });
 
     it('refuses a repeat while the first is still in flight with 409 conflict', async () => {
@@ -362,7 +365,7 @@ describe('gateway against real Postgres and NATS', () => {
       await waitFor(async () => received.length === 1);
       const second = await call(base, '/api/v1/customers', { key: org.test_key, method: 'POST', json: body, headers });
       expect(second.status).toBe(409);
-      expect((await second.json()).error.details[0].issue).toBe('in_flight');
+      expect((await json(second)).error.details[0].issue).toBe('in_flight');
       release();
       expect((await first).status).toBe(201);
     });
@@ -409,7 +412,7 @@ describe('gateway against real Postgres and NATS', () => {
       const hard = await gateway({ enforcement: 'hard' });
       const r2 = await call(hard.base, '/api/v1/customers', { key: b.test_key });
       expect(r2.status).toBe(403);
-      expect((await r2.json()).error.code).toBe('module_disabled');
+      expect((await json(r2)).error.code).toBe('module_disabled');
       // auth/check belongs to no module.
       expect((await call(hard.base, '/api/v1/auth/check', { key: b.test_key })).status).toBe(200);
     });
@@ -426,7 +429,7 @@ describe('gateway against real Postgres and NATS', () => {
         .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
         .sort();
       const routed = router.stack
-        .flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path.replace(/:(\w+)/g, '{$1}')}`))
+        .flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`))
         .sort();
       expect(routed).toEqual(documented);
       expect(routed.length).toBeGreaterThan(3);

@@ -38,7 +38,11 @@ export function parseKey(key: string): { environment: Environment } | null {
   return m ? { environment: m[1] as Environment } : null;
 }
 
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** Constant-time comparison of two SHA-256 hex digests; anything else is never equal. */
 export function hashesEqual(a: string, b: string): boolean {
+  if (!SHA256_HEX.test(a) || !SHA256_HEX.test(b)) return false;
   const x = Buffer.from(a, 'hex');
   const y = Buffer.from(b, 'hex');
   return x.length === y.length && timingSafeEqual(x, y);

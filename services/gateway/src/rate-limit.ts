@@ -23,8 +23,9 @@ export class TokenBuckets {
   take(key: string, nowMs = Date.now()): BucketDecision {
     if (++this.calls % IDLE_SWEEP_EVERY === 0) this.sweep(nowMs);
     const b = this.buckets.get(key) ?? { tokens: this.burst, at: nowMs };
-    b.tokens = Math.min(this.burst, b.tokens + ((nowMs - b.at) / 1000) * this.ratePerSecond);
-    b.at = nowMs;
+    // A wall clock that steps back (NTP) refills nothing rather than taking tokens away.
+    b.tokens = Math.min(this.burst, b.tokens + (Math.max(0, nowMs - b.at) / 1000) * this.ratePerSecond);
+    b.at = Math.max(b.at, nowMs);
     const allowed = b.tokens >= 1;
     if (allowed) b.tokens -= 1;
     this.buckets.set(key, b);

@@ -1,0 +1,73 @@
+import { AppError, ERROR_CODES, HTTP_STATUS_BY_CODE, isAppError, type ErrorCode } from './errors';
+
+/** API-DECISIONS §1, the table of error codes and their HTTP statuses. */
+const DECIDED: Record<ErrorCode, number> = {
+  validation_failed: 400,
+  trusted_scope_field_not_allowed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  module_disabled: 403,
+  internal_error: 500,
+  service_unavailable: 503,
+};
+
+describe('error codes', () => {
+  it('has exactly the codes of API-DECISIONS §1, without duplicates', () => {
+    expect([...ERROR_CODES].sort()).toEqual(Object.keys(DECIDED).sort());
+    expect(new Set(ERROR_CODES).size).toBe(ERROR_CODES.length);
+  });
+
+  it.each(Object.entries(DECIDED))('maps %s to HTTP %i', (code, status) => {
+    expect(HTTP_STATUS_BY_CODE[code as ErrorCode]).toBe(status);
+  });
+
+  it('maps every code, and nothing else, to a 4xx or 5xx status', () => {
+    expect(Object.keys(HTTP_STATUS_BY_CODE).sort()).toEqual([...ERROR_CODES].sort());
+    for (const code of ERROR_CODES) {
+      expect(HTTP_STATUS_BY_CODE[code]).toBeGreaterThanOrEqual(400);
+      expect(HTTP_STATUS_BY_CODE[code]).toBeLessThan(600);
+    }
+  });
+
+  it('codes are stable snake_case words', () => {
+    for (const code of ERROR_CODES) expect(code).toMatch(/^[a-z]+(_[a-z]+)*$/);
+  });
+});
+
+describe('AppError', () => {
+  it('toBody returns exactly {code, message, details}', () => {
+    const details = [{ field: '/name', issue: 'required', message: '/name is required.' }];
+    const e = new AppError('validation_failed', 'The body is invalid.', details);
+    expect(e.toBody()).toEqual({ code: 'validation_failed', message: 'The body is invalid.', details });
+    expect(Object.keys(e.toBody()).sort()).toEqual(['code', 'details', 'message']);
+  });
+
+  it('defaults details to [] and leaves httpStatus unset', () => {
+    const e = new AppError('forbidden', 'no');
+    expect(e.toBody()).toEqual({ code: 'forbidden', message: 'no', details: [] });
+    expect(e.httpStatus).toBeUndefined();
+    expect(new AppError('validation_failed', 'too big', [], 413).httpStatus).toBe(413);
+  });
+
+  it('is an Error named AppError and recognised by isAppError', () => {
+    const e = AppError.conflict('taken');
+    expect(e).toBeInstanceOf(Error);
+    expect(e.name).toBe('AppError');
+    expect(e.message).toBe('taken');
+    expect(isAppError(e)).toBe(true);
+    expect(isAppError(new Error('plain'))).toBe(false);
+    expect(isAppError({ code: 'conflict', message: 'x', details: [] })).toBe(false);
+    expect(isAppError(null)).toBe(false);
+  });
+
+  it('factories set their codes', () => {
+    expect(AppError.notFound('Customer', 'abc').toBody()).toEqual({ code: 'not_found', message: 'Customer abc was not found.', details: [] });
+    expect(AppError.notFound('Customer').message).toBe('Customer was not found.');
+    const d = [{ field: 'limit', issue: 'out_of_range', message: 'limit must be <= 100.' }];
+    expect(AppError.validation('bad', d).toBody()).toEqual({ code: 'validation_failed', message: 'bad', details: d });
+    expect(AppError.conflict('c', d).code).toBe('conflict');
+  });
+});

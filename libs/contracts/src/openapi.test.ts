@@ -1,0 +1,139 @@
+import { buildOpenApi } from './openapi';
+import { ROUTES, findRoute, type RouteDef } from './routes';
+import { compileBody } from './validate';
+import { errorSchema } from './schemas/common';
+import { limits } from './limits';
+
+type Op = {
+  operationId: string;
+  security?: unknown[];
+  parameters: Array<{ name: string; in: string; required: boolean; schema: Record<string, unknown> }>;
+  responses: Record<string, { description: string; content: Record<string, { schema: unknown }> }>;
+  requestBody?: { required: boolean; content: Record<string, { schema: unknown }> };
+};
+
+const doc = buildOpenApi();
+const paths = doc.paths as Record<string, Record<string, Op>>;
+const opOf = (r: RouteDef): Op => paths[r.path][r.method.toLowerCase()];
+
+describe('buildOpenApi', () => {
+  it('is an OpenAPI 3.1.0 document with bearer auth by default', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    const components = doc.components as { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
+    expect(components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(components.schemas.Error).toBe(errorSchema);
+  });
+
+  it('uses the given server url', () => {
+    expect(buildOpenApi('https://api.example.test').servers).toEqual([{ url: 'https://api.example.test' }]);
+  });
+
+  it('has every route at paths[path][method] with its operationId', () => {
+    expect(ROUTES.length).toBeGreaterThan(0);
+    for (const r of ROUTES) {
+      expect(paths[r.path]).toBeDefined();
+      expect(opOf(r)).toBeDefined();
+      expect(opOf(r).operationId).toBe(r.operationId);
+    }
+    const documented = Object.values(paths).reduce((n, p) => n + Object.keys(p).length, 0);
+    expect(documented).toBe(ROUTES.length);
+  });
+
+  it('has unique operationIds and no duplicate method+path in ROUTES', () => {
+    const ids = ROUTES.map((r) => r.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const keys = ROUTES.map((r) => `${r.method} ${r.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('documents each success response of each route', () => {
+    for (const r of ROUTES) {
+      for (const s of r.responses) expect(opOf(r).responses[String(s.status)]).toBeDefined();
+    }
+  });
+
+  it('authenticated routes document 401, 403 and 429 with the Error schema', () => {
+    const authed = ROUTES.filter((r) => r.auth);
+    expect(authed.length).toBeGreaterThan(0);
+    for (const r of authed) {
+      for (const c of ['401', '403', '429', '400', '500', '503']) {
+        const res = opOf(r).responses[c];
+        expect(res).toBeDefined();
+        expect(res.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+      expect(opOf(r).security).toBeUndefined();
+    }
+  });
+
+  it('routes with path params document 404 and the params as required path parameters', () => {
+    for (const r of ROUTES.filter((x) => x.params)) {
+      expect(opOf(r).responses['404']).toBeDefined();
+      for (const name of Object.keys((r.params!.properties ?? {}) as object)) {
+        expect(r.path).toContain(`{${name}}`);
+        expect(opOf(r).parameters).toContainEqual(expect.objectContaining({ name, in: 'path', required: true }));
+      }
+    }
+  });
+
+  it('POST routes document the Idempotency-Key header, 409, 413 and 415', () => {
+    const posts = ROUTES.filter((r) => r.method === 'POST');
+    expect(posts.length).toBeGreaterThan(0);
+    for (const r of posts) {
+      const op = opOf(r);
+      const header = op.parameters.find((p) => p.name === 'Idempotency-Key');
+      expect(header).toMatchObject({ in: 'header', required: false });
+      expect(header!.schema).toMatchObject({ type: 'string', minLength: 1, maxLength: limits.idempotency_key_length_max });
+      for (const c of ['409', '413', '415']) expect(op.responses[c]).toBeDefined();
+    }
+    for (const r of ROUTES.filter((x) => x.method === 'GET')) {
+      expect(opOf(r).parameters.some((p) => p.name === 'Idempotency-Key')).toBe(false);
+    }
+  });
+
+  it('routes with a body document a required JSON request body', () => {
+    for (const r of ROUTES.filter((x) => x.body)) {
+      expect(opOf(r).requestBody).toEqual({ required: true, content: { 'application/json': { schema: r.body } } });
+    }
+  });
+
+  it('query schemas become query parameters', () => {
+    const list = opOf(findRoute('listCustomers'));
+    expect(list.parameters).toContainEqual(expect.objectContaining({ name: 'limit', in: 'query', required: false }));
+    expect(list.parameters).toContainEqual(expect.objectContaining({ name: 'offset', in: 'query', required: false }));
+  });
+
+  it('the unauthenticated openapi route has security: [] and a YAML response', () => {
+    const unauth = ROUTES.filter((r) => !r.auth);
+    expect(unauth.map((r) => r.operationId)).toContain('getOpenApi');
+    for (const r of unauth) expect(opOf(r).security).toEqual([]);
+    const op = opOf(findRoute('getOpenApi'));
+    expect(op.responses['200'].content['application/yaml']).toBeDefined();
+    expect(op.responses['401']).toBeUndefined();
+  });
+});
+
+describe('ROUTES schemas', () => {
+  const cases: Array<[string, string, Record<string, unknown>]> = [];
+  for (const r of ROUTES) {
+    if (r.params) cases.push([r.operationId, 'params', r.params]);
+    if (r.query) cases.push([r.operationId, 'query', r.query]);
+    if (r.body) cases.push([r.operationId, 'body', r.body]);
+    for (const s of r.responses) cases.push([r.operationId, `response ${s.status}`, s.schema]);
+  }
+
+  it.each(cases)('%s %s compiles with ajv', (_id, _what, schema) => {
+    expect(() => compileBody(schema)).not.toThrow();
+    expect(typeof compileBody(schema)).toBe('function');
+  });
+
+  it('the Error schema compiles and accepts an error envelope', () => {
+    const v = compileBody(errorSchema);
+    expect(v({ error: { code: 'not_found', message: 'x', details: [], request_id: 'r' } })).toBe(true);
+    expect(v({ error: { code: 'not_found' } })).toBe(false);
+  });
+
+  it('findRoute throws on an unknown operationId', () => {
+    expect(() => findRoute('nope')).toThrow('unknown route nope');
+  });
+});

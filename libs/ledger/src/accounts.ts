@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+
+export type AccountType = 'asset' | 'liability' | 'equity' | 'revenue' | 'expense';
+export type AccountSubtype = 'cash' | 'bank' | 'receivable' | 'clearing' | 'payable' | null;
+export type LedgerEnvironment = 'test' | 'live';
+export type Side = 'debit' | 'credit';
+
+export interface AccountDef {
+  code: string;
+  name: string;
+  type: AccountType;
+  subtype: AccountSubtype;
+}
+
+/** Codes of the default chart, so posting rules never spell an account number. */
+export const ACCOUNT = {
+  cash: '1000',
+  bank: '1010',
+  receivable: '1100',
+  processorClearing: '1200',
+  payable: '2000',
+  revenue: '4000',
+  expenses: '5000',
+  processorFees: '5200',
+} as const;
+
+export type DefaultAccountCode = (typeof ACCOUNT)[keyof typeof ACCOUNT];
+
+/** The chart every organization and environment starts with (API-DECISIONS §7). */
+export const DEFAULT_CHART: readonly AccountDef[] = Object.freeze([
+  { code: ACCOUNT.cash, name: 'Cash', type: 'asset', subtype: 'cash' },
+  { code: ACCOUNT.bank, name: 'Operating bank', type: 'asset', subtype: 'bank' },
+  { code: ACCOUNT.receivable, name: 'Accounts Receivable', type: 'asset', subtype: 'receivable' },
+  { code: ACCOUNT.processorClearing, name: 'Processor clearing', type: 'asset', subtype: 'clearing' },
+  { code: ACCOUNT.payable, name: 'Accounts Payable', type: 'liability', subtype: 'payable' },
+  { code: ACCOUNT.revenue, name: 'Revenue', type: 'revenue', subtype: null },
+  { code: ACCOUNT.expenses, name: 'Expenses', type: 'expense', subtype: null },
+  { code: ACCOUNT.processorFees, name: 'Processor fees', type: 'expense', subtype: null },
+].map((a) => Object.freeze(a as AccountDef)));
+
+export function findAccount(code: string, chart: readonly AccountDef[] = DEFAULT_CHART): AccountDef | undefined {
+  return chart.find((a) => a.code === code);
+}
+
+/** Assets and expenses grow on the debit side; liabilities, equity and revenue on the credit side. */
+export function normalBalance(type: AccountType): Side {
+  return type === 'asset' || type === 'expense' ? 'debit' : 'credit';
+}
+
+/**
+ * Namespace of ledger account ids. Never change it: every service and the reporting projection derive
+ * the same account id from it without asking each other.
+ */
+export const LEDGER_ACCOUNT_NAMESPACE = 'c1700e95-454c-4a69-b1f7-f22029dab3cc';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(v: unknown): v is string {
+  return typeof v === 'string' && UUID_PATTERN.test(v);
+}
+
+/** RFC 4122 name-based UUID, version 5: SHA-1 of namespace bytes + name, version and variant bits set. */
+export function uuidV5(name: string, namespace: string): string {
+  if (!isUuid(namespace)) throw new Error(`bad namespace uuid ${namespace}`);
+  const bytes = createHash('sha1')
+    .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
+    .update(name, 'utf8')
+    .digest()
+    .subarray(0, 16);
+  bytes[6] = (bytes[6] & 0x0f) | 0x50; // version 5
+  bytes[8] = (bytes[8] & 0x3f) | 0x80; // RFC 4122 variant
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The stable id of an organization's account in one environment. */
+export function accountId(organizationId: string, environment: LedgerEnvironment, code: string): string {
+  if (!isUuid(organizationId)) throw new Error(`bad organization id ${organizationId}`);
+  if (environment !== 'test' && environment !== 'live') throw new Error(`bad environment ${String(environment)}`);
+  // Lower-cased: Postgres prints uuids in lower case, and the same organization must give the same id.
+  return uuidV5(`${organizationId.toLowerCase()}/${environment}/${code}`, LEDGER_ACCOUNT_NAMESPACE);
+}

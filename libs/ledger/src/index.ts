@@ -1,0 +1,4 @@
+export * from './money';
+export * from './accounts';
+export * from './entry';
+export * from './schema';

@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { Migration } from '@mikro-orm/migrations';
+import { migrate, openOrm, type Orm } from '@acct/kit';
+import { freshDatabase, type TestDatabase } from '@acct/testing';
+import { ACCOUNT, accountId, DEFAULT_CHART, type LedgerEnvironment } from './accounts';
+import { reversalOf, type JournalLine } from './entry';
+import { insertDefaultAccounts, insertJournalEntry, ledgerMigrationSql, UNBALANCED_SQLSTATE, type Execute } from './schema';
+
+const SCHEMA = 'ledger_it';
+
+describe('ledger schema against real Postgres', () => {
+  let db: TestDatabase;
+  let pg: Client;
+  /** The writer's `?` placeholders become pg's $1..$n. */
+  const execute: Execute = (sql, params) => {
+    let n = 0;
+    return pg.query(sql.replace(/\?/g, () => `$${++n}`), params);
+  };
+
+  const org = randomUUID();
+  const env: LedgerEnvironment = 'test';
+
+  async function tx(fn: () => Promise<unknown>): Promise<void> {
+    await pg.query('BEGIN');
+    try {
+      await fn();
+      await pg.query('COMMIT');
+    } catch (e) {
+      await pg.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async function insertEntry(id: string, opts: { reverses?: string; organizationId?: string } = {}): Promise<void> {
+    await pg.query(
+      `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, reverses_entry_id)
+       VALUES ($1, $2, $3, '2026-01-15', 'invoice', $4, $5)`,
+      [id, opts.organizationId ?? org, env, randomUUID(), opts.reverses ?? null],
+    );
+  }
+
+  async function insertLine(entryId: string, lineNo: number, code: string, side: 'debit' | 'credit', amountCents: number, organizationId = org): Promise<void> {
+    await pg.query(
+      `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [entryId, lineNo, accountId(organizationId, env, code), code, side, amountCents],
+    );
+  }
+
+  async function count(entryId: string): Promise<{ entries: number; lines: number }> {
+    const r = await pg.query(
+      `SELECT (SELECT count(*) FROM journal_entries WHERE id = $1)::int AS entries,
+              (SELECT count(*) FROM journal_lines WHERE entry_id = $1)::int AS lines`,
+      [entryId],
+    );
+    return r.rows[0];
+  }
+
+  /** A committed, balanced Dr A/R / Cr Revenue entry. */
+  async function postedEntry(amountCents = 1_000): Promise<string> {
+    const id = randomUUID();
+    await tx(async () => {
+      await insertEntry(id);
+      await insertLine(id, 1, ACCOUNT.receivable, 'debit', amountCents);
+      await insertLine(id, 2, ACCOUNT.revenue, 'credit', amountCents);
+    });
+    return id;
+  }
+
+  beforeAll(async () => {
+    db = await freshDatabase('acct_ledger_it');
+    pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    await pg.query(`CREATE SCHEMA ${SCHEMA}`);
+    await pg.query(`SET search_path TO ${SCHEMA}`);
+    await pg.query(ledgerMigrationSql());
+    await insertDefaultAccounts(execute, org, env);
+  });
+
+  afterAll(async () => {
+    await pg?.end();
+    await db?.drop();
+  });
+
+  it('commits a balanced entry', async () => {
+    const id = await postedEntry();
+    expect(await count(id)).toEqual({ entries: 1, lines: 2 });
+  });
+
+  it('refuses an unbalanced entry at COMMIT and leaves nothing behind', async () => {
+    const id = randomUUID();
+    await pg.query('BEGIN');
+    await insertEntry(id);
+    // Each insert is accepted: the balance is a deferred check.
+    await insertLine(id, 1, ACCOUNT.receivable, 'debit', 1_000);
+    await insertLine(id, 2, ACCOUNT.revenue, 'credit', 999);
+    await expect(pg.query('COMMIT')).rejects.toMatchObject({
+      code: UNBALANCED_SQLSTATE,
+      message: expect.stringMatching(new RegExp(`journal entry ${id} is unbalanced`)),
+    });
+    expect(await count(id)).toEqual({ entries: 0, lines: 0 });
+  });
+
+  it('refuses lines added later that unbalance a committed entry', async () => {
+    const id = await postedEntry();
+    await expect(tx(() => insertLine(id, 3, ACCOUNT.revenue, 'credit', 1))).rejects.toMatchObject({ code: UNBALANCED_SQLSTATE });
+    expect(await count(id)).toEqual({ entries: 1, lines: 2 });
+  });
+
+  it('refuses an entry with no lines at COMMIT', async () => {
+    const id = randomUUID();
+    await pg.query('BEGIN');
+    await insertEntry(id);
+    await expect(pg.query('COMMIT')).rejects.toMatchObject({ code: UNBALANCED_SQLSTATE, message: expect.stringMatching(/has no lines/) });
+    expect(await count(id)).toEqual({ entries: 0, lines: 0 });
+  });
+
+  it("refuses a line on another organization's account", async () => {
+    const other = randomUUID();
+    await insertDefaultAccounts(execute, other, env);
+    const id = randomUUID();
+    await expect(
+      tx(async () => {
+        await insertEntry(id);
+        await insertLine(id, 1, ACCOUNT.receivable, 'debit', 1_000);
+        await insertLine(id, 2, ACCOUNT.revenue, 'credit', 1_000, other);
+      }),
+    ).rejects.toMatchObject({ code: UNBALANCED_SQLSTATE, message: expect.stringMatching(/not its organization/) });
+  });
+
+  it('refuses UPDATE, DELETE and TRUNCATE of entries and lines', async () => {
+    const id = await postedEntry();
+    for (const sql of [
+      `UPDATE journal_lines SET amount_cents = 2 WHERE entry_id = '${id}'`,
+      `DELETE FROM journal_lines WHERE entry_id = '${id}'`,
+      `UPDATE journal_entries SET memo = 'changed' WHERE id = '${id}'`,
+      `DELETE FROM journal_entries WHERE id = '${id}'`,
+      'TRUNCATE journal_lines',
+      'TRUNCATE journal_entries CASCADE',
+    ]) {
+      await expect(pg.query(sql)).rejects.toThrow(/refused: journal entries are immutable/);
+    }
+    expect(await count(id)).toEqual({ entries: 1, lines: 2 });
+  });
+
+  it('reverses an entry once and refuses a second reversal', async () => {
+    const original = await postedEntry(700);
+    const reverse = async () => {
+      const id = randomUUID();
+      await tx(async () => {
+        await insertEntry(id, { reverses: original });
+        await insertLine(id, 1, ACCOUNT.receivable, 'credit', 700);
+        await insertLine(id, 2, ACCOUNT.revenue, 'debit', 700);
+      });
+      return id;
+    };
+    const first = await reverse();
+    expect(await count(first)).toEqual({ entries: 1, lines: 2 });
+    await expect(reverse()).rejects.toMatchObject({ code: '23505', constraint: 'journal_entries_reversed_once' });
+  });
+
+  it('insertJournalEntry writes the entry and lines with stable account ids; a reversal nets to zero', async () => {
+    const scope = { organizationId: randomUUID(), environment: 'live' as const };
+    const customerId = randomUUID();
+    const invoiceId = randomUUID();
+    const lines: JournalLine[] = [
+      { accountCode: ACCOUNT.receivable, side: 'debit', amountCents: 100_000_000_000, customerId, invoiceId },
+      { accountCode: ACCOUNT.revenue, side: 'credit', amountCents: 100_000_000_000, customerId, invoiceId, memo: "O'Brien's?" },
+    ];
+    const entry = { id: randomUUID(), entryDate: '2026-01-31', sourceType: 'invoice', sourceId: invoiceId, memo: 'INV-1', lines };
+    await tx(() => insertJournalEntry(execute, scope, entry));
+    // Idempotent: a second entry for the same scope re-runs the account insert harmlessly.
+    const reversal = { id: randomUUID(), ...reversalOf(entry, '2026-02-01') };
+    await tx(() => insertJournalEntry(execute, scope, reversal));
+
+    const accounts = await pg.query(`SELECT id, code FROM ledger_accounts WHERE organization_id = $1 AND environment = 'live' ORDER BY code`, [
+      scope.organizationId,
+    ]);
+    expect(accounts.rows).toEqual(DEFAULT_CHART.map((a) => ({ id: accountId(scope.organizationId, 'live', a.code), code: a.code })));
+
+    const e = await pg.query(`SELECT to_char(entry_date, 'YYYY-MM-DD') AS entry_date, source_type, source_id, memo, reverses_entry_id FROM journal_entries WHERE id = $1`, [entry.id]);
+    expect(e.rows).toEqual([{ entry_date: '2026-01-31', source_type: 'invoice', source_id: invoiceId, memo: 'INV-1', reverses_entry_id: null }]);
+    const l = await pg.query(
+      `SELECT line_no, account_id, account_code, side, amount_cents::text, customer_id, invoice_id, memo FROM journal_lines WHERE entry_id = $1 ORDER BY line_no`,
+      [entry.id],
+    );
+    expect(l.rows).toEqual([
+      { line_no: 1, account_id: accountId(scope.organizationId, 'live', '1100'), account_code: '1100', side: 'debit', amount_cents: '100000000000', customer_id: customerId, invoice_id: invoiceId, memo: null },
+      { line_no: 2, account_id: accountId(scope.organizationId, 'live', '4000'), account_code: '4000', side: 'credit', amount_cents: '100000000000', customer_id: customerId, invoice_id: invoiceId, memo: "O'Brien's?" },
+    ]);
+
+    const net = await pg.query(
+      `SELECT a.code, sum(CASE WHEN l.side = 'debit' THEN l.amount_cents ELSE -l.amount_cents END)::text AS net
+         FROM journal_lines l JOIN ledger_accounts a ON a.id = l.account_id
+        WHERE a.organization_id = $1 GROUP BY a.code ORDER BY a.code`,
+      [scope.organizationId],
+    );
+    expect(net.rows).toEqual([{ code: '1100', net: '0' }, { code: '4000', net: '0' }]);
+  });
+
+  it('runs as a MikroORM migration in a service schema and writes through em.execute in a transaction', async () => {
+    class LedgerMigration extends Migration {
+      override async up(): Promise<void> {
+        this.addSql(ledgerMigrationSql());
+      }
+    }
+    const orm: Orm = await openOrm({ url: db.url, schema: 'ledger_orm_it', entities: [], migrations: [{ name: 'Migration0001Ledger', class: LedgerMigration }], poolMax: 2 });
+    try {
+      expect(await migrate(orm)).toEqual(['Migration0001Ledger']);
+      const tables = await pg.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'ledger_orm_it' ORDER BY 1`);
+      expect(tables.rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(['journal_entries', 'journal_lines', 'ledger_accounts']));
+      const scope = { organizationId: randomUUID(), environment: 'test' as const };
+      const id = randomUUID();
+      await orm.em.fork().transactional((em) =>
+        insertJournalEntry((sql, params) => em.execute(sql, params), scope, {
+          id,
+          entryDate: '2026-03-01',
+          sourceType: 'payment',
+          sourceId: randomUUID(),
+          memo: "what's this?",
+          lines: [
+            { accountCode: ACCOUNT.cash, side: 'debit', amountCents: 250 },
+            { accountCode: ACCOUNT.receivable, side: 'credit', amountCents: 250 },
+          ],
+        }),
+      );
+      const rows = await orm.em.fork().execute(`SELECT e.memo, count(l.id)::int AS lines FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id WHERE e.id = ? GROUP BY e.memo`, [id]);
+      expect(rows).toEqual([{ memo: "what's this?", lines: 2 }]);
+
+      // The database, not only the code, refuses an unbalanced write through the ORM.
+      const bad = randomUUID();
+      await expect(
+        orm.em.fork().transactional(async (em) => {
+          await em.execute(`INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id) VALUES (?, ?, 'test', '2026-03-01', 'payment', ?)`, [bad, scope.organizationId, randomUUID()]);
+          await em.execute(`INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents) VALUES (?, 1, ?, '1000', 'debit', 5)`, [bad, accountId(scope.organizationId, 'test', '1000')]);
+        }),
+      ).rejects.toThrow(/is unbalanced/);
+      expect(await orm.em.fork().execute(`SELECT id FROM journal_entries WHERE id = ?`, [bad])).toEqual([]);
+    } finally {
+      await orm.close(true);
+    }
+  });
+});

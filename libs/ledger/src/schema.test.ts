@@ -1,0 +1,78 @@
+import { ACCOUNT, accountId, DEFAULT_CHART } from './accounts';
+import { insertDefaultAccounts, insertJournalEntry, ledgerMigrationSql } from './schema';
+
+const ORG = '7d9f6c1e-2b1a-4f3e-9c8d-0a1b2c3d4e5f';
+const ENTRY = '44444444-4444-4444-8444-444444444444';
+const INVOICE = '11111111-1111-4111-8111-111111111111';
+
+function recorder() {
+  const calls: { sql: string; params: unknown[] }[] = [];
+  const execute = async (sql: string, params: unknown[]) => {
+    // Every statement's placeholders must match its parameters one for one.
+    expect(sql.split('?').length - 1).toBe(params.length);
+    calls.push({ sql, params });
+  };
+  return { calls, execute };
+}
+
+describe('ledgerMigrationSql', () => {
+  it('uses unqualified names and no ? (MikroORM would read it as a placeholder)', () => {
+    const sql = ledgerMigrationSql();
+    expect(sql).not.toContain('?');
+    expect(sql).not.toMatch(/\b\w+\.journal_/);
+    for (const t of ['ledger_accounts', 'journal_entries', 'journal_lines']) expect(sql).toContain(`CREATE TABLE ${t}`);
+    expect(sql).toContain('DEFERRABLE INITIALLY DEFERRED');
+  });
+});
+
+describe('insertDefaultAccounts', () => {
+  it('inserts the whole chart with stable ids, ON CONFLICT DO NOTHING', async () => {
+    const { calls, execute } = recorder();
+    await insertDefaultAccounts(execute, ORG, 'test');
+    expect(calls).toHaveLength(1);
+    expect(calls[0].sql).toMatch(/ON CONFLICT DO NOTHING$/);
+    expect(calls[0].params.slice(0, 7)).toEqual([accountId(ORG, 'test', '1000'), ORG, 'test', '1000', 'Cash', 'asset', 'cash']);
+    expect(calls[0].params).toHaveLength(7 * DEFAULT_CHART.length);
+  });
+});
+
+describe('insertJournalEntry', () => {
+  it('ensures the accounts, then writes the entry and its numbered lines', async () => {
+    const { calls, execute } = recorder();
+    await insertJournalEntry(execute, { organizationId: ORG, environment: 'live' }, {
+      id: ENTRY,
+      entryDate: '2026-01-15',
+      sourceType: 'invoice',
+      sourceId: INVOICE,
+      lines: [
+        { accountCode: ACCOUNT.receivable, side: 'debit', amountCents: 500, invoiceId: INVOICE },
+        { accountCode: ACCOUNT.processorFees, side: 'debit', amountCents: 0 },
+        { accountCode: ACCOUNT.revenue, side: 'credit', amountCents: 500, memo: 'why?' },
+      ],
+    });
+    expect(calls.map((c) => c.sql.split(' (')[0])).toEqual([
+      'INSERT INTO ledger_accounts',
+      'INSERT INTO journal_entries',
+      'INSERT INTO journal_lines',
+    ]);
+    expect(calls[1].params).toEqual([ENTRY, ORG, 'live', '2026-01-15', 'invoice', INVOICE, null, null]);
+    expect(calls[2].params).toEqual([
+      ENTRY, 1, accountId(ORG, 'live', '1100'), '1100', 'debit', 500, null, INVOICE, null, null, null,
+      ENTRY, 2, accountId(ORG, 'live', '4000'), '4000', 'credit', 500, null, null, null, null, 'why?',
+    ]);
+  });
+
+  it('validates before writing anything', async () => {
+    const { calls, execute } = recorder();
+    const entry = {
+      id: ENTRY,
+      entryDate: '2026-01-15',
+      sourceType: 'invoice',
+      sourceId: INVOICE,
+      lines: [{ accountCode: ACCOUNT.receivable, side: 'debit' as const, amountCents: 500 }],
+    };
+    await expect(insertJournalEntry(execute, { organizationId: ORG, environment: 'live' }, entry)).rejects.toMatchObject({ code: 'unbalanced' });
+    await expect(insertJournalEntry(execute, { organizationId: ORG, environment: 'live' }, { ...entry, id: 'x' })).rejects.toMatchObject({ code: 'bad_entry' });
+    expect(calls).toHaveLength(0);
+  });
+});

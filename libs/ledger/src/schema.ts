@@ -1,0 +1,199 @@
+import { accountId, DEFAULT_CHART, isUuid, type AccountDef, type LedgerEnvironment } from './accounts';
+import { buildEntry, type JournalEntryDraft } from './entry';
+import { LedgerError } from './money';
+
+/**
+ * Runs one statement inside the caller's transaction, `?` placeholders. With MikroORM pass
+ * `(sql, params) => em.execute(sql, params)` on the transactional EntityManager.
+ */
+export type Execute = (sql: string, params: unknown[]) => Promise<unknown>;
+
+export interface LedgerScope {
+  organizationId: string;
+  environment: LedgerEnvironment;
+}
+
+/** SQLSTATE of the commit-time refusal of an unbalanced or empty entry (check_violation). */
+export const UNBALANCED_SQLSTATE = '23514';
+
+/**
+ * DDL of the ledger tables, for one migration of the owning service. Names are unqualified: the
+ * migration runs with search_path = the service's schema. Contains no `?` (MikroORM/knex would read
+ * it as a placeholder).
+ */
+export function ledgerMigrationSql(): string {
+  return `
+    CREATE TABLE ledger_accounts (
+      id uuid PRIMARY KEY,
+      organization_id uuid NOT NULL,
+      environment text NOT NULL CHECK (environment IN ('test', 'live')),
+      code text NOT NULL,
+      name text NOT NULL,
+      type text NOT NULL CHECK (type IN ('asset', 'liability', 'equity', 'revenue', 'expense')),
+      subtype text CHECK (subtype IN ('cash', 'bank', 'receivable', 'clearing', 'payable')),
+      created_at timestamptz NOT NULL DEFAULT now(),
+      CONSTRAINT ledger_accounts_code UNIQUE (organization_id, environment, code)
+    );
+
+    CREATE TABLE journal_entries (
+      id uuid PRIMARY KEY,
+      organization_id uuid NOT NULL,
+      environment text NOT NULL CHECK (environment IN ('test', 'live')),
+      entry_date date NOT NULL,
+      source_type text NOT NULL,
+      source_id uuid NOT NULL,
+      memo text,
+      reverses_entry_id uuid REFERENCES journal_entries (id),
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX journal_entries_source ON journal_entries (organization_id, environment, source_type, source_id);
+    -- An entry is reversed at most once, even when two reversals race.
+    CREATE UNIQUE INDEX journal_entries_reversed_once ON journal_entries (reverses_entry_id) WHERE reverses_entry_id IS NOT NULL;
+
+    CREATE TABLE journal_lines (
+      id bigserial PRIMARY KEY,
+      entry_id uuid NOT NULL REFERENCES journal_entries (id),
+      line_no int NOT NULL CHECK (line_no >= 1),
+      account_id uuid NOT NULL REFERENCES ledger_accounts (id),
+      account_code text NOT NULL,
+      side text NOT NULL CHECK (side IN ('debit', 'credit')),
+      amount_cents bigint NOT NULL CHECK (amount_cents > 0),
+      customer_id uuid,
+      invoice_id uuid,
+      vendor_id uuid,
+      bill_id uuid,
+      memo text,
+      -- Also the index on entry_id (its leading column).
+      CONSTRAINT journal_lines_line_no UNIQUE (entry_id, line_no)
+    );
+    CREATE INDEX journal_lines_account ON journal_lines (account_id);
+
+    -- Entries are immutable: a correction is a reversing entry. Statement level, so TRUNCATE is caught too.
+    CREATE FUNCTION ledger_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      RAISE EXCEPTION '% on % refused: journal entries are immutable, post a reversing entry', TG_OP, TG_TABLE_NAME
+        USING ERRCODE = 'P0001';
+    END
+    $$;
+    CREATE TRIGGER journal_entries_immutable BEFORE UPDATE OR DELETE OR TRUNCATE ON journal_entries
+      FOR EACH STATEMENT EXECUTE FUNCTION ledger_refuse_change();
+    CREATE TRIGGER journal_lines_immutable BEFORE UPDATE OR DELETE OR TRUNCATE ON journal_lines
+      FOR EACH STATEMENT EXECUTE FUNCTION ledger_refuse_change();
+
+    -- Balance, checked at COMMIT (lines are inserted after their entry, one statement or many).
+    -- SET search_path FROM CURRENT pins the service's schema, whatever the committing session's path.
+    -- No race: each transaction sees only committed entries (balanced) plus its own rows, so it
+    -- commits only if its own rows balance.
+    CREATE FUNCTION journal_entry_check_balanced() RETURNS trigger LANGUAGE plpgsql
+      SET search_path FROM CURRENT AS $$
+    DECLARE
+      v_entry journal_entries%ROWTYPE;
+      v_lines bigint;
+      v_debit numeric;
+      v_credit numeric;
+    BEGIN
+      IF TG_TABLE_NAME = 'journal_entries' THEN
+        SELECT * INTO v_entry FROM journal_entries WHERE id = NEW.id;
+      ELSE
+        SELECT * INTO v_entry FROM journal_entries WHERE id = NEW.entry_id;
+      END IF;
+      SELECT count(*),
+             coalesce(sum(amount_cents) FILTER (WHERE side = 'debit'), 0),
+             coalesce(sum(amount_cents) FILTER (WHERE side = 'credit'), 0)
+        INTO v_lines, v_debit, v_credit
+        FROM journal_lines WHERE entry_id = v_entry.id;
+      IF v_lines = 0 THEN
+        RAISE EXCEPTION 'journal entry % has no lines', v_entry.id USING ERRCODE = '23514';
+      END IF;
+      IF v_debit <> v_credit THEN
+        RAISE EXCEPTION 'journal entry % is unbalanced: debits % <> credits %', v_entry.id, v_debit, v_credit
+          USING ERRCODE = '23514';
+      END IF;
+      -- A line's account must belong to the entry's organization and environment and carry the line's code.
+      IF EXISTS (
+        SELECT 1 FROM journal_lines l JOIN ledger_accounts a ON a.id = l.account_id
+         WHERE l.entry_id = v_entry.id
+           AND (a.organization_id <> v_entry.organization_id OR a.environment <> v_entry.environment OR a.code <> l.account_code)
+      ) THEN
+        RAISE EXCEPTION 'journal entry % has a line whose account is not its organization''s and environment''s account of that code', v_entry.id
+          USING ERRCODE = '23514';
+      END IF;
+      RETURN NULL;
+    END
+    $$;
+    -- Fires once per line (entries are small, bounded in code) and once per entry, so an entry with
+    -- no line is refused too. Deferrable only changes when it is checked, never whether.
+    CREATE CONSTRAINT TRIGGER journal_entries_balanced AFTER INSERT ON journal_entries
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION journal_entry_check_balanced();
+    CREATE CONSTRAINT TRIGGER journal_lines_balanced AFTER INSERT ON journal_lines
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION journal_entry_check_balanced();
+  `;
+}
+
+/**
+ * Creates the chart's accounts for one organization and environment, with their stable ids.
+ * Idempotent; two transactions racing here both succeed (the second waits, then does nothing).
+ */
+export async function insertDefaultAccounts(
+  execute: Execute,
+  organizationId: string,
+  environment: LedgerEnvironment,
+  chart: readonly AccountDef[] = DEFAULT_CHART,
+): Promise<void> {
+  if (chart.length === 0) return;
+  const params: unknown[] = [];
+  const rows = chart.map((a) => {
+    params.push(accountId(organizationId, environment, a.code), organizationId, environment, a.code, a.name, a.type, a.subtype);
+    return '(?, ?, ?, ?, ?, ?, ?)';
+  });
+  await execute(
+    `INSERT INTO ledger_accounts (id, organization_id, environment, code, name, type, subtype) VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING`,
+    params,
+  );
+}
+
+/**
+ * Writes one journal entry and its lines. Call it inside the transaction that makes the state change
+ * (and writes the outbox row): the database checks the balance when that transaction commits.
+ * `chart` is the set of accounts the entry may use; they are created for the scope when missing.
+ */
+export async function insertJournalEntry(
+  execute: Execute,
+  scope: LedgerScope,
+  entry: JournalEntryDraft & { id: string },
+  options: { chart?: readonly AccountDef[] } = {},
+): Promise<void> {
+  if (!isUuid(entry.id)) throw new LedgerError('bad_entry', `entry id ${entry.id} is not a uuid`);
+  const chart = options.chart ?? DEFAULT_CHART;
+  const valid = buildEntry(entry, { accountCodes: chart.map((a) => a.code) });
+  await insertDefaultAccounts(execute, scope.organizationId, scope.environment, chart);
+
+  await execute(
+    `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [entry.id, scope.organizationId, scope.environment, valid.entryDate, valid.sourceType, valid.sourceId, valid.memo ?? null, valid.reversesEntryId ?? null],
+  );
+
+  const params: unknown[] = [];
+  const rows = valid.lines.map((l, i) => {
+    params.push(
+      entry.id,
+      i + 1,
+      accountId(scope.organizationId, scope.environment, l.accountCode),
+      l.accountCode,
+      l.side,
+      l.amountCents,
+      l.customerId ?? null,
+      l.invoiceId ?? null,
+      l.vendorId ?? null,
+      l.billId ?? null,
+      l.memo ?? null,
+    );
+    return '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  });
+  await execute(
+    `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents, customer_id, invoice_id, vendor_id, bill_id, memo)
+     VALUES ${rows.join(', ')}`,
+    params,
+  );
+}

@@ -7,4 +7,7 @@ export * from './openapi';
 export * from './schemas/common';
 export * as schemas from './schemas/index';
 export type { CustomerCreateBody, CustomerDto } from './schemas/customers';
+export type * from './schemas/receivables';
+export { INBOUND_ACTIVE, INBOUND_PLANNED, INBOUND_STORED_ONLY, INVOICE_STATUSES, ESTIMATE_STATUSES, PAYMENT_SOURCES } from './schemas/receivables';
 export * from './validate';
+export * from './events';

@@ -12,6 +12,22 @@ export const RPC_OPERATIONS = {
   'customers.create': 'receivables',
   'customers.list': 'receivables',
   'customers.get': 'receivables',
+  'invoices.create': 'receivables',
+  'invoices.list': 'receivables',
+  'invoices.get': 'receivables',
+  'invoices.post': 'receivables',
+  'payments.create': 'receivables',
+  'payments.list': 'receivables',
+  'payments.get': 'receivables',
+  'estimates.create': 'receivables',
+  'estimates.list': 'receivables',
+  'estimates.get': 'receivables',
+  'estimates.status': 'receivables',
+  'estimates.convert': 'receivables',
+  'payouts.create': 'receivables',
+  'payouts.list': 'receivables',
+  'payouts.get': 'receivables',
+  'events.create': 'receivables',
 } as const satisfies Record<string, ServiceName>;
 
 export type RpcOperation = keyof typeof RPC_OPERATIONS;

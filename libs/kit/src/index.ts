@@ -6,3 +6,4 @@ export * from './db';
 export * from './ops';
 export * from './lifecycle';
 export * from './runtime';
+export * from './outbox';

@@ -1,5 +1,5 @@
 import { connect, type NatsConnection } from 'nats';
-import { AppError, type RpcRequest, rpcSubject } from '@acct/contracts';
+import { AppError, type RpcOperation, type RpcRequest, operationsOf, rpcSubject } from '@acct/contracts';
 import { NATS_URL, silentLogger, uniquePrefix } from '@acct/testing';
 import { RpcClient, RpcServer } from './rpc';
 import { createMetrics } from './metrics';
@@ -26,12 +26,10 @@ describe('RPC over real NATS', () => {
     await nc.drain();
   });
 
-  function serve(handlers: Partial<Record<'customers.create' | 'customers.list' | 'customers.get', (r: RpcRequest) => Promise<any>>>): RpcServer {
+  function serve(handlers: Partial<Record<RpcOperation, (r: RpcRequest) => Promise<any>>>): RpcServer {
     const s = new RpcServer(nc, prefix, 'receivables', silentLogger(), createMetrics('receivables', false));
     const fallback = async () => ({ ok: true as const, status: 200 as const, body: {} });
-    s.handle('customers.create', handlers['customers.create'] ?? fallback);
-    s.handle('customers.list', handlers['customers.list'] ?? fallback);
-    s.handle('customers.get', handlers['customers.get'] ?? fallback);
+    for (const op of operationsOf('receivables')) s.handle(op, handlers[op] ?? fallback);
     s.start();
     servers.push(s);
     return s;
@@ -115,6 +113,6 @@ describe('RPC over real NATS', () => {
   it('refuses to start without a handler for every operation of the service', () => {
     const s = new RpcServer(nc, prefix, 'receivables', silentLogger());
     s.handle('customers.get', async () => ({ ok: true, status: 200, body: {} }));
-    expect(() => s.start()).toThrow(/no handler for customers.create, customers.list/);
+    expect(() => s.start()).toThrow(/no handler for customers.create, customers.list, invoices.create/);
   });
 });

@@ -8,3 +8,4 @@ export * from './keys';
 export * from './metrics';
 export * from './rate-limit';
 export * from './entities';
+export * from './openapi';

@@ -1,9 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { stringify } from 'yaml';
-import { buildOpenApi } from '@acct/contracts';
 import { RpcClient, runMain, startRuntime } from '@acct/kit';
 import { createGatewayApp } from './app';
+import { renderOpenApiYaml } from './openapi';
 import { loadGatewayConfig } from './config';
 import { openGatewayOrm } from './db';
 import { IdempotencyStore } from './idempotency';
@@ -26,7 +25,7 @@ runMain(async () => {
     metrics,
     buckets: new TokenBuckets(config.RATE_LIMIT_RPS, config.RATE_LIMIT_BURST),
     moduleEnforcement: config.MODULE_ENFORCEMENT,
-    openapiYaml: stringify(buildOpenApi()),
+    openapiYaml: renderOpenApiYaml(),
   });
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000; // longer than typical load balancer idle timeouts

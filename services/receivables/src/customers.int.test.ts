@@ -37,7 +37,7 @@ describe('receivables: customers against real Postgres and NATS', () => {
     await migrate(orm);
     nc = await connect({ servers: NATS_URL });
     const prefix = uniquePrefix();
-    server = createReceivablesServer({ nc, prefix, orm, log: silentLogger() });
+    ({ server } = createReceivablesServer({ nc, prefix, orm, log: silentLogger() }));
     server.start();
     client = new RpcClient(nc, prefix, 5000);
   });

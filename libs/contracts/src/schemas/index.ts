@@ -1,2 +1,3 @@
 export * as customers from './customers';
 export * as auth from './auth';
+export * as receivables from './receivables';

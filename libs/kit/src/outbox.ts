@@ -1,0 +1,164 @@
+import { type JetStreamClient, type JetStreamManager, type NatsConnection, RetentionPolicy, StorageType, headers as natsHeaders } from 'nats';
+import { eventsStreamName, eventsSubjectFilter } from '@acct/contracts';
+import type { EntityManager, Orm } from './db';
+import type { Logger } from './logger';
+import type { ServiceMetrics } from './metrics';
+import { encodeJson } from './rpc';
+
+/** The outbox table every publishing service creates in one of its migrations. */
+export const OUTBOX_MIGRATION_SQL = `
+  CREATE TABLE outbox (
+    id uuid PRIMARY KEY,
+    seq bigserial NOT NULL,
+    subject text NOT NULL,
+    payload jsonb NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    published_at timestamptz
+  );
+  CREATE INDEX outbox_unpublished ON outbox (seq) WHERE published_at IS NULL;
+`;
+
+export interface OutboxMessage {
+  /** Also the JetStream message id, so the stream drops a second publish of the same row. */
+  id: string;
+  subject: string;
+  payload: unknown;
+}
+
+/** How long JetStream remembers message ids (dedupe window). */
+export const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
+const NS_PER_MS = 1_000_000;
+
+/** Creates the stack's events stream if it does not exist yet (idempotent, safe to race). */
+export async function ensureEventsStream(nc: NatsConnection, prefix: string): Promise<JetStreamManager> {
+  const jsm = await nc.jetstreamManager();
+  const name = eventsStreamName(prefix);
+  try {
+    await jsm.streams.info(name);
+  } catch {
+    try {
+      await jsm.streams.add({
+        name,
+        subjects: [eventsSubjectFilter(prefix)],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        duplicate_window: DUPLICATE_WINDOW_MS * NS_PER_MS,
+        max_age: 30 * 24 * 3600 * 1000 * NS_PER_MS,
+      });
+    } catch (e) {
+      // Another replica created it between our info and add.
+      await jsm.streams.info(name).catch(() => {
+        throw e;
+      });
+    }
+  }
+  return jsm;
+}
+
+export interface OutboxOptions {
+  /** How often the relay looks for rows a crash left unpublished. */
+  relayIntervalMs?: number;
+  /** Rows younger than this are left to the inline publisher. */
+  relayMinAgeMs?: number;
+  relayBatch?: number;
+}
+
+/**
+ * Transactional outbox. add() writes rows in the caller's transaction; after commit, publish()
+ * sends them to JetStream with msgID = row id and marks them; the relay republishes whatever a
+ * crash left behind. A rolled-back transaction leaves no row, so nothing is ever published for it.
+ */
+export class Outbox {
+  private readonly js: JetStreamClient;
+  private timer?: NodeJS.Timeout;
+  private relaying?: Promise<number>;
+  /** Test seam: when set, publish() (not the relay) fails as if the process died after commit. */
+  failInlinePublish = false;
+
+  constructor(
+    nc: NatsConnection,
+    private readonly orm: Orm,
+    private readonly log: Logger,
+    private readonly metrics?: ServiceMetrics,
+    private readonly opts: OutboxOptions = {},
+  ) {
+    this.js = nc.jetstream();
+  }
+
+  /** Inside the caller's transaction (`em` is the transactional EntityManager). */
+  async add(em: EntityManager, messages: OutboxMessage[]): Promise<void> {
+    if (!messages.length) return;
+    const values = messages.map(() => '(?, ?, ?::jsonb)').join(', ');
+    const params = messages.flatMap((m) => [m.id, m.subject, JSON.stringify(m.payload)]);
+    await em.execute(`INSERT INTO outbox (id, subject, payload) VALUES ${values}`, params, 'run');
+  }
+
+  private async send(m: OutboxMessage): Promise<void> {
+    const h = natsHeaders();
+    h.set('Content-Type', 'application/json');
+    await this.js.publish(m.subject, encodeJson(m.payload), { msgID: m.id, headers: h });
+  }
+
+  private async markPublished(ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    await this.orm.em.getConnection().execute(`UPDATE outbox SET published_at = now() WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
+  }
+
+  /** After commit, before the reply. Never throws: what fails here, the relay publishes later. */
+  async publish(messages: OutboxMessage[]): Promise<void> {
+    const done: string[] = [];
+    try {
+      if (this.failInlinePublish) throw new Error('inline publish disabled (test)');
+      for (const m of messages) {
+        await this.send(m);
+        done.push(m.id);
+        this.metrics?.outboxPublished.inc({ kind: 'inline' });
+      }
+      await this.markPublished(done);
+    } catch (err) {
+      this.log.warn({ err, published: done.length, pending: messages.length - done.length }, 'outbox publish deferred to the relay');
+    }
+  }
+
+  /** Publishes unpublished rows in commit order; returns how many it published. */
+  relayOnce(): Promise<number> {
+    // One relay pass at a time per process; replicas skip each other's locked rows.
+    this.relaying ??= this.relayPass().finally(() => (this.relaying = undefined));
+    return this.relaying;
+  }
+
+  private async relayPass(): Promise<number> {
+    const minAgeMs = this.opts.relayMinAgeMs ?? 2000;
+    const batch = this.opts.relayBatch ?? 200;
+    return this.orm.em.fork().transactional(async (em) => {
+      const rows: Array<{ id: string; subject: string; payload: unknown }> = await em.execute(
+        `SELECT id, subject, payload FROM outbox
+          WHERE published_at IS NULL AND created_at < now() - make_interval(secs => ?)
+          ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED`,
+        [minAgeMs / 1000, batch],
+      );
+      for (const r of rows) {
+        await this.send(r);
+        this.metrics?.outboxPublished.inc({ kind: 'relay' });
+      }
+      if (rows.length) {
+        await em.execute(`UPDATE outbox SET published_at = now() WHERE id IN (${rows.map(() => '?').join(', ')})`, rows.map((r) => r.id), 'run');
+        this.log.info({ count: rows.length }, 'outbox relay published rows left behind');
+      }
+      return rows.length;
+    });
+  }
+
+  startRelay(): void {
+    const every = this.opts.relayIntervalMs ?? 5000;
+    this.timer = setInterval(() => {
+      this.relayOnce().catch((err) => this.log.warn({ err }, 'outbox relay failed'));
+    }, every);
+    this.timer.unref();
+  }
+
+  async stopRelay(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.relaying?.catch(() => undefined);
+  }
+}

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import {
+  AppError,
+  type OutboundEventType,
+  type PostingEvent,
+  type RpcOk,
+  type TrustedContext,
+  outboundSubject,
+  postingSubject,
+} from '@acct/contracts';
+import type { EntityManager, Orm, Outbox, OutboxMessage } from '@acct/kit';
+import { type JournalEntryDraft, accountId, buildEntry, insertJournalEntry } from '@acct/ledger';
+import { type Scope, scopeOf } from './domain/scope';
+
+/** What a money-moving operation can do inside its transaction. */
+export interface Tx {
+  em: EntityManager;
+  scope: Scope;
+  /** Writes a balanced journal entry and queues its posting event; returns the entry id. */
+  post(draft: JournalEntryDraft, source: Record<string, unknown>): Promise<string>;
+  /** Queues an outbound event (webhook) for the connected app of the request. */
+  emit(type: OutboundEventType, data: Record<string, unknown>): void;
+}
+
+/**
+ * The books of the receivables service. transact() runs the state change, its journal entries and
+ * their outbox rows in ONE Postgres transaction; after commit (and before the caller replies) the
+ * rows are published to JetStream. A rollback leaves no row, so nothing is published for it.
+ */
+export class Books {
+  constructor(
+    readonly orm: Orm,
+    private readonly outbox: Outbox,
+    private readonly prefix: string,
+  ) {}
+
+  async transact<T>(ctx: TrustedContext, work: (tx: Tx) => Promise<T>): Promise<T> {
+    const scope = scopeOf(ctx);
+    const pending: OutboxMessage[] = [];
+    const result = await this.orm.em.fork().transactional(async (em) => {
+      const tx: Tx = {
+        em,
+        scope,
+        post: async (draft, source) => {
+          const entry = { ...buildEntry(draft), id: randomUUID() };
+          await insertJournalEntry((sql, params) => em.execute(sql, params as unknown[], 'run'), scope, entry);
+          const event: PostingEvent = {
+            id: randomUUID(),
+            type: 'journal_entry.posted',
+            organization_id: scope.organizationId,
+            environment: scope.environment,
+            occurred_at: new Date().toISOString(),
+            entry: {
+              id: entry.id,
+              entry_date: entry.entryDate,
+              source_type: entry.sourceType,
+              source_id: entry.sourceId,
+              memo: entry.memo ?? null,
+              reverses_entry_id: entry.reversesEntryId ?? null,
+              lines: entry.lines.map((l) => ({
+                account_id: accountId(scope.organizationId, scope.environment, l.accountCode),
+                account_code: l.accountCode,
+                side: l.side,
+                amount_cents: l.amountCents,
+                customer_id: l.customerId ?? null,
+                invoice_id: l.invoiceId ?? null,
+                vendor_id: l.vendorId ?? null,
+                bill_id: l.billId ?? null,
+              })),
+            },
+            source,
+          };
+          pending.push({ id: event.id, subject: postingSubject(this.prefix, 'receivables'), payload: event });
+          return entry.id;
+        },
+        emit: (type, data) => {
+          const id = randomUUID();
+          pending.push({
+            id,
+            subject: outboundSubject(this.prefix, type),
+            payload: {
+              id,
+              type,
+              created_at: new Date().toISOString(),
+              organization_id: ctx.organizationId,
+              connected_app_id: ctx.connectedAppId,
+              environment: ctx.environment,
+              data,
+            },
+          });
+        },
+      };
+      const r = await work(tx);
+      await em.flush();
+      await this.outbox.add(em, pending);
+      return r;
+    });
+    await this.outbox.publish(pending);
+    return result;
+  }
+}
+
+/** True when e is the unique violation of the named constraint (an external id already used). */
+export function isUniqueViolation(e: unknown, constraint: string): boolean {
+  return e instanceof UniqueConstraintViolationException && e.message.includes(constraint);
+}
+
+/**
+ * Retry-safe create on an external id (API-DECISIONS §1): the first create answers 201; a repeat
+ * with the same content answers 200 with the existing record (replayed); different content, 409.
+ */
+export async function createOnce<E>(opts: {
+  constraint: string;
+  create: () => Promise<RpcOk>;
+  existing: () => Promise<E | null>;
+  same: (existing: E) => boolean;
+  reply: (existing: E) => unknown;
+  field: string;
+  what: string;
+}): Promise<RpcOk> {
+  try {
+    return await opts.create();
+  } catch (e) {
+    if (!isUniqueViolation(e, opts.constraint)) throw e;
+  }
+  const existing = await opts.existing();
+  if (!existing) throw new AppError('internal_error', `${opts.what} vanished after a duplicate key.`);
+  if (!opts.same(existing)) {
+    throw AppError.conflict(`${opts.field.slice(1)} was already used for a ${opts.what} with different content.`, [
+      { field: opts.field, issue: 'already_used', message: `Send the same content to retry, or use a new ${opts.field.slice(1)}.` },
+    ]);
+  }
+  return { ok: true, status: 200, replayed: true, body: opts.reply(existing) };
+}
+
+/** Compares the caller's content of two creates, ignoring key order. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  const norm = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(norm) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, norm((v as Record<string, unknown>)[k])])) : v;
+  return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
+}

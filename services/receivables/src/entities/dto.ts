@@ -1,0 +1,85 @@
+import type { Estimate, InboundEvent, Invoice, Payment, Payout } from './receivables.entity';
+
+/** Entities → wire (snake_case), the one place the names are converted. */
+
+export function invoiceDto(i: Invoice) {
+  return {
+    id: i.id,
+    external_invoice_id: i.externalInvoiceId,
+    customer_id: i.customerId,
+    invoice_number: i.invoiceNumber,
+    issue_date: i.issueDate,
+    due_date: i.dueDate,
+    line_items: i.lineItems,
+    status: i.status,
+    total_cents: i.totalCents,
+    amount_paid_cents: i.paidCents,
+    balance_due_cents: i.status === 'draft' ? 0 : i.totalCents - i.paidCents,
+    currency: i.currency,
+    memo: i.memo,
+    estimate_id: i.estimateId,
+    posted_at: i.postedAt ? i.postedAt.toISOString() : null,
+    created_at: i.createdAt.toISOString(),
+  };
+}
+
+export function paymentDto(p: Payment) {
+  return {
+    id: p.id,
+    external_payment_id: p.externalPaymentId,
+    invoice_id: p.invoiceId,
+    amount_cents: p.amountCents,
+    received_date: p.receivedDate,
+    source: p.source,
+    processor: p.processor,
+    currency: p.currency,
+    status: p.status,
+    event_id: p.eventId,
+    created_at: p.createdAt.toISOString(),
+  };
+}
+
+export function estimateDto(e: Estimate) {
+  return {
+    id: e.id,
+    external_estimate_id: e.externalEstimateId,
+    customer_id: e.customerId,
+    issue_date: e.issueDate,
+    expiry_date: e.expiryDate,
+    line_items: e.lineItems,
+    status: e.status,
+    total_cents: e.totalCents,
+    currency: e.currency,
+    memo: e.memo,
+    invoice_id: e.invoiceId,
+    created_at: e.createdAt.toISOString(),
+  };
+}
+
+export function payoutDto(p: Payout) {
+  return {
+    id: p.id,
+    external_payout_id: p.externalPayoutId,
+    processor: p.processor,
+    payout_date: p.payoutDate,
+    gross_cents: p.grossCents,
+    fee_cents: p.feeCents,
+    net_cents: p.netCents,
+    currency: p.currency,
+    status: p.status,
+    created_at: p.createdAt.toISOString(),
+  };
+}
+
+export function eventDto(e: InboundEvent, duplicate: boolean) {
+  return {
+    event_id: e.id,
+    event_type: e.eventType,
+    external_event_id: e.externalEventId,
+    duplicate,
+    status: e.status,
+    payment_id: e.paymentId,
+    details: e.details,
+    created_at: e.createdAt.toISOString(),
+  };
+}

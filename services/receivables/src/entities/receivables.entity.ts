@@ -1,0 +1,183 @@
+import { BigIntType, EntitySchema } from '@mikro-orm/core';
+import type { Environment } from '@acct/contracts';
+import type { LineItem } from '../domain/lines';
+import type { InvoiceStatus } from '../domain/invoices';
+import type { EstimateStatus } from '../domain/estimates';
+
+const money = () => ({ type: new BigIntType('number') });
+const scoped = {
+  id: { type: 'uuid', primary: true },
+  organizationId: { type: 'uuid', fieldName: 'organization_id' },
+  environment: { type: 'text' },
+  createdAt: { type: 'Date', fieldName: 'created_at' },
+} as const;
+
+interface Scoped {
+  id: string;
+  organizationId: string;
+  environment: Environment;
+  createdAt: Date;
+}
+
+export interface Invoice extends Scoped {
+  externalInvoiceId: string;
+  customerId: string;
+  invoiceNumber: string;
+  issueDate: string;
+  dueDate: string;
+  currency: string;
+  memo: string | null;
+  lineItems: LineItem[];
+  totalCents: number;
+  paidCents: number;
+  status: InvoiceStatus;
+  estimateId: string | null;
+  journalEntryId: string | null;
+  postedAt: Date | null;
+}
+
+export const InvoiceSchema = new EntitySchema<Invoice>({
+  name: 'Invoice',
+  tableName: 'invoices',
+  properties: {
+    ...scoped,
+    externalInvoiceId: { type: 'text', fieldName: 'external_invoice_id' },
+    customerId: { type: 'uuid', fieldName: 'customer_id' },
+    invoiceNumber: { type: 'text', fieldName: 'invoice_number' },
+    issueDate: { type: 'string', columnType: 'date', fieldName: 'issue_date' },
+    dueDate: { type: 'string', columnType: 'date', fieldName: 'due_date' },
+    currency: { type: 'text' },
+    memo: { type: 'text', nullable: true },
+    lineItems: { type: 'json', fieldName: 'line_items' },
+    totalCents: { ...money(), fieldName: 'total_cents' },
+    paidCents: { ...money(), fieldName: 'paid_cents' },
+    status: { type: 'text' },
+    estimateId: { type: 'uuid', fieldName: 'estimate_id', nullable: true },
+    journalEntryId: { type: 'uuid', fieldName: 'journal_entry_id', nullable: true },
+    postedAt: { type: 'Date', fieldName: 'posted_at', nullable: true },
+  },
+});
+
+export interface Payment extends Scoped {
+  externalPaymentId: string;
+  invoiceId: string;
+  customerId: string;
+  amountCents: number;
+  receivedAt: string;
+  receivedDate: string;
+  source: 'manual' | 'processor';
+  processor: string | null;
+  currency: string;
+  status: 'posted' | 'refunded';
+  eventId: string | null;
+  journalEntryId: string;
+  refundEntryId: string | null;
+}
+
+export const PaymentSchema = new EntitySchema<Payment>({
+  name: 'Payment',
+  tableName: 'payments',
+  properties: {
+    ...scoped,
+    externalPaymentId: { type: 'text', fieldName: 'external_payment_id' },
+    invoiceId: { type: 'uuid', fieldName: 'invoice_id' },
+    customerId: { type: 'uuid', fieldName: 'customer_id' },
+    amountCents: { ...money(), fieldName: 'amount_cents' },
+    receivedAt: { type: 'text', fieldName: 'received_at' },
+    receivedDate: { type: 'string', columnType: 'date', fieldName: 'received_date' },
+    source: { type: 'text' },
+    processor: { type: 'text', nullable: true },
+    currency: { type: 'text' },
+    status: { type: 'text' },
+    eventId: { type: 'uuid', fieldName: 'event_id', nullable: true },
+    journalEntryId: { type: 'uuid', fieldName: 'journal_entry_id' },
+    refundEntryId: { type: 'uuid', fieldName: 'refund_entry_id', nullable: true },
+  },
+});
+
+export interface Estimate extends Scoped {
+  externalEstimateId: string;
+  customerId: string;
+  issueDate: string;
+  expiryDate: string | null;
+  currency: string;
+  memo: string | null;
+  lineItems: LineItem[];
+  totalCents: number;
+  status: EstimateStatus;
+  invoiceId: string | null;
+}
+
+export const EstimateSchema = new EntitySchema<Estimate>({
+  name: 'Estimate',
+  tableName: 'estimates',
+  properties: {
+    ...scoped,
+    externalEstimateId: { type: 'text', fieldName: 'external_estimate_id' },
+    customerId: { type: 'uuid', fieldName: 'customer_id' },
+    issueDate: { type: 'string', columnType: 'date', fieldName: 'issue_date' },
+    expiryDate: { type: 'string', columnType: 'date', fieldName: 'expiry_date', nullable: true },
+    currency: { type: 'text' },
+    memo: { type: 'text', nullable: true },
+    lineItems: { type: 'json', fieldName: 'line_items' },
+    totalCents: { ...money(), fieldName: 'total_cents' },
+    status: { type: 'text' },
+    invoiceId: { type: 'uuid', fieldName: 'invoice_id', nullable: true },
+  },
+});
+
+export interface Payout extends Scoped {
+  externalPayoutId: string;
+  processor: string;
+  payoutDate: string;
+  grossCents: number;
+  feeCents: number;
+  netCents: number;
+  currency: string;
+  status: 'created';
+  journalEntryId: string | null;
+}
+
+export const PayoutSchema = new EntitySchema<Payout>({
+  name: 'Payout',
+  tableName: 'processor_payouts',
+  properties: {
+    ...scoped,
+    externalPayoutId: { type: 'text', fieldName: 'external_payout_id' },
+    processor: { type: 'text' },
+    payoutDate: { type: 'string', columnType: 'date', fieldName: 'payout_date' },
+    grossCents: { ...money(), fieldName: 'gross_cents' },
+    feeCents: { ...money(), fieldName: 'fee_cents' },
+    netCents: { ...money(), fieldName: 'net_cents' },
+    currency: { type: 'text' },
+    status: { type: 'text' },
+    journalEntryId: { type: 'uuid', fieldName: 'journal_entry_id', nullable: true },
+  },
+});
+
+export interface InboundEvent extends Scoped {
+  externalEventId: string;
+  idempotencyKey: string | null;
+  eventType: string;
+  payload: Record<string, unknown>;
+  payloadHash: string;
+  status: 'processed' | 'stored' | 'failed';
+  details: Array<{ field: string; issue: string; message: string }>;
+  paymentId: string | null;
+}
+
+export const InboundEventSchema = new EntitySchema<InboundEvent>({
+  name: 'InboundEvent',
+  tableName: 'inbound_events',
+  properties: {
+    ...scoped,
+    externalEventId: { type: 'text', fieldName: 'external_event_id' },
+    idempotencyKey: { type: 'text', fieldName: 'idempotency_key', nullable: true },
+    eventType: { type: 'text', fieldName: 'event_type' },
+    payload: { type: 'json' },
+    payloadHash: { type: 'text', fieldName: 'payload_hash' },
+    status: { type: 'text' },
+    details: { type: 'json' },
+    paymentId: { type: 'uuid', fieldName: 'payment_id', nullable: true },
+  },
+});

@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import { AppError, type InvoiceCreateBody, type RpcRequest, list, page, single } from '@acct/contracts';
+import type { RpcServer } from '@acct/kit';
+import { type Books, createOnce, sameJson } from '../books';
+import { CustomerSchema, type Invoice, InvoiceSchema, invoiceDto } from '../entities';
+import { requireOrder } from '../domain/dates';
+import { currencyOf, priceLines } from '../domain/lines';
+import { invoicePosting } from '../domain/postings';
+import { type Scope, pageQuery, scopeOf } from '../domain/scope';
+import type { EntityManager } from '@acct/kit';
+
+/** The caller's content of a create, as compared on a retry. */
+const invoiceContent = (i: Pick<Invoice, 'customerId' | 'invoiceNumber' | 'issueDate' | 'dueDate' | 'currency' | 'memo' | 'lineItems'>) => ({
+  customer_id: i.customerId,
+  invoice_number: i.invoiceNumber,
+  issue_date: i.issueDate,
+  due_date: i.dueDate,
+  currency: i.currency,
+  memo: i.memo,
+  line_items: i.lineItems.map((l) => ({ description: l.description, quantity: l.quantity, unit_amount_cents: l.unit_amount_cents })),
+});
+
+export async function requireCustomer(em: EntityManager, scope: Scope, customerId: string): Promise<void> {
+  const c = await em.findOne(CustomerSchema, { id: customerId, ...scope }, { fields: ['id'] });
+  if (!c) {
+    throw new AppError('not_found', `Customer ${customerId} was not found.`, [
+      { field: '/customer_id', issue: 'not_found', message: 'No such customer in this organization and environment.' },
+    ]);
+  }
+}
+
+/** Inserts a draft invoice (create and estimate conversion). */
+export async function insertDraftInvoice(em: EntityManager, row: Invoice): Promise<void> {
+  await em.insert(InvoiceSchema, row);
+}
+
+export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
+  const { orm } = books;
+
+  server.handle('invoices.create', async (req: RpcRequest<InvoiceCreateBody>) => {
+    const b = req.body;
+    const scope = scopeOf(req.ctx);
+    const { lines, totalCents } = priceLines(b.line_items);
+    requireOrder(b.issue_date, b.due_date, 'issue_date', 'due_date');
+    const row: Invoice = {
+      id: randomUUID(),
+      ...scope,
+      externalInvoiceId: b.external_invoice_id,
+      customerId: b.customer_id,
+      invoiceNumber: b.invoice_number,
+      issueDate: b.issue_date,
+      dueDate: b.due_date,
+      currency: currencyOf(b.currency),
+      memo: b.memo ?? null,
+      lineItems: lines,
+      totalCents,
+      paidCents: 0,
+      status: 'draft',
+      estimateId: null,
+      journalEntryId: null,
+      postedAt: null,
+      createdAt: new Date(),
+    };
+    const em = orm.em.fork();
+    await requireCustomer(em, scope, b.customer_id);
+    return createOnce({
+      constraint: 'invoices_external_id',
+      create: async () => {
+        await insertDraftInvoice(em, row);
+        return { ok: true, status: 201, body: single('invoice', invoiceDto(row)) };
+      },
+      existing: () => orm.em.fork().findOne(InvoiceSchema, { ...scope, externalInvoiceId: b.external_invoice_id }),
+      same: (ex) => sameJson(invoiceContent(ex), invoiceContent(row)),
+      reply: (ex) => single('invoice', invoiceDto(ex)),
+      field: '/external_invoice_id',
+      what: 'invoice',
+    });
+  });
+
+  server.handle('invoices.list', async (req) => {
+    const { limit, offset } = pageQuery(req.query);
+    const where: Record<string, unknown> = { ...scopeOf(req.ctx) };
+    if (req.query.status) where.status = req.query.status;
+    if (req.query.customer_id) where.customerId = req.query.customer_id;
+    const rows = await orm.em.fork().find(InvoiceSchema, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: limit + 1, offset });
+    const p = page(rows, limit, offset);
+    return { ok: true, status: 200, body: list('invoices', p.items.map(invoiceDto), p.pagination) };
+  });
+
+  server.handle('invoices.get', async (req) => {
+    const inv = await orm.em.fork().findOne(InvoiceSchema, { id: req.params.id, ...scopeOf(req.ctx) });
+    if (!inv) throw AppError.notFound('Invoice', req.params.id);
+    return { ok: true, status: 200, body: single('invoice', invoiceDto(inv)) };
+  });
+
+  server.handle('invoices.post', async (req) => {
+    const { invoice, replayed } = await books.transact(req.ctx, async (tx) => {
+      const inv = await tx.em.findOne(InvoiceSchema, { id: req.params.id, ...tx.scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!inv) throw AppError.notFound('Invoice', req.params.id);
+      // Posting twice is a repeated action: current state, no second ledger effect.
+      if (inv.status !== 'draft') return { invoice: inv, replayed: true };
+      inv.postedAt = new Date();
+      if (inv.totalCents === 0) {
+        inv.status = 'paid'; // nothing to collect, nothing to book
+      } else {
+        inv.status = 'open';
+        inv.journalEntryId = await tx.post(invoicePosting(inv), { type: 'invoice', invoice: invoiceDto(inv) });
+      }
+      tx.emit('invoice.posted', {
+        invoice_id: inv.id,
+        invoice_number: inv.invoiceNumber,
+        customer_id: inv.customerId,
+        total_cents: inv.totalCents,
+        currency: inv.currency,
+        issue_date: inv.issueDate,
+        due_date: inv.dueDate,
+      });
+      return { invoice: inv, replayed: false };
+    });
+    const dto = invoiceDto(invoice);
+    return { ok: true, status: 200, replayed, body: { ...single('invoice', dto), action: { type: 'posted', status: 'completed' } } };
+  });
+}

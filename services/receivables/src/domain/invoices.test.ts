@@ -1,0 +1,80 @@
+import { AppError } from '@acct/contracts';
+import { checkPayment, openBalance, statusForPaid, type InvoiceStatus } from './invoices';
+
+function caught(fn: () => unknown): AppError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof AppError) return e;
+    throw e;
+  }
+  throw new Error('expected an AppError, but nothing was thrown');
+}
+
+const ID = '11111111-1111-4111-8111-111111111111';
+const inv = (status: InvoiceStatus, totalCents = 1000, paidCents = 0) => ({ id: ID, status, totalCents, paidCents });
+
+describe('statusForPaid', () => {
+  it.each([
+    [1000, 0, 'open'],
+    [1000, 1, 'partially_paid'],
+    [1000, 999, 'partially_paid'],
+    [1000, 1000, 'paid'],
+  ] as const)('statusForPaid(%p, %p) = %p', (total, paid, expected) => {
+    expect(statusForPaid(total, paid)).toBe(expected);
+  });
+});
+
+describe('openBalance', () => {
+  it('is 0 for a draft, whatever its total', () => {
+    expect(openBalance(inv('draft', 1000, 0))).toBe(0);
+  });
+
+  it('is total less paid once posted', () => {
+    expect(openBalance(inv('open', 1000, 0))).toBe(1000);
+    expect(openBalance(inv('partially_paid', 1000, 300))).toBe(700);
+    expect(openBalance(inv('paid', 1000, 1000))).toBe(0);
+  });
+});
+
+describe('checkPayment', () => {
+  it('refuses a draft invoice as a conflict with issue invoice_draft', () => {
+    const err = caught(() => checkPayment(inv('draft'), 100));
+    expect(err.code).toBe('conflict');
+    expect(err.message).toContain(ID);
+    expect(err.details).toHaveLength(1);
+    expect(err.details[0]).toMatchObject({ field: '/invoice_id', issue: 'invoice_draft' });
+  });
+
+  it('refuses a paid invoice as a conflict with issue invoice_paid', () => {
+    const err = caught(() => checkPayment(inv('paid', 1000, 1000), 1));
+    expect(err.code).toBe('conflict');
+    expect(err.details[0]).toMatchObject({ field: '/invoice_id', issue: 'invoice_paid' });
+  });
+
+  it('refuses more than the open balance', () => {
+    const err = caught(() => checkPayment(inv('open', 1000, 0), 1001));
+    expect(err.code).toBe('conflict');
+    expect(err.details).toHaveLength(1);
+    expect(err.details[0]).toMatchObject({ field: '/amount_cents', issue: 'exceeds_open_balance' });
+    expect(err.details[0].message).toContain('1000');
+
+    const partial = caught(() => checkPayment(inv('partially_paid', 1000, 400), 601));
+    expect(partial.code).toBe('conflict');
+    expect(partial.details[0]).toMatchObject({ issue: 'exceeds_open_balance' });
+    expect(partial.details[0].message).toContain('600');
+  });
+
+  it('accepts exactly the open balance, or less', () => {
+    expect(() => checkPayment(inv('open', 1000, 0), 1000)).not.toThrow();
+    expect(() => checkPayment(inv('open', 1000, 0), 1)).not.toThrow();
+    expect(() => checkPayment(inv('partially_paid', 1000, 400), 600)).not.toThrow();
+    expect(() => checkPayment(inv('partially_paid', 1000, 400), 599)).not.toThrow();
+  });
+});
+
+describe('checkPayment refuses non-positive amounts', () => {
+  it.each([0, -5, 1.5])('%s', (amount) => {
+    expect(() => checkPayment({ id: 'i', status: 'open', totalCents: 1000, paidCents: 0 }, amount)).toThrow(/greater than 0/);
+  });
+});

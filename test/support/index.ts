@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { AppError } from '@acct/contracts';
 import pino from 'pino';
 import { dropDatabase, ensureDatabase, type Logger } from '@acct/kit';
 
@@ -41,4 +42,15 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>
     if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');
     await new Promise((r) => setTimeout(r, stepMs));
   }
+}
+
+/** Runs fn and returns the AppError it throws (fails the test if it throws nothing or another error). */
+export function caught(fn: () => unknown): AppError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof AppError) return e;
+    throw e;
+  }
+  throw new Error('expected an AppError, but nothing was thrown');
 }

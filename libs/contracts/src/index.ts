@@ -11,3 +11,4 @@ export type * from './schemas/receivables';
 export { INBOUND_ACTIVE, INBOUND_PLANNED, INBOUND_STORED_ONLY, INVOICE_STATUSES, ESTIMATE_STATUSES, PAYMENT_SOURCES } from './schemas/receivables';
 export * from './validate';
 export * from './events';
+export * from './canonical';

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '@acct/contracts';
 import type { Orm } from '@acct/kit';
+
+export { canonicalJson };
 
 export type Begin =
   | { kind: 'proceed' }
@@ -9,19 +12,6 @@ export type Begin =
 
 /** A request still marked in flight after this long is taken to have died with its process. */
 const STALE_IN_FLIGHT_SECONDS = 120;
-
-/** Stable JSON (sorted keys), so that the same body always has the same fingerprint. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
 
 export function fingerprint(method: string, path: string, body: unknown): string {
   return createHash('sha256').update(`${method}\n${path}\n${canonicalJson(body ?? null)}`).digest('hex');

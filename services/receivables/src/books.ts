@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import {
   AppError,
+  canonicalJson,
   type OutboundEventType,
   type PostingEvent,
   type RpcOk,
@@ -136,7 +137,5 @@ export async function createOnce<E>(opts: {
 
 /** Compares the caller's content of two creates, ignoring key order. */
 export function sameJson(a: unknown, b: unknown): boolean {
-  const norm = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(norm) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, norm((v as Record<string, unknown>)[k])])) : v;
-  return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
+  return canonicalJson(a) === canonicalJson(b);
 }

@@ -1,15 +1,6 @@
 import { AppError } from '@acct/contracts';
 import { checkPayment, openBalance, statusForPaid, type InvoiceStatus } from './invoices';
-
-function caught(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error('expected an AppError, but nothing was thrown');
-}
+import { caught } from '@acct/testing';
 
 const ID = '11111111-1111-4111-8111-111111111111';
 const inv = (status: InvoiceStatus, totalCents = 1000, paidCents = 0) => ({ id: ID, status, totalCents, paidCents });

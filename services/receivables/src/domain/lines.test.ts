@@ -1,15 +1,6 @@
 import { AppError, limits, type LineItemInput } from '@acct/contracts';
 import { currencyOf, priceLines, quantityOk, SUPPORTED_CURRENCIES } from './lines';
-
-function caught(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error('expected an AppError, but nothing was thrown');
-}
+import { caught } from '@acct/testing';
 
 const item = (quantity: number, unit_amount_cents: number, description = 'Work'): LineItemInput => ({ description, quantity, unit_amount_cents });
 

@@ -1,15 +1,6 @@
 import { AppError } from '@acct/contracts';
 import { checkPayoutAmounts } from './payouts';
-
-function caught(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error('expected an AppError, but nothing was thrown');
-}
+import { caught } from '@acct/testing';
 
 describe('checkPayoutAmounts', () => {
   it('accepts gross − fee = net', () => {

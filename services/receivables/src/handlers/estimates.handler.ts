@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, type EstimateConvertBody, type EstimateCreateBody, type RpcRequest, list, page, single } from '@acct/contracts';
+import { AppError, type EstimateConvertBody, type EstimateCreateBody, type RpcRequest, single } from '@acct/contracts';
 import type { RpcServer } from '@acct/kit';
 import { type Books, createOnce, isUniqueViolation, sameJson } from '../books';
 import { type Estimate, EstimateSchema, type Invoice, estimateDto } from '../entities';
 import { addDays, requireOrder, todayUtc } from '../domain/dates';
 import { type EstimateStatus, checkEstimateMove } from '../domain/estimates';
 import { currencyOf, priceLines } from '../domain/lines';
-import { pageQuery, scopeOf } from '../domain/scope';
+import { scopeOf } from '../domain/scope';
+import { registerReads } from './reads';
 import { insertDraftInvoice, requireCustomer } from './invoices.handler';
 
 /** Net 30 until invoice defaults (settings) land. */
@@ -59,22 +60,6 @@ export function registerEstimateHandlers(server: RpcServer, books: Books): void 
       field: '/external_estimate_id',
       what: 'estimate',
     });
-  });
-
-  server.handle('estimates.list', async (req) => {
-    const { limit, offset } = pageQuery(req.query);
-    const where: Record<string, unknown> = { ...scopeOf(req.ctx) };
-    if (req.query.status) where.status = req.query.status;
-    if (req.query.customer_id) where.customerId = req.query.customer_id;
-    const rows = await orm.em.fork().find(EstimateSchema, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: limit + 1, offset });
-    const p = page(rows, limit, offset);
-    return { ok: true, status: 200, body: list('estimates', p.items.map(estimateDto), p.pagination) };
-  });
-
-  server.handle('estimates.get', async (req) => {
-    const e = await orm.em.fork().findOne(EstimateSchema, { id: req.params.id, ...scopeOf(req.ctx) });
-    if (!e) throw AppError.notFound('Estimate', req.params.id);
-    return { ok: true, status: 200, body: single('estimate', estimateDto(e)) };
   });
 
   server.handle('estimates.status', async (req: RpcRequest<{ status: EstimateStatus }>) => {
@@ -139,4 +124,6 @@ export function registerEstimateHandlers(server: RpcServer, books: Books): void 
       throw e;
     }
   });
+
+  registerReads(server, orm, { list: 'estimates.list', get: 'estimates.get', schema: EstimateSchema, name: 'estimate', plural: 'estimates', label: 'Estimate', dto: estimateDto, filters: { status: 'status', customer_id: 'customerId' } });
 }

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import {
   AppError,
+  canonicalJson,
   type ErrorDetail,
   type EventCreateBody,
   INBOUND_ACTIVE,
@@ -30,9 +31,7 @@ const validPaymentRefunded = compileBody(schemas.receivables.paymentRefundedPayl
 type Outcome = Pick<InboundEvent, 'status' | 'details' | 'paymentId'>;
 
 function hashOf(type: string, payload: unknown): string {
-  const norm = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(norm) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, norm((v as Record<string, unknown>)[k])])) : v;
-  return createHash('sha256').update(JSON.stringify([type, norm(payload)])).digest('hex');
+  return createHash('sha256').update(canonicalJson([type, payload])).digest('hex');
 }
 
 /** Supported, stored-only, planned (400) or unknown (400): SPEC.md §6. */

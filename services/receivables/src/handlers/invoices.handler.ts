@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, type InvoiceCreateBody, type RpcRequest, list, page, single } from '@acct/contracts';
+import { AppError, type InvoiceCreateBody, type RpcRequest, single } from '@acct/contracts';
 import type { RpcServer } from '@acct/kit';
 import { type Books, createOnce, sameJson } from '../books';
 import { CustomerSchema, type Invoice, InvoiceSchema, invoiceDto } from '../entities';
 import { requireOrder } from '../domain/dates';
 import { currencyOf, priceLines } from '../domain/lines';
 import { invoicePosting } from '../domain/postings';
-import { type Scope, pageQuery, scopeOf } from '../domain/scope';
+import { type Scope, scopeOf } from '../domain/scope';
+import { registerReads } from './reads';
 import type { EntityManager } from '@acct/kit';
 
 /** The caller's content of a create, as compared on a retry. */
@@ -78,22 +79,6 @@ export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
     });
   });
 
-  server.handle('invoices.list', async (req) => {
-    const { limit, offset } = pageQuery(req.query);
-    const where: Record<string, unknown> = { ...scopeOf(req.ctx) };
-    if (req.query.status) where.status = req.query.status;
-    if (req.query.customer_id) where.customerId = req.query.customer_id;
-    const rows = await orm.em.fork().find(InvoiceSchema, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: limit + 1, offset });
-    const p = page(rows, limit, offset);
-    return { ok: true, status: 200, body: list('invoices', p.items.map(invoiceDto), p.pagination) };
-  });
-
-  server.handle('invoices.get', async (req) => {
-    const inv = await orm.em.fork().findOne(InvoiceSchema, { id: req.params.id, ...scopeOf(req.ctx) });
-    if (!inv) throw AppError.notFound('Invoice', req.params.id);
-    return { ok: true, status: 200, body: single('invoice', invoiceDto(inv)) };
-  });
-
   server.handle('invoices.post', async (req) => {
     const { invoice, replayed } = await books.transact(req.ctx, async (tx) => {
       const inv = await tx.em.findOne(InvoiceSchema, { id: req.params.id, ...tx.scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -121,4 +106,6 @@ export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
     const dto = invoiceDto(invoice);
     return { ok: true, status: 200, replayed, body: { ...single('invoice', dto), action: { type: 'posted', status: 'completed' } } };
   });
+
+  registerReads(server, orm, { list: 'invoices.list', get: 'invoices.get', schema: InvoiceSchema, name: 'invoice', plural: 'invoices', label: 'Invoice', dto: invoiceDto, filters: { status: 'status', customer_id: 'customerId' } });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, type PaymentCreateBody, type RpcRequest, list, page, single } from '@acct/contracts';
+import { AppError, type PaymentCreateBody, type RpcRequest, single } from '@acct/contracts';
 import type { RpcServer } from '@acct/kit';
 import { type Books, type Tx, isUniqueViolation, sameJson } from '../books';
 import { InvoiceSchema, type Payment, PaymentSchema, invoiceDto, paymentDto } from '../entities';
@@ -8,7 +8,8 @@ import { accountingDate } from '../domain/dates';
 import { checkPayment, statusForPaid } from '../domain/invoices';
 import { currencyOf } from '../domain/lines';
 import { paymentPosting } from '../domain/postings';
-import { pageQuery, scopeOf } from '../domain/scope';
+import { scopeOf } from '../domain/scope';
+import { registerReads } from './reads';
 
 export interface PaymentInput {
   externalPaymentId: string;
@@ -113,18 +114,5 @@ export function registerPaymentHandlers(server: RpcServer, books: Books): void {
     return { ok: true, status: replayed ? 200 : 201, replayed, body: single('payment', paymentDto(payment)) };
   });
 
-  server.handle('payments.list', async (req) => {
-    const { limit, offset } = pageQuery(req.query);
-    const where: Record<string, unknown> = { ...scopeOf(req.ctx) };
-    if (req.query.invoice_id) where.invoiceId = req.query.invoice_id;
-    const rows = await orm.em.fork().find(PaymentSchema, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: limit + 1, offset });
-    const p = page(rows, limit, offset);
-    return { ok: true, status: 200, body: list('payments', p.items.map(paymentDto), p.pagination) };
-  });
-
-  server.handle('payments.get', async (req) => {
-    const p = await orm.em.fork().findOne(PaymentSchema, { id: req.params.id, ...scopeOf(req.ctx) });
-    if (!p) throw AppError.notFound('Payment', req.params.id);
-    return { ok: true, status: 200, body: single('payment', paymentDto(p)) };
-  });
+  registerReads(server, orm, { list: 'payments.list', get: 'payments.get', schema: PaymentSchema, name: 'payment', plural: 'payments', label: 'Payment', dto: paymentDto, filters: { invoice_id: 'invoiceId' } });
 }

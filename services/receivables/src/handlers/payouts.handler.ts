@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type PayoutCreateBody, type RpcRequest, list, page, single } from '@acct/contracts';
+import { AppError, type PayoutCreateBody, type RpcRequest, single } from '@acct/contracts';
 import type { RpcServer } from '@acct/kit';
 import { type Books, createOnce, sameJson } from '../books';
 import { type Payout, PayoutSchema, payoutDto } from '../entities';
 import { currencyOf } from '../domain/lines';
 import { checkPayoutAmounts } from '../domain/payouts';
 import { payoutPosting } from '../domain/postings';
-import { pageQuery, scopeOf } from '../domain/scope';
+import { scopeOf } from '../domain/scope';
+import { registerReads } from './reads';
 
 const payoutContent = (p: Pick<Payout, 'processor' | 'payoutDate' | 'grossCents' | 'feeCents' | 'netCents' | 'currency'>) => ({
   processor: p.processor,
@@ -55,18 +56,5 @@ export function registerPayoutHandlers(server: RpcServer, books: Books): void {
     });
   });
 
-  server.handle('payouts.list', async (req) => {
-    const { limit, offset } = pageQuery(req.query);
-    const where: Record<string, unknown> = { ...scopeOf(req.ctx) };
-    if (req.query.processor) where.processor = req.query.processor;
-    const rows = await orm.em.fork().find(PayoutSchema, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: limit + 1, offset });
-    const p = page(rows, limit, offset);
-    return { ok: true, status: 200, body: list('processor_payouts', p.items.map(payoutDto), p.pagination) };
-  });
-
-  server.handle('payouts.get', async (req) => {
-    const p = await orm.em.fork().findOne(PayoutSchema, { id: req.params.id, ...scopeOf(req.ctx) });
-    if (!p) throw AppError.notFound('Processor payout', req.params.id);
-    return { ok: true, status: 200, body: single('processor_payout', payoutDto(p)) };
-  });
+  registerReads(server, orm, { list: 'payouts.list', get: 'payouts.get', schema: PayoutSchema, name: 'processor_payout', plural: 'processor_payouts', label: 'Processor payout', dto: payoutDto, filters: { processor: 'processor' } });
 }

@@ -1,0 +1,46 @@
+import type { EntitySchema } from '@mikro-orm/core';
+import { AppError, type RpcOperation, list, page, single } from '@acct/contracts';
+import type { Orm, RpcServer } from '@acct/kit';
+import { pageQuery, scopeOf } from '../domain/scope';
+
+/**
+ * The read side every resource shares: a list (newest first, ties by id, limit + 1 for has_more,
+ * optional equality filters from the query) and a get by id, both scoped by organization and
+ * environment.
+ */
+export function registerReads<E extends object>(
+  server: RpcServer,
+  orm: Orm,
+  r: {
+    list: RpcOperation;
+    get: RpcOperation;
+    schema: EntitySchema<E, never>;
+    name: string;
+    plural: string;
+    label: string;
+    dto: (e: E) => unknown;
+    /** query parameter → entity property */
+    filters?: Record<string, keyof E & string>;
+  },
+): void {
+  server.handle(r.list, async (req) => {
+    const { limit, offset } = pageQuery(req.query);
+    const where: Record<string, unknown> = { ...scopeOf(req.ctx) };
+    for (const [param, prop] of Object.entries(r.filters ?? {})) {
+      if (req.query[param] !== undefined) where[prop] = req.query[param];
+    }
+    const rows = await orm.em.fork().find(r.schema, where as never, {
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] as never,
+      limit: limit + 1,
+      offset,
+    });
+    const p = page(rows as E[], limit, offset);
+    return { ok: true, status: 200, body: list(r.plural, p.items.map(r.dto), p.pagination) };
+  });
+
+  server.handle(r.get, async (req) => {
+    const row = await orm.em.fork().findOne(r.schema, { id: req.params.id, ...scopeOf(req.ctx) } as never);
+    if (!row) throw AppError.notFound(r.label, req.params.id);
+    return { ok: true, status: 200, body: single(r.name, r.dto(row as E)) };
+  });
+}

@@ -1,0 +1,191 @@
+/**
+ * `npm run bench`: throughput and latency of the gateway + services path on this machine.
+ *
+ * Starts the whole stack (libs/devstack) on its own database and NATS prefix, bootstraps an
+ * organization, drives two scenarios with autocannon and prints one table:
+ *   get-customer     GET  /api/v1/customers/{id}
+ *   create-customer  POST /api/v1/customers, a new external_customer_id per request
+ * Then stops the stack and drops the database, also when something failed.
+ *
+ * Environment: BENCH_CONNECTIONS (20), BENCH_DURATION_S (10), BENCH_WARMUP_S (2, not reported),
+ * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres: the server, not the database),
+ * NATS_URL (nats://127.0.0.1:4222). Exits 1 if a scenario had a non-2xx reply, an error or a timeout.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { freePort, startStack, type Stack } from '@acct/devstack';
+import { bootstrap, openGatewayOrm } from '@acct/gateway';
+import { dropDatabase } from '@acct/kit';
+
+function envInt(name: string, def: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+const CONNECTIONS = envInt('BENCH_CONNECTIONS', 20, 1);
+const DURATION_S = envInt('BENCH_DURATION_S', 10, 1);
+const WARMUP_S = envInt('BENCH_WARMUP_S', 2, 0);
+const PG_SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+interface Row {
+  scenario: string;
+  result: autocannon.Result;
+}
+
+let current: autocannon.Instance | undefined;
+let interrupted = false;
+
+async function drive(opts: autocannon.Options): Promise<autocannon.Result> {
+  if (interrupted) throw new Error('interrupted');
+  const instance = autocannon(opts);
+  current = instance;
+  try {
+    return await instance;
+  } finally {
+    current = undefined;
+  }
+}
+
+function errorCount(r: autocannon.Result): number {
+  return r.non2xx + r.errors + r.timeouts;
+}
+
+function table(rows: Row[]): string {
+  const head = ['scenario', 'requests/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors+timeouts', 'requests'];
+  const body = rows.map(({ scenario, result: r }) => [
+    scenario,
+    r.requests.mean.toFixed(1),
+    String(r.latency.p50),
+    String(r.latency.p99),
+    String(r.non2xx),
+    String(r.errors + r.timeouts),
+    String(r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx']),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+  return [line(head), `|${widths.map((w, i) => (i === 0 ? ':' : '-') + '-'.repeat(w) + (i === 0 ? '-' : ':')).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+async function main(): Promise<number> {
+  const id = `${process.pid}_${randomBytes(4).toString('hex')}`;
+  const dbUrlObj = new URL(PG_SERVER_URL);
+  dbUrlObj.pathname = `/acct_bench_${id}`;
+  const databaseUrl = dbUrlObj.toString();
+  const natsPrefix = `bench-${id}`.replace(/_/g, '-');
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-bench-'));
+  let stack: Stack | undefined;
+  let failed = true;
+
+  const onSignal = (sig: NodeJS.Signals) => {
+    process.stderr.write(`\n${sig}: stopping the load, then the stack\n`);
+    interrupted = true;
+    current?.stop();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    process.stdout.write(`bench: database ${databaseUrl.replace(/\/\/[^@]*@/, '//')}, NATS ${NATS_URL} prefix ${natsPrefix}, service logs in ${logDir}\n`);
+    stack = await startStack({
+      databaseUrl,
+      natsUrl: NATS_URL,
+      natsPrefix,
+      gatewayPort: await freePort(),
+      logs: { dir: logDir },
+      env: { LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000' },
+    });
+
+    const orm = await openGatewayOrm(databaseUrl, 2);
+    let key: string;
+    try {
+      key = (await bootstrap(orm.em.fork(), 'Bench organization')).test_key;
+    } finally {
+      await orm.close(true);
+    }
+
+    const url = stack.gatewayUrl;
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' };
+
+    const seed = await fetch(`${url}/api/v1/customers`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ external_customer_id: `bench-seed-${id}`, name: 'Bench seed customer', email: 'seed@example.com' }),
+    });
+    if (seed.status !== 201) throw new Error(`creating the seed customer failed: ${seed.status} ${await seed.text()}`);
+    const customerId = ((await seed.json()) as { customer: { id: string } }).customer.id;
+
+    const getUrl = `${url}/api/v1/customers/${customerId}`;
+    const check = await fetch(getUrl, { headers });
+    if (check.status !== 200) throw new Error(`reading the seed customer failed: ${check.status} ${await check.text()}`);
+    await check.arrayBuffer();
+
+    const getOpts: autocannon.Options = { url: getUrl, connections: CONNECTIONS, method: 'GET', headers };
+    let n = 0;
+    const postOpts: autocannon.Options = {
+      url,
+      connections: CONNECTIONS,
+      method: 'POST',
+      headers,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/v1/customers',
+          setupRequest: (req) => {
+            n += 1;
+            const ext = `bench-${id}-${n}`;
+            return { ...req, body: JSON.stringify({ external_customer_id: ext, name: `Bench customer ${n}`, email: `c${n}@example.com` }) };
+          },
+        },
+      ],
+    };
+
+    if (WARMUP_S > 0) {
+      process.stdout.write(`warm-up: ${WARMUP_S} s of each scenario (not reported)\n`);
+      await drive({ ...getOpts, duration: WARMUP_S });
+      await drive({ ...postOpts, duration: WARMUP_S });
+    }
+
+    const rows: Row[] = [];
+    process.stdout.write(`running: ${DURATION_S} s per scenario, ${CONNECTIONS} connections\n`);
+    rows.push({ scenario: 'get-customer', result: await drive({ ...getOpts, duration: DURATION_S, title: 'get-customer' }) });
+    rows.push({ scenario: 'create-customer', result: await drive({ ...postOpts, duration: DURATION_S, title: 'create-customer' }) });
+
+    process.stdout.write(`\n${table(rows)}\n\n`);
+    process.stdout.write(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), gateway + receivables as separate processes\n`);
+    for (const { scenario, result } of rows) {
+      if (errorCount(result)) {
+        const codes = Object.entries(result.statusCodeStats)
+          .map(([code, s]) => `${code}: ${s.count}`)
+          .join(', ');
+        process.stderr.write(`${scenario}: ${result.non2xx} non-2xx (${codes}), ${result.errors} errors, ${result.timeouts} timeouts\n`);
+      }
+    }
+    failed = interrupted || rows.some((r) => errorCount(r.result) > 0);
+    return failed ? 1 : 0;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    try {
+      await stack?.stop();
+    } finally {
+      await dropDatabase(databaseUrl);
+      if (failed) process.stderr.write(`service logs kept in ${logDir}\n`);
+      else fs.rmSync(logDir, { recursive: true, force: true });
+    }
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

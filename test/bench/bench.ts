@@ -2,12 +2,15 @@
  * `npm run bench`: throughput and latency of the gateway + services path on this machine.
  *
  * Starts the whole stack (libs/devstack) on its own database and NATS prefix, bootstraps an
- * organization, drives two scenarios with autocannon and prints one table:
+ * organization, drives three scenarios with autocannon and prints one table:
  *   get-customer     GET  /api/v1/customers/{id}
  *   create-customer  POST /api/v1/customers, a new external_customer_id per request
+ *   post-invoice     POST /api/v1/invoices/{id}/post, each of BENCH_INVOICES drafts posted once
+ *                    (row lock, journal entry, outbox rows, JetStream publish before the reply)
  * Then stops the stack and drops the database, also when something failed.
  *
  * Environment: BENCH_CONNECTIONS (20), BENCH_DURATION_S (10), BENCH_WARMUP_S (2, not reported),
+ * BENCH_INVOICES (3000),
  * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres: the server, not the database),
  * NATS_URL (nats://127.0.0.1:4222). Exits 1 if a scenario had a non-2xx reply, an error or a timeout.
  */
@@ -31,6 +34,7 @@ function envInt(name: string, def: number, min: number): number {
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 20, 1);
 const DURATION_S = envInt('BENCH_DURATION_S', 10, 1);
 const WARMUP_S = envInt('BENCH_WARMUP_S', 2, 0);
+const INVOICES = envInt('BENCH_INVOICES', 3000, 1);
 const PG_SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -71,6 +75,33 @@ function table(rows: Row[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
   return [line(head), `|${widths.map((w, i) => (i === 0 ? ':' : '-') + '-'.repeat(w) + (i === 0 ? '-' : ':')).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+/** Draft invoices made through the API with `parallel` requests in flight; returns their ids. */
+async function createDrafts(url: string, headers: Record<string, string>, customerId: string, runId: string, count: number, parallel: number): Promise<string[]> {
+  const ids: string[] = [];
+  let made = 0;
+  const worker = async () => {
+    while (made < count) {
+      const n = made++;
+      const res = await fetch(`${url}/api/v1/invoices`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          external_invoice_id: `bench-${runId}-inv-${n}`,
+          customer_id: customerId,
+          invoice_number: `B-${n}`,
+          issue_date: '2026-11-01',
+          due_date: '2026-12-01',
+          line_items: [{ description: 'Bench work', quantity: 1.25, unit_amount_cents: 10_000 + n }],
+        }),
+      });
+      if (res.status !== 201) throw new Error(`creating a draft invoice failed: ${res.status} ${await res.text()}`);
+      ids.push(((await res.json()) as { data: { id: string } }).data.id);
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  return ids;
 }
 
 async function main(): Promise<number> {
@@ -156,6 +187,20 @@ async function main(): Promise<number> {
     process.stdout.write(`running: ${DURATION_S} s per scenario, ${CONNECTIONS} connections\n`);
     rows.push({ scenario: 'get-customer', result: await drive({ ...getOpts, duration: DURATION_S, title: 'get-customer' }) });
     rows.push({ scenario: 'create-customer', result: await drive({ ...postOpts, duration: DURATION_S, title: 'create-customer' }) });
+
+    // Invoice posting (a ledger write: lock, journal entry, outbox rows, JetStream publish):
+    // drafts are made first, then each one is posted exactly once under load.
+    process.stdout.write(`creating ${INVOICES} draft invoices for the post-invoice scenario\n`);
+    const drafts = await createDrafts(url, headers, customerId, id, INVOICES, CONNECTIONS);
+    let next = 0;
+    const postInvoiceOpts: autocannon.Options = {
+      url,
+      connections: CONNECTIONS,
+      headers,
+      amount: drafts.length,
+      requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: `/api/v1/invoices/${drafts[next++ % drafts.length]}/post` }) }],
+    };
+    rows.push({ scenario: 'post-invoice', result: await drive({ ...postInvoiceOpts, title: 'post-invoice' }) });
 
     process.stdout.write(`\n${table(rows)}\n\n`);
     process.stdout.write(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), gateway + receivables as separate processes\n`);

@@ -139,7 +139,10 @@ describe('e2e: customers through the gateway of a running stack', () => {
     for (const [name, svc] of e2e.stack.services) {
       const ops = `http://127.0.0.1:${svc.opsPort}`;
       expect({ name, status: (await fetch(`${ops}/healthz`)).status }).toEqual({ name, status: 200 });
-      expect({ name, status: (await fetch(`${ops}/readyz`)).status }).toEqual({ name, status: 200 });
+      // Readiness probes Postgres and NATS with a 2 s budget each: on a starved machine one probe
+      // can miss it, so the assertion is that the service becomes ready, not that one probe passes.
+      const ready = await waitFor(async () => ((await fetch(`${ops}/readyz`)).status === 200 ? 200 : undefined), 20_000);
+      expect({ name, status: ready }).toEqual({ name, status: 200 });
       const metrics = await (await fetch(`${ops}/metrics`)).text();
       expect(metrics).toContain(`service="${name}"`);
     }

@@ -10,6 +10,7 @@ const base = { rootDir: __dirname, testEnvironment: 'node', transform, moduleNam
 module.exports = {
   maxWorkers: 2,
   testTimeout: 60000,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/{libs,services}/*/src/**/*.test.ts'], testPathIgnorePatterns: ['\\.int\\.test\\.ts$'] },
     { ...base, displayName: 'integration', testMatch: ['<rootDir>/{libs,services}/*/src/**/*.int.test.ts'] },

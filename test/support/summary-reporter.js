@@ -4,7 +4,7 @@ class SummaryReporter {
     const skipped = r.numPendingTests + r.numTodoTests;
     // Suites that failed to run (e.g. a beforeAll that threw) count as failures too.
     const failed = r.numFailedTests + r.numRuntimeErrorTestSuites;
-    process.stdout.write(`\n${r.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+    process.stderr.write(`\n${r.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   }
 }
 module.exports = SummaryReporter;

@@ -35,6 +35,7 @@ const CONNECTIONS = envInt('BENCH_CONNECTIONS', 20, 1);
 const DURATION_S = envInt('BENCH_DURATION_S', 10, 1);
 const WARMUP_S = envInt('BENCH_WARMUP_S', 2, 0);
 const INVOICES = envInt('BENCH_INVOICES', 3000, 1);
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'get-customer,create-customer,post-invoice').split(',').map((x) => x.trim()));
 const PG_SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -185,11 +186,12 @@ async function main(): Promise<number> {
 
     const rows: Row[] = [];
     process.stdout.write(`running: ${DURATION_S} s per scenario, ${CONNECTIONS} connections\n`);
-    rows.push({ scenario: 'get-customer', result: await drive({ ...getOpts, duration: DURATION_S, title: 'get-customer' }) });
-    rows.push({ scenario: 'create-customer', result: await drive({ ...postOpts, duration: DURATION_S, title: 'create-customer' }) });
+    if (SCENARIOS.has('get-customer')) rows.push({ scenario: 'get-customer', result: await drive({ ...getOpts, duration: DURATION_S, title: 'get-customer' }) });
+    if (SCENARIOS.has('create-customer')) rows.push({ scenario: 'create-customer', result: await drive({ ...postOpts, duration: DURATION_S, title: 'create-customer' }) });
 
     // Invoice posting (a ledger write: lock, journal entry, outbox rows, JetStream publish):
     // drafts are made first, then each one is posted exactly once under load.
+    if (!SCENARIOS.has('post-invoice')) return finish(rows);
     process.stdout.write(`creating ${INVOICES} draft invoices for the post-invoice scenario\n`);
     const drafts = await createDrafts(url, headers, customerId, id, INVOICES, CONNECTIONS);
     let next = 0;
@@ -201,7 +203,20 @@ async function main(): Promise<number> {
       requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: `/api/v1/invoices/${drafts[next++ % drafts.length]}/post` }) }],
     };
     rows.push({ scenario: 'post-invoice', result: await drive({ ...postInvoiceOpts, title: 'post-invoice' }) });
+    return finish(rows);
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    try {
+      await stack?.stop();
+    } finally {
+      await dropDatabase(databaseUrl);
+      if (failed) process.stderr.write(`service logs kept in ${logDir}\n`);
+      else fs.rmSync(logDir, { recursive: true, force: true });
+    }
+  }
 
+  function finish(rows: Row[]): number {
     process.stdout.write(`\n${table(rows)}\n\n`);
     process.stdout.write(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), gateway + receivables as separate processes\n`);
     for (const { scenario, result } of rows) {
@@ -214,16 +229,6 @@ async function main(): Promise<number> {
     }
     failed = interrupted || rows.some((r) => errorCount(r.result) > 0);
     return failed ? 1 : 0;
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-    try {
-      await stack?.stop();
-    } finally {
-      await dropDatabase(databaseUrl);
-      if (failed) process.stderr.write(`service logs kept in ${logDir}\n`);
-      else fs.rmSync(logDir, { recursive: true, force: true });
-    }
   }
 }
 

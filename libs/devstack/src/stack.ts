@@ -62,7 +62,9 @@ function run(cmd: string[], env: NodeJS.ProcessEnv, logs: StackOptions['logs'], 
   const stdio: Array<'inherit' | 'ignore' | number> =
     logs === 'inherit' ? ['ignore', 'inherit', 'inherit'] : ['ignore', fs.openSync(path.join(logs.dir, `${logName}.log`), 'a'), 0];
   if (logs !== 'inherit') stdio[2] = stdio[1];
-  return spawn(process.execPath, cmd, { cwd: ROOT, env, stdio: stdio as never });
+  // STACK_NODE_ARGS: extra node flags for every service process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  return spawn(process.execPath, [...nodeArgs, ...cmd], { cwd: ROOT, env, stdio: stdio as never });
 }
 
 function exited(child: ChildProcess): Promise<number | null> {

@@ -74,6 +74,9 @@ export class Outbox {
   private relaying?: Promise<number>;
   /** Test seam: when set, publish() (not the relay) fails as if the process died after commit. */
   failInlinePublish = false;
+  /** Rows published inline, marked in batches off the reply path (see publish()). */
+  private toMark: string[] = [];
+  private marking?: Promise<void>;
 
   constructor(
     nc: NatsConnection,
@@ -104,19 +107,38 @@ export class Outbox {
     await this.orm.em.getConnection().execute(`UPDATE outbox SET published_at = now() WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
   }
 
-  /** After commit, before the reply. Never throws: what fails here, the relay publishes later. */
+  /**
+   * After commit, before the reply: every message of the transaction is in the stream when this
+   * resolves. Never throws: what fails here, the relay publishes later. Marking the rows published
+   * is batched off the reply path; until it lands the relay leaves them alone (relayMinAgeMs), and
+   * if the process dies first the relay publishes them again, which the stream drops by message id.
+   */
   async publish(messages: OutboxMessage[]): Promise<void> {
-    const done: string[] = [];
+    if (!messages.length) return;
     try {
       if (this.failInlinePublish) throw new Error('inline publish disabled (test)');
-      for (const m of messages) {
-        await this.send(m);
-        done.push(m.id);
-        this.metrics?.outboxPublished.inc({ kind: 'inline' });
+      const sent = await Promise.allSettled(messages.map((m) => this.send(m)));
+      const done = messages.filter((_, i) => sent[i].status === 'fulfilled').map((m) => m.id);
+      this.metrics?.outboxPublished.inc({ kind: 'inline' }, done.length);
+      this.toMark.push(...done);
+      this.marking ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushMarks());
+      if (done.length < messages.length) {
+        this.log.warn({ published: done.length, pending: messages.length - done.length }, 'outbox publish partly deferred to the relay');
       }
-      await this.markPublished(done);
     } catch (err) {
-      this.log.warn({ err, published: done.length, pending: messages.length - done.length }, 'outbox publish deferred to the relay');
+      this.log.warn({ err, pending: messages.length }, 'outbox publish deferred to the relay');
+    }
+  }
+
+  /** Marks every inline-published row so far in one UPDATE. */
+  async flushMarks(): Promise<void> {
+    const ids = this.toMark;
+    this.toMark = [];
+    this.marking = undefined;
+    try {
+      await this.markPublished(ids);
+    } catch (err) {
+      this.log.warn({ err, count: ids.length }, 'marking outbox rows failed; the relay will republish them (deduplicated)');
     }
   }
 
@@ -160,5 +182,6 @@ export class Outbox {
   async stopRelay(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.relaying?.catch(() => undefined);
+    await this.marking;
   }
 }

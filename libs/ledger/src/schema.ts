@@ -161,12 +161,13 @@ export async function insertJournalEntry(
   execute: Execute,
   scope: LedgerScope,
   entry: JournalEntryDraft & { id: string },
-  options: { chart?: readonly AccountDef[] } = {},
+  /** accountsExist: the caller knows a committed transaction already created the scope's chart. */
+  options: { chart?: readonly AccountDef[]; accountsExist?: boolean } = {},
 ): Promise<void> {
   if (!isUuid(entry.id)) throw new LedgerError('bad_entry', `entry id ${entry.id} is not a uuid`);
   const chart = options.chart ?? DEFAULT_CHART;
   const valid = buildEntry(entry, { accountCodes: chart.map((a) => a.code) });
-  await insertDefaultAccounts(execute, scope.organizationId, scope.environment, chart);
+  if (!options.accountsExist) await insertDefaultAccounts(execute, scope.organizationId, scope.environment, chart);
 
   await execute(
     `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id)

@@ -30,6 +30,9 @@ export interface Tx {
  * rows are published to JetStream. A rollback leaves no row, so nothing is published for it.
  */
 export class Books {
+  /** Scopes whose chart of accounts a committed transaction created (accounts are never deleted). */
+  private readonly chartsCommitted = new Set<string>();
+
   constructor(
     readonly orm: Orm,
     private readonly outbox: Outbox,
@@ -38,14 +41,19 @@ export class Books {
 
   async transact<T>(ctx: TrustedContext, work: (tx: Tx) => Promise<T>): Promise<T> {
     const scope = scopeOf(ctx);
+    const scopeKey = `${scope.organizationId}/${scope.environment}`;
     const pending: OutboxMessage[] = [];
+    let posted = false;
     const result = await this.orm.em.fork().transactional(async (em) => {
       const tx: Tx = {
         em,
         scope,
         post: async (draft, source) => {
           const entry = { ...buildEntry(draft), id: randomUUID() };
-          await insertJournalEntry((sql, params) => em.execute(sql, params as unknown[], 'run'), scope, entry);
+          posted = true;
+          await insertJournalEntry((sql, params) => em.execute(sql, params as unknown[], 'run'), scope, entry, {
+            accountsExist: this.chartsCommitted.has(scopeKey),
+          });
           const event: PostingEvent = {
             id: randomUUID(),
             type: 'journal_entry.posted',
@@ -97,6 +105,7 @@ export class Books {
       await this.outbox.add(em, pending);
       return r;
     });
+    if (posted) this.chartsCommitted.add(scopeKey); // committed: the chart exists from now on
     await this.outbox.publish(pending);
     return result;
   }

@@ -100,8 +100,18 @@ describe('receivables books against real Postgres and JetStream', () => {
     ]);
     // posting event + invoice.posted, already in the stream when the reply came back
     expect(await streamMessages()).toBe(before + 2);
+    // Rows are marked published in a batch right after.
+    await outbox.flushMarks();
     const [{ unpublished }] = await sql(`SELECT count(*)::int AS unpublished FROM outbox WHERE published_at IS NULL`);
     expect(unpublished).toBe(0);
+  });
+
+  it('posts in a new organization whose first posted invoice had nothing to book (zero total)', async () => {
+    const c = ctx();
+    const zero = await postedInvoice(c, 0);
+    expect((await sql(`SELECT status FROM invoices WHERE id = ?`, [zero.id]))[0].status).toBe('paid');
+    const inv = await postedInvoice(c, 250);
+    expect((await sql(`SELECT status FROM invoices WHERE id = ?`, [inv.id]))[0].status).toBe('open');
   });
 
   it('refuses an unbalanced entry in the database itself, at commit', async () => {
@@ -135,6 +145,7 @@ describe('receivables books against real Postgres and JetStream', () => {
       outbox.failInlinePublish = false;
     }
     // Committed, replied, but nothing reached the stream.
+    await outbox.flushMarks();
     expect(await streamMessages()).toBe(before);
     const pending = await sql(`SELECT id FROM outbox WHERE published_at IS NULL`);
     expect(pending).toHaveLength(2);

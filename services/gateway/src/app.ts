@@ -231,12 +231,14 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
 
   const idempotent = (route: RouteDef) => async (ctx: Ctx, next: Next) => {
     const key = ctx.get('idempotency-key');
-    if (route.method !== 'POST' || !key || route.ownIdempotency) return next();
+    if (route.method !== 'POST' || !key) return next();
     if (key.length > limits.idempotency_key_length_max) {
       throw AppError.validation('Idempotency-Key is too long.', [
         { field: 'Idempotency-Key', issue: 'too_long', message: `At most ${limits.idempotency_key_length_max} characters.` },
       ]);
     }
+    // Routes with their own dedupe (POST /events) get the key forwarded instead (API-DECISIONS §9).
+    if (route.ownIdempotency) return next();
     const apiKeyId = ctx.state.principal!.apiKeyId;
     const begin = await deps.idempotency.begin(apiKeyId, key, fingerprint(ctx.method, ctx.path, ctx.state.body));
     if (begin.kind === 'mismatch') {

@@ -396,8 +396,23 @@ describe('gateway against real Postgres and NATS', () => {
 
     it('refuses a key longer than 255 characters', async () => {
       const { base } = await gateway();
-      const r = await call(base, '/api/v1/customers', { key: org.test_key, method: 'POST', json: body, headers: { 'idempotency-key': 'x'.repeat(256) } });
-      expect(r.status).toBe(400);
+      for (const path of ['/api/v1/customers', '/api/v1/events']) {
+        const json = path.endsWith('events') ? { event_type: 'customer.created', external_event_id: 'e', payload: {} } : body;
+        const r = await call(base, path, { key: org.test_key, method: 'POST', json, headers: { 'idempotency-key': 'x'.repeat(256) } });
+        expect({ path, status: r.status }).toEqual({ path, status: 400 });
+      }
+      expect(received).toHaveLength(0);
+    });
+
+    it('forwards the key of a route with its own dedupe (POST /events) instead of replaying', async () => {
+      const { base } = await gateway();
+      const json = { event_type: 'customer.created', external_event_id: 'e-own', payload: {} };
+      const headers = { 'idempotency-key': 'own-1' };
+      await call(base, '/api/v1/events', { key: org.test_key, method: 'POST', json, headers });
+      const second = await call(base, '/api/v1/events', { key: org.test_key, method: 'POST', json, headers });
+      expect(second.headers.get('idempotent-replayed')).toBeNull();
+      expect(received).toHaveLength(2);
+      expect(received[1].ctx.idempotencyKey).toBe('own-1');
     });
   });
 

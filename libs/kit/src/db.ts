@@ -2,6 +2,8 @@ import { Client } from 'pg';
 import { MikroORM, type EntitySchema, type Constructor } from '@mikro-orm/core';
 import { PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator, type Migration } from '@mikro-orm/migrations';
+import pino from 'pino';
+import type { Logger } from './logger';
 
 export type Orm = MikroORM<PostgreSqlDriver>;
 export type { EntityManager };
@@ -18,6 +20,8 @@ export interface DbOptions {
   entities: EntitySchema<any, any>[];
   migrations: MigrationDef[];
   poolMax?: number;
+  /** Where the driver's own warnings go (JSON on stderr when not given). */
+  log?: Logger;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -92,6 +96,8 @@ export async function openOrm(opts: DbOptions): Promise<Orm> {
     debug: false,
     // Our own logs say what migrations applied; MikroORM's logger would write to stdout.
     logger: () => undefined,
+    // knex reports connection trouble with console.log; keep it in the structured log instead.
+    driverOptions: { log: knexLog(opts.log ?? pino({ level: 'warn', base: { component: 'db' } }, pino.destination(2))) },
     pool: {
       min: 0,
       max: opts.poolMax ?? 10,
@@ -108,6 +114,15 @@ export async function openOrm(opts: DbOptions): Promise<Orm> {
       snapshot: false,
     },
   });
+}
+
+function knexLog(log: Logger) {
+  return {
+    warn: (message: unknown) => log.warn({ db: String(message) }, 'database driver warning'),
+    error: (message: unknown) => log.error({ db: String(message) }, 'database driver error'),
+    deprecate: (method: unknown, alternative: unknown) => log.warn({ db: `${String(method)} is deprecated; use ${String(alternative)}` }, 'database driver warning'),
+    debug: () => undefined,
+  };
 }
 
 /** Applies pending migrations; returns their names. */

@@ -7,3 +7,4 @@ export * from './ops';
 export * from './lifecycle';
 export * from './runtime';
 export * from './outbox';
+export * from './unavailable';

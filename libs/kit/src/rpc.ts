@@ -13,6 +13,7 @@ import {
 } from '@acct/contracts';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
+import { isBackendUnavailable } from './unavailable';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -98,13 +99,18 @@ export class RpcServer {
     } catch (e) {
       if (isAppError(e)) {
         reply = { ok: false, error: e.toBody() };
+      } else if (isBackendUnavailable(e)) {
+        this.log.warn({ err: e, op, request_id: req?.ctx?.requestId }, 'database unavailable');
+        reply = { ok: false, error: { code: 'service_unavailable', message: `The ${this.service} service cannot reach its database. Retry later.`, details: [] } };
       } else {
         this.log.error({ err: e, op, request_id: req?.ctx?.requestId }, 'handler failed');
         reply = { ok: false, error: { code: 'internal_error', message: 'An unexpected error occurred.', details: [] } };
       }
     }
     const outcome = reply.ok ? 'ok' : reply.error.code;
-    this.metrics?.rpcServerDuration.observe({ operation: op, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    this.metrics?.rpcServerDuration.observe({ operation: op, outcome }, seconds);
+    this.log.debug({ op, outcome, request_id: req?.ctx?.requestId, duration_ms: Math.round(seconds * 1e6) / 1e3 }, 'rpc');
     if (msg.reply) msg.respond(encodeJson(reply));
   }
 

@@ -8,7 +8,7 @@ import { connectNats } from './rpc';
 import { type OpsServer, type ReadinessCheck, startOpsServer } from './ops';
 import { type ShutdownStep, installShutdown, runMain } from './lifecycle';
 
-export type OrmOpener = (url: string, poolMax?: number) => Promise<Orm>;
+export type OrmOpener = (url: string, poolMax?: number, log?: Logger) => Promise<Orm>;
 
 export interface ServiceRuntime {
   log: Logger;
@@ -38,7 +38,7 @@ export async function startRuntime(opts: {
 }): Promise<ServiceRuntime> {
   const { config } = opts;
   const log = createLogger(opts.name, config.LOG_LEVEL);
-  const orm = await opts.openOrm(config.DATABASE_URL, config.DB_POOL_MAX);
+  const orm = await opts.openOrm(config.DATABASE_URL, config.DB_POOL_MAX, log);
   const nc = await connectNats(config.NATS_URL, opts.name, log);
   const ops = await startOpsServer({
     port: config.OPS_PORT,

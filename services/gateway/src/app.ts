@@ -18,7 +18,7 @@ import {
   toDetails,
   type RpcRequest,
 } from '@acct/contracts';
-import type { Logger, RpcClient } from '@acct/kit';
+import { type Logger, type RpcClient, isBackendUnavailable } from '@acct/kit';
 import type { KeyStore, Principal } from './key-store';
 import type { TokenBuckets } from './rate-limit';
 import { type IdempotencyStore, fingerprint } from './idempotency';
@@ -72,6 +72,10 @@ function bodyError(err: { status?: number; type?: string }): AppError {
 /** Everything that goes wrong ends here and leaves in the one error envelope. */
 function renderError(ctx: Ctx, e: unknown, log: Logger): void {
   if (isAppError(e)) return sendError(ctx, e.code, e.message, e.details, e.httpStatus);
+  if (isBackendUnavailable(e)) {
+    log.warn({ err: e }, 'gateway database unavailable');
+    return sendError(ctx, 'service_unavailable', 'The gateway cannot reach its database. Retry later.');
+  }
   log.error({ err: e }, 'unhandled gateway error');
   sendError(ctx, 'internal_error', 'An unexpected error occurred.');
 }

@@ -150,6 +150,37 @@ describe('gateway against real Postgres and NATS', () => {
       expect((await call(base, '/api/v1/auth/check', { key: b.live_key })).status).toBe(200);
     });
 
+    it('answers 503 service_unavailable, not 500, when its database is gone', async () => {
+      const gone = await freshDatabase('acct_gw_gone');
+      const goneOrm = await openGatewayOrm(gone.url, 2);
+      await migrate(goneOrm);
+      const b = await bootstrap(goneOrm.em.fork(), 'Gone');
+      const metrics = createGatewayMetrics(false);
+      const { app } = createGatewayApp({
+        keys: new KeyStore(goneOrm, 0),
+        idempotency: new IdempotencyStore(goneOrm, 3600),
+        rpc: new RpcClient(nc, prefix, 2000, metrics),
+        log: silentLogger(),
+        metrics,
+        buckets: new TokenBuckets(1000, 1000),
+        moduleEnforcement: 'soft',
+        openapiYaml: '',
+      });
+      const server = http.createServer(app.callback());
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        expect((await call(base, '/api/v1/auth/check', { key: b.test_key })).status).toBe(200);
+        await gone.drop();
+        const r = await call(base, '/api/v1/auth/check', { key: b.test_key });
+        expect(r.status).toBe(503);
+        expect((await json(r)).error.code).toBe('service_unavailable');
+      } finally {
+        await new Promise((r) => server.close(r));
+        await goneOrm.close(true).catch(() => undefined);
+      }
+    });
+
     it('refuses keys of a disabled app with 403 forbidden', async () => {
       const b = await bootstrap(orm.em.fork(), 'Disabled');
       await setAppStatus(orm.em.fork(), b.connected_app_id, 'disabled');

@@ -114,6 +114,25 @@ describe('receivables: customers against real Postgres and NATS', () => {
     expect(live.data.id).not.toBe(id);
   });
 
+  it('answers service_unavailable, not internal_error, when its database is gone', async () => {
+    const gone = await freshDatabase('acct_rcv_gone');
+    const goneOrm = await openReceivablesOrm(gone.url, 2);
+    await migrate(goneOrm);
+    const prefix = uniquePrefix();
+    const { server: s } = createReceivablesServer({ nc, prefix, orm: goneOrm, log: silentLogger() });
+    s.start();
+    const c = new RpcClient(nc, prefix, 5000);
+    try {
+      expect((await c.call('customers.list', rq(ctx(randomUUID()), { query: { limit: 25, offset: 0 } }))).ok).toBe(true);
+      await gone.drop(); // WITH (FORCE): open connections are terminated
+      const r = await c.call('customers.list', rq(ctx(randomUUID()), { query: { limit: 25, offset: 0 } }));
+      expect(r.ok ? 'ok' : r.error.code).toBe('service_unavailable');
+    } finally {
+      await s.drain();
+      await goneOrm.close(true).catch(() => undefined);
+    }
+  });
+
   it('answers not_found for an unknown id', async () => {
     const r = await client.call('customers.get', rq(ctx(randomUUID()), { params: { id: randomUUID() } }));
     expect(r.ok ? 'ok' : r.error.code).toBe('not_found');

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { compileBody, schemas } from '@acct/contracts';
-import { type E2E, type Keys, bootstrapOrg, client, startE2E } from './harness';
+import type { E2E, Keys } from './harness';
 import {
   type Api,
-  E2E_ENV,
   type LineIn,
   createCustomer,
   expectError,
@@ -14,6 +13,7 @@ import {
   getInvoice,
   uid,
   utcDate,
+  startReceivablesE2E,
 } from './receivables.helpers';
 
 const validEstimate = compileBody(schemas.receivables.estimateResponse);
@@ -46,11 +46,7 @@ describe('e2e: estimates and processor payouts through the gateway', () => {
   let otherApi: Api;
 
   beforeAll(async () => {
-    e2e = await startE2E(E2E_ENV);
-    keys = await bootstrapOrg(e2e.databaseUrl, 'Estimates org');
-    other = await bootstrapOrg(e2e.databaseUrl, 'Other org');
-    api = client(e2e.base, keys.test_key);
-    otherApi = client(e2e.base, other.test_key);
+    ({ e2e, keys, other, api, otherApi } = await startReceivablesE2E('Estimates org'));
   });
   afterAll(async () => e2e?.stop());
 

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { compileBody, schemas } from '@acct/contracts';
-import { type E2E, type Keys, bootstrapOrg, client, startE2E } from './harness';
+import type { E2E, Keys } from './harness';
 import {
   type Api,
-  E2E_ENV,
   type Res,
   createCustomer,
   createDraftInvoice,
@@ -14,6 +13,7 @@ import {
   getInvoice,
   paymentBody,
   uid,
+  startReceivablesE2E,
 } from './receivables.helpers';
 
 const validEvent = compileBody(schemas.receivables.eventResponse);
@@ -27,11 +27,7 @@ describe('e2e: inbound events through the gateway', () => {
   let otherApi: Api;
 
   beforeAll(async () => {
-    e2e = await startE2E(E2E_ENV);
-    keys = await bootstrapOrg(e2e.databaseUrl, 'Events org');
-    other = await bootstrapOrg(e2e.databaseUrl, 'Other org');
-    api = client(e2e.base, keys.test_key);
-    otherApi = client(e2e.base, other.test_key);
+    ({ e2e, keys, other, api, otherApi } = await startReceivablesE2E('Events org'));
   });
   afterAll(async () => e2e?.stop());
 

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { compileBody, schemas } from '@acct/contracts';
-import { type E2E, type Keys, bootstrapOrg, client, startE2E } from './harness';
+import { type E2E, type Keys, client } from './harness';
 import {
   type Api,
-  E2E_ENV,
   createCustomer,
   createDraftInvoice,
   createOpenInvoice,
@@ -16,6 +15,7 @@ import {
   invoiceBody,
   paymentBody,
   uid,
+  startReceivablesE2E,
 } from './receivables.helpers';
 
 const validInvoice = compileBody(schemas.receivables.invoiceResponse);
@@ -32,11 +32,7 @@ describe('e2e: invoices and payments through the gateway', () => {
   let otherApi: Api;
 
   beforeAll(async () => {
-    e2e = await startE2E(E2E_ENV);
-    keys = await bootstrapOrg(e2e.databaseUrl, 'Receivables org');
-    other = await bootstrapOrg(e2e.databaseUrl, 'Other org');
-    api = client(e2e.base, keys.test_key);
-    otherApi = client(e2e.base, other.test_key);
+    ({ e2e, keys, other, api, otherApi } = await startReceivablesE2E('Receivables org'));
   });
   afterAll(async () => e2e?.stop());
 

@@ -1,7 +1,7 @@
 /** Shared helpers of the receivables e2e tests (invoices, payments, estimates, payouts, events). */
 import { randomUUID } from 'node:crypto';
 import { compileBody } from '@acct/contracts';
-import { client } from './harness';
+import { type E2E, type Keys, bootstrapOrg, client, startE2E } from './harness';
 
 export type Api = ReturnType<typeof client>;
 export type Res = Awaited<ReturnType<Api>>;
@@ -95,4 +95,20 @@ export function paymentBody(invoiceId: string, amountCents: number, over: Record
 /** YYYY-MM-DD of a Date in UTC, plus `days`. */
 export function utcDate(d: Date, days = 0): string {
   return new Date(d.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+export interface ReceivablesE2E {
+  e2e: E2E;
+  keys: Keys;
+  other: Keys;
+  api: Api;
+  otherApi: Api;
+}
+
+/** One stack per test file, with two organizations and a client for each test key. */
+export async function startReceivablesE2E(orgName: string): Promise<ReceivablesE2E> {
+  const e2e = await startE2E(E2E_ENV);
+  const keys = await bootstrapOrg(e2e.databaseUrl, orgName);
+  const other = await bootstrapOrg(e2e.databaseUrl, 'Other org');
+  return { e2e, keys, other, api: client(e2e.base, keys.test_key), otherApi: client(e2e.base, other.test_key) };
 }

@@ -19,20 +19,9 @@
 import http from 'k6/http';
 import { check, fail } from 'k6';
 import exec from 'k6/execution';
+import { BASE_URL, envInt, headersFor, requireKey } from './lib.js';
 
-const BASE_URL = (__ENV.BASE_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
-const API_KEY = __ENV.API_KEY;
-if (!API_KEY) {
-  throw new Error('API_KEY is required: k6 run -e API_KEY=<key> deploy/k6/customers.js');
-}
-
-function envInt(name, def) {
-  const raw = __ENV[name];
-  if (raw === undefined || raw === '') return def;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return n;
-}
+const API_KEY = requireKey('customers.js');
 
 const DURATION = __ENV.DURATION || '1m';
 const READ_RATE = envInt('READ_RATE', 30);
@@ -42,11 +31,7 @@ const MAX_VUS = Math.max(envInt('MAX_VUS', 200), PRE_ALLOCATED_VUS);
 const SEED_CUSTOMERS = Math.max(envInt('SEED_CUSTOMERS', 50), 1);
 const P99_MS = envInt('P99_MS', 500);
 
-const HEADERS = {
-  Authorization: `Bearer ${API_KEY}`,
-  'Content-Type': 'application/json',
-  Accept: 'application/json',
-};
+const HEADERS = headersFor(API_KEY);
 
 function arrivalRate(rate, fn) {
   return {

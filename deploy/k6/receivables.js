@@ -21,23 +21,12 @@
 import http from 'k6/http';
 import { check, fail } from 'k6';
 import exec from 'k6/execution';
+import { BASE_URL, envInt, headersFor, requireKey } from './lib.js';
 
-const BASE_URL = (__ENV.BASE_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
-const API_KEY = __ENV.API_KEY;
-if (!API_KEY) {
-  throw new Error('API_KEY is required: k6 run -e API_KEY=<key> deploy/k6/receivables.js');
-}
-
-function envInt(name, def) {
-  const raw = __ENV[name];
-  if (raw === undefined || raw === '') return def;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return n;
-}
+const API_KEY = requireKey('receivables.js');
 
 const PRE_ALLOCATED_VUS = envInt('PRE_ALLOCATED_VUS', 20);
-const HEADERS = { Authorization: `Bearer ${API_KEY}`, 'Content-Type': 'application/json', Accept: 'application/json' };
+const HEADERS = headersFor(API_KEY);
 
 export const options = {
   scenarios: {

@@ -260,8 +260,10 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
       ctx.status = begin.status;
       for (const [h, val] of Object.entries(begin.headers)) ctx.set(h, val);
       ctx.set('Idempotent-Replayed', 'true');
-      ctx.type = 'application/json';
-      ctx.body = begin.body;
+      const replay = JSON.parse(begin.body);
+      // Error bodies carry the id of the request that gets them, the replay's own.
+      if (replay?.error) replay.error.request_id = ctx.state.requestId;
+      ctx.body = replay;
       return;
     }
     try {
@@ -269,17 +271,24 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
     } catch (e) {
       renderError(ctx, e, ctx.state.log);
     }
-    if (ctx.status >= 500) {
-      await deps.idempotency.release(apiKeyId, key);
-      return;
+    // The work is done: failing to record it must not turn its answer into an error. If recording
+    // fails, the key stays in flight until it goes stale and a retry then runs again (creates are
+    // still safe on their external ids).
+    try {
+      if (ctx.status >= 500) {
+        await deps.idempotency.release(apiKeyId, key);
+        return;
+      }
+      const headers: Record<string, string> = {};
+      const replayed = ctx.response.get('Idempotent-Replayed');
+      if (replayed) headers['Idempotent-Replayed'] = String(replayed);
+      // The stored copy drops the request id: a replay carries its own.
+      const stored = JSON.parse(JSON.stringify(ctx.body ?? null));
+      if (stored?.error) delete stored.error.request_id;
+      await deps.idempotency.complete(apiKeyId, key, ctx.status, headers, JSON.stringify(stored));
+    } catch (err) {
+      ctx.state.log.warn({ err }, 'could not record the Idempotency-Key response');
     }
-    const headers: Record<string, string> = {};
-    const replayed = ctx.response.get('Idempotent-Replayed');
-    if (replayed) headers['Idempotent-Replayed'] = String(replayed);
-    // The stored copy drops the request id: a replay carries its own.
-    const stored = JSON.parse(JSON.stringify(ctx.body ?? null));
-    if (stored?.error) delete stored.error.request_id;
-    await deps.idempotency.complete(apiKeyId, key, ctx.status, headers, JSON.stringify(stored));
   };
 
   const forward = (route: RouteDef) => async (ctx: Ctx) => {

@@ -423,6 +423,38 @@ describe('gateway against real Postgres and NATS', () => {
       expect([a.status, b.status]).toEqual([409, 409]);
       expect(b.headers.get('idempotent-replayed')).toBe('true');
       expect(received).toHaveLength(1);
+      // The replayed error carries the replay's own request id.
+      const replayed = await json(b);
+      expect(replayed.error.request_id).toBe(b.headers.get('request-id'));
+      expect(replayed.error.request_id).not.toBe(a.headers.get('request-id'));
+    });
+
+    it('still answers with the work done when recording the response fails', async () => {
+      const idem = new IdempotencyStore(orm, 3600);
+      idem.complete = async () => {
+        throw new Error('connection lost while recording');
+      };
+      const metrics = createGatewayMetrics(false);
+      const { app } = createGatewayApp({
+        keys: new KeyStore(orm, 200),
+        idempotency: idem,
+        rpc: new RpcClient(nc, prefix, 2000, metrics),
+        log: silentLogger(),
+        metrics,
+        buckets: new TokenBuckets(1000, 1000),
+        moduleEnforcement: 'soft',
+        openapiYaml: '',
+      });
+      const server = http.createServer(app.callback());
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      try {
+        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        const r = await call(base, '/api/v1/customers', { key: org.test_key, method: 'POST', json: body, headers: { 'idempotency-key': 'k-rec' } });
+        expect(r.status).toBe(201);
+        expect(received).toHaveLength(1);
+      } finally {
+        await new Promise((r) => server.close(r));
+      }
     });
 
     it('refuses a key longer than 255 characters', async () => {

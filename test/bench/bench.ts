@@ -21,7 +21,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { freePort, startStack, type Stack } from '@acct/devstack';
 import { bootstrap, openGatewayOrm } from '@acct/gateway';
-import { dropDatabase } from '@acct/kit';
+import { dropDatabase, dropEventsStream } from '@acct/kit';
 
 function envInt(name: string, def: number, min: number): number {
   const raw = process.env[name];
@@ -211,6 +211,7 @@ async function main(): Promise<number> {
       await stack?.stop();
     } finally {
       await dropDatabase(databaseUrl);
+      await dropEventsStream(NATS_URL, natsPrefix).catch(() => undefined);
       if (failed) process.stderr.write(`service logs kept in ${logDir}\n`);
       else fs.rmSync(logDir, { recursive: true, force: true });
     }

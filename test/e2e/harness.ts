@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, freePort, startStack, type Stack } from '@acct/devstack';
-import { dropDatabase } from '@acct/kit';
+import { dropDatabase, dropEventsStream } from '@acct/kit';
 import { NATS_URL, PG_SERVER_URL, uniqueName, uniquePrefix } from '@acct/testing';
 
 const run = promisify(execFile);
@@ -23,10 +23,11 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
   u.pathname = `/${name}`;
   const databaseUrl = u.toString();
   const logDir = path.join(os.tmpdir(), name);
+  const natsPrefix = uniquePrefix();
   const stack = await startStack({
     databaseUrl,
     natsUrl: NATS_URL,
-    natsPrefix: uniquePrefix(),
+    natsPrefix,
     gatewayPort: await freePort(),
     logs: { dir: logDir },
     env: { LOG_LEVEL: 'info', ...env },
@@ -39,6 +40,7 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     stop: async () => {
       await stack.stop();
       await dropDatabase(databaseUrl);
+      await dropEventsStream(NATS_URL, natsPrefix);
     },
   };
 }

@@ -185,3 +185,15 @@ export class Outbox {
     await this.marking;
   }
 }
+
+/** Deletes a stack's events stream (throwaway stacks: tests, benchmarks). Missing is fine. */
+export async function dropEventsStream(natsUrl: string, prefix: string): Promise<void> {
+  const { connect } = await import('nats');
+  const nc = await connect({ servers: natsUrl.split(',') });
+  try {
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.delete(eventsStreamName(prefix)).catch(() => false);
+  } finally {
+    await nc.close();
+  }
+}

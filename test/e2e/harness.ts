@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -41,6 +42,8 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
       await stack.stop();
       await dropDatabase(databaseUrl);
       await dropEventsStream(NATS_URL, natsPrefix);
+      // Service logs help only while debugging: E2E_KEEP_LOGS=1 keeps them (the path is in logDir).
+      if (!process.env.E2E_KEEP_LOGS) fs.rmSync(logDir, { recursive: true, force: true });
     },
   };
 }

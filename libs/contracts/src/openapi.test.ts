@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { buildOpenApi } from './openapi';
 import { ROUTES, findRoute, type RouteDef } from './routes';
 import { compileBody } from './validate';
@@ -135,5 +136,20 @@ describe('ROUTES schemas', () => {
 
   it('findRoute throws on an unknown operationId', () => {
     expect(() => findRoute('nope')).toThrow('unknown route nope');
+  });
+});
+
+describe('the document against the OpenAPI 3.1 schema', () => {
+  it('is a valid OpenAPI 3.1 document (code generators read it)', () => {
+    // The validator is an ES module: run it in a plain node process, the document on stdin.
+    const script = `
+      import('@seriousme/openapi-schema-validator').then(async ({ Validator }) => {
+        const doc = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+        const v = new Validator();
+        const r = await v.validate(doc);
+        process.stdout.write(JSON.stringify({ valid: r.valid, errors: r.errors ?? null, version: v.version }));
+      });`;
+    const out = execFileSync(process.execPath, ['-e', script], { input: JSON.stringify(buildOpenApi()), cwd: __dirname });
+    expect(JSON.parse(out.toString())).toEqual({ valid: true, errors: null, version: '3.1' });
   });
 });

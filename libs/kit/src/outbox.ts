@@ -4,6 +4,7 @@ import type { EntityManager, Orm } from './db';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { encodeJson } from './rpc';
+import { Gauge } from 'prom-client';
 
 /** The outbox table every publishing service creates in one of its migrations. */
 export const OUTBOX_MIGRATION_SQL = `
@@ -168,6 +169,41 @@ export class Outbox {
         this.log.info({ count: rows.length }, 'outbox relay published rows left behind');
       }
       return rows.length;
+    });
+  }
+
+  /**
+   * Scrape-time gauges of the backlog: rows committed but not yet marked published, and the age of
+   * the oldest. A growing backlog means JetStream is unreachable (or the relay is failing).
+   */
+  registerBacklogMetrics(): void {
+    if (!this.metrics) return;
+    const orm = this.orm;
+    let last: Promise<{ rows: number; oldest: number }> | undefined;
+    const read = () =>
+      (last ??= orm.em
+        .getConnection()
+        .execute(
+          `SELECT count(*)::int AS rows, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float AS oldest
+             FROM outbox WHERE published_at IS NULL`,
+        )
+        .then((r) => r[0] as { rows: number; oldest: number })
+        .finally(() => setImmediate(() => (last = undefined))));
+    new Gauge({
+      name: 'outbox_unpublished_rows',
+      help: 'Outbox rows committed but not yet published to JetStream.',
+      registers: [this.metrics.registry],
+      async collect() {
+        this.set((await read().catch(() => ({ rows: -1, oldest: 0 }))).rows);
+      },
+    });
+    new Gauge({
+      name: 'outbox_oldest_unpublished_seconds',
+      help: 'Age of the oldest unpublished outbox row (0 when none).',
+      registers: [this.metrics.registry],
+      async collect() {
+        this.set((await read().catch(() => ({ rows: 0, oldest: 0 }))).oldest);
+      },
     });
   }
 

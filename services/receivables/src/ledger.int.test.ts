@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { type Environment, type RpcReply, type RpcRequest, eventsStreamName } from '@acct/contracts';
-import { Outbox, RpcClient, ensureEventsStream, migrate, type Orm, type RpcServer } from '@acct/kit';
+import { Outbox, RpcClient, type ServiceMetrics, createMetrics, ensureEventsStream, migrate, type Orm, type RpcServer } from '@acct/kit';
 import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { openReceivablesOrm } from './db';
 import { createReceivablesServer } from './service';
@@ -18,6 +18,7 @@ describe('receivables books against real Postgres and JetStream', () => {
   let prefix: string;
   let server: RpcServer;
   let outbox: Outbox;
+  let metrics: ServiceMetrics;
   let client: RpcClient;
 
   const ctx = (organizationId = randomUUID(), environment: Environment = 'test') => ({
@@ -71,7 +72,9 @@ describe('receivables books against real Postgres and JetStream', () => {
     nc = await connect({ servers: NATS_URL });
     prefix = uniquePrefix();
     jsm = await ensureEventsStream(nc, prefix);
-    outbox = new Outbox(nc, orm, silentLogger(), undefined, { relayMinAgeMs: 0 });
+    metrics = createMetrics('receivables', false);
+    outbox = new Outbox(nc, orm, silentLogger(), metrics, { relayMinAgeMs: 0 });
+    outbox.registerBacklogMetrics();
     ({ server } = createReceivablesServer({ nc, prefix, orm, log: silentLogger(), outbox }));
     server.start();
     client = new RpcClient(nc, prefix, 10_000);
@@ -144,13 +147,15 @@ describe('receivables books against real Postgres and JetStream', () => {
     } finally {
       outbox.failInlinePublish = false;
     }
-    // Committed, replied, but nothing reached the stream.
+    // Committed, replied, but nothing reached the stream; the backlog metric shows it.
     await outbox.flushMarks();
     expect(await streamMessages()).toBe(before);
     const pending = await sql(`SELECT id FROM outbox WHERE published_at IS NULL`);
     expect(pending).toHaveLength(2);
+    expect(await metrics.registry.getSingleMetricAsString('outbox_unpublished_rows')).toMatch(/outbox_unpublished_rows\S* 2$/m);
     expect(await outbox.relayOnce()).toBe(2);
     expect(await streamMessages()).toBe(before + 2);
+    expect(await metrics.registry.getSingleMetricAsString('outbox_unpublished_rows')).toMatch(/outbox_unpublished_rows\S* 0$/m);
     // A second pass finds nothing, and a row published but not marked (crash after publish) is
     // published again and dropped by the stream as a duplicate of the same message id.
     expect(await outbox.relayOnce()).toBe(0);

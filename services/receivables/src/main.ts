@@ -16,6 +16,7 @@ runMain(async () => {
   // Publish anything a previous process committed but did not get to publish, then keep watching.
   await outbox.relayOnce().catch((err) => rt.log.warn({ err }, 'initial outbox relay failed'));
   outbox.startRelay();
+  outbox.registerBacklogMetrics();
   rt.onShutdown([
     { name: 'rpc', run: () => server.drain() },
     { name: 'outbox', run: () => outbox.stopRelay() },

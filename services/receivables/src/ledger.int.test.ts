@@ -204,6 +204,55 @@ describe('receivables books against real Postgres and JetStream', () => {
     expect(row.paid).toBe(100);
   });
 
+  it('reverses a payment once when refund events for it race', async () => {
+    const c = ctx();
+    const inv = await postedInvoice(c, 900);
+    const externalPayment = randomUUID();
+    const received = await ok(
+      call('events.create', c, {
+        body: {
+          event_type: 'payment.received',
+          external_event_id: randomUUID(),
+          payload: { external_payment_id: externalPayment, external_invoice_id: inv.external, amount_cents: 900, received_at: '2026-01-20' },
+        },
+      }),
+    );
+    expect(received.status).toBe('processed');
+    const refunds = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        call('events.create', c, { body: { event_type: 'payment.refunded', external_event_id: randomUUID(), payload: { external_payment_id: externalPayment } } }),
+      ),
+    );
+    expect(refunds.map((r) => (r.ok ? r.body.data.status : r.error.code))).toEqual(Array(6).fill('processed'));
+    const reversals = await sql(`SELECT id FROM journal_entries WHERE source_type = 'payment' AND source_id = ? AND reverses_entry_id IS NOT NULL`, [
+      received.payment_id,
+    ]);
+    expect(reversals).toHaveLength(1);
+    const [row] = await sql(`SELECT paid_cents::int AS paid, status FROM invoices WHERE id = ?`, [inv.id]);
+    expect(row).toEqual({ paid: 0, status: 'open' });
+  });
+
+  it('answers every event when events reuse one external_payment_id for different invoices at once', async () => {
+    const c = ctx();
+    const invoices = await Promise.all([postedInvoice(c, 500), postedInvoice(c, 500), postedInvoice(c, 500)]);
+    const externalPayment = randomUUID();
+    const replies = await Promise.all(
+      invoices.map((inv) =>
+        call('events.create', c, {
+          body: {
+            event_type: 'payment.received',
+            external_event_id: randomUUID(),
+            payload: { external_payment_id: externalPayment, external_invoice_id: inv.external, amount_cents: 100, received_at: '2026-01-21' },
+          },
+        }),
+      ),
+    );
+    const statuses = replies.map((r) => (r.ok ? r.body.data.status : r.error.code)).sort();
+    expect(statuses).toEqual(['failed', 'failed', 'processed']);
+    const [{ n }] = await sql(`SELECT count(*)::int AS n FROM payments WHERE external_payment_id = ?`, [externalPayment]);
+    expect(n).toBe(1);
+  });
+
   it('keeps debits = credits and A/R = open invoice balances after a random sequence of calls', async () => {
     // A seeded generator, so a failure can be replayed.
     let seed = 20261122;

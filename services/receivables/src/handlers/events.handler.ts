@@ -88,7 +88,8 @@ async function processPaymentRefunded(tx: Tx, payload: Record<string, unknown>):
   const stored = (issue: string, message: string, field = '/payload/external_payment_id'): Outcome => ({ status: 'stored', details: [{ field, issue, message }], paymentId: null });
   if (!validPaymentRefunded(payload)) return { status: 'stored', details: payloadDetails(validPaymentRefunded.errors), paymentId: null };
   const p = payload as { external_payment_id: string; amount_cents?: number };
-  const payment = await tx.em.findOne(PaymentSchema, { ...tx.scope, externalPaymentId: p.external_payment_id });
+  // Locked: concurrent refunds of one payment queue here, and each sees what the previous one did.
+  const payment = await tx.em.findOne(PaymentSchema, { ...tx.scope, externalPaymentId: p.external_payment_id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!payment) return stored('payment_not_found', `No payment has external_payment_id ${p.external_payment_id}.`);
   if (!payment.eventId) return stored('not_from_event', 'Only payments that came from an event are refunded by events.');
   if (payment.status === 'refunded') return { status: 'processed', details: [], paymentId: payment.id };
@@ -130,8 +131,8 @@ export function registerEventHandlers(server: RpcServer, books: Books): void {
     const hash = hashOf(b.event_type, b.payload);
     const dup = await duplicateOf(req, hash);
     if (dup) return dup;
-    try {
-      const event = await books.transact(req.ctx, async (tx) => {
+    const store = () =>
+      books.transact(req.ctx, async (tx) => {
         const id = randomUUID();
         let outcome: Outcome = { status: 'stored', details: [], paymentId: null };
         if (kind === 'active') {
@@ -152,6 +153,16 @@ export function registerEventHandlers(server: RpcServer, books: Books): void {
         await tx.em.insert(InboundEventSchema, row);
         return row;
       });
+    try {
+      let event: InboundEvent;
+      try {
+        event = await store();
+      } catch (e) {
+        // The payment's external id raced in from another event (another invoice): run once more,
+        // and the payment check reports it as used (status failed) instead of a 500.
+        if (!isUniqueViolation(e, 'payments_external_id')) throw e;
+        event = await store();
+      }
       return { ok: true, status: 201, body: single('event', eventDto(event, false)) };
     } catch (e) {
       // A concurrent send of the same event won the race: answer as its duplicate.

@@ -126,6 +126,42 @@ describe('e2e: customers through the gateway of a running stack', () => {
     expect(r.json.error.code).toBe('unauthorized');
   });
 
+  it('runs the dashboard commands of the admin CLI end to end', async () => {
+    const org = JSON.parse(await admin(e2e.databaseUrl, 'create-org', '--name', 'CLI org'));
+    const app = JSON.parse(await admin(e2e.databaseUrl, 'create-app', '--org', org.id, '--name', 'CLI app'));
+    const created = JSON.parse(await admin(e2e.databaseUrl, 'create-key', '--app', app.id, '--env', 'live'));
+    expect(created.key).toMatch(/^svc_live_/);
+    const api = client(e2e.base, created.key);
+    const check = await api('GET', '/api/v1/auth/check');
+    expect(check.json.data).toMatchObject({ environment: 'live', connected_app_id: app.id, organization_id: org.id });
+
+    // Keys are listed without the key or its hash.
+    const listed = await admin(e2e.databaseUrl, 'list-keys', '--app', app.id);
+    expect(listed).toContain(created.id);
+    expect(listed).not.toContain(created.key);
+    expect(listed).not.toMatch(/keyHash|key_hash/);
+
+    // Disabling a module shows as a Module-Warning within the cache TTL.
+    const modules = JSON.parse(await admin(e2e.databaseUrl, 'modules', '--org', org.id, '--disable', 'customers'));
+    expect(modules.enabled_modules).not.toContain('customers');
+    const warned = await waitFor(async () => {
+      const r = await api('GET', '/api/v1/customers');
+      return r.headers.get('module-warning') ? r : undefined;
+    }, 5000);
+    expect(warned.status).toBe(200);
+
+    // A disabled app's keys are refused with 403.
+    await admin(e2e.databaseUrl, 'disable-app', '--app', app.id);
+    const refused = await waitFor(async () => {
+      const r = await api('GET', '/api/v1/auth/check');
+      return r.status === 403 ? r : undefined;
+    }, 5000);
+    expect(refused.json.error.code).toBe('forbidden');
+
+    // Bad input to the CLI fails with a message, not a stack of nonsense.
+    await expect(admin(e2e.databaseUrl, 'create-key', '--app', app.id, '--env', 'prod')).rejects.toThrow(/--env must be test or live/);
+  });
+
   it('publishes the OpenAPI document of exactly the routes that exist', async () => {
     const r = await client(e2e.base)('GET', '/developers/openapi.yaml');
     expect(r.status).toBe(200);

@@ -6,6 +6,9 @@ import { generateKey, hashKey, keyPrefix } from '../keys';
 
 /** The dashboard's operations. Every function takes the EntityManager it writes through. */
 
+/** An id or key the operator gave does not exist. */
+export class AdminNotFound extends Error {}
+
 export async function createOrganization(em: EntityManager, name: string, modules: readonly ModuleName[] = MODULES): Promise<Organization> {
   const org = em.create(OrganizationSchema, { id: randomUUID(), name, enabledModules: [...modules], createdAt: new Date() });
   await em.persistAndFlush(org);
@@ -14,7 +17,7 @@ export async function createOrganization(em: EntityManager, name: string, module
 
 export async function createConnectedApp(em: EntityManager, organizationId: string, name: string): Promise<ConnectedApp> {
   const org = await em.findOne(OrganizationSchema, { id: organizationId });
-  if (!org) throw new Error(`organization ${organizationId} not found`);
+  if (!org) throw new AdminNotFound(`organization ${organizationId} not found`);
   const app = em.create(ConnectedAppSchema, { id: randomUUID(), organizationId, name, status: 'active', createdAt: new Date() });
   await em.persistAndFlush(app);
   return app;
@@ -23,7 +26,7 @@ export async function createConnectedApp(em: EntityManager, organizationId: stri
 /** Returns the key in full: this is the only time it exists outside the caller. */
 export async function createApiKey(em: EntityManager, connectedAppId: string, environment: Environment): Promise<{ id: string; key: string }> {
   const app = await em.findOne(ConnectedAppSchema, { id: connectedAppId });
-  if (!app) throw new Error(`connected app ${connectedAppId} not found`);
+  if (!app) throw new AdminNotFound(`connected app ${connectedAppId} not found`);
   const key = generateKey(environment);
   const row = em.create(ApiKeySchema, {
     id: randomUUID(),
@@ -43,7 +46,7 @@ export async function createApiKey(em: EntityManager, connectedAppId: string, en
 export async function revokeApiKey(em: EntityManager, idOrKey: string): Promise<ApiKey> {
   const where = idOrKey.startsWith('svc_') ? { keyHash: hashKey(idOrKey) } : { id: idOrKey };
   const row = await em.findOne(ApiKeySchema, where);
-  if (!row) throw new Error('API key not found');
+  if (!row) throw new AdminNotFound('API key not found');
   if (!row.revokedAt) {
     row.revokedAt = new Date();
     await em.flush();
@@ -58,7 +61,7 @@ export async function listApiKeys(em: EntityManager, connectedAppId: string): Pr
 
 export async function setModules(em: EntityManager, organizationId: string, enable: ModuleName[], disable: ModuleName[]): Promise<ModuleName[]> {
   const org = await em.findOne(OrganizationSchema, { id: organizationId });
-  if (!org) throw new Error(`organization ${organizationId} not found`);
+  if (!org) throw new AdminNotFound(`organization ${organizationId} not found`);
   const set = new Set(org.enabledModules);
   enable.forEach((m) => set.add(m));
   disable.forEach((m) => set.delete(m));
@@ -69,7 +72,7 @@ export async function setModules(em: EntityManager, organizationId: string, enab
 
 export async function setAppStatus(em: EntityManager, connectedAppId: string, status: 'active' | 'disabled'): Promise<ConnectedApp> {
   const app = await em.findOne(ConnectedAppSchema, { id: connectedAppId });
-  if (!app) throw new Error(`connected app ${connectedAppId} not found`);
+  if (!app) throw new AdminNotFound(`connected app ${connectedAppId} not found`);
   app.status = status;
   await em.flush();
   return app;

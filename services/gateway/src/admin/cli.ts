@@ -22,7 +22,7 @@ function opts(argv: string[]): Record<string, string | true> {
   const out: Record<string, string | true> = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (!a.startsWith('--')) throw new Error(`unexpected argument ${a}`);
+    if (!a.startsWith('--')) throw new UsageError(`unexpected argument ${a}`);
     const next = argv[i + 1];
     if (next === undefined || next.startsWith('--')) out[a.slice(2)] = true;
     else {
@@ -35,7 +35,7 @@ function opts(argv: string[]): Record<string, string | true> {
 
 function need(o: Record<string, string | true>, name: string): string {
   const val = o[name];
-  if (typeof val !== 'string' || !val) throw new Error(`--${name} is required\n\n${USAGE}`);
+  if (typeof val !== 'string' || !val) throw new UsageError(`--${name} is required\n\n${USAGE}`);
   return val;
 }
 
@@ -43,11 +43,24 @@ function modulesList(s: string | true | undefined): ModuleName[] {
   if (typeof s !== 'string') return [];
   const list = s.split(',').map((x) => x.trim()).filter(Boolean);
   const bad = list.filter((m) => !(MODULES as readonly string[]).includes(m));
-  if (bad.length) throw new Error(`unknown module(s): ${bad.join(', ')}; known: ${MODULES.join(', ')}`);
+  if (bad.length) throw new UsageError(`unknown module(s): ${bad.join(', ')}; known: ${MODULES.join(', ')}`);
   return list as ModuleName[];
 }
 
+/** Mistakes of the operator (unknown command, missing option, unknown id): a message, exit 1. */
+class UsageError extends Error {}
+
 runMain(async () => {
+  try {
+    await main();
+  } catch (e) {
+    if (!(e instanceof UsageError) && !(e instanceof admin.AdminNotFound)) throw e;
+    process.stderr.write(`error: ${e.message}\n`);
+    process.exit(1);
+  }
+});
+
+async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   if (!command || command === 'help' || command === '--help') {
     process.stdout.write(`${USAGE}\n`);
@@ -82,7 +95,7 @@ runMain(async () => {
         break;
       case 'create-key': {
         const env = need(o, 'env');
-        if (env !== 'test' && env !== 'live') throw new Error('--env must be test or live');
+        if (env !== 'test' && env !== 'live') throw new UsageError('--env must be test or live');
         print(await admin.createApiKey(em, need(o, 'app'), env));
         break;
       }
@@ -104,9 +117,9 @@ runMain(async () => {
         break;
       }
       default:
-        throw new Error(`unknown command ${command}\n\n${USAGE}`);
+        throw new UsageError(`unknown command ${command}\n\n${USAGE}`);
     }
   } finally {
     await orm.close(true);
   }
-});
+}

@@ -153,3 +153,21 @@ describe('the document against the OpenAPI 3.1 schema', () => {
     expect(JSON.parse(out.toString())).toEqual({ valid: true, errors: null, version: '3.1' });
   });
 });
+
+describe('404 is documented wherever a record can be missing', () => {
+  const doc = buildOpenApi() as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  it.each([
+    ['post', '/api/v1/invoices'],
+    ['post', '/api/v1/payments'],
+    ['post', '/api/v1/estimates'],
+    ['get', '/api/v1/invoices/{id}'],
+  ])('%s %s documents 404', (method, path) => {
+    expect(doc.paths[path][method].responses['404']).toBeDefined();
+  });
+  it.each([
+    ['post', '/api/v1/customers'],
+    ['get', '/api/v1/customers'],
+  ])('%s %s does not', (method, path) => {
+    expect(doc.paths[path][method].responses['404']).toBeUndefined();
+  });
+});

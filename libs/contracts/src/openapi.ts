@@ -6,7 +6,7 @@ const ERROR_RESPONSES: Record<string, string> = {
   '400': 'validation_failed (bad JSON, schema violation, unknown field, bad uuid or date) or trusted_scope_field_not_allowed.',
   '401': 'unauthorized: the bearer key is missing, malformed, unknown or revoked.',
   '403': 'forbidden (the connected app is disabled) or module_disabled (hard module enforcement only).',
-  '404': 'not_found: no such record in the organization and environment of the key.',
+  '404': 'not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key.',
   '409': 'conflict: the current state forbids it, the external id or Idempotency-Key was used with other content, or the first request with this Idempotency-Key is still in flight.',
   '413': `validation_failed: the JSON body is over ${limits.json_body_bytes_max} bytes.`,
   '415': 'validation_failed: the Content-Type is not application/json.',
@@ -31,6 +31,12 @@ function parameters(route: RouteDef): unknown[] {
   return out;
 }
 
+/** A body field holding a record id (customer_id, invoice_id, ...) can name a record that is not there. */
+function referencesRecords(body?: JsonSchema): boolean {
+  const props = (body?.properties ?? {}) as Record<string, { format?: string }>;
+  return Object.values(props).some((p) => p.format === 'uuid');
+}
+
 function operation(route: RouteDef): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const r of route.responses) {
@@ -43,7 +49,7 @@ function operation(route: RouteDef): Record<string, unknown> {
   if (route.operationId !== 'getOpenApi') {
     const codes = ['400', '500', '503'];
     if (route.auth) codes.push('401', '403', '429');
-    if (route.params) codes.push('404');
+    if (route.params || referencesRecords(route.body)) codes.push('404');
     if (route.method === 'POST' || route.method === 'PUT') codes.push('409', '413', '415');
     for (const c of codes.sort()) {
       responses[c] = { description: ERROR_RESPONSES[c], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };

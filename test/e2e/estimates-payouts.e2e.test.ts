@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { compileBody, schemas } from '@acct/contracts';
-import type { E2E, Keys } from './harness';
+import type { E2E } from './harness';
 import {
   type Api,
   type LineIn,
@@ -40,13 +40,11 @@ function estimateBody(customerId: string, over: Record<string, unknown> = {}): R
 
 describe('e2e: estimates and processor payouts through the gateway', () => {
   let e2e: E2E;
-  let keys: Keys;
-  let other: Keys;
   let api: Api;
   let otherApi: Api;
 
   beforeAll(async () => {
-    ({ e2e, keys, other, api, otherApi } = await startReceivablesE2E('Estimates org'));
+    ({ e2e, api, otherApi } = await startReceivablesE2E('Estimates org'));
   });
   afterAll(async () => e2e?.stop());
 

@@ -21,13 +21,12 @@ const validPayment = compileBody(schemas.receivables.paymentResponse);
 
 describe('e2e: inbound events through the gateway', () => {
   let e2e: E2E;
-  let keys: Keys;
   let other: Keys;
   let api: Api;
   let otherApi: Api;
 
   beforeAll(async () => {
-    ({ e2e, keys, other, api, otherApi } = await startReceivablesE2E('Events org'));
+    ({ e2e, other, api, otherApi } = await startReceivablesE2E('Events org'));
   });
   afterAll(async () => e2e?.stop());
 

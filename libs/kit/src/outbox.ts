@@ -73,8 +73,6 @@ export class Outbox {
   private readonly js: JetStreamClient;
   private timer?: NodeJS.Timeout;
   private relaying?: Promise<number>;
-  /** Test seam: when set, publish() (not the relay) fails as if the process died after commit. */
-  failInlinePublish = false;
   /** Rows published inline, marked in batches off the reply path (see publish()). */
   private toMark: string[] = [];
   private marking?: Promise<void>;
@@ -103,9 +101,11 @@ export class Outbox {
     await this.js.publish(m.subject, encodeJson(m.payload), { msgID: m.id, headers: h });
   }
 
-  private async markPublished(ids: string[]): Promise<void> {
+  /** One UPDATE for many rows; `em` is the relay's transaction, or none for the batched marks. */
+  private async markPublished(ids: string[], em?: EntityManager): Promise<void> {
     if (!ids.length) return;
-    await this.orm.em.getConnection().execute(`UPDATE outbox SET published_at = now() WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
+    const sql = `UPDATE outbox SET published_at = now() WHERE id IN (${ids.map(() => '?').join(', ')})`;
+    await (em ? em.execute(sql, ids, 'run') : this.orm.em.getConnection().execute(sql, ids, 'run'));
   }
 
   /**
@@ -117,7 +117,6 @@ export class Outbox {
   async publish(messages: OutboxMessage[]): Promise<void> {
     if (!messages.length) return;
     try {
-      if (this.failInlinePublish) throw new Error('inline publish disabled (test)');
       const sent = await Promise.allSettled(messages.map((m) => this.send(m)));
       const done = messages.filter((_, i) => sent[i].status === 'fulfilled').map((m) => m.id);
       this.metrics?.outboxPublished.inc({ kind: 'inline' }, done.length);
@@ -165,7 +164,7 @@ export class Outbox {
         this.metrics?.outboxPublished.inc({ kind: 'relay' });
       }
       if (rows.length) {
-        await em.execute(`UPDATE outbox SET published_at = now() WHERE id IN (${rows.map(() => '?').join(', ')})`, rows.map((r) => r.id), 'run');
+        await this.markPublished(rows.map((r) => r.id), em);
         this.log.info({ count: rows.length }, 'outbox relay published rows left behind');
       }
       return rows.length;

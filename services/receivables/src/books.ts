@@ -117,6 +117,19 @@ export function isUniqueViolation(e: unknown, constraint: string): boolean {
 }
 
 /**
+ * Runs a transaction again once if it lost a race on the named unique constraint: the second run
+ * sees the winner's committed row and answers from it (replay, conflict or a failed event).
+ */
+export async function retryOnceOnUnique<T>(constraint: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (!isUniqueViolation(e, constraint)) throw e;
+    return run();
+  }
+}
+
+/**
  * Retry-safe create on an external id (API-DECISIONS §1): the first create answers 201; a repeat
  * with the same content answers 200 with the existing record (replayed); different content, 409.
  */

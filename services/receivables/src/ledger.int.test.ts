@@ -140,12 +140,14 @@ describe('receivables books against real Postgres and JetStream', () => {
     const c = ctx();
     const custId = await customer(c);
     const before = await streamMessages();
-    outbox.failInlinePublish = true;
+    // The process "dies" between commit and publish: the inline publish never happens.
+    const publish = outbox.publish;
+    outbox.publish = async () => undefined;
     let inv;
     try {
       inv = await postedInvoice(c, 777, custId);
     } finally {
-      outbox.failInlinePublish = false;
+      outbox.publish = publish;
     }
     // Committed, replied, but nothing reached the stream; the backlog metric shows it.
     await outbox.flushMarks();

@@ -1,4 +1,3 @@
-import { AppError } from '@acct/contracts';
 import { checkEstimateMove, ESTIMATE_MOVES, type EstimateStatus } from './estimates';
 import { caught } from '@acct/testing';
 

@@ -1,4 +1,3 @@
-import { AppError } from '@acct/contracts';
 import { checkPayment, openBalance, statusForPaid, type InvoiceStatus } from './invoices';
 import { caught } from '@acct/testing';
 

@@ -1,4 +1,4 @@
-import { AppError, limits, type LineItemInput } from '@acct/contracts';
+import { limits, type LineItemInput } from '@acct/contracts';
 import { currencyOf, priceLines, quantityOk, SUPPORTED_CURRENCIES } from './lines';
 import { caught } from '@acct/testing';
 

@@ -1,4 +1,3 @@
-import { AppError } from '@acct/contracts';
 import { checkPayoutAmounts } from './payouts';
 import { caught } from '@acct/testing';
 

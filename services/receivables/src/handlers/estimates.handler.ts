@@ -3,13 +3,13 @@ import { LockMode } from '@mikro-orm/core';
 import { AppError, type EstimateConvertBody, type EstimateCreateBody, type RpcRequest, single } from '@acct/contracts';
 import type { RpcServer } from '@acct/kit';
 import { type Books, createOnce, isUniqueViolation, sameJson } from '../books';
-import { type Estimate, EstimateSchema, type Invoice, estimateDto } from '../entities';
+import { type Estimate, EstimateSchema, type Invoice, InvoiceSchema, estimateDto } from '../entities';
 import { addDays, requireOrder, todayUtc } from '../domain/dates';
 import { type EstimateStatus, checkEstimateMove } from '../domain/estimates';
 import { currencyOf, priceLines } from '../domain/lines';
 import { scopeOf } from '../domain/scope';
 import { registerReads } from './reads';
-import { insertDraftInvoice, requireCustomer } from './invoices.handler';
+import { requireCustomer } from './invoices.handler';
 
 /** Net 30 until invoice defaults (settings) land. */
 const DEFAULT_TERMS_DAYS = 30;
@@ -109,7 +109,7 @@ export function registerEstimateHandlers(server: RpcServer, books: Books): void 
           postedAt: null,
           createdAt: new Date(),
         };
-        await insertDraftInvoice(em, invoice);
+        await em.insert(InvoiceSchema, invoice);
         e.status = 'converted';
         e.invoiceId = invoice.id;
         return { invoiceId: invoice.id, replayed: false };

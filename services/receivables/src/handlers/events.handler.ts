@@ -17,7 +17,7 @@ import {
 } from '@acct/contracts';
 import type { RpcServer } from '@acct/kit';
 import { reversalOf } from '@acct/ledger';
-import { type Books, type Tx, isUniqueViolation } from '../books';
+import { type Books, type Tx, isUniqueViolation, retryOnceOnUnique } from '../books';
 import { type InboundEvent, InboundEventSchema, InvoiceSchema, PaymentSchema, eventDto, invoiceDto, paymentDto } from '../entities';
 import { todayUtc } from '../domain/dates';
 import { statusForPaid } from '../domain/invoices';
@@ -154,15 +154,9 @@ export function registerEventHandlers(server: RpcServer, books: Books): void {
         return row;
       });
     try {
-      let event: InboundEvent;
-      try {
-        event = await store();
-      } catch (e) {
-        // The payment's external id raced in from another event (another invoice): run once more,
-        // and the payment check reports it as used (status failed) instead of a 500.
-        if (!isUniqueViolation(e, 'payments_external_id')) throw e;
-        event = await store();
-      }
+      // The payment's external id may race in from another event (another invoice): the second run
+      // finds it used and stores this event as failed instead of answering 500.
+      const event = await retryOnceOnUnique('payments_external_id', store);
       return { ok: true, status: 201, body: single('event', eventDto(event, false)) };
     } catch (e) {
       // A concurrent send of the same event won the race: answer as its duplicate.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { AppError, type InvoiceCreateBody, type RpcRequest, single } from '@acct/contracts';
-import type { RpcServer } from '@acct/kit';
+import type { EntityManager, RpcServer } from '@acct/kit';
 import { type Books, createOnce, sameJson } from '../books';
 import { CustomerSchema, type Invoice, InvoiceSchema, invoiceDto } from '../entities';
 import { requireOrder } from '../domain/dates';
@@ -9,7 +9,6 @@ import { currencyOf, priceLines } from '../domain/lines';
 import { invoicePosting } from '../domain/postings';
 import { type Scope, scopeOf } from '../domain/scope';
 import { registerReads } from './reads';
-import type { EntityManager } from '@acct/kit';
 
 /** The caller's content of a create, as compared on a retry. */
 const invoiceContent = (i: Pick<Invoice, 'customerId' | 'invoiceNumber' | 'issueDate' | 'dueDate' | 'currency' | 'memo' | 'lineItems'>) => ({
@@ -29,11 +28,6 @@ export async function requireCustomer(em: EntityManager, scope: Scope, customerI
       { field: '/customer_id', issue: 'not_found', message: 'No such customer in this organization and environment.' },
     ]);
   }
-}
-
-/** Inserts a draft invoice (create and estimate conversion). */
-export async function insertDraftInvoice(em: EntityManager, row: Invoice): Promise<void> {
-  await em.insert(InvoiceSchema, row);
 }
 
 export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
@@ -68,7 +62,7 @@ export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
     return createOnce({
       constraint: 'invoices_external_id',
       create: async () => {
-        await insertDraftInvoice(em, row);
+        await em.insert(InvoiceSchema, row);
         return { ok: true, status: 201, body: single('invoice', invoiceDto(row)) };
       },
       existing: () => orm.em.fork().findOne(InvoiceSchema, { ...scope, externalInvoiceId: b.external_invoice_id }),

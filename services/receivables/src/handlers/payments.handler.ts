@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { AppError, type PaymentCreateBody, type RpcRequest, single } from '@acct/contracts';
 import type { RpcServer } from '@acct/kit';
-import { type Books, type Tx, isUniqueViolation, sameJson } from '../books';
+import { type Books, type Tx, retryOnceOnUnique, sameJson } from '../books';
 import { InvoiceSchema, type Payment, PaymentSchema, invoiceDto, paymentDto } from '../entities';
 import { accountingDate } from '../domain/dates';
 import { checkPayment, statusForPaid } from '../domain/invoices';
 import { currencyOf } from '../domain/lines';
 import { paymentPosting } from '../domain/postings';
-import { scopeOf } from '../domain/scope';
 import { registerReads } from './reads';
 
 export interface PaymentInput {
@@ -101,15 +100,8 @@ export function registerPaymentHandlers(server: RpcServer, books: Books): void {
       eventId: null,
     };
     accountingDate(input.receivedAt, 'received_at');
-    const attempt = () => books.transact(req.ctx, (tx) => recordPayment(tx, input));
-    let result;
-    try {
-      result = await attempt();
-    } catch (e) {
-      // The same external id raced in on another invoice: the retry sees it and answers 200 or 409.
-      if (!isUniqueViolation(e, 'payments_external_id')) throw e;
-      result = await attempt();
-    }
+    // The same external id may race in on another invoice: the second run answers 200 or 409.
+    const result = await retryOnceOnUnique('payments_external_id', () => books.transact(req.ctx, (tx) => recordPayment(tx, input)));
     const { payment, replayed } = result;
     return { ok: true, status: replayed ? 200 : 201, replayed, body: single('payment', paymentDto(payment)) };
   });

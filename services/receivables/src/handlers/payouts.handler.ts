@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type PayoutCreateBody, type RpcRequest, single } from '@acct/contracts';
+import { type PayoutCreateBody, type RpcRequest, single } from '@acct/contracts';
 import type { RpcServer } from '@acct/kit';
 import { type Books, createOnce, sameJson } from '../books';
 import { type Payout, PayoutSchema, payoutDto } from '../entities';

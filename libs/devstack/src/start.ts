@@ -1,4 +1,5 @@
-import { baseConfigSpec, loadConfig, runMain, v } from '@acct/kit';
+import { gatewayConfigSpec } from '@acct/gateway';
+import { OPS_PORT_DEFAULTS, baseConfigSpec, loadConfig, runMain } from '@acct/kit';
 import { bootstrapDevKey } from './seed';
 import { startStack } from './stack';
 
@@ -8,7 +9,7 @@ runMain(async () => {
     DATABASE_URL: baseConfigSpec.DATABASE_URL,
     NATS_URL: baseConfigSpec.NATS_URL,
     NATS_PREFIX: baseConfigSpec.NATS_PREFIX,
-    GATEWAY_PORT: v.port(8080, 'public HTTP port of the gateway'),
+    GATEWAY_PORT: gatewayConfigSpec.GATEWAY_PORT,
   });
   process.stdout.write(`starting: database ${config.DATABASE_URL.replace(/\/\/[^@]*@/, '//')}, NATS ${config.NATS_URL}, prefix ${config.NATS_PREFIX}\n`);
   const stack = await startStack({
@@ -16,7 +17,7 @@ runMain(async () => {
     natsUrl: config.NATS_URL,
     natsPrefix: config.NATS_PREFIX,
     gatewayPort: config.GATEWAY_PORT,
-    opsPorts: { gateway: 9100, receivables: 9101 },
+    opsPorts: OPS_PORT_DEFAULTS,
     logs: 'inherit',
   });
   const seed = await bootstrapDevKey(config.DATABASE_URL);
@@ -29,7 +30,7 @@ runMain(async () => {
       `  test key          ${seed.test_key}`,
       '',
       `  try: curl -H "Authorization: Bearer ${seed.test_key}" ${stack.gatewayUrl}/api/v1/auth/check`,
-      `  OpenAPI: ${stack.gatewayUrl}/developers/openapi.yaml   metrics: http://127.0.0.1:9100/metrics`,
+      `  OpenAPI: ${stack.gatewayUrl}/developers/openapi.yaml   metrics: http://127.0.0.1:${OPS_PORT_DEFAULTS.gateway}/metrics`,
       '  Ctrl-C stops everything.',
       '',
     ].join('\n'),

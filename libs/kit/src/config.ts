@@ -1,3 +1,5 @@
+import type { ServiceName } from '@acct/contracts';
+
 /**
  * Typed configuration from environment variables, parsed once at start. Every variable has a
  * default that works on localhost; a bad value stops the process with a message naming it.
@@ -108,6 +110,23 @@ export function loadConfig<S extends Record<string, VarSpec<unknown>>>(spec: S, 
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Where each process's ops server listens unless OPS_PORT says otherwise: distinct defaults, so
+ * `npm start` runs them side by side and compose/Prometheus know where to scrape.
+ */
+export const OPS_PORT_DEFAULTS: Record<ServiceName, number> = {
+  gateway: 9100,
+  receivables: 9101,
+  payables: 9102,
+  documents: 9103,
+  reporting: 9104,
+  'webhook-dispatcher': 9105,
+};
+
+export function opsPortVar(service: ServiceName): VarSpec<number> {
+  return v.port(OPS_PORT_DEFAULTS[service], `${service} ops port (/metrics, /healthz, /readyz)`);
+}
 
 /** Variables every service process reads. */
 export const baseConfigSpec = {

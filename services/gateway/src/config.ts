@@ -1,8 +1,8 @@
-import { baseConfigSpec, loadConfig, v } from '@acct/kit';
+import { baseConfigSpec, loadConfig, opsPortVar, v } from '@acct/kit';
 
 export const gatewayConfigSpec = {
   ...baseConfigSpec,
-  OPS_PORT: v.port(9100, 'gateway ops port (/metrics, /healthz, /readyz)'),
+  OPS_PORT: opsPortVar('gateway'),
   GATEWAY_PORT: v.port(8080, 'public HTTP port of the gateway'),
   GATEWAY_HOST: v.str('0.0.0.0', 'address the public port binds to'),
   RATE_LIMIT_RPS: v.int(50, 'per-key token refill rate, requests per second', 1, 1_000_000),

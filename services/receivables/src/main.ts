@@ -1,11 +1,11 @@
-import { baseConfigSpec, createMetrics, ensureEventsStream, loadConfig, runMain, startRuntime, v } from '@acct/kit';
+import { baseConfigSpec, createMetrics, ensureEventsStream, loadConfig, opsPortVar, runMain, startRuntime, v } from '@acct/kit';
 import { openReceivablesOrm } from './db';
 import { createReceivablesServer } from './service';
 
 runMain(async () => {
   const config = loadConfig({
     ...baseConfigSpec,
-    OPS_PORT: v.port(9101, 'receivables ops port'),
+    OPS_PORT: opsPortVar('receivables'),
     OUTBOX_RELAY_INTERVAL_MS: v.int(5000, 'how often the outbox relay publishes rows a crash left behind', 50, 600_000),
   });
   const metrics = createMetrics('receivables');

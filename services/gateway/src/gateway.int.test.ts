@@ -48,11 +48,13 @@ describe('gateway against real Postgres and NATS', () => {
     fake.start();
   }
 
-  async function gateway(over: Partial<{ rps: number; burst: number; enforcement: 'soft' | 'hard'; ttlMs: number; timeoutMs: number }> = {}) {
+  async function gateway(
+    over: Partial<{ rps: number; burst: number; enforcement: 'soft' | 'hard'; ttlMs: number; timeoutMs: number; orm: Orm; idempotency: IdempotencyStore }> = {},
+  ) {
     const metrics: GatewayMetrics = createGatewayMetrics(false);
     const { app, router } = createGatewayApp({
-      keys: new KeyStore(orm, over.ttlMs ?? 200),
-      idempotency: new IdempotencyStore(orm, 3600),
+      keys: new KeyStore(over.orm ?? orm, over.ttlMs ?? 200),
+      idempotency: over.idempotency ?? new IdempotencyStore(over.orm ?? orm, 3600),
       rpc: new RpcClient(nc, prefix, over.timeoutMs ?? 2000, metrics),
       log: silentLogger(),
       metrics,
@@ -155,20 +157,7 @@ describe('gateway against real Postgres and NATS', () => {
       const goneOrm = await openGatewayOrm(gone.url, 2);
       await migrate(goneOrm);
       const b = await bootstrap(goneOrm.em.fork(), 'Gone');
-      const metrics = createGatewayMetrics(false);
-      const { app } = createGatewayApp({
-        keys: new KeyStore(goneOrm, 0),
-        idempotency: new IdempotencyStore(goneOrm, 3600),
-        rpc: new RpcClient(nc, prefix, 2000, metrics),
-        log: silentLogger(),
-        metrics,
-        buckets: new TokenBuckets(1000, 1000),
-        moduleEnforcement: 'soft',
-        openapiYaml: '',
-      });
-      const server = http.createServer(app.callback());
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const { base } = await gateway({ orm: goneOrm, ttlMs: 0 });
       try {
         expect((await call(base, '/api/v1/auth/check', { key: b.test_key })).status).toBe(200);
         await gone.drop();
@@ -176,7 +165,6 @@ describe('gateway against real Postgres and NATS', () => {
         expect(r.status).toBe(503);
         expect((await json(r)).error.code).toBe('service_unavailable');
       } finally {
-        await new Promise((r) => server.close(r));
         await goneOrm.close(true).catch(() => undefined);
       }
     });
@@ -434,27 +422,10 @@ describe('gateway against real Postgres and NATS', () => {
       idem.complete = async () => {
         throw new Error('connection lost while recording');
       };
-      const metrics = createGatewayMetrics(false);
-      const { app } = createGatewayApp({
-        keys: new KeyStore(orm, 200),
-        idempotency: idem,
-        rpc: new RpcClient(nc, prefix, 2000, metrics),
-        log: silentLogger(),
-        metrics,
-        buckets: new TokenBuckets(1000, 1000),
-        moduleEnforcement: 'soft',
-        openapiYaml: '',
-      });
-      const server = http.createServer(app.callback());
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-      try {
-        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-        const r = await call(base, '/api/v1/customers', { key: org.test_key, method: 'POST', json: body, headers: { 'idempotency-key': 'k-rec' } });
-        expect(r.status).toBe(201);
-        expect(received).toHaveLength(1);
-      } finally {
-        await new Promise((r) => server.close(r));
-      }
+      const { base } = await gateway({ idempotency: idem });
+      const r = await call(base, '/api/v1/customers', { key: org.test_key, method: 'POST', json: body, headers: { 'idempotency-key': 'k-rec' } });
+      expect(r.status).toBe(201);
+      expect(received).toHaveLength(1);
     });
 
     it('refuses a key longer than 255 characters', async () => {

@@ -1,9 +1,8 @@
 /** Three tiers: unit (beside the code), integration (real Postgres + NATS), e2e (whole stack over HTTP). */
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: false }] };
 const moduleNameMapper = {
-  '^@acct/(contracts|kit|devstack|ledger)$': '<rootDir>/libs/$1/src',
-  '^@acct/(gateway|receivables)$': '<rootDir>/services/$1/src',
   '^@acct/testing$': '<rootDir>/test/support',
+  '^@acct/(.*)$': ['<rootDir>/libs/$1/src', '<rootDir>/services/$1/src', '<rootDir>/tools/$1/src'],
 };
 const base = { rootDir: __dirname, testEnvironment: 'node', transform, moduleNameMapper, modulePathIgnorePatterns: ['<rootDir>/.*/dist/'] };
 

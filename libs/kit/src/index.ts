@@ -8,3 +8,5 @@ export * from './lifecycle';
 export * from './runtime';
 export * from './outbox';
 export * from './unavailable';
+export * from './scope';
+export * from './reads';

@@ -6,8 +6,11 @@ import type { ServiceMetrics } from './metrics';
 import { encodeJson } from './rpc';
 import { Gauge } from 'prom-client';
 
-/** The outbox table every publishing service creates in one of its migrations. */
-export const OUTBOX_MIGRATION_SQL = `
+/**
+ * Version 1 of the outbox table. FROZEN: shipped migrations run exactly this text; change the
+ * outbox by adding version 2 to OUTBOX_DDL, never by editing this (a test holds the checksums).
+ */
+const OUTBOX_DDL_V1 = `
   CREATE TABLE outbox (
     id uuid PRIMARY KEY,
     seq bigserial NOT NULL,
@@ -18,6 +21,9 @@ export const OUTBOX_MIGRATION_SQL = `
   );
   CREATE INDEX outbox_unpublished ON outbox (seq) WHERE published_at IS NULL;
 `;
+
+/** The outbox's DDL, oldest version first; every publishing service runs each as a migration. */
+export const OUTBOX_DDL: readonly { version: number; sql: string }[] = Object.freeze([{ version: 1, sql: OUTBOX_DDL_V1 }]);
 
 export interface OutboxMessage {
   /** Also the JetStream message id, so the stream drops a second publish of the same row. */

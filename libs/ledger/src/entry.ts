@@ -1,4 +1,5 @@
 import { DEFAULT_CHART, isUuid, type Side } from './accounts';
+import { isCalendarDate } from './dates';
 import { LedgerError, sumCents } from './money';
 
 export interface JournalLine {
@@ -33,15 +34,6 @@ export interface EntryOptions {
  * parameters (11 per line).
  */
 export const journal_lines_max = 1000;
-
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-function isCalendarDate(s: string): boolean {
-  const m = DATE_PATTERN.exec(s);
-  if (!m) return false;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.toISOString().slice(0, 10) === s;
-}
 
 function optionalUuid(v: string | null | undefined, what: string): void {
   if (v != null && !isUuid(v)) throw new LedgerError('bad_line', `${what} ${v} is not a uuid`);

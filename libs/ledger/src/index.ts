@@ -2,3 +2,5 @@ export * from './money';
 export * from './accounts';
 export * from './entry';
 export * from './schema';
+export * from './dates';
+export * from './lines';

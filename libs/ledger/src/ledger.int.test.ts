@@ -5,7 +5,7 @@ import { migrate, openOrm, type Orm } from '@acct/kit';
 import { freshDatabase, type TestDatabase } from '@acct/testing';
 import { ACCOUNT, accountId, DEFAULT_CHART, type LedgerEnvironment } from './accounts';
 import { reversalOf, type JournalLine } from './entry';
-import { insertDefaultAccounts, insertJournalEntry, ledgerMigrationSql, UNBALANCED_SQLSTATE, type Execute } from './schema';
+import { insertDefaultAccounts, insertJournalEntry, LEDGER_DDL, UNBALANCED_SQLSTATE, type Execute } from './schema';
 
 const SCHEMA = 'ledger_it';
 
@@ -73,7 +73,7 @@ describe('ledger schema against real Postgres', () => {
     await pg.connect();
     await pg.query(`CREATE SCHEMA ${SCHEMA}`);
     await pg.query(`SET search_path TO ${SCHEMA}`);
-    await pg.query(ledgerMigrationSql());
+    await pg.query(LEDGER_DDL.map((d) => d.sql).join('\n'));
     await insertDefaultAccounts(execute, org, env);
   });
 
@@ -201,7 +201,7 @@ describe('ledger schema against real Postgres', () => {
   it('runs as a MikroORM migration in a service schema and writes through em.execute in a transaction', async () => {
     class LedgerMigration extends Migration {
       override async up(): Promise<void> {
-        this.addSql(ledgerMigrationSql());
+        this.addSql(LEDGER_DDL.map((d) => d.sql).join('\n'));
       }
     }
     const orm: Orm = await openOrm({ url: db.url, schema: 'ledger_orm_it', entities: [], migrations: [{ name: 'Migration0001Ledger', class: LedgerMigration }], poolMax: 2 });

@@ -1,5 +1,5 @@
 import { ACCOUNT, accountId, DEFAULT_CHART } from './accounts';
-import { insertDefaultAccounts, insertJournalEntry, ledgerMigrationSql } from './schema';
+import { insertDefaultAccounts, insertJournalEntry, LEDGER_DDL } from './schema';
 
 const ORG = '7d9f6c1e-2b1a-4f3e-9c8d-0a1b2c3d4e5f';
 const ENTRY = '44444444-4444-4444-8444-444444444444';
@@ -15,9 +15,9 @@ function recorder() {
   return { calls, execute };
 }
 
-describe('ledgerMigrationSql', () => {
+describe('LEDGER_DDL', () => {
   it('uses unqualified names and no ? (MikroORM would read it as a placeholder)', () => {
-    const sql = ledgerMigrationSql();
+    const sql = LEDGER_DDL.map((d) => d.sql).join('\n');
     expect(sql).not.toContain('?');
     expect(sql).not.toMatch(/\b\w+\.journal_/);
     for (const t of ['ledger_accounts', 'journal_entries', 'journal_lines']) expect(sql).toContain(`CREATE TABLE ${t}`);

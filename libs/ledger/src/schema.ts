@@ -16,13 +16,19 @@ export interface LedgerScope {
 /** SQLSTATE of the commit-time refusal of an unbalanced or empty entry (check_violation). */
 export const UNBALANCED_SQLSTATE = '23514';
 
+/** One version of a shared table set's DDL. */
+export interface DdlVersion {
+  version: number;
+  sql: string;
+}
+
 /**
- * DDL of the ledger tables, for one migration of the owning service. Names are unqualified: the
- * migration runs with search_path = the service's schema. Contains no `?` (MikroORM/knex would read
- * it as a placeholder).
+ * Version 1 of the ledger tables. FROZEN: migrations that shipped run exactly this text; change the
+ * ledger by adding version 2 to LEDGER_DDL, never by editing this (a test holds the checksums).
+ * Names are unqualified: the migration runs with search_path = the owning service's schema.
+ * Contains no `?` (MikroORM/knex would read it as a placeholder).
  */
-export function ledgerMigrationSql(): string {
-  return `
+const LEDGER_DDL_V1 = `
     CREATE TABLE ledger_accounts (
       id uuid PRIMARY KEY,
       organization_id uuid NOT NULL,
@@ -128,7 +134,9 @@ export function ledgerMigrationSql(): string {
     CREATE CONSTRAINT TRIGGER journal_lines_balanced AFTER INSERT ON journal_lines
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION journal_entry_check_balanced();
   `;
-}
+
+/** The ledger's DDL, oldest version first; each posting service runs every version as a migration. */
+export const LEDGER_DDL: readonly DdlVersion[] = Object.freeze([{ version: 1, sql: LEDGER_DDL_V1 }]);
 
 /**
  * Creates the chart's accounts for one organization and environment, with their stable ids.

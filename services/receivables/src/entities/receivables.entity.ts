@@ -1,6 +1,6 @@
 import { BigIntType, EntitySchema } from '@mikro-orm/core';
 import type { Environment } from '@acct/contracts';
-import type { LineItem } from '../domain/lines';
+import type { LineItem } from '@acct/ledger';
 import type { InvoiceStatus } from '../domain/invoices';
 import type { EstimateStatus } from '../domain/estimates';
 

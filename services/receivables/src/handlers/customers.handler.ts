@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type CustomerCreateBody, single, type RpcRequest } from '@acct/contracts';
-import type { Orm, RpcServer } from '@acct/kit';
-import { createOnce } from '../books';
+import { type Orm, type RpcServer, scopeOf, registerReads } from '@acct/kit';
+import { createOnce } from '@acct/posting';
 import { type Customer, CustomerSchema, customerDto } from '../entities';
 import { sameCustomerContent } from '../domain/customers';
-import { scopeOf } from '../domain/scope';
-import { registerReads } from './reads';
 
 export function registerCustomerHandlers(server: RpcServer, orm: Orm): void {
   server.handle('customers.create', async (req: RpcRequest<CustomerCreateBody>) => {

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { AppError, type EstimateConvertBody, type EstimateCreateBody, type RpcRequest, single } from '@acct/contracts';
-import type { RpcServer } from '@acct/kit';
-import { type Books, createOnce, isUniqueViolation, sameJson } from '../books';
+import { type RpcServer, scopeOf, registerReads } from '@acct/kit';
+import { type Books, createOnce, isUniqueViolation, sameJson } from '@acct/posting';
 import { type Estimate, EstimateSchema, type Invoice, InvoiceSchema, estimateDto } from '../entities';
-import { addDays, requireOrder, todayUtc } from '../domain/dates';
 import { type EstimateStatus, checkEstimateMove } from '../domain/estimates';
-import { currencyOf, priceLines } from '../domain/lines';
-import { scopeOf } from '../domain/scope';
-import { registerReads } from './reads';
+import { currencyOf, priceLines, addDays, requireOrder, todayUtc } from '@acct/ledger';
 import { requireCustomer } from './invoices.handler';
 
 /** Net 30 until invoice defaults (settings) land. */

@@ -15,14 +15,12 @@ import {
   single,
   toDetails,
 } from '@acct/contracts';
-import type { RpcServer } from '@acct/kit';
-import { reversalOf } from '@acct/ledger';
-import { type Books, type Tx, isUniqueViolation, retryOnceOnUnique } from '../books';
+import { type RpcServer, scopeOf } from '@acct/kit';
+import { reversalOf, todayUtc } from '@acct/ledger';
+import { type Books, type Tx, isUniqueViolation, retryOnceOnUnique } from '@acct/posting';
 import { type InboundEvent, InboundEventSchema, InvoiceSchema, PaymentSchema, eventDto, invoiceDto, paymentDto } from '../entities';
-import { todayUtc } from '../domain/dates';
 import { statusForPaid } from '../domain/invoices';
 import { paymentPosting } from '../domain/postings';
-import { scopeOf } from '../domain/scope';
 import { recordPayment } from './payments.handler';
 
 const validPaymentReceived = compileBody(schemas.receivables.paymentReceivedPayload);

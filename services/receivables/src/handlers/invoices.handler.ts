@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { AppError, type InvoiceCreateBody, type RpcRequest, single } from '@acct/contracts';
-import type { EntityManager, RpcServer } from '@acct/kit';
-import { type Books, createOnce, sameJson } from '../books';
+import { type EntityManager, type RpcServer, type Scope, scopeOf, registerReads } from '@acct/kit';
+import { type Books, createOnce, sameJson } from '@acct/posting';
 import { CustomerSchema, type Invoice, InvoiceSchema, invoiceDto } from '../entities';
-import { requireOrder } from '../domain/dates';
-import { currencyOf, priceLines } from '../domain/lines';
+import { currencyOf, priceLines, requireOrder } from '@acct/ledger';
 import { invoicePosting } from '../domain/postings';
-import { type Scope, scopeOf } from '../domain/scope';
-import { registerReads } from './reads';
 
 /** The caller's content of a create, as compared on a retry. */
 const invoiceContent = (i: Pick<Invoice, 'customerId' | 'invoiceNumber' | 'issueDate' | 'dueDate' | 'currency' | 'memo' | 'lineItems'>) => ({

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { AppError, type PaymentCreateBody, type RpcRequest, single } from '@acct/contracts';
-import type { RpcServer } from '@acct/kit';
-import { type Books, type Tx, retryOnceOnUnique, sameJson } from '../books';
+import { type RpcServer, registerReads } from '@acct/kit';
+import { type Books, type Tx, retryOnceOnUnique, sameJson } from '@acct/posting';
 import { InvoiceSchema, type Payment, PaymentSchema, invoiceDto, paymentDto } from '../entities';
-import { accountingDate } from '../domain/dates';
 import { checkPayment, statusForPaid } from '../domain/invoices';
-import { currencyOf } from '../domain/lines';
+import { currencyOf, accountingDate } from '@acct/ledger';
 import { paymentPosting } from '../domain/postings';
-import { registerReads } from './reads';
 
 export interface PaymentInput {
   externalPaymentId: string;

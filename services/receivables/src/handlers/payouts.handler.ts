@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type PayoutCreateBody, type RpcRequest, single } from '@acct/contracts';
-import type { RpcServer } from '@acct/kit';
-import { type Books, createOnce, sameJson } from '../books';
+import { type RpcServer, scopeOf, registerReads } from '@acct/kit';
+import { type Books, createOnce, sameJson } from '@acct/posting';
 import { type Payout, PayoutSchema, payoutDto } from '../entities';
-import { currencyOf } from '../domain/lines';
+import { currencyOf } from '@acct/ledger';
 import { checkPayoutAmounts } from '../domain/payouts';
 import { payoutPosting } from '../domain/postings';
-import { scopeOf } from '../domain/scope';
-import { registerReads } from './reads';
 
 const payoutContent = (p: Pick<Payout, 'processor' | 'payoutDate' | 'grossCents' | 'feeCents' | 'netCents' | 'currency'>) => ({
   processor: p.processor,

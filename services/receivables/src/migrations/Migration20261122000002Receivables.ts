@@ -1,11 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
-import { OUTBOX_MIGRATION_SQL } from '@acct/kit';
-import { ledgerMigrationSql } from '@acct/ledger';
 
 export class Migration20261122000002Receivables extends Migration {
   override async up(): Promise<void> {
-    this.addSql(ledgerMigrationSql());
-    this.addSql(OUTBOX_MIGRATION_SQL);
     this.addSql(`
       CREATE TABLE invoices (
         id uuid PRIMARY KEY,

@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import {
   AppError,
   canonicalJson,
   type OutboundEventType,
   type PostingEvent,
   type RpcOk,
+  type ServiceName,
   type TrustedContext,
   outboundSubject,
   postingSubject,
 } from '@acct/contracts';
-import type { EntityManager, Orm, Outbox, OutboxMessage } from '@acct/kit';
-import { type JournalEntryDraft, accountId, buildEntry, insertJournalEntry } from '@acct/ledger';
-import { type Scope, scopeOf } from './domain/scope';
+import { type EntityManager, type Orm, type Outbox, type OutboxMessage, type Scope, scopeOf } from '@acct/kit';
+import { type JournalEntryDraft, LedgerError, accountId, buildEntry, insertJournalEntry } from '@acct/ledger';
 
 /** What a money-moving operation can do inside its transaction. */
 export interface Tx {
@@ -25,7 +24,7 @@ export interface Tx {
 }
 
 /**
- * The books of the receivables service. transact() runs the state change, its journal entries and
+ * The books of one posting service (receivables, payables, ...). transact() runs the state change, its journal entries and
  * their outbox rows in ONE Postgres transaction; after commit (and before the caller replies) the
  * rows are published to JetStream. A rollback leaves no row, so nothing is published for it.
  */
@@ -37,6 +36,8 @@ export class Books {
     readonly orm: Orm,
     private readonly outbox: Outbox,
     private readonly prefix: string,
+    /** The owning service: its posting events go to `<prefix>.events.posting.<service>`. */
+    private readonly service: ServiceName,
   ) {}
 
   async transact<T>(ctx: TrustedContext, work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -44,7 +45,9 @@ export class Books {
     const scopeKey = `${scope.organizationId}/${scope.environment}`;
     const pending: OutboxMessage[] = [];
     let posted = false;
-    const result = await this.orm.em.fork().transactional(async (em) => {
+    const result = await this.orm.em
+      .fork()
+      .transactional(async (em) => {
       const tx: Tx = {
         em,
         scope,
@@ -80,7 +83,7 @@ export class Books {
             },
             source,
           };
-          pending.push({ id: event.id, subject: postingSubject(this.prefix, 'receivables'), payload: event });
+          pending.push({ id: event.id, subject: postingSubject(this.prefix, this.service), payload: event });
           return entry.id;
         },
         emit: (type, data) => {
@@ -104,16 +107,37 @@ export class Books {
       await em.flush();
       await this.outbox.add(em, pending);
       return r;
-    });
+    })
+      .catch(refuseLedgerError);
     if (posted) this.chartsCommitted.add(scopeKey); // committed: the chart exists from now on
     await this.outbox.publish(pending);
     return result;
   }
 }
 
-/** True when e is the unique violation of the named constraint (an external id already used). */
+/**
+ * A draft the flow built is checked by the ledger; one it cannot post (an amount out of range, an
+ * unknown account, debits ≠ credits) is the caller's input gone wrong, so it answers 422, not 500.
+ */
+export function refuseLedgerError(e: unknown): never {
+  if (e instanceof LedgerError) {
+    throw AppError.validation(`The journal entry could not be posted: ${e.message}.`, [{ field: '/', issue: e.code, message: e.message }]);
+  }
+  throw e;
+}
+
+/** SQLSTATE unique_violation. */
+export const UNIQUE_VIOLATION = '23505';
+
+/**
+ * True when e is Postgres' unique violation of the named constraint or unique index (an external
+ * id already used). Judged by SQLSTATE and constraint name (MikroORM copies both from the driver's
+ * error), never by message text.
+ */
 export function isUniqueViolation(e: unknown, constraint: string): boolean {
-  return e instanceof UniqueConstraintViolationException && e.message.includes(constraint);
+  if (typeof e !== 'object' || e === null) return false;
+  const { code, constraint: name } = e as { code?: unknown; constraint?: unknown };
+  return code === UNIQUE_VIOLATION && name === constraint;
 }
 
 /**

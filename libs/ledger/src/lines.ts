@@ -1,5 +1,5 @@
 import { AppError, type ErrorDetail, type LineItemInput, limits } from '@acct/contracts';
-import { lineAmountCents, sumCents } from '@acct/ledger';
+import { lineAmountCents, sumCents } from './money';
 
 export interface LineItem {
   description: string;

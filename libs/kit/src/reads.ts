@@ -1,7 +1,8 @@
 import type { EntitySchema } from '@mikro-orm/core';
 import { AppError, type RpcOperation, list, page, single } from '@acct/contracts';
-import type { Orm, RpcServer } from '@acct/kit';
-import { pageQuery, scopeOf } from '../domain/scope';
+import type { Orm } from './db';
+import type { RpcServer } from './rpc';
+import { pageQuery, scopeOf } from './scope';
 
 /**
  * The read side every resource shares: a list (newest first, ties by id, limit + 1 for has_more,

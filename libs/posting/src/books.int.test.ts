@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { Migration } from '@mikro-orm/migrations';
+import { AppError, type Environment, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
+import { Outbox, ensureEventsStream, migrate, openOrm, type Orm } from '@acct/kit';
+import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
+import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { Books, createOnce, isUniqueViolation, retryOnceOnUnique } from './books';
+import { withPostingMigrations } from './migrations';
+
+class Widgets extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`CREATE TABLE widgets (id uuid PRIMARY KEY, ext text NOT NULL, body text NOT NULL, CONSTRAINT widgets_ext UNIQUE (ext), CONSTRAINT widgets_body UNIQUE (body))`);
+  }
+}
+
+/** The shared posting library against real Postgres and JetStream, owned by a made-up service. */
+describe('Books (posting library) against real Postgres and JetStream', () => {
+  let db: TestDatabase;
+  let orm: Orm;
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let prefix: string;
+  let books: Books;
+
+  const ctx = (environment: Environment = 'test'): TrustedContext => ({
+    organizationId: randomUUID(),
+    connectedAppId: randomUUID(),
+    environment,
+    apiKeyId: randomUUID(),
+    requestId: randomUUID(),
+  });
+  const draft = (amountCents: number, credit = amountCents, account: string = ACCOUNT.revenue): JournalEntryDraft => ({
+    entryDate: '2026-11-01',
+    sourceType: 'bill',
+    sourceId: randomUUID(),
+    lines: [
+      { accountCode: ACCOUNT.expenses, side: 'debit', amountCents },
+      { accountCode: account, side: 'credit', amountCents: credit },
+    ],
+  });
+  const count = async (sql: string, params: unknown[] = []) => Number((await orm.em.getConnection().execute(sql, params))[0].n);
+  const streamMessages = async () => (await jsm.streams.info(eventsStreamName(prefix))).state.messages;
+
+  beforeAll(async () => {
+    db = await freshDatabase('acct_posting');
+    orm = await openOrm({ url: db.url, schema: 'payables_like', entities: [], migrations: withPostingMigrations([{ name: 'Widgets', class: Widgets }]), poolMax: 4 });
+    await migrate(orm);
+    nc = await connect({ servers: NATS_URL });
+    prefix = uniquePrefix();
+    jsm = await ensureEventsStream(nc, prefix);
+    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'payables');
+  });
+  afterAll(async () => {
+    await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
+    await nc.close();
+    await orm.close(true);
+    await db.drop();
+  });
+
+  it('posts the entry and its event in one transaction; the event is in the stream, on the owning service\'s subject, when transact resolves', async () => {
+    const before = await streamMessages();
+    const c = ctx();
+    const entryId = await books.transact(c, (tx) => tx.post(draft(1234), { type: 'bill' }));
+    expect(await count('SELECT count(*) AS n FROM journal_lines WHERE entry_id = ?', [entryId])).toBe(2);
+    expect(await count('SELECT count(*) AS n FROM outbox')).toBeGreaterThanOrEqual(1);
+    expect(await streamMessages()).toBe(before + 1);
+    const last = await jsm.streams.getMessage(eventsStreamName(prefix), { last_by_subj: postingSubject(prefix, 'payables') });
+    const event = JSON.parse(new TextDecoder().decode(last.data));
+    expect(event).toMatchObject({ type: 'journal_entry.posted', organization_id: c.organizationId, entry: { id: entryId, source_type: 'bill' }, source: { type: 'bill' } });
+  });
+
+  it('a failure inside the work rolls everything back and publishes nothing', async () => {
+    const before = { entries: await count('SELECT count(*) AS n FROM journal_entries'), outbox: await count('SELECT count(*) AS n FROM outbox'), stream: await streamMessages() };
+    await expect(
+      books.transact(ctx(), async (tx) => {
+        await tx.post(draft(500), { type: 'bill' });
+        tx.emit('invoice.posted', { invoice_id: randomUUID() });
+        throw new AppError('conflict', 'changed my mind');
+      }),
+    ).rejects.toMatchObject({ code: 'conflict' });
+    expect(await count('SELECT count(*) AS n FROM journal_entries')).toBe(before.entries);
+    expect(await count('SELECT count(*) AS n FROM outbox')).toBe(before.outbox);
+    expect(await streamMessages()).toBe(before.stream);
+  });
+
+  it.each([
+    ['unbalanced', draft(100, 99)],
+    ['unknown account', draft(100, 100, '9999')],
+    ['amount over the limit', draft(Number.MAX_SAFE_INTEGER + 2)],
+  ])('a draft the ledger refuses (%s) answers validation_failed, not a 500', async (_, bad) => {
+    const e = await books.transact(ctx(), (tx) => tx.post(bad, { type: 'bill' })).catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(AppError);
+    expect(e).toMatchObject({ code: 'validation_failed' });
+  });
+
+  describe('unique violations', () => {
+    const insert = (ext: string, body: string = randomUUID()) =>
+      orm.em.fork().getConnection().execute('INSERT INTO widgets (id, ext, body) VALUES (?, ?, ?)', [randomUUID(), ext, body]);
+
+    it('are told apart by SQLSTATE and constraint name', async () => {
+      const ext = randomUUID();
+      await insert(ext);
+      const e = await insert(ext).catch((err: unknown) => err);
+      expect(isUniqueViolation(e, 'widgets_ext')).toBe(true);
+      expect(isUniqueViolation(e, 'widgets_body')).toBe(false);
+      // The constraint name in the message text alone is not enough.
+      expect(isUniqueViolation(new Error('duplicate key value violates unique constraint "widgets_ext"'), 'widgets_ext')).toBe(false);
+      const notNull = await orm.em.fork().getConnection().execute('INSERT INTO widgets (id, ext, body) VALUES (?, NULL, ?)', [randomUUID(), 'x']).catch((err: unknown) => err);
+      expect(isUniqueViolation(notNull, 'widgets_ext')).toBe(false);
+    });
+
+    it('retryOnceOnUnique runs again once after that violation, and never after another error', async () => {
+      const ext = randomUUID();
+      await insert(ext);
+      let runs = 0;
+      await expect(retryOnceOnUnique('widgets_ext', async () => (++runs === 1 ? insert(ext) : 'second'))).resolves.toBe('second');
+      expect(runs).toBe(2);
+      runs = 0;
+      await expect(retryOnceOnUnique('widgets_body', async () => (++runs, insert(ext)))).rejects.toMatchObject({ code: '23505' });
+      expect(runs).toBe(1);
+    });
+
+    it('createOnce answers 201, then 200 replayed for the same content, then 409 for other content', async () => {
+      const ext: string = randomUUID();
+      const once = (body: string) =>
+        createOnce({
+          constraint: 'widgets_ext',
+          create: async () => {
+            await insert(ext, body);
+            return { ok: true, status: 201, body: { ext, body } };
+          },
+          existing: async () => ((await orm.em.fork().getConnection().execute('SELECT ext, body FROM widgets WHERE ext = ?', [ext]))[0] as { ext: string; body: string }) ?? null,
+          same: (ex) => ex.body === body,
+          reply: (ex) => ex,
+          field: '/external_widget_id',
+          what: 'widget',
+        });
+      const body: string = randomUUID();
+      await expect(once(body)).resolves.toMatchObject({ status: 201 });
+      await expect(once(body)).resolves.toMatchObject({ status: 200, replayed: true, body: { ext, body } });
+      await expect(once(randomUUID())).rejects.toMatchObject({ code: 'conflict', details: [{ field: '/external_widget_id', issue: 'already_used' }] });
+    });
+  });
+});

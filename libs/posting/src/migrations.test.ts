@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+import { OUTBOX_DDL } from '@acct/kit';
+import { LEDGER_DDL } from '@acct/ledger';
+import { POSTING_MIGRATIONS, withPostingMigrations } from './migrations';
+
+/**
+ * Shipped DDL versions are frozen: databases already migrated ran exactly this text, so editing it
+ * would make new databases differ from old ones with no migration to tell. Change a shared table by
+ * adding a version (and its checksum here), never by editing one.
+ */
+const FROZEN: Record<string, string> = {
+  ledger_v1: 'd9da523df74175c0c5a57586f0a175bd27c5c7c9393e3a6fee1742ad8c366907',
+  outbox_v1: '9d5b6277fed4714d75d1af738cde808e50f291cc0ab6debc3c02cee679eeda0a',
+};
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+describe('shared DDL versions', () => {
+  it('every shipped version is unchanged and every version has a recorded checksum', () => {
+    const seen: Record<string, string> = {};
+    for (const d of LEDGER_DDL) seen[`ledger_v${d.version}`] = sha(d.sql);
+    for (const d of OUTBOX_DDL) seen[`outbox_v${d.version}`] = sha(d.sql);
+    expect(seen).toEqual(FROZEN);
+  });
+
+  it('versions are 1..n in order', () => {
+    for (const list of [LEDGER_DDL, OUTBOX_DDL]) expect(list.map((d) => d.version)).toEqual(list.map((_, i) => i + 1));
+  });
+
+  it('posting services run the shared migrations first, under stable names', () => {
+    expect(POSTING_MIGRATIONS.map((m) => m.name)).toEqual(['Posting_Ledger_v1', 'Posting_Outbox_v1']);
+    const own = { name: 'Migration20990101000000Own', class: POSTING_MIGRATIONS[0]!.class };
+    expect(withPostingMigrations([own]).map((m) => m.name)).toEqual(['Posting_Ledger_v1', 'Posting_Outbox_v1', own.name]);
+  });
+});

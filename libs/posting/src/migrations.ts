@@ -1,0 +1,26 @@
+import { Migration } from '@mikro-orm/migrations';
+import { type MigrationDef, OUTBOX_DDL } from '@acct/kit';
+import { LEDGER_DDL } from '@acct/ledger';
+
+function ddlMigration(sql: string): MigrationDef['class'] {
+  return class extends Migration {
+    override async up(): Promise<void> {
+      this.addSql(sql);
+    }
+  };
+}
+
+/**
+ * The tables every posting service owns in its schema (ledger and outbox), one migration per frozen
+ * DDL version. A new version of either appends one entry here, and every posting service picks it
+ * up on its next migrate; an entry that shipped is never edited or removed.
+ */
+export const POSTING_MIGRATIONS: readonly MigrationDef[] = Object.freeze([
+  ...LEDGER_DDL.map((d) => ({ name: `Posting_Ledger_v${d.version}`, class: ddlMigration(d.sql) })),
+  ...OUTBOX_DDL.map((d) => ({ name: `Posting_Outbox_v${d.version}`, class: ddlMigration(d.sql) })),
+]);
+
+/** A posting service's whole migration list: the shared tables first, then its own. */
+export function withPostingMigrations(own: MigrationDef[]): MigrationDef[] {
+  return [...POSTING_MIGRATIONS, ...own];
+}

@@ -10,3 +10,4 @@ export * from './outbox';
 export * from './unavailable';
 export * from './scope';
 export * from './reads';
+export * from './drift';

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: throughput and latency of the gateway + services path on this machine.
  *
- * Starts the whole stack (libs/devstack) on its own database and NATS prefix, bootstraps an
+ * Starts the whole stack (tools/stack) on its own database and NATS prefix, bootstraps an
  * organization, drives three scenarios with autocannon and prints one table:
  *   get-customer     GET  /api/v1/customers/{id}
  *   create-customer  POST /api/v1/customers, a new external_customer_id per request
@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, startStack, type Stack } from '@acct/devstack';
+import { freePort, startStack, type Stack } from '@acct/stack';
 import { bootstrap, openGatewayOrm } from '@acct/gateway';
 import { dropDatabase, dropEventsStream } from '@acct/kit';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT, freePort, startStack, type Stack } from '@acct/devstack';
+import { ROOT, freePort, startStack, type Stack } from '@acct/stack';
 import { dropDatabase, dropEventsStream } from '@acct/kit';
 import { NATS_URL, PG_SERVER_URL, uniqueName, uniquePrefix } from '@acct/testing';
 

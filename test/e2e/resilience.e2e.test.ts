@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { ROOT } from '@acct/devstack';
+import { ROOT } from '@acct/stack';
 import { type E2E, type Keys, bootstrapOrg, client, startE2E } from './harness';
 
 describe('e2e: limits, outages, shutdown and configuration', () => {

@@ -1,3 +1,5 @@
+import { manifestOf } from './manifest';
+
 /**
  * The one catalogue of NATS subjects. Nothing else in the code base writes a subject string:
  * request/reply operations are named here and turned into subjects by rpcSubject(), and every
@@ -38,7 +40,9 @@ export function rpcSubject(prefix: string, op: RpcOperation): string {
 
 /** Replicas of one service share its queue group, so each request reaches exactly one of them. */
 export function queueGroup(prefix: string, service: ServiceName): string {
-  return `${prefix}.${service}`;
+  const { queue } = manifestOf(service);
+  if (!queue) throw new Error(`${service} serves no RPC operations`);
+  return `${prefix}.${queue}`;
 }
 
 export function operationsOf(service: ServiceName): RpcOperation[] {

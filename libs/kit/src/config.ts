@@ -1,4 +1,4 @@
-import type { ServiceName } from '@acct/contracts';
+import { SERVICE_MANIFEST, type ServiceName, manifestOf } from '@acct/contracts';
 
 /**
  * Typed configuration from environment variables, parsed once at start. Every variable has a
@@ -115,17 +115,11 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
  * Where each process's ops server listens unless OPS_PORT says otherwise: distinct defaults, so
  * `npm start` runs them side by side and compose/Prometheus know where to scrape.
  */
-export const OPS_PORT_DEFAULTS: Record<ServiceName, number> = {
-  gateway: 9100,
-  receivables: 9101,
-  payables: 9102,
-  documents: 9103,
-  reporting: 9104,
-  'webhook-dispatcher': 9105,
-};
+/** Default ops port of each service of the manifest. */
+export const OPS_PORT_DEFAULTS: Readonly<Partial<Record<ServiceName, number>>> = Object.fromEntries(SERVICE_MANIFEST.map((s) => [s.name, s.opsPort]));
 
 export function opsPortVar(service: ServiceName): VarSpec<number> {
-  return v.port(OPS_PORT_DEFAULTS[service], `${service} ops port (/metrics, /healthz, /readyz)`);
+  return v.port(manifestOf(service).opsPort, `${service} ops port (/metrics, /healthz, /readyz)`);
 }
 
 /** Variables every service process reads. */

@@ -11,3 +11,4 @@ export * from './unavailable';
 export * from './scope';
 export * from './reads';
 export * from './drift';
+export * from './service';

@@ -10,7 +10,7 @@ import {
   outboundSubject,
   postingSubject,
 } from '@acct/contracts';
-import { type EntityManager, type Orm, type Outbox, type OutboxMessage, type Scope, scopeOf } from '@acct/kit';
+import { type EntityManager, type Orm, type Outbox, type OutboxMessage, type Scope, type ServiceWiring, scopeOf } from '@acct/kit';
 import { type JournalEntryDraft, LedgerError, accountId, buildEntry, insertJournalEntry } from '@acct/ledger';
 
 /** What a money-moving operation can do inside its transaction. */
@@ -184,4 +184,10 @@ export async function createOnce<E>(opts: {
 /** Compares the caller's content of two creates, ignoring key order. */
 export function sameJson(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
+}
+
+/** The books of a wired posting service (its manifest entry says posts: true). */
+export function booksOf(w: Pick<ServiceWiring, 'name' | 'orm' | 'outbox' | 'prefix'>): Books {
+  if (!w.outbox) throw new Error(`${w.name} posts, but it has no outbox: set posts: true in its SERVICE_MANIFEST entry`);
+  return new Books(w.orm, w.outbox, w.prefix, w.name);
 }

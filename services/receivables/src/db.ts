@@ -1,9 +1,7 @@
-import { type Logger, openOrm, type Orm } from '@acct/kit';
-import { entities } from './entities';
-import { migrations } from './migrations';
+import { ormOpener, schemaOf } from '@acct/kit';
+import { receivables } from './service';
 
-export const RECEIVABLES_SCHEMA = 'receivables';
+export const RECEIVABLES_SCHEMA = schemaOf('receivables');
 
-export function openReceivablesOrm(url: string, poolMax?: number, log?: Logger): Promise<Orm> {
-  return openOrm({ url, schema: RECEIVABLES_SCHEMA, entities, migrations, poolMax, log });
-}
+/** Opens MikroORM on the receivables schema (tests; main and migrate open it through startService). */
+export const openReceivablesOrm = ormOpener(receivables);

@@ -1,4 +1,4 @@
-import { migrateMain } from '@acct/kit';
-import { openReceivablesOrm } from './db';
+import { migrateService } from '@acct/kit';
+import { receivables } from './service';
 
-migrateMain('receivables', openReceivablesOrm);
+migrateService(receivables);

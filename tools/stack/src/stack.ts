@@ -2,21 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { SERVICE_MANIFEST, type ServiceManifestEntry, serviceDir } from '@acct/contracts';
 import { ensureDatabase } from '@acct/kit';
 
-/** Repository root, from libs/devstack/{src,dist}. */
+/** Repository root, from tools/stack/{src,dist}. */
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 
-export interface ServiceDef {
-  name: string;
-  dir: string;
-}
-
-/** Every process of the system, in start order. Each later service adds one line here. */
-export const SERVICE_DEFS: ServiceDef[] = [
-  { name: 'receivables', dir: 'services/receivables' },
-  { name: 'gateway', dir: 'services/gateway' },
-];
 
 export interface StackOptions {
   databaseUrl: string;
@@ -33,7 +24,7 @@ export interface StackOptions {
 }
 
 export interface RunningService {
-  def: ServiceDef;
+  def: ServiceManifestEntry;
   opsPort: number;
   child: ChildProcess;
 }
@@ -104,8 +95,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     GATEWAY_PORT: String(opts.gatewayPort),
   };
   await ensureDatabase(opts.databaseUrl);
-  for (const def of SERVICE_DEFS) {
-    const child = run([path.join(def.dir, 'dist', 'migrate.js')], baseEnv, opts.logs, `${def.name}.migrate`);
+  // Every service of the manifest, in its order (services first, the gateway last).
+  for (const def of SERVICE_MANIFEST) {
+    const child = run([path.join(serviceDir(def.name), 'dist', 'migrate.js')], baseEnv, opts.logs, `${def.name}.migrate`);
     const code = await exited(child);
     if (code !== 0) throw new Error(`migrations of ${def.name} failed (exit ${code})`);
   }
@@ -113,10 +105,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const timeout = opts.readyTimeoutMs ?? 30_000;
 
   const startService = async (name: string) => {
-    const def = SERVICE_DEFS.find((d) => d.name === name);
+    const def = SERVICE_MANIFEST.find((d) => d.name === name);
     if (!def) throw new Error(`unknown service ${name}`);
     const opsPort = opts.opsPorts?.[name] ?? (await freePort());
-    const child = run([path.join(def.dir, 'dist', 'main.js')], { ...baseEnv, OPS_PORT: String(opsPort) }, opts.logs, def.name);
+    const child = run([path.join(serviceDir(def.name), 'dist', 'main.js')], { ...baseEnv, OPS_PORT: String(opsPort) }, opts.logs, def.name);
     const svc = { def, opsPort, child };
     services.set(name, svc);
     await waitReady(svc, timeout);
@@ -136,11 +128,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
   const stop = async () => {
     // Gateway first, so no new work reaches services that are going away.
-    for (const def of [...SERVICE_DEFS].reverse()) await stopService(def.name);
+    for (const def of [...SERVICE_MANIFEST].reverse()) await stopService(def.name);
   };
 
   try {
-    for (const def of SERVICE_DEFS) await startService(def.name);
+    for (const def of SERVICE_MANIFEST) await startService(def.name);
   } catch (e) {
     await stop();
     throw e;

@@ -1,0 +1,37 @@
+import type { ServiceName } from './subjects';
+
+/**
+ * One entry per process of the system. The local stack runner, the e2e stack, the deployment
+ * checks (compose, Prometheus, later Helm) and the ops-port defaults all read this list, so adding
+ * a service is its folder (services/<name>) plus one entry here.
+ */
+export interface ServiceManifestEntry {
+  name: ServiceName;
+  /** Default port of the ops server (/metrics, /healthz, /readyz); unique. */
+  opsPort: number;
+  /** Its RPC queue group (prefixed by NATS_PREFIX at run time); null for a service serving no RPC. */
+  queue: string | null;
+  /** Writes journal entries and publishes from an outbox: runs the shared posting migrations and the relay. */
+  posts: boolean;
+  /** Needs S3 storage (S3_ENDPOINT, the bucket). */
+  s3: boolean;
+  /** Serves the public HTTP API (only the gateway). */
+  public: boolean;
+}
+
+/** In start order: services first, the gateway (which sends them work) last. */
+export const SERVICE_MANIFEST: readonly ServiceManifestEntry[] = Object.freeze([
+  { name: 'receivables', opsPort: 9101, queue: 'receivables', posts: true, s3: false, public: false },
+  { name: 'gateway', opsPort: 9100, queue: null, posts: false, s3: false, public: true },
+] as const satisfies readonly ServiceManifestEntry[]);
+
+export function manifestOf(name: ServiceName): ServiceManifestEntry {
+  const m = SERVICE_MANIFEST.find((s) => s.name === name);
+  if (!m) throw new Error(`${name} is not in SERVICE_MANIFEST`);
+  return m;
+}
+
+/** Repository folder of a service, relative to the root. */
+export function serviceDir(name: ServiceName): string {
+  return `services/${name}`;
+}

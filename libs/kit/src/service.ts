@@ -1,0 +1,110 @@
+import type { NatsConnection } from 'nats';
+import { type ServiceName, manifestOf } from '@acct/contracts';
+import { baseConfigSpec, loadConfig, opsPortVar, v } from './config';
+import { type EntitySchema } from '@mikro-orm/core';
+import { type MigrationDef, type Orm, openOrm } from './db';
+import type { Logger } from './logger';
+import { type ServiceMetrics, createMetrics } from './metrics';
+import { Outbox, ensureEventsStream } from './outbox';
+import { RpcServer } from './rpc';
+import { migrateMain, startRuntime, type OrmOpener } from './runtime';
+import { runMain } from './lifecycle';
+import type { ReadinessCheck } from './ops';
+
+/** What a service's register() gets: the wired RPC server and, for a posting service, its outbox. */
+export interface ServiceWiring {
+  name: ServiceName;
+  prefix: string;
+  nc: NatsConnection;
+  orm: Orm;
+  log: Logger;
+  metrics?: ServiceMetrics;
+  server: RpcServer;
+  /** Present when the manifest says the service posts. */
+  outbox?: Outbox;
+}
+
+/** Everything that makes one service, declared once and used by main, migrate and the tests. */
+export interface ServiceDefinition {
+  name: ServiceName;
+  entities: EntitySchema<any, any>[];
+  migrations: MigrationDef[];
+  /** Registers every RPC operation of the service on wiring.server. */
+  register(wiring: ServiceWiring): void;
+  /** Extra readiness checks beside Postgres and NATS (e.g. the documents bucket). */
+  checks?: Record<string, (wiring: ServiceWiring) => Promise<boolean>>;
+}
+
+/** The Postgres schema a service owns: its name in snake case. */
+export function schemaOf(name: ServiceName): string {
+  return name.replace(/-/g, '_');
+}
+
+export function ormOpener(def: Pick<ServiceDefinition, 'name' | 'entities' | 'migrations'>): OrmOpener {
+  return (url, poolMax, log) => openOrm({ url, schema: schemaOf(def.name), entities: def.entities, migrations: def.migrations, poolMax, log });
+}
+
+/**
+ * Builds a service's RPC server (and outbox, if it posts) and registers its operations, without
+ * starting anything: main starts it, integration tests start it on their own database and prefix.
+ */
+export function wireService(
+  def: ServiceDefinition,
+  deps: { nc: NatsConnection; prefix: string; orm: Orm; log: Logger; metrics?: ServiceMetrics; outbox?: Outbox },
+): ServiceWiring {
+  const m = manifestOf(def.name);
+  const outbox = m.posts ? (deps.outbox ?? new Outbox(deps.nc, deps.orm, deps.log, deps.metrics)) : undefined;
+  const server = new RpcServer(deps.nc, deps.prefix, def.name, deps.log, deps.metrics);
+  const wiring: ServiceWiring = { name: def.name, prefix: deps.prefix, nc: deps.nc, orm: deps.orm, log: deps.log, metrics: deps.metrics, server, outbox };
+  def.register(wiring);
+  return wiring;
+}
+
+/** Variables a service process reads beside the base ones. */
+export const serviceConfigSpec = {
+  OUTBOX_RELAY_INTERVAL_MS: v.int(5000, 'how often the outbox relay publishes rows a crash left behind', 50, 600_000),
+};
+
+/**
+ * The whole main.ts of a service: config, logger, Postgres, NATS, ops server; for a posting
+ * service the events stream, the outbox relay and its backlog gauges; the RPC server; and a
+ * graceful shutdown (readiness red, stop taking requests, finish in-flight ones, stop the relay).
+ */
+export function startService(def: ServiceDefinition): void {
+  runMain(async () => {
+    const config = loadConfig({ ...baseConfigSpec, OPS_PORT: opsPortVar(def.name), ...serviceConfigSpec });
+    const metrics = createMetrics(def.name);
+    let wiring: ServiceWiring | undefined;
+    const rt = await startRuntime({
+      name: def.name,
+      config,
+      metrics,
+      openOrm: ormOpener(def),
+      checks: Object.fromEntries(
+        Object.entries(def.checks ?? {}).map(([name, check]): [string, ReadinessCheck] => [name, async () => (wiring ? check(wiring) : false)]),
+      ),
+    });
+    const posts = manifestOf(def.name).posts;
+    if (posts) await ensureEventsStream(rt.nc, config.NATS_PREFIX);
+    const outbox = posts ? new Outbox(rt.nc, rt.orm, rt.log, metrics, { relayIntervalMs: config.OUTBOX_RELAY_INTERVAL_MS }) : undefined;
+    wiring = wireService(def, { nc: rt.nc, prefix: config.NATS_PREFIX, orm: rt.orm, log: rt.log, metrics, outbox });
+    wiring.server.start();
+    if (outbox) {
+      // Publish anything a previous process committed but did not get to publish, then keep watching.
+      await outbox.relayOnce().catch((err) => rt.log.warn({ err }, 'initial outbox relay failed'));
+      outbox.startRelay();
+      outbox.registerBacklogMetrics();
+    }
+    const server = wiring.server;
+    rt.onShutdown([
+      { name: 'rpc', run: () => server.drain() },
+      ...(outbox ? [{ name: 'outbox', run: () => outbox.stopRelay() }] : []),
+    ]);
+    rt.log.info({ ops_port: rt.ops.port }, `${def.name} serving`);
+  });
+}
+
+/** The whole migrate.ts of a service. */
+export function migrateService(def: ServiceDefinition): void {
+  migrateMain(def.name, ormOpener(def));
+}

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { v5 } from 'uuid';
 
 export type AccountType = 'asset' | 'liability' | 'equity' | 'revenue' | 'expense';
 export type AccountSubtype = 'cash' | 'bank' | 'receivable' | 'clearing' | 'payable' | null;
@@ -59,18 +59,10 @@ export function isUuid(v: unknown): v is string {
   return typeof v === 'string' && UUID_PATTERN.test(v);
 }
 
-/** RFC 4122 name-based UUID, version 5: SHA-1 of namespace bytes + name, version and variant bits set. */
+/** RFC 4122 name-based UUID, version 5 (the `uuid` package's). */
 export function uuidV5(name: string, namespace: string): string {
   if (!isUuid(namespace)) throw new Error(`bad namespace uuid ${namespace}`);
-  const bytes = createHash('sha1')
-    .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
-    .update(name, 'utf8')
-    .digest()
-    .subarray(0, 16);
-  bytes[6] = (bytes[6] & 0x0f) | 0x50; // version 5
-  bytes[8] = (bytes[8] & 0x3f) | 0x80; // RFC 4122 variant
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return v5(name, namespace);
 }
 
 /** The stable id of an organization's account in one environment. */

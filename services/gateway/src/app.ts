@@ -102,7 +102,7 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
 
   // 1. Request id, access log, metrics and the error envelope for everything below.
   app.use(async (ctx: Ctx, next: Next) => {
-    const started = process.hrtime.bigint();
+    const endTimer = metrics.httpDuration.startTimer();
     const given = ctx.get('x-request-id');
     ctx.state.requestId = REQUEST_ID.test(given) ? given : randomUUID();
     ctx.state.log = log.child({ request_id: ctx.state.requestId });
@@ -117,9 +117,8 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
       renderError(ctx, e, ctx.state.log);
     } finally {
       metrics.httpInFlight.dec();
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = ctx.state.routePath ?? 'unmatched';
-      metrics.httpDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, seconds);
+      const seconds = endTimer({ method: ctx.method, route, status: String(ctx.status) });
       ctx.state.log.info(
         { method: ctx.method, route, status: ctx.status, duration_ms: Math.round(seconds * 1e6) / 1e3, api_key_id: ctx.state.principal?.apiKeyId },
         'request',

@@ -56,6 +56,18 @@ describe('forward', () => {
     expect(r.headers.get('idempotent-replayed')).toBe('true');
   });
 
+  it('answers 202 with the body and 204 without one', async () => {
+    reply = { ok: true, status: 202, body: { data: { queued: true } } };
+    const accepted = await served.call('/things/t1', { method: 'POST' });
+    expect(accepted.status).toBe(202);
+    expect(await json(accepted)).toEqual({ data: { queued: true } });
+    reply = { ok: true, status: 204, body: { ignored: true } };
+    const empty = await served.call('/things/t1', { method: 'POST' });
+    expect(empty.status).toBe(204);
+    expect(empty.headers.get('content-type')).toBeNull();
+    expect(await empty.text()).toBe('');
+  });
+
   it('maps an error reply to its status in the envelope', async () => {
     reply = { ok: false, error: { code: 'not_found', message: 'Thing t1 was not found.', details: [] } };
     const r = await served.call('/things/t1', { method: 'POST' });

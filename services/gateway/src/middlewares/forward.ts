@@ -24,7 +24,7 @@ export function trustedContext(ctx: Ctx, route: RouteDef): TrustedContext {
 export function sendReply(ctx: Ctx, reply: RpcReply): void {
   if (!reply.ok) return sendError(ctx, reply.error.code, reply.error.message, reply.error.details ?? []);
   ctx.status = reply.status;
-  ctx.body = reply.body;
+  ctx.body = reply.status === 204 ? null : reply.body;
   if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
 }
 

@@ -54,6 +54,19 @@ describe('idempotency', () => {
     expect(await valueOf(metrics.idempotentReplays)).toBe(1);
   });
 
+  it('replays a 204 without a body', async () => {
+    answer = async (ctx) => {
+      ctx.status = 204;
+      ctx.body = null;
+    };
+    await post('k-204');
+    const r = await post('k-204');
+    expect(r.status).toBe(204);
+    expect(r.headers.get('idempotent-replayed')).toBe('true');
+    expect(await r.text()).toBe('');
+    expect(runs).toBe(1);
+  });
+
   it('keeps an Idempotent-Replayed header of the first answer', async () => {
     answer = async (ctx) => {
       ctx.body = { data: {} };

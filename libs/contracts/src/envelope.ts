@@ -31,6 +31,10 @@ export interface RpcOk<T = unknown> {
   body: T;
   /** True when the reply repeats an earlier effect (external id replay, repeated action). */
   replayed?: boolean;
+  /** A download route's file: its bytes (base64) replace `body`, sent with this type and name. */
+  bodyBase64?: string;
+  contentType?: string;
+  filename?: string;
 }
 
 export interface RpcFail {

@@ -4,6 +4,7 @@ import { ROUTES, type RouteDef } from '@acct/contracts';
 import type { Logger } from '@acct/kit';
 import type { GatewayMetrics } from './metrics';
 import type { TokenBuckets } from './rate-limit';
+import { checkRoute, kindOf } from './route-kind';
 import { type KeyResolver, authenticate } from './middlewares/authenticate';
 import { parseJson, requireJson } from './middlewares/body';
 import { requestContext } from './middlewares/context';
@@ -13,7 +14,11 @@ import { type IdempotencyRecords, idempotency } from './middlewares/idempotency'
 import { type ModuleEnforcement, moduleGuidance } from './middlewares/module-guidance';
 import { rateLimit } from './middlewares/rate-limit';
 import type { Ctx, Middleware } from './middlewares/state';
+import { type UploadHandler, upload } from './middlewares/upload';
 import { validate } from './middlewares/validate';
+
+/** A route the gateway answers itself (rpc: null), by operationId. */
+export type LocalHandler = (ctx: Ctx) => void | Promise<void>;
 
 export interface GatewayDeps {
   keys: KeyResolver;
@@ -24,12 +29,15 @@ export interface GatewayDeps {
   buckets: TokenBuckets;
   moduleEnforcement: ModuleEnforcement;
   openapiYaml: string;
+  /** The routes to serve; contracts' ROUTES unless a test brings its own table. */
+  routes?: readonly RouteDef[];
+  /** More gateway handlers by operationId, next to getOpenApi and checkAuth. */
+  handlers?: Record<string, LocalHandler>;
+  /** The handler of each upload route, by operationId. */
+  uploads?: Record<string, UploadHandler>;
 }
 
-/** A route the gateway answers itself (rpc: null). */
-type LocalHandler = (ctx: Ctx) => void;
-
-function localHandlers(deps: GatewayDeps): Record<string, LocalHandler> {
+function builtInHandlers(deps: GatewayDeps): Record<string, LocalHandler> {
   return {
     getOpenApi: (ctx) => {
       ctx.type = 'application/yaml';
@@ -48,32 +56,42 @@ function koaPath(openApiPath: string): string {
   return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router } {
-  const { metrics } = deps;
-  const local = localHandlers(deps);
+const takesBody = (route: RouteDef) => route.method === 'POST' || route.method === 'PUT';
 
-  const handlerOf = (route: RouteDef): Middleware => {
-    if (route.rpc) return forward(route, deps);
-    const h = local[route.operationId];
-    if (!h) throw new Error(`no gateway handler for ${route.operationId}`);
+export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router } {
+  const local = { ...builtInHandlers(deps), ...deps.handlers };
+  const records = { records: deps.idempotency, metrics: deps.metrics };
+
+  const named = <T>(table: Record<string, T> | undefined, route: RouteDef, what: string): T => {
+    const h = table?.[route.operationId];
+    if (!h) throw new Error(`no ${what} for ${route.operationId}`);
+    return h;
+  };
+  const localHandler = (route: RouteDef): Middleware => {
+    const h = named(local, route, 'gateway handler');
     return async (ctx) => h(ctx);
   };
+  const handler = (route: RouteDef): Middleware => (route.rpc ? forward(route, deps) : localHandler(route));
+  const mark = (route: RouteDef): Middleware => async (ctx, next) => {
+    ctx.state.routePath = route.path;
+    await next();
+  };
+  const withKey = (route: RouteDef): Middleware[] => [authenticate(deps), rateLimit(deps), moduleGuidance(route, deps.moduleEnforcement)];
+  const jsonBody = (route: RouteDef): Middleware[] => (takesBody(route) ? [requireJson, parseJson] : []);
 
-  // One chain per route of contracts' ROUTES, named by its parts.
-  const chainOf = (route: RouteDef): Middleware[] => [
-    async (ctx, next) => {
-      ctx.state.routePath = route.path;
-      await next();
-    },
-    ...(route.auth ? [authenticate(deps), rateLimit(deps), moduleGuidance(route, deps.moduleEnforcement)] : []),
-    ...(route.method === 'POST' || route.method === 'PUT' ? [requireJson, parseJson] : []),
-    validate(route),
-    idempotency(route, { records: deps.idempotency, metrics }),
-    handlerOf(route),
-  ];
+  // One chain per route, by its kind, named by its parts.
+  const chains = {
+    json: (r: RouteDef) => [mark(r), ...withKey(r), ...jsonBody(r), validate(r), idempotency(r, records), handler(r)],
+    download: (r: RouteDef) => [mark(r), ...withKey(r), validate(r), forward(r, deps)],
+    upload: (r: RouteDef) => [mark(r), ...withKey(r), validate(r), idempotency(r, records), upload(r, named(deps.uploads, r, 'upload handler'))],
+    public: (r: RouteDef) => [mark(r), ...jsonBody(r), validate(r), localHandler(r)],
+  } satisfies Record<NonNullable<RouteDef['kind']>, (r: RouteDef) => Middleware[]>;
 
   const router = new Router();
-  for (const route of ROUTES) router.register(koaPath(route.path), [route.method], chainOf(route));
+  for (const route of deps.routes ?? ROUTES) {
+    checkRoute(route);
+    router.register(koaPath(route.path), [route.method], chains[kindOf(route)](route));
+  }
 
   const app = new Koa();
   app.proxy = true;

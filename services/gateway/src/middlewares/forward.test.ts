@@ -68,6 +68,13 @@ describe('forward', () => {
     expect(await empty.text()).toBe('');
   });
 
+  it('sends the JSON body of a json route, not the bytes a reply may carry', async () => {
+    reply = { ok: true, status: 200, body: { data: 'json' }, bodyBase64: Buffer.from('bytes').toString('base64') };
+    const r = await served.call('/things/t1', { method: 'POST' });
+    expect(await json(r)).toEqual({ data: 'json' });
+    expect(r.headers.get('content-disposition')).toBeNull();
+  });
+
   it('maps an error reply to its status in the envelope', async () => {
     reply = { ok: false, error: { code: 'not_found', message: 'Thing t1 was not found.', details: [] } };
     const r = await served.call('/things/t1', { method: 'POST' });

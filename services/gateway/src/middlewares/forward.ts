@@ -1,5 +1,6 @@
-import type { RouteDef, RpcReply, RpcRequest, TrustedContext } from '@acct/contracts';
+import type { RouteDef, RpcOk, RpcReply, RpcRequest, TrustedContext } from '@acct/contracts';
 import type { RpcClient } from '@acct/kit';
+import { forwardsIdempotencyKey, kindOf } from '../route-kind';
 import { sendError } from './errors';
 import type { Ctx, Middleware } from './state';
 
@@ -16,22 +17,30 @@ export function trustedContext(ctx: Ctx, route: RouteDef): TrustedContext {
     environment: p.environment,
     apiKeyId: p.apiKeyId,
     requestId: ctx.state.requestId,
-    ...(route.ownIdempotency && idempotencyKey ? { idempotencyKey } : {}),
+    ...(forwardsIdempotencyKey(route) && idempotencyKey ? { idempotencyKey } : {}),
   };
 }
 
-/** A service's reply becomes the HTTP answer unchanged. */
-export function sendReply(ctx: Ctx, reply: RpcReply): void {
+/** A service's reply becomes the HTTP answer unchanged; `file` sends a reply's bytes as a file. */
+export function sendReply(ctx: Ctx, reply: RpcReply, { file = false } = {}): void {
   if (!reply.ok) return sendError(ctx, reply.error.code, reply.error.message, reply.error.details ?? []);
   ctx.status = reply.status;
-  ctx.body = reply.status === 204 ? null : reply.body;
+  if (file && reply.bodyBase64 !== undefined) sendFile(ctx, reply);
+  else ctx.body = reply.status === 204 ? null : reply.body;
   if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
+}
+
+function sendFile(ctx: Ctx, reply: RpcOk): void {
+  ctx.attachment(reply.filename); // Content-Disposition: attachment, with the filename when there is one
+  ctx.type = reply.contentType ?? 'application/octet-stream';
+  ctx.body = Buffer.from(reply.bodyBase64!, 'base64');
 }
 
 /** The last step of a route served by a service: one RPC over NATS with the validated request. */
 export function forward(route: RouteDef, { rpc }: { rpc: RpcCaller }): Middleware {
   if (!route.rpc) throw new Error(`route ${route.operationId} has no rpc operation to forward to`);
   const op = route.rpc;
+  const file = kindOf(route) === 'download';
   return async (ctx) => {
     const req: RpcRequest = {
       ctx: trustedContext(ctx, route),
@@ -39,6 +48,6 @@ export function forward(route: RouteDef, { rpc }: { rpc: RpcCaller }): Middlewar
       query: ctx.state.query ?? {},
       body: ctx.state.body ?? {},
     };
-    sendReply(ctx, await rpc.call(op, req));
+    sendReply(ctx, await rpc.call(op, req), { file });
   };
 }

@@ -1,6 +1,7 @@
 import { AppError, type RouteDef, limits } from '@acct/contracts';
 import { type IdempotencyStore, fingerprint } from '../idempotency';
 import type { GatewayMetrics } from '../metrics';
+import { forwardsIdempotencyKey } from '../route-kind';
 import { renderError } from './errors';
 import type { Middleware } from './state';
 
@@ -17,8 +18,8 @@ export function idempotency(route: RouteDef, { records, metrics }: { records: Id
         { field: 'Idempotency-Key', issue: 'too_long', message: `At most ${limits.idempotency_key_length_max} characters.` },
       ]);
     }
-    // Routes with their own dedupe (POST /events) get the key forwarded instead (API-DECISIONS §9).
-    if (route.ownIdempotency) return next();
+    // Routes with their own dedupe (POST /events, uploads) get the key forwarded instead (API-DECISIONS §9).
+    if (forwardsIdempotencyKey(route)) return next();
     const apiKeyId = ctx.state.principal!.apiKeyId;
     const begin = await records.begin(apiKeyId, key, fingerprint(ctx.method, ctx.path, ctx.state.body));
     if (begin.kind === 'mismatch') {

@@ -1,5 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { AppError, type ErrorDetail, type RouteDef, SCOPE_FIELDS, compileBody, compileQuery, toDetails } from '@acct/contracts';
+import { kindOf } from '../route-kind';
 import type { Middleware } from './state';
 
 const NOTHING = { type: 'object', properties: {}, additionalProperties: false } as const;
@@ -15,12 +16,13 @@ function scopeFieldDetails(where: 'query' | 'body', obj: unknown): ErrorDetail[]
 
 /**
  * Refuses scope fields (they come from the API key only), then checks path, query and JSON body
- * against the route's schemas and leaves the typed query and body in ctx.state.
+ * against the route's schemas and leaves the typed query and body in ctx.state. An upload's body is
+ * a stream for its handler, not JSON: only its path and query are checked.
  */
 export function validate(route: RouteDef): Middleware {
   const params: ValidateFunction | undefined = route.params ? compileBody(route.params) : undefined;
   const query = compileQuery(route.query ?? NOTHING);
-  const hasBody = route.method === 'POST' || route.method === 'PUT';
+  const hasBody = (route.method === 'POST' || route.method === 'PUT') && kindOf(route) !== 'upload';
   const body = compileBody(route.body ?? NOTHING);
   return async (ctx, next) => {
     const q: Record<string, unknown> = { ...ctx.query };

@@ -26,11 +26,15 @@ export interface RpcRequest<B = unknown> {
 
 export interface RpcOk<T = unknown> {
   ok: true;
-  /** 200 or 201: the only statuses a service may choose. */
-  status: 200 | 201;
+  /** The only statuses a service may choose; on 204 the gateway sends no body. */
+  status: 200 | 201 | 202 | 204;
   body: T;
   /** True when the reply repeats an earlier effect (external id replay, repeated action). */
   replayed?: boolean;
+  /** A download route's file: its bytes (base64) replace `body`, sent with this type and name. */
+  bodyBase64?: string;
+  contentType?: string;
+  filename?: string;
 }
 
 export interface RpcFail {

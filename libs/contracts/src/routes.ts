@@ -23,6 +23,13 @@ export type ModuleName = (typeof MODULES)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/**
+ * How the gateway serves a route: `json` (JSON in, RPC, JSON out), `upload` (the request stream goes
+ * to an upload handler, no JSON body), `download` (like json, but the reply may carry bytes) and
+ * `public` (no API key; a gateway handler answers, e.g. HTML or YAML).
+ */
+export type RouteKind = 'json' | 'upload' | 'download' | 'public';
+
 export interface SuccessResponse {
   status: 200 | 201;
   description: string;
@@ -50,6 +57,8 @@ export interface RouteDef {
   responses: SuccessResponse[];
   /** Route uses Idempotency-Key as its own dedupe key instead of the gateway's generic replay. */
   ownIdempotency?: boolean;
+  /** Absent means 'json'. */
+  kind?: RouteKind;
 }
 
 const createResponses = (schema: JsonSchema, what: string): SuccessResponse[] => [
@@ -71,6 +80,7 @@ export const ROUTES: RouteDef[] = [
     module: null,
     rpc: null,
     auth: false,
+    kind: 'public',
     responses: [{ status: 200, description: 'The OpenAPI document as YAML.', schema: { type: 'string' } }],
   },
   {

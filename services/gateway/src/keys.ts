@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { customAlphabet } from 'nanoid';
 import type { Environment } from '@acct/contracts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -7,19 +8,11 @@ export const KEY_RANDOM_LENGTH = 40;
 export const KEY_PATTERN = /^svc_(test|live)_[0-9A-Za-z]{32,128}$/;
 const PREFIX_RANDOM_CHARS = 8;
 
-function randomBase62(n: number): string {
-  // Rejection sampling keeps every character uniform (256 is not a multiple of 62).
-  let out = '';
-  while (out.length < n) {
-    for (const b of randomBytes(n * 2)) {
-      if (b < 248 && out.length < n) out += BASE62[b % 62];
-    }
-  }
-  return out;
-}
+// nanoid draws from crypto randomness without modulo bias.
+const randomBase62 = customAlphabet(BASE62, KEY_RANDOM_LENGTH);
 
 export function generateKey(env: Environment): string {
-  return `svc_${env}_${randomBase62(KEY_RANDOM_LENGTH)}`;
+  return `svc_${env}_${randomBase62()}`;
 }
 
 export function hashKey(key: string): string {

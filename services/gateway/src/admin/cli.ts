@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { MODULES, type ModuleName } from '@acct/contracts';
 import { loadConfig, baseConfigSpec, migrate, runMain } from '@acct/kit';
 import { openGatewayOrm } from '../db';
@@ -18,28 +19,36 @@ const USAGE = `usage: npm run admin -- <command> [options]
 Reads DATABASE_URL (default postgres://postgres@127.0.0.1:5432/accounting); runs the gateway's
 migrations first, so it works on a fresh database.`;
 
-function opts(argv: string[]): Record<string, string | true> {
-  const out: Record<string, string | true> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (!a.startsWith('--')) throw new UsageError(`unexpected argument ${a}`);
-    const next = argv[i + 1];
-    if (next === undefined || next.startsWith('--')) out[a.slice(2)] = true;
-    else {
-      out[a.slice(2)] = next;
-      i++;
-    }
+const OPTIONS = {
+  name: { type: 'string' },
+  org: { type: 'string' },
+  app: { type: 'string' },
+  env: { type: 'string' },
+  key: { type: 'string' },
+  enable: { type: 'string' },
+  disable: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+type Opts = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
+
+function opts(argv: string[]): Opts {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
+  } catch (e) {
+    // parseArgs refuses unknown options, stray arguments and missing values: operator mistakes.
+    if ((e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS_')) throw new UsageError((e as Error).message);
+    throw e;
   }
-  return out;
 }
 
-function need(o: Record<string, string | true>, name: string): string {
+function need(o: Opts, name: keyof typeof OPTIONS): string {
   const val = o[name];
   if (typeof val !== 'string' || !val) throw new UsageError(`--${name} is required\n\n${USAGE}`);
   return val;
 }
 
-function modulesList(s: string | true | undefined): ModuleName[] {
+function modulesList(s: string | undefined): ModuleName[] {
   if (typeof s !== 'string') return [];
   const list = s.split(',').map((x) => x.trim()).filter(Boolean);
   const bad = list.filter((m) => !(MODULES as readonly string[]).includes(m));

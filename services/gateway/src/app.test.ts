@@ -1,0 +1,224 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ROUTES, type RouteDef, type RpcReply } from '@acct/contracts';
+import { type GatewayDeps, createGatewayApp } from './app';
+import type { UploadRequest } from './middlewares/upload';
+import { TokenBuckets } from './rate-limit';
+import { TEST_KEY, fakeIdempotency, fakeKeys, fakeRpc, json, principal, serve, silentLog, testMetrics, type Served } from './testing/fakes';
+
+const base = { summary: 's', tag: 'Test', module: null, responses: [] as RouteDef['responses'] };
+const obj = (properties: object, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false });
+
+/** One route of each kind, for these tests only. */
+const TABLE: RouteDef[] = [
+  { ...base, operationId: 'createThing', method: 'POST', path: '/t/things', rpc: 'customers.create', auth: true, body: obj({ name: { type: 'string' } }, ['name']) },
+  { ...base, operationId: 'whoAmI', method: 'GET', path: '/t/me', rpc: null, auth: true },
+  { ...base, operationId: 'portalPage', method: 'GET', path: '/t/page', rpc: null, auth: false, kind: 'public', query: obj({ token: { type: 'string' } }) },
+  { ...base, operationId: 'downloadFile', method: 'GET', path: '/t/files/{id}', rpc: 'customers.get', auth: true, kind: 'download', params: obj({ id: { type: 'string' } }, ['id']) },
+  { ...base, operationId: 'uploadFile', method: 'POST', path: '/t/files', rpc: null, auth: true, kind: 'upload', query: obj({ source: { type: 'string' } }) },
+];
+
+describe('createGatewayApp with a route of each kind', () => {
+  let reply: RpcReply;
+  const rpc = fakeRpc(() => reply);
+  const uploads: Array<{ req: UploadRequest; bytes: number; sha256: string }> = [];
+  let served: Served;
+
+  const deps = (over: Partial<GatewayDeps> = {}): GatewayDeps => ({
+    keys: fakeKeys({ [TEST_KEY]: principal() }),
+    idempotency: fakeIdempotency(),
+    rpc,
+    log: silentLog(),
+    metrics: testMetrics(),
+    buckets: new TokenBuckets(1000, 1000),
+    moduleEnforcement: 'soft',
+    openapiYaml: 'openapi: 3.1.0\n',
+    routes: TABLE,
+    handlers: {
+      whoAmI: (ctx) => {
+        ctx.body = { key: ctx.state.principal!.apiKeyId };
+      },
+      portalPage: (ctx) => {
+        ctx.type = 'text/html';
+        ctx.body = `<h1>token ${ctx.state.query!.token ?? '-'}</h1>`;
+      },
+    },
+    uploads: {
+      // Streams the upload to a sink, as the documents service will stream to storage.
+      uploadFile: async (req) => {
+        const hash = createHash('sha256');
+        let bytes = 0;
+        const sink = new Writable({
+          write(chunk: Buffer, _enc, done) {
+            bytes += chunk.length;
+            hash.update(chunk);
+            done();
+          },
+        });
+        await pipeline(req.stream, sink);
+        const sha256 = hash.digest('hex');
+        uploads.push({ req, bytes, sha256 });
+        return { ok: true, status: 201, body: { data: { bytes, sha256 } } };
+      },
+    },
+    ...over,
+  });
+
+  beforeAll(async () => {
+    served = await serve(createGatewayApp(deps()).app);
+  });
+  afterAll(() => served.close());
+  beforeEach(() => {
+    rpc.calls.length = 0;
+    uploads.length = 0;
+  });
+
+  describe('json', () => {
+    it('authenticates, validates the JSON body and forwards it', async () => {
+      reply = { ok: true, status: 201, body: { data: { id: 't1' } } };
+      const r = await served.call('/t/things', { method: 'POST', key: TEST_KEY, json: { name: 'N' } });
+      expect(r.status).toBe(201);
+      expect(await json(r)).toEqual({ data: { id: 't1' } });
+      expect(r.headers.get('ratelimit-limit')).toBe('1000');
+      expect(rpc.calls[0]).toMatchObject({ op: 'customers.create', req: { ctx: { apiKeyId: 'key-1' }, body: { name: 'N' } } });
+    });
+
+    it('refuses a request without a key, a bad body and a non-JSON body', async () => {
+      expect((await served.call('/t/things', { method: 'POST', json: { name: 'N' } })).status).toBe(401);
+      expect((await served.call('/t/things', { method: 'POST', key: TEST_KEY, json: { nmae: 'N' } })).status).toBe(400);
+      expect((await served.call('/t/things', { method: 'POST', key: TEST_KEY, body: 'x', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+      expect(rpc.calls).toHaveLength(0);
+    });
+
+    it('answers a route the gateway serves itself with its handler', async () => {
+      const r = await served.call('/t/me', { key: TEST_KEY });
+      expect(await json(r)).toEqual({ key: 'key-1' });
+    });
+  });
+
+  describe('public', () => {
+    it('needs no API key and may answer HTML', async () => {
+      const r = await served.call('/t/page?token=abc');
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(await r.text()).toBe('<h1>token abc</h1>');
+      expect(r.headers.get('ratelimit-limit')).toBeNull();
+    });
+
+    it('still validates the query', async () => {
+      const r = await served.call('/t/page?colour=red');
+      expect(r.status).toBe(400);
+      expect((await json(r)).error.code).toBe('validation_failed');
+    });
+  });
+
+  describe('download', () => {
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(4096)]);
+
+    it('sends the bytes of the reply with Content-Type and Content-Disposition', async () => {
+      reply = { ok: true, status: 200, body: null, bodyBase64: pdf.toString('base64'), contentType: 'application/pdf', filename: 'invoice 7.pdf' };
+      const r = await served.call('/t/files/f1', { key: TEST_KEY });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toBe('application/pdf');
+      expect(r.headers.get('content-disposition')).toBe('attachment; filename="invoice 7.pdf"');
+      expect(Buffer.from(await r.arrayBuffer()).equals(pdf)).toBe(true);
+      expect(rpc.calls[0]).toMatchObject({ op: 'customers.get', req: { params: { id: 'f1' } } });
+    });
+
+    it('sends application/octet-stream and a bare attachment when the reply names neither', async () => {
+      reply = { ok: true, status: 200, body: null, bodyBase64: pdf.toString('base64') };
+      const r = await served.call('/t/files/f1', { key: TEST_KEY });
+      expect(r.headers.get('content-type')).toBe('application/octet-stream');
+      expect(r.headers.get('content-disposition')).toBe('attachment');
+      expect((await r.arrayBuffer()).byteLength).toBe(pdf.length);
+    });
+
+    it('answers an error reply in the envelope, and refuses a request without a key', async () => {
+      reply = { ok: false, error: { code: 'not_found', message: 'No such file.', details: [] } };
+      const r = await served.call('/t/files/f2', { key: TEST_KEY });
+      expect(r.status).toBe(404);
+      expect((await json(r)).error).toMatchObject({ code: 'not_found', message: 'No such file.' });
+      expect((await served.call('/t/files/f2')).status).toBe(401);
+    });
+  });
+
+  describe('upload', () => {
+    it('streams a body far over the JSON limit to the upload handler, unparsed', async () => {
+      const file = randomBytes(3 * 1024 * 1024);
+      const r = await served.call('/t/files?source=scan', {
+        method: 'POST',
+        key: TEST_KEY,
+        body: file,
+        headers: { 'content-type': 'application/octet-stream', 'idempotency-key': 'up-1' },
+      });
+      expect(r.status).toBe(201);
+      const sha256 = createHash('sha256').update(file).digest('hex');
+      expect(await json(r)).toEqual({ data: { bytes: file.length, sha256 } });
+      expect(uploads).toHaveLength(1);
+      expect(uploads[0].req).toMatchObject({
+        ctx: { organizationId: 'org-1', apiKeyId: 'key-1', requestId: r.headers.get('request-id'), idempotencyKey: 'up-1' },
+        query: { source: 'scan' },
+        contentType: 'application/octet-stream',
+        contentLength: file.length,
+      });
+      expect(rpc.calls).toHaveLength(0);
+    });
+
+    it('takes a multipart body as it comes', async () => {
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.from('hello')]), 'hello.txt');
+      const r = await served.call('/t/files', { method: 'POST', key: TEST_KEY, body: form });
+      expect(r.status).toBe(201);
+      expect(uploads[0].req.contentType).toMatch(/^multipart\/form-data; boundary=/);
+      expect(uploads[0].bytes).toBeGreaterThan(5);
+    });
+
+    it('authenticates and validates the query before the handler sees the stream', async () => {
+      expect((await served.call('/t/files', { method: 'POST', body: 'x' })).status).toBe(401);
+      expect((await served.call('/t/files?colour=red', { method: 'POST', key: TEST_KEY, body: 'x' })).status).toBe(400);
+      expect(uploads).toHaveLength(0);
+    });
+
+    it('is rate limited', async () => {
+      const limited = await serve(createGatewayApp(deps({ buckets: new TokenBuckets(1, 1) })).app);
+      try {
+        expect((await limited.call('/t/files', { method: 'POST', key: TEST_KEY, body: 'a' })).status).toBe(201);
+        expect((await limited.call('/t/files', { method: 'POST', key: TEST_KEY, body: 'b' })).status).toBe(429);
+      } finally {
+        await limited.close();
+      }
+    });
+  });
+
+  describe('the route table', () => {
+    const build = (route: Partial<RouteDef>, over: Partial<GatewayDeps> = {}) => () =>
+      createGatewayApp(deps({ routes: [{ ...TABLE[0], ...route } as RouteDef], ...over }));
+
+    it.each([
+      ['a public route that wants a key', { kind: 'public', auth: true, rpc: null }, /takes no API key/],
+      ['a json route without a key', { auth: false }, /only public routes go without an API key/],
+      ['a public route forwarded to a service', { kind: 'public', auth: false }, /answered by a gateway handler/],
+      ['a download that is not a GET', { kind: 'download' }, /a download is a GET/],
+      ['an upload that is a GET', { kind: 'upload', method: 'GET', rpc: null }, /an upload is a POST or a PUT/],
+      ['an upload without a handler', { kind: 'upload', operationId: 'nobody', rpc: null }, /no upload handler for nobody/],
+      ['a gateway route without a handler', { operationId: 'nobody', rpc: null }, /no gateway handler for nobody/],
+    ] as Array<[string, Partial<RouteDef>, RegExp]>)('refuses %s at startup', (_what, route, message) => {
+      expect(build(route)).toThrow(message);
+    });
+
+    it('serves contracts’ ROUTES by default, the OpenAPI document as a public route', async () => {
+      const { app, router } = createGatewayApp(deps({ routes: undefined }));
+      expect(router.stack.length).toBe(ROUTES.length);
+      const s = await serve(app);
+      try {
+        const r = await s.call('/developers/openapi.yaml');
+        expect(r.status).toBe(200);
+        expect(r.headers.get('content-type')).toContain('application/yaml');
+        expect(await r.text()).toBe('openapi: 3.1.0\n');
+      } finally {
+        await s.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@acct/kit';
+import type { GatewayMetrics } from '../metrics';
+import type { Middleware } from './state';
+
+/** A caller's X-Request-Id is kept when it is this tame; otherwise the gateway makes one. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Request id, a child logger that carries it, the access log line and the HTTP metrics. */
+export function requestContext({ log, metrics }: { log: Logger; metrics: GatewayMetrics }): Middleware {
+  return async (ctx, next) => {
+    const endTimer = metrics.httpDuration.startTimer();
+    const given = ctx.get('x-request-id');
+    ctx.state.requestId = REQUEST_ID.test(given) ? given : randomUUID();
+    ctx.state.log = log.child({ request_id: ctx.state.requestId });
+    ctx.set('Request-Id', ctx.state.requestId);
+    metrics.httpInFlight.inc();
+    try {
+      await next();
+    } finally {
+      metrics.httpInFlight.dec();
+      const route = ctx.state.routePath ?? 'unmatched';
+      const seconds = endTimer({ method: ctx.method, route, status: String(ctx.status) });
+      ctx.state.log.info(
+        { method: ctx.method, route, status: ctx.status, duration_ms: Math.round(seconds * 1e6) / 1e3, api_key_id: ctx.state.principal?.apiKeyId },
+        'request',
+      );
+    }
+  };
+}

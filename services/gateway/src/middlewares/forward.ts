@@ -1,0 +1,53 @@
+import type { RouteDef, RpcOk, RpcReply, RpcRequest, TrustedContext } from '@acct/contracts';
+import type { RpcClient } from '@acct/kit';
+import { forwardsIdempotencyKey, kindOf } from '../route-kind';
+import { sendError } from './errors';
+import type { Ctx, Middleware } from './state';
+
+/** What forwarding needs of the NATS client: unit tests hand in a fake. */
+export type RpcCaller = Pick<RpcClient, 'call'>;
+
+/** The context only the gateway may assert, from the API key, never from the request. */
+export function trustedContext(ctx: Ctx, route: RouteDef): TrustedContext {
+  const p = ctx.state.principal!;
+  const idempotencyKey = ctx.get('idempotency-key');
+  return {
+    organizationId: p.organizationId,
+    connectedAppId: p.connectedAppId,
+    environment: p.environment,
+    apiKeyId: p.apiKeyId,
+    requestId: ctx.state.requestId,
+    ...(forwardsIdempotencyKey(route) && idempotencyKey ? { idempotencyKey } : {}),
+  };
+}
+
+/** A service's reply becomes the HTTP answer unchanged; `file` sends a reply's bytes as a file. */
+export function sendReply(ctx: Ctx, reply: RpcReply, { file = false } = {}): void {
+  if (!reply.ok) return sendError(ctx, reply.error.code, reply.error.message, reply.error.details ?? []);
+  ctx.status = reply.status;
+  if (file && reply.bodyBase64 !== undefined) sendFile(ctx, reply);
+  else ctx.body = reply.status === 204 ? null : reply.body;
+  if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
+}
+
+function sendFile(ctx: Ctx, reply: RpcOk): void {
+  ctx.attachment(reply.filename); // Content-Disposition: attachment, with the filename when there is one
+  ctx.type = reply.contentType ?? 'application/octet-stream';
+  ctx.body = Buffer.from(reply.bodyBase64!, 'base64');
+}
+
+/** The last step of a route served by a service: one RPC over NATS with the validated request. */
+export function forward(route: RouteDef, { rpc }: { rpc: RpcCaller }): Middleware {
+  if (!route.rpc) throw new Error(`route ${route.operationId} has no rpc operation to forward to`);
+  const op = route.rpc;
+  const file = kindOf(route) === 'download';
+  return async (ctx) => {
+    const req: RpcRequest = {
+      ctx: trustedContext(ctx, route),
+      params: { ...ctx.params },
+      query: ctx.state.query ?? {},
+      body: ctx.state.body ?? {},
+    };
+    sendReply(ctx, await rpc.call(op, req), { file });
+  };
+}

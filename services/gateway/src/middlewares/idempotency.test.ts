@@ -1,0 +1,167 @@
+import type { RouteDef } from '@acct/contracts';
+import { appOf, fakeIdempotency, json, serve, testMetrics, valueOf, withPrincipal, type Served } from '../testing/fakes';
+import { idempotency } from './idempotency';
+import type { Middleware } from './state';
+
+describe('idempotency', () => {
+  const records = fakeIdempotency();
+  const metrics = testMetrics();
+  let runs = 0;
+  let answer: Middleware;
+  const servers: Served[] = [];
+  const serveRoute = async (over: Partial<RouteDef> = {}) => {
+    const route = { operationId: 'x', method: 'POST', path: '/x', ...over } as RouteDef;
+    const s = await serve(
+      appOf(withPrincipal(), async (ctx, next) => {
+        ctx.state.body = ctx.get('x-body');
+        await next();
+      }, idempotency(route, { records, metrics }), async (ctx, next) => {
+        runs++;
+        await answer(ctx, next);
+      }),
+    );
+    servers.push(s);
+    return s;
+  };
+  let served: Served;
+  const post = (key: string, body = 'b', headers: Record<string, string> = {}) =>
+    served.call('/x', { method: 'POST', headers: { 'idempotency-key': key, 'x-body': body, ...headers } });
+
+  beforeAll(async () => (served = await serveRoute()));
+  beforeEach(() => {
+    runs = 0;
+    answer = async (ctx) => {
+      ctx.status = 201;
+      ctx.body = { data: { n: runs } };
+    };
+  });
+  afterAll(() => Promise.all(servers.map((s) => s.close())));
+
+  it('runs a request without a key every time', async () => {
+    await served.call('/x', { method: 'POST' });
+    await served.call('/x', { method: 'POST' });
+    expect(runs).toBe(2);
+  });
+
+  it('replays the first answer with Idempotent-Replayed, without running again', async () => {
+    const first = await post('k1');
+    const second = await post('k1');
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(await json(second)).toEqual(await json(first));
+    expect(runs).toBe(1);
+    expect(await valueOf(metrics.idempotentReplays)).toBe(1);
+  });
+
+  it('replays a 204 without a body', async () => {
+    answer = async (ctx) => {
+      ctx.status = 204;
+      ctx.body = null;
+    };
+    await post('k-204');
+    const r = await post('k-204');
+    expect(r.status).toBe(204);
+    expect(r.headers.get('idempotent-replayed')).toBe('true');
+    expect(await r.text()).toBe('');
+    expect(runs).toBe(1);
+  });
+
+  it('keeps an Idempotent-Replayed header of the first answer', async () => {
+    answer = async (ctx) => {
+      ctx.body = { data: {} };
+      ctx.set('Idempotent-Replayed', 'true');
+    };
+    await post('k-own-replay');
+    expect(records.records.get('key-1/k-own-replay')!.headers).toEqual({ 'Idempotent-Replayed': 'true' });
+  });
+
+  it('refuses the key with another body with 409 reused_with_different_request', async () => {
+    await post('k2', 'one');
+    const r = await post('k2', 'two');
+    expect(r.status).toBe(409);
+    expect((await json(r)).error.details[0].issue).toBe('reused_with_different_request');
+  });
+
+  it('refuses a repeat while the first is in flight with 409 in_flight', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    answer = async (ctx) => {
+      await gate;
+      ctx.body = {};
+    };
+    const first = post('k3');
+    await new Promise((r) => setTimeout(r, 50));
+    const second = await post('k3');
+    expect(second.status).toBe(409);
+    expect((await json(second)).error.details[0].issue).toBe('in_flight');
+    release();
+    expect((await first).status).toBe(200);
+  });
+
+  it('forgets a 5xx answer so that a retry runs again', async () => {
+    answer = async () => {
+      throw new Error('boom');
+    };
+    expect((await post('k4')).status).toBe(500);
+    expect(records.records.has('key-1/k4')).toBe(false);
+    answer = async (ctx) => {
+      ctx.status = 201;
+      ctx.body = {};
+    };
+    expect((await post('k4')).status).toBe(201);
+    expect(runs).toBe(2);
+  });
+
+  it('keeps a 4xx answer and replays it with the replay’s own request id', async () => {
+    answer = async () => {
+      const { AppError } = await import('@acct/contracts');
+      throw AppError.conflict('taken');
+    };
+    const a = await post('k5');
+    expect(a.status).toBe(409);
+    expect(JSON.parse(records.records.get('key-1/k5')!.body!).error.request_id).toBeUndefined();
+    const b = await post('k5');
+    expect(b.status).toBe(409);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+    expect((await json(b)).error).toMatchObject({ code: 'conflict', request_id: 'req-test' });
+    expect(runs).toBe(1);
+  });
+
+  it('answers with the work done when recording the answer fails', async () => {
+    const complete = records.complete;
+    records.complete = async () => {
+      throw new Error('connection lost');
+    };
+    try {
+      expect((await post('k6')).status).toBe(201);
+    } finally {
+      records.complete = complete;
+    }
+  });
+
+  it('refuses a key over 255 characters with 400, also on a route with its own dedupe', async () => {
+    const own = await serveRoute({ ownIdempotency: true });
+    for (const s of [served, own]) {
+      const r = await s.call('/x', { method: 'POST', headers: { 'idempotency-key': 'x'.repeat(256) } });
+      expect(r.status).toBe(400);
+      expect((await json(r)).error.details[0]).toMatchObject({ field: 'Idempotency-Key', issue: 'too_long' });
+    }
+    expect(runs).toBe(0);
+  });
+
+  it('leaves a route with its own dedupe alone', async () => {
+    const own = await serveRoute({ ownIdempotency: true });
+    await own.call('/x', { method: 'POST', headers: { 'idempotency-key': 'k7' } });
+    await own.call('/x', { method: 'POST', headers: { 'idempotency-key': 'k7' } });
+    expect(runs).toBe(2);
+    expect(records.records.has('key-1/k7')).toBe(false);
+  });
+
+  it('ignores the key on anything but POST', async () => {
+    const put = await serveRoute({ method: 'PUT' });
+    await put.call('/x', { method: 'PUT', headers: { 'idempotency-key': 'k8' } });
+    await put.call('/x', { method: 'PUT', headers: { 'idempotency-key': 'k8' } });
+    expect(runs).toBe(2);
+  });
+});

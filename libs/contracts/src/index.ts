@@ -2,6 +2,7 @@ export * from './errors';
 export * from './envelope';
 export * from './limits';
 export * from './subjects';
+export * from './rpc-catalogue';
 export * from './routes';
 export * from './openapi';
 export * from './schemas/common';

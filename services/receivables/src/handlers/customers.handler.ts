@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type CustomerCreateBody, single, type RpcRequest } from '@acct/contracts';
+import { single } from '@acct/contracts';
 import type { Orm, RpcServer } from '@acct/kit';
 import { createOnce } from '../books';
 import { type Customer, CustomerSchema, customerDto } from '../entities';
@@ -8,7 +8,7 @@ import { scopeOf } from '../domain/scope';
 import { registerReads } from './reads';
 
 export function registerCustomerHandlers(server: RpcServer, orm: Orm): void {
-  server.handle('customers.create', async (req: RpcRequest<CustomerCreateBody>) => {
+  server.handle('customers.create', async (req) => {
     const em = orm.em.fork();
     const scope = scopeOf(req.ctx);
     const body = req.body;

@@ -17,10 +17,11 @@ export interface TrustedContext {
   idempotencyKey?: string;
 }
 
-export interface RpcRequest<B = unknown> {
+/** What the gateway sends a service. RpcRequestOf<op> (rpc-catalogue.ts) fills in the types of one operation. */
+export interface RpcRequest<B = unknown, P = Record<string, string>, Q = Record<string, unknown>> {
   ctx: TrustedContext;
-  params: Record<string, string>;
-  query: Record<string, unknown>;
+  params: P;
+  query: Q;
   body: B;
 }
 

@@ -3,8 +3,15 @@
  * domain events that services publish from their outboxes. Posting events carry a journal entry
  * (reporting consumes them); outbound events are what the webhook dispatcher delivers.
  */
-import type { Environment } from './envelope';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import type { ValidateFunction } from 'ajv';
+import { ENVIRONMENTS, type Environment } from './envelope';
+import type { ErrorDetail } from './errors';
 import type { ServiceName } from './subjects';
+import { Nullable, StringEnum, date, dateTime, obj, uuid } from './schemas/common';
+import { customer } from './schemas/customers';
+import { invoice, payment, payout } from './schemas/receivables';
+import { compileBody, toDetails } from './validate';
 
 export const OUTBOUND_EVENT_TYPES = ['invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid'] as const;
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
@@ -27,44 +34,126 @@ export const CONSUMERS = {
   webhookOutbound: 'webhook-dispatcher-outbound',
 } as const;
 
-export interface PostingLine {
-  account_id: string;
-  account_code: string;
-  side: 'debit' | 'credit';
-  amount_cents: number;
-  customer_id: string | null;
-  invoice_id: string | null;
-  vendor_id: string | null;
-  bill_id: string | null;
-}
+/** Amounts in events are whole cents; totals are not capped by the per-amount input limit. */
+const positiveCents = Type.Integer({ minimum: 1 });
+const nonNegativeCents = Type.Integer({ minimum: 0 });
+const currencyCode = Type.String({ minLength: 1, maxLength: 8 });
+
+export const postingLine = obj({
+  account_id: uuid,
+  account_code: Type.String({ minLength: 1 }),
+  side: StringEnum(['debit', 'credit'] as const),
+  amount_cents: positiveCents,
+  customer_id: Nullable(uuid),
+  invoice_id: Nullable(uuid),
+  vendor_id: Nullable(uuid),
+  bill_id: Nullable(uuid),
+});
+export type PostingLine = Static<typeof postingLine>;
+
+/**
+ * The source document of a posting as the API shows it after the change, by what posted it:
+ * invoices.post, payments.create / payment.received, payment.refunded, payouts.create.
+ */
+export const postingSource = Type.Union([
+  obj({ type: Type.Literal('invoice'), invoice }),
+  obj({ type: Type.Literal('payment'), payment, invoice }),
+  obj({ type: Type.Literal('payment_refund'), payment, invoice }),
+  obj({ type: Type.Literal('processor_payout'), processor_payout: payout }),
+]);
+export type PostingSource = Static<typeof postingSource>;
 
 /** "A journal entry was written": everything a ledger projection needs, self-contained. */
-export interface PostingEvent {
-  id: string;
-  type: 'journal_entry.posted';
-  organization_id: string;
-  environment: Environment;
-  occurred_at: string;
-  entry: {
-    id: string;
-    entry_date: string;
-    source_type: string;
-    source_id: string;
-    memo: string | null;
-    reverses_entry_id: string | null;
-    lines: PostingLine[];
-  };
-  /** The source document as the API shows it after the change (invoice, payment, payout). */
-  source: Record<string, unknown>;
-}
+export const postingEvent = obj({
+  id: uuid,
+  type: Type.Literal('journal_entry.posted'),
+  organization_id: uuid,
+  environment: StringEnum(ENVIRONMENTS),
+  occurred_at: dateTime,
+  entry: obj({
+    id: uuid,
+    entry_date: date,
+    source_type: Type.String({ minLength: 1 }),
+    source_id: uuid,
+    memo: Nullable(Type.String()),
+    reverses_entry_id: Nullable(uuid),
+    lines: Type.Array(postingLine, { minItems: 1 }),
+  }),
+  source: postingSource,
+});
+
+/**
+ * The posting event. Its source is typed loosely by default, as Tx.post takes it today;
+ * EventMap['journal_entry.posted'] (= PostingEvent<PostingSource>) is the exact type.
+ */
+export type PostingEvent<S = Record<string, unknown>> = Omit<Static<typeof postingEvent>, 'source'> & { source: S };
+
+// ---------- outbound (webhook) event data: what tx.emit(type, data) is given ----------
+export const invoicePostedData = obj({
+  invoice_id: uuid,
+  invoice_number: Type.String(),
+  customer_id: uuid,
+  total_cents: nonNegativeCents,
+  currency: currencyCode,
+  issue_date: date,
+  due_date: date,
+});
+export const paymentPostedData = obj({ payment_id: uuid, invoice_id: uuid, amount_cents: positiveCents, currency: currencyCode });
+export const invoicePaidData = obj({ invoice_id: uuid, amount_paid_cents: nonNegativeCents, total_cents: nonNegativeCents, currency: currencyCode });
+export const invoicePartiallyPaidData = obj({
+  invoice_id: uuid,
+  amount_paid_cents: nonNegativeCents,
+  balance_due_cents: positiveCents,
+  total_cents: nonNegativeCents,
+  currency: currencyCode,
+});
+
+/** One schema per event type: the posting event itself; for every other type, the event's data. */
+export const EVENT_SCHEMAS = {
+  'journal_entry.posted': postingEvent,
+  'invoice.posted': invoicePostedData,
+  'payment.posted': paymentPostedData,
+  'invoice.paid': invoicePaidData,
+  'invoice.partially_paid': invoicePartiallyPaidData,
+  /** Reference events: the customer as the API shows it. */
+  'customer.created': customer,
+  'customer.updated': customer,
+} as const satisfies Record<'journal_entry.posted' | OutboundEventType | 'customer.created' | 'customer.updated', TSchema>;
+
+export type EventType = keyof typeof EVENT_SCHEMAS;
+export const EVENT_TYPES = Object.keys(EVENT_SCHEMAS) as EventType[];
+export type EventMap = { [K in EventType]: Static<(typeof EVENT_SCHEMAS)[K]> };
 
 /** The body of an outbound webhook delivery, minus the delivery id the dispatcher assigns. */
-export interface OutboundEvent {
+export interface OutboundEvent<K extends OutboundEventType = OutboundEventType> {
   id: string;
-  type: OutboundEventType;
+  type: K;
   created_at: string;
   organization_id: string;
   connected_app_id: string;
   environment: Environment;
-  data: Record<string, unknown>;
+  data: EventMap[K];
+}
+
+const validators = new Map<EventType, ValidateFunction>();
+function validatorOf(type: EventType): ValidateFunction {
+  let v = validators.get(type);
+  if (!v) {
+    const schema = (EVENT_SCHEMAS as Record<string, TSchema>)[type];
+    if (!schema) throw new Error(`unknown event type ${String(type)}`);
+    v = compileBody(schema);
+    validators.set(type, v);
+  }
+  return v;
+}
+
+/** True when payload is a valid EventMap[type] (the schema of each type is compiled once). */
+export function validateEvent<K extends EventType>(type: K, payload: unknown): payload is EventMap[K] {
+  return validatorOf(type)(payload) as boolean;
+}
+
+/** Why payload is not a valid EventMap[type], as {field, issue, message}; empty when it is. */
+export function eventErrors(type: EventType, payload: unknown): ErrorDetail[] {
+  const v = validatorOf(type);
+  return v(payload) ? [] : toDetails(v.errors);
 }

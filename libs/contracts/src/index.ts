@@ -3,13 +3,27 @@ export * from './envelope';
 export * from './limits';
 export * from './subjects';
 export * from './manifest';
+export * from './rpc-catalogue';
 export * from './routes';
 export * from './openapi';
 export * from './schemas/common';
 export * as schemas from './schemas/index';
-export type { CustomerCreateBody, CustomerDto } from './schemas/customers';
+export type { CustomerCreateBody, CustomerDto, CustomerListQuery, CustomerStatus } from './schemas/customers';
+export { CUSTOMER_STATUSES } from './schemas/customers';
+export type { AuthCheck } from './schemas/auth';
 export type * from './schemas/receivables';
-export { INBOUND_ACTIVE, INBOUND_PLANNED, INBOUND_STORED_ONLY, INVOICE_STATUSES, ESTIMATE_STATUSES, PAYMENT_SOURCES } from './schemas/receivables';
+export {
+  INBOUND_ACTIVE,
+  INBOUND_PLANNED,
+  INBOUND_STORED_ONLY,
+  INBOUND_EVENT_STATUSES,
+  INVOICE_STATUSES,
+  ESTIMATE_STATUSES,
+  ESTIMATE_SETTABLE_STATUSES,
+  PAYMENT_SOURCES,
+  PAYMENT_STATUSES,
+  PAYOUT_STATUSES,
+} from './schemas/receivables';
 export * from './validate';
 export * from './events';
 export * from './canonical';

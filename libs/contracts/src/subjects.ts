@@ -6,33 +6,17 @@ import { manifestOf } from './manifest';
  * subject, queue group and stream name carries the configurable prefix (NATS_PREFIX, default acct)
  * so that several stacks can share one NATS server.
  */
+import { RPC_CATALOGUE, type RpcCatalogue, type RpcOperation } from './rpc-catalogue';
+
 export const SERVICES = ['gateway', 'receivables', 'payables', 'documents', 'reporting', 'webhook-dispatcher'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
-/** Request/reply operations and the service that serves each, in its queue group. */
-export const RPC_OPERATIONS = {
-  'customers.create': 'receivables',
-  'customers.list': 'receivables',
-  'customers.get': 'receivables',
-  'invoices.create': 'receivables',
-  'invoices.list': 'receivables',
-  'invoices.get': 'receivables',
-  'invoices.post': 'receivables',
-  'payments.create': 'receivables',
-  'payments.list': 'receivables',
-  'payments.get': 'receivables',
-  'estimates.create': 'receivables',
-  'estimates.list': 'receivables',
-  'estimates.get': 'receivables',
-  'estimates.status': 'receivables',
-  'estimates.convert': 'receivables',
-  'payouts.create': 'receivables',
-  'payouts.list': 'receivables',
-  'payouts.get': 'receivables',
-  'events.create': 'receivables',
-} as const satisfies Record<string, ServiceName>;
+/** Request/reply operations and the service that serves each, in its queue group (from RPC_CATALOGUE). */
+export const RPC_OPERATIONS = Object.fromEntries(Object.entries(RPC_CATALOGUE).map(([op, def]) => [op, def.service])) as {
+  readonly [K in RpcOperation]: RpcCatalogue[K]['service'];
+};
 
-export type RpcOperation = keyof typeof RPC_OPERATIONS;
+export type { RpcOperation };
 
 export function rpcSubject(prefix: string, op: RpcOperation): string {
   return `${prefix}.rpc.${RPC_OPERATIONS[op]}.${op}`;

@@ -4,6 +4,10 @@ import { NATS_URL, silentLogger, uniquePrefix } from '@acct/testing';
 import { RpcClient, RpcServer } from './rpc';
 import { createMetrics } from './metrics';
 
+/**
+ * These tests are about the transport, so they send and answer arbitrary bodies: calls and handlers
+ * name their operation as RpcOperation (untyped) instead of one catalogue entry.
+ */
 const req = (body: unknown = {}): RpcRequest => ({
   ctx: { organizationId: 'o', connectedAppId: 'a', environment: 'test', apiKeyId: 'k', requestId: 'r' },
   params: {},
@@ -37,7 +41,7 @@ describe('RPC over real NATS', () => {
 
   it('carries the request and returns the reply', async () => {
     serve({ 'customers.get': async (r) => ({ ok: true, status: 200, body: { echo: r.body, org: r.ctx.organizationId } }) });
-    const reply = await new RpcClient(nc, prefix, 2000).call('customers.get', req({ x: 1 }));
+    const reply = await new RpcClient(nc, prefix, 2000).call<RpcOperation>('customers.get', req({ x: 1 }));
     expect(reply).toEqual({ ok: true, status: 200, body: { echo: { x: 1 }, org: 'o' } });
   });
 
@@ -51,9 +55,9 @@ describe('RPC over real NATS', () => {
       },
     });
     const client = new RpcClient(nc, prefix, 2000);
-    const a = await client.call('customers.get', req());
+    const a = await client.call<RpcOperation>('customers.get', req());
     expect(a).toEqual({ ok: false, error: { code: 'not_found', message: 'Customer x was not found.', details: [] } });
-    const b = await client.call('customers.list', req());
+    const b = await client.call<RpcOperation>('customers.list', req());
     expect(b.ok).toBe(false);
     if (!b.ok) {
       expect(b.error.code).toBe('internal_error');
@@ -62,7 +66,7 @@ describe('RPC over real NATS', () => {
   });
 
   it('answers service_unavailable at once when no instance serves the subject', async () => {
-    const reply = await new RpcClient(nc, prefix, 10_000).call('customers.get', req());
+    const reply = await new RpcClient(nc, prefix, 10_000).call<RpcOperation>('customers.get', req());
     expect(reply.ok).toBe(false);
     if (!reply.ok) {
       expect(reply.error.code).toBe('service_unavailable');
@@ -73,7 +77,7 @@ describe('RPC over real NATS', () => {
   it('answers service_unavailable when the service does not answer in time', async () => {
     // A responder that takes the message and never replies.
     const sub = nc.subscribe(rpcSubject(prefix, 'customers.get'), { callback: () => undefined });
-    const reply = await new RpcClient(nc, prefix, 200).call('customers.get', req());
+    const reply = await new RpcClient(nc, prefix, 200).call<RpcOperation>('customers.get', req());
     sub.unsubscribe();
     expect(reply.ok).toBe(false);
     if (!reply.ok) expect(reply.error.code).toBe('service_unavailable');
@@ -88,7 +92,7 @@ describe('RPC over real NATS', () => {
     serve({ 'customers.get': h('a') });
     serve({ 'customers.get': h('b') });
     const client = new RpcClient(nc, prefix, 2000);
-    await Promise.all(Array.from({ length: 40 }, () => client.call('customers.get', req())));
+    await Promise.all(Array.from({ length: 40 }, () => client.call<RpcOperation>('customers.get', req())));
     expect(seen).toHaveLength(40);
   });
 
@@ -101,7 +105,7 @@ describe('RPC over real NATS', () => {
         return { ok: true, status: 200, body: { finished: true } };
       },
     });
-    const pending = new RpcClient(nc, prefix, 5000).call('customers.get', req());
+    const pending = new RpcClient(nc, prefix, 5000).call<RpcOperation>('customers.get', req());
     await new Promise((r) => setTimeout(r, 50)); // let the request arrive
     expect(s.inflightCount).toBe(1);
     const drained = s.drain();
@@ -112,7 +116,7 @@ describe('RPC over real NATS', () => {
 
   it('refuses to start without a handler for every operation of the service', () => {
     const s = new RpcServer(nc, prefix, 'receivables', silentLogger());
-    s.handle('customers.get', async () => ({ ok: true, status: 200, body: {} }));
+    s.handle<RpcOperation>('customers.get', async () => ({ ok: true, status: 200, body: {} }));
     expect(() => s.start()).toThrow(/no handler for customers.create, customers.list, invoices.create/);
   });
 });

@@ -1,9 +1,12 @@
 import { connect, type NatsConnection, type Msg, type Subscription, ErrorCode as NatsErrorCode, NatsError } from 'nats';
 import {
   AppError,
+  type RpcHandlerOf,
   type RpcOperation,
   type RpcReply,
+  type RpcReplyOf,
   type RpcRequest,
+  type RpcRequestOf,
   type RpcOk,
   type ServiceName,
   isAppError,
@@ -41,7 +44,8 @@ export async function connectNats(servers: string, name: string, log: Logger): P
   return nc;
 }
 
-export type RpcHandler = (req: RpcRequest<any>) => Promise<RpcOk>;
+/** A handler once its operation's types are erased: what travels over the wire is checked by the gateway. */
+type WireHandler = (req: RpcRequest) => Promise<RpcOk>;
 
 /**
  * Serves a service's operations in its queue group. A handler returns {status, body} or throws an
@@ -50,7 +54,7 @@ export type RpcHandler = (req: RpcRequest<any>) => Promise<RpcOk>;
 export class RpcServer {
   private readonly subs: Subscription[] = [];
   private readonly inflight = new Set<Promise<void>>();
-  private readonly handlers = new Map<RpcOperation, RpcHandler>();
+  private readonly handlers = new Map<RpcOperation, WireHandler>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -60,8 +64,12 @@ export class RpcServer {
     private readonly metrics?: ServiceMetrics,
   ) {}
 
-  handle(op: RpcOperation, handler: RpcHandler): this {
-    this.handlers.set(op, handler);
+  /**
+   * Serves op. The request and the success reply are typed by the operation's entry in RPC_CATALOGUE
+   * (untyped only when op is not one known operation, e.g. a fake serving every operation).
+   */
+  handle<K extends RpcOperation>(op: K, handler: RpcHandlerOf<K>): this {
+    this.handlers.set(op, handler as unknown as WireHandler);
     return this;
   }
 
@@ -89,7 +97,7 @@ export class RpcServer {
     return this.inflight.size;
   }
 
-  private async dispatch(op: RpcOperation, handler: RpcHandler, msg: Msg): Promise<void> {
+  private async dispatch(op: RpcOperation, handler: WireHandler, msg: Msg): Promise<void> {
     const started = process.hrtime.bigint();
     let reply: RpcReply;
     let req: RpcRequest | undefined;
@@ -130,12 +138,13 @@ export class RpcClient {
     private readonly metrics?: ServiceMetrics,
   ) {}
 
-  async call<T = unknown>(op: RpcOperation, req: RpcRequest): Promise<RpcReply<T>> {
+  /** Calls op with the request RPC_CATALOGUE declares for it; the reply body is typed likewise. */
+  async call<K extends RpcOperation>(op: K, req: RpcRequestOf<K>): Promise<RpcReplyOf<K>> {
     const started = process.hrtime.bigint();
     let outcome = 'ok';
     try {
       const msg = await this.nc.request(rpcSubject(this.prefix, op), encodeJson(req), { timeout: this.timeoutMs });
-      const reply = decodeJson<RpcReply<T>>(msg.data);
+      const reply = decodeJson<RpcReplyOf<K>>(msg.data);
       if (!reply.ok) outcome = reply.error.code;
       return reply;
     } catch (e) {

@@ -157,15 +157,15 @@ export async function retryOnceOnUnique<T>(constraint: string, run: () => Promis
  * Retry-safe create on an external id (API-DECISIONS §1): the first create answers 201; a repeat
  * with the same content answers 200 with the existing record (replayed); different content, 409.
  */
-export async function createOnce<E>(opts: {
+export async function createOnce<E, B>(opts: {
   constraint: string;
-  create: () => Promise<RpcOk>;
+  create: () => Promise<RpcOk<B>>;
   existing: () => Promise<E | null>;
   same: (existing: E) => boolean;
-  reply: (existing: E) => unknown;
+  reply: (existing: E) => B;
   field: string;
   what: string;
-}): Promise<RpcOk> {
+}): Promise<RpcOk<B>> {
   try {
     return await opts.create();
   } catch (e) {

@@ -25,7 +25,11 @@ describe('receivables: customers against real Postgres and NATS', () => {
     apiKeyId: randomUUID(),
     requestId: randomUUID(),
   });
-  const rq = (c: ReturnType<typeof ctx>, over: Partial<RpcRequest> = {}): RpcRequest => ({ ctx: c, params: {}, query: {}, body: {}, ...over });
+  /** A request with empty params, query and body unless given; client.call checks it against the operation. */
+  const rq = <B = Record<string, never>, P = Record<string, never>, Q = Record<string, never>>(
+    c: ReturnType<typeof ctx>,
+    over: Partial<RpcRequest<B, P, Q>> = {},
+  ): RpcRequest<B, P, Q> => ({ ctx: c, params: {} as P, query: {} as Q, body: {} as B, ...over });
   const ok = <T = any>(r: RpcReply): T & { status: number; replayed?: boolean } => {
     if (!r.ok) throw new Error(`expected ok, got ${JSON.stringify(r.error)}`);
     return { ...(r.body as T), status: r.status, replayed: r.replayed };

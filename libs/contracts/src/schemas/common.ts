@@ -1,77 +1,87 @@
+import { type Static, type TObject, type TProperties, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
 
 /** A JSON Schema (draft 2020-12 subset that ajv and OpenAPI 3.1 both read). */
 export type JsonSchema = Record<string, unknown>;
 
-export const uuid = { type: 'string', format: 'uuid' } as const;
-export const date = { type: 'string', format: 'date', description: 'Calendar date, YYYY-MM-DD.' } as const;
-export const dateTime = { type: 'string', format: 'date-time' } as const;
-export const cents = { type: 'integer', minimum: 0, maximum: limits.amount_cents_max } as const;
-export const externalId = { type: 'string', minLength: 1, maxLength: limits.external_id_length_max } as const;
-export const name = { type: 'string', minLength: 1, maxLength: limits.name_length_max } as const;
-export const email = { type: 'string', format: 'email', maxLength: limits.email_length_max } as const;
-
-export function obj(properties: Record<string, JsonSchema>, required: string[] = [], extra: JsonSchema = {}): JsonSchema {
-  return { type: 'object', properties, required, additionalProperties: false, ...extra };
+/**
+ * `{type: 'string', enum: [...]}` typed as the union of its values. TypeBox's own Union of Literals
+ * would emit anyOf/const; this keeps the plain enum that the OpenAPI document has always shown.
+ */
+export function StringEnum<const V extends readonly string[]>(values: V, options: Record<string, unknown> = {}): TUnsafe<V[number]> {
+  return Type.Unsafe<V[number]>({ type: 'string', enum: [...values], ...options });
 }
 
-export const idParams = obj({ id: uuid }, ['id']);
+/** `{type: [<type>, 'null'], ...}`: the schema of s, or null (OpenAPI 3.1 / JSON Schema type array). */
+export function Nullable<T extends TSchema>(s: T): TUnsafe<Static<T> | null> {
+  const { type, ...rest } = JSON.parse(JSON.stringify(s)) as { type: string } & JsonSchema;
+  return Type.Unsafe<Static<T> | null>({ type: [type, 'null'], ...rest });
+}
+
+export const uuid = Type.String({ format: 'uuid' });
+export const date = Type.String({ format: 'date', description: 'Calendar date, YYYY-MM-DD.' });
+export const dateTime = Type.String({ format: 'date-time' });
+export const cents = Type.Integer({ minimum: 0, maximum: limits.amount_cents_max });
+export const externalId = Type.String({ minLength: 1, maxLength: limits.external_id_length_max });
+export const name = Type.String({ minLength: 1, maxLength: limits.name_length_max });
+export const email = Type.String({ format: 'email', maxLength: limits.email_length_max });
+
+/**
+ * A closed object (unknown fields are refused): properties wrapped in Type.Optional are optional,
+ * all others required. `required` is always present, empty when nothing is required.
+ */
+export function obj<T extends TProperties>(properties: T, extra: JsonSchema = {}): TObject<T> {
+  const { type, properties: props, required, ...rest } = Type.Object(properties, { additionalProperties: false, ...extra });
+  // Keys in the order the OpenAPI document has always shown them; rest keeps TypeBox's symbols.
+  return { type, properties: props, required: required ?? [], ...rest } as TObject<T>;
+}
+
+export const idParams = obj({ id: uuid });
 
 export const paginationQuery = {
-  limit: {
-    type: 'integer',
-    minimum: 1,
-    maximum: limits.page_limit_max,
-    default: limits.page_limit_default,
-    description: `Page size, 1–${limits.page_limit_max}.`,
-  },
-  offset: {
-    type: 'integer',
-    minimum: 0,
-    maximum: limits.page_offset_max,
-    default: 0,
-    description: 'Rows to skip. Order is newest first, ties by id.',
-  },
-} as const;
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: limits.page_limit_max,
+      default: limits.page_limit_default,
+      description: `Page size, 1–${limits.page_limit_max}.`,
+    }),
+  ),
+  offset: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: limits.page_offset_max,
+      default: 0,
+      description: 'Rows to skip. Order is newest first, ties by id.',
+    }),
+  ),
+};
 
-export const pagination = obj(
-  {
-    limit: { type: 'integer' },
-    offset: { type: 'integer' },
-    count: { type: 'integer' },
-    has_more: { type: 'boolean' },
-  },
-  ['limit', 'offset', 'count', 'has_more'],
-);
+export const pagination = obj({
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  count: Type.Integer(),
+  has_more: Type.Boolean(),
+});
 
-export const errorSchema = obj(
-  {
-    error: obj(
-      {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        details: {
-          type: 'array',
-          items: obj(
-            { field: { type: 'string' }, issue: { type: 'string' }, message: { type: 'string' } },
-            ['field', 'issue', 'message'],
-          ),
-        },
-        request_id: { type: 'string' },
-      },
-      ['code', 'message', 'details'],
-    ),
-  },
-  ['error'],
-);
+export const errorDetail = obj({ field: Type.String(), issue: Type.String(), message: Type.String() });
+
+export const errorSchema = obj({
+  error: obj({
+    code: Type.String(),
+    message: Type.String(),
+    details: Type.Array(errorDetail),
+    request_id: Type.Optional(Type.String()),
+  }),
+});
 
 /** `{data: X, <name>: X}` */
-export function singleEnvelope(nameOf: string, item: JsonSchema): JsonSchema {
-  return obj({ data: item, [nameOf]: item }, ['data', nameOf]);
+export function singleEnvelope<N extends string, T extends TSchema>(nameOf: N, item: T) {
+  return obj({ data: item, [nameOf]: item } as { data: T } & { [K in N]: T });
 }
 
 /** `{data: [X], <plural>: [X], pagination}` */
-export function listEnvelope(plural: string, item: JsonSchema): JsonSchema {
-  const arr = { type: 'array', items: item };
-  return obj({ data: arr, [plural]: arr, pagination }, ['data', plural, 'pagination']);
+export function listEnvelope<N extends string, T extends TSchema>(plural: N, item: T) {
+  const arr = Type.Array(item);
+  return obj({ data: arr, [plural]: arr, pagination } as { data: typeof arr; pagination: typeof pagination } & { [K in N]: typeof arr });
 }

@@ -1,34 +1,23 @@
-import { email, externalId, name, obj, paginationQuery, uuid, dateTime, singleEnvelope, listEnvelope } from './common';
+import { type Static, Type } from '@sinclair/typebox';
+import { Nullable, StringEnum, dateTime, email, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from './common';
 
-export interface CustomerCreateBody {
-  external_customer_id: string;
-  name: string;
-  email?: string;
-}
+export const CUSTOMER_STATUSES = ['active'] as const;
+export type CustomerStatus = (typeof CUSTOMER_STATUSES)[number];
 
-export interface CustomerDto {
-  id: string;
-  external_customer_id: string;
-  name: string;
-  email: string | null;
-  status: 'active';
-  created_at: string;
-}
+export const customerCreateBody = obj({ external_customer_id: externalId, name, email: Type.Optional(email) });
+export type CustomerCreateBody = Static<typeof customerCreateBody>;
 
-export const customerCreateBody = obj({ external_customer_id: externalId, name, email }, ['external_customer_id', 'name']);
-
-export const customer = obj(
-  {
-    id: uuid,
-    external_customer_id: { type: 'string' },
-    name: { type: 'string' },
-    email: { type: ['string', 'null'] },
-    status: { type: 'string', enum: ['active'] },
-    created_at: dateTime,
-  },
-  ['id', 'external_customer_id', 'name', 'email', 'status', 'created_at'],
-);
+export const customer = obj({
+  id: uuid,
+  external_customer_id: Type.String(),
+  name: Type.String(),
+  email: Nullable(Type.String()),
+  status: StringEnum(CUSTOMER_STATUSES),
+  created_at: dateTime,
+});
+export type CustomerDto = Static<typeof customer>;
 
 export const customerListQuery = obj({ ...paginationQuery });
+export type CustomerListQuery = Static<typeof customerListQuery>;
 export const customerResponse = singleEnvelope('customer', customer);
 export const customerListResponse = listEnvelope('customers', customer);

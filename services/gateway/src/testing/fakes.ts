@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import pino from 'pino';
-import type { RpcOperation, RpcReply, RpcRequest } from '@acct/contracts';
+import type { RpcOperation, RpcReply, RpcReplyOf, RpcRequest, RpcRequestOf } from '@acct/contracts';
 import type { Begin } from '../idempotency';
 import type { Principal } from '../key-store';
 import { createGatewayMetrics, type GatewayMetrics } from '../metrics';
@@ -74,9 +74,9 @@ export function fakeRpc(answer: (op: RpcOperation, req: RpcRequest) => RpcReply 
   const calls: Array<{ op: RpcOperation; req: RpcRequest }> = [];
   return {
     calls,
-    call: async <T>(op: RpcOperation, req: RpcRequest) => {
-      calls.push({ op, req });
-      return (await answer(op, req)) as RpcReply<T>;
+    call: async <K extends RpcOperation>(op: K, req: RpcRequestOf<K>) => {
+      calls.push({ op, req: req as RpcRequest });
+      return (await answer(op, req as RpcRequest)) as RpcReplyOf<K>;
     },
   };
 }

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type CustomerCreateBody, single, type RpcRequest } from '@acct/contracts';
+import { single } from '@acct/contracts';
 import { type Orm, type RpcServer, scopeOf, registerReads } from '@acct/kit';
 import { createOnce } from '@acct/posting';
 import { type Customer, CustomerSchema, customerDto } from '../entities';
 import { sameCustomerContent } from '../domain/customers';
 
 export function registerCustomerHandlers(server: RpcServer, orm: Orm): void {
-  server.handle('customers.create', async (req: RpcRequest<CustomerCreateBody>) => {
+  server.handle('customers.create', async (req) => {
     const em = orm.em.fork();
     const scope = scopeOf(req.ctx);
     const body = req.body;

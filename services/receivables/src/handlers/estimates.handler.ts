@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, type EstimateConvertBody, type EstimateCreateBody, type RpcRequest, single } from '@acct/contracts';
+import { AppError, single } from '@acct/contracts';
 import { type RpcServer, scopeOf, registerReads } from '@acct/kit';
 import { type Books, createOnce, isUniqueViolation, sameJson } from '@acct/posting';
 import { type Estimate, EstimateSchema, type Invoice, InvoiceSchema, estimateDto } from '../entities';
-import { type EstimateStatus, checkEstimateMove } from '../domain/estimates';
+import { checkEstimateMove } from '../domain/estimates';
 import { currencyOf, priceLines, addDays, requireOrder, todayUtc } from '@acct/ledger';
 import { requireCustomer } from './invoices.handler';
 
@@ -23,7 +23,7 @@ const estimateContent = (e: Pick<Estimate, 'customerId' | 'issueDate' | 'expiryD
 export function registerEstimateHandlers(server: RpcServer, books: Books): void {
   const { orm } = books;
 
-  server.handle('estimates.create', async (req: RpcRequest<EstimateCreateBody>) => {
+  server.handle('estimates.create', async (req) => {
     const b = req.body;
     const scope = scopeOf(req.ctx);
     const { lines, totalCents } = priceLines(b.line_items);
@@ -59,7 +59,7 @@ export function registerEstimateHandlers(server: RpcServer, books: Books): void 
     });
   });
 
-  server.handle('estimates.status', async (req: RpcRequest<{ status: EstimateStatus }>) => {
+  server.handle('estimates.status', async (req) => {
     const scope = scopeOf(req.ctx);
     const { estimate, replayed } = await orm.em.fork().transactional(async (em) => {
       const e = await em.findOne(EstimateSchema, { id: req.params.id, ...scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -71,7 +71,7 @@ export function registerEstimateHandlers(server: RpcServer, books: Books): void 
     return { ok: true, status: 200, replayed, body: single('estimate', { id: estimate.id, status: estimate.status }) };
   });
 
-  server.handle('estimates.convert', async (req: RpcRequest<EstimateConvertBody>) => {
+  server.handle('estimates.convert', async (req) => {
     const scope = scopeOf(req.ctx);
     const b = req.body ?? {};
     try {

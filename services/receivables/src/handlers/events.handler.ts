@@ -4,11 +4,10 @@ import {
   AppError,
   canonicalJson,
   type ErrorDetail,
-  type EventCreateBody,
   INBOUND_ACTIVE,
   INBOUND_PLANNED,
   INBOUND_STORED_ONLY,
-  type RpcRequest,
+  type RpcRequestOf,
   compileBody,
   isAppError,
   schemas,
@@ -109,7 +108,7 @@ export function registerEventHandlers(server: RpcServer, books: Books): void {
   const { orm } = books;
 
   /** The first event with this external id or Idempotency-Key: 200 duplicate, or 409 if it differs. */
-  async function duplicateOf(req: RpcRequest<EventCreateBody>, hash: string) {
+  async function duplicateOf(req: RpcRequestOf<'events.create'>, hash: string) {
     const scope = scopeOf(req.ctx);
     const or: Record<string, unknown>[] = [{ externalEventId: req.body.external_event_id }];
     if (req.ctx.idempotencyKey) or.push({ idempotencyKey: req.ctx.idempotencyKey });
@@ -123,7 +122,7 @@ export function registerEventHandlers(server: RpcServer, books: Books): void {
     return { ok: true as const, status: 200 as const, replayed: true, body: single('event', eventDto(first, true)) };
   }
 
-  server.handle('events.create', async (req: RpcRequest<EventCreateBody>) => {
+  server.handle('events.create', async (req) => {
     const b = req.body;
     const kind = classify(b.event_type);
     const hash = hashOf(b.event_type, b.payload);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, type InvoiceCreateBody, type RpcRequest, single } from '@acct/contracts';
+import { AppError, single } from '@acct/contracts';
 import { type EntityManager, type RpcServer, type Scope, scopeOf, registerReads } from '@acct/kit';
 import { type Books, createOnce, sameJson } from '@acct/posting';
 import { CustomerSchema, type Invoice, InvoiceSchema, invoiceDto } from '../entities';
@@ -30,7 +30,7 @@ export async function requireCustomer(em: EntityManager, scope: Scope, customerI
 export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
   const { orm } = books;
 
-  server.handle('invoices.create', async (req: RpcRequest<InvoiceCreateBody>) => {
+  server.handle('invoices.create', async (req) => {
     const b = req.body;
     const scope = scopeOf(req.ctx);
     const { lines, totalCents } = priceLines(b.line_items);
@@ -95,7 +95,7 @@ export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
       return { invoice: inv, replayed: false };
     });
     const dto = invoiceDto(invoice);
-    return { ok: true, status: 200, replayed, body: { ...single('invoice', dto), action: { type: 'posted', status: 'completed' } } };
+    return { ok: true, status: 200, replayed, body: { ...single('invoice', dto), action: { type: 'posted', status: 'completed' } as const } };
   });
 
   registerReads(server, orm, { list: 'invoices.list', get: 'invoices.get', schema: InvoiceSchema, name: 'invoice', plural: 'invoices', label: 'Invoice', dto: invoiceDto, filters: { status: 'status', customer_id: 'customerId' } });

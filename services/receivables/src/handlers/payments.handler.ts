@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, type PaymentCreateBody, type RpcRequest, single } from '@acct/contracts';
+import { AppError, single } from '@acct/contracts';
 import { type RpcServer, registerReads } from '@acct/kit';
 import { type Books, type Tx, retryOnceOnUnique, sameJson } from '@acct/posting';
 import { InvoiceSchema, type Payment, PaymentSchema, invoiceDto, paymentDto } from '../entities';
@@ -85,7 +85,7 @@ export async function recordPayment(tx: Tx, input: PaymentInput): Promise<{ paym
 export function registerPaymentHandlers(server: RpcServer, books: Books): void {
   const { orm } = books;
 
-  server.handle('payments.create', async (req: RpcRequest<PaymentCreateBody>) => {
+  server.handle('payments.create', async (req) => {
     const b = req.body;
     const input: PaymentInput = {
       externalPaymentId: b.external_payment_id,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type PayoutCreateBody, type RpcRequest, single } from '@acct/contracts';
+import { single } from '@acct/contracts';
 import { type RpcServer, scopeOf, registerReads } from '@acct/kit';
 import { type Books, createOnce, sameJson } from '@acct/posting';
 import { type Payout, PayoutSchema, payoutDto } from '../entities';
@@ -19,7 +19,7 @@ const payoutContent = (p: Pick<Payout, 'processor' | 'payoutDate' | 'grossCents'
 export function registerPayoutHandlers(server: RpcServer, books: Books): void {
   const { orm } = books;
 
-  server.handle('payouts.create', async (req: RpcRequest<PayoutCreateBody>) => {
+  server.handle('payouts.create', async (req) => {
     const b = req.body;
     const scope = scopeOf(req.ctx);
     checkPayoutAmounts(b.gross_cents, b.fee_cents, b.net_cents);

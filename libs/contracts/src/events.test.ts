@@ -1,0 +1,207 @@
+import {
+  CONSUMERS,
+  EVENT_TYPES,
+  type EventMap,
+  type OutboundEvent,
+  type PostingEvent,
+  eventErrors,
+  outboundSubject,
+  postingSubject,
+  validateEvent,
+} from './events';
+import type { CustomerDto } from './schemas/customers';
+import type { InvoiceDto, PaymentDto, PayoutDto } from './schemas/receivables';
+
+// Shaped as services/receivables builds them (entities/dto.ts, books.ts, handlers/*.ts).
+const ORG = '0b6f1f5e-8a53-4a8e-9d4e-2f1c3b0a9e11';
+const CUSTOMER = '4f7c2d1a-3b5e-4c6d-8e9f-0a1b2c3d4e5f';
+const INVOICE = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+const PAYMENT = '1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5a';
+const PAYOUT = '7e6d5c4b-3a29-4817-a6f5-e4d3c2b1a090';
+const ENTRY = '2b3c4d5e-6f70-4182-93a4-b5c6d7e8f901';
+const account = (n: number) => `5d3a${n}000-0000-5000-8000-00000000000${n}`;
+
+const invoice: InvoiceDto = {
+  id: INVOICE,
+  external_invoice_id: 'inv-1001',
+  customer_id: CUSTOMER,
+  invoice_number: 'INV-1001',
+  issue_date: '2026-03-01',
+  due_date: '2026-03-31',
+  line_items: [
+    { description: 'Consulting', quantity: 1.5, unit_amount_cents: 10000, amount_cents: 15000 },
+    { description: 'Travel', quantity: 1, unit_amount_cents: 2500, amount_cents: 2500 },
+  ],
+  status: 'partially_paid',
+  total_cents: 17500,
+  amount_paid_cents: 5000,
+  balance_due_cents: 12500,
+  currency: 'USD',
+  memo: null,
+  estimate_id: null,
+  posted_at: '2026-03-01T09:30:00.000Z',
+  created_at: '2026-03-01T09:00:00.000Z',
+};
+const payment: PaymentDto = {
+  id: PAYMENT,
+  external_payment_id: 'pay-1',
+  invoice_id: INVOICE,
+  amount_cents: 5000,
+  received_date: '2026-03-05',
+  source: 'processor',
+  processor: 'stripe',
+  currency: 'USD',
+  status: 'posted',
+  event_id: null,
+  created_at: '2026-03-05T12:00:00.000Z',
+};
+const payout: PayoutDto = {
+  id: PAYOUT,
+  external_payout_id: 'po_1',
+  processor: 'stripe',
+  payout_date: '2026-03-07',
+  gross_cents: 5000,
+  fee_cents: 175,
+  net_cents: 4825,
+  currency: 'USD',
+  status: 'created',
+  created_at: '2026-03-07T08:00:00.000Z',
+};
+const customer: CustomerDto = {
+  id: CUSTOMER,
+  external_customer_id: 'cus-1',
+  name: 'Ada Lovelace',
+  email: null,
+  status: 'active',
+  created_at: '2026-02-28T10:00:00.000Z',
+};
+
+const line = (code: string, n: number, side: 'debit' | 'credit', amount: number, dims = true) => ({
+  account_id: account(n),
+  account_code: code,
+  side,
+  amount_cents: amount,
+  customer_id: dims ? CUSTOMER : null,
+  invoice_id: dims ? INVOICE : null,
+  vendor_id: null,
+  bill_id: null,
+});
+
+const posting = (source: EventMap['journal_entry.posted']['source'], entry: Partial<EventMap['journal_entry.posted']['entry']> = {}): EventMap['journal_entry.posted'] => ({
+  id: 'c0ffee00-1111-4222-8333-944445555666',
+  type: 'journal_entry.posted',
+  organization_id: ORG,
+  environment: 'test',
+  occurred_at: '2026-03-01T09:30:00.123Z',
+  entry: {
+    id: ENTRY,
+    entry_date: '2026-03-01',
+    source_type: 'invoice',
+    source_id: INVOICE,
+    memo: 'Invoice INV-1001',
+    reverses_entry_id: null,
+    lines: [line('1100', 1, 'debit', 17500), line('4000', 2, 'credit', 17500)],
+    ...entry,
+  },
+  source,
+});
+
+const invoicePosting = posting({ type: 'invoice', invoice: { ...invoice, status: 'open', amount_paid_cents: 0, balance_due_cents: 17500 } });
+const paymentPosting = posting(
+  { type: 'payment', payment, invoice },
+  { entry_date: '2026-03-05', source_type: 'payment', source_id: PAYMENT, memo: 'Customer payment', lines: [line('1200', 3, 'debit', 5000), line('1100', 1, 'credit', 5000)] },
+);
+const refundPosting = posting(
+  { type: 'payment_refund', payment: { ...payment, status: 'refunded', event_id: 'e1e2e3e4-f5f6-4a7b-8c9d-0e1f2a3b4c5d' }, invoice: { ...invoice, status: 'open', amount_paid_cents: 0, balance_due_cents: 17500 } },
+  {
+    entry_date: '2026-03-09',
+    source_type: 'payment',
+    source_id: PAYMENT,
+    memo: 'Full refund of a customer payment',
+    reverses_entry_id: '3c4d5e6f-7081-4293-a4b5-c6d7e8f90a1b',
+    lines: [line('1200', 3, 'credit', 5000), line('1100', 1, 'debit', 5000)],
+  },
+);
+const payoutPosting = posting(
+  { type: 'processor_payout', processor_payout: payout },
+  {
+    entry_date: '2026-03-07',
+    source_type: 'processor_payout',
+    source_id: PAYOUT,
+    memo: 'stripe payout',
+    lines: [line('1010', 4, 'debit', 4825, false), line('5200', 5, 'debit', 175, false), line('1200', 3, 'credit', 5000, false)],
+  },
+);
+
+const examples: { [K in keyof EventMap]: EventMap[K][] } = {
+  'journal_entry.posted': [invoicePosting, paymentPosting, refundPosting, payoutPosting],
+  'invoice.posted': [
+    { invoice_id: INVOICE, invoice_number: 'INV-1001', customer_id: CUSTOMER, total_cents: 17500, currency: 'USD', issue_date: '2026-03-01', due_date: '2026-03-31' },
+    { invoice_id: INVOICE, invoice_number: 'INV-0', customer_id: CUSTOMER, total_cents: 0, currency: 'USD', issue_date: '2026-03-01', due_date: '2026-03-01' },
+  ],
+  'payment.posted': [{ payment_id: PAYMENT, invoice_id: INVOICE, amount_cents: 5000, currency: 'USD' }],
+  'invoice.paid': [{ invoice_id: INVOICE, amount_paid_cents: 17500, total_cents: 17500, currency: 'USD' }],
+  'invoice.partially_paid': [{ invoice_id: INVOICE, amount_paid_cents: 5000, balance_due_cents: 12500, total_cents: 17500, currency: 'USD' }],
+  'customer.created': [customer, { ...customer, email: 'ada@example.com' }],
+  'customer.updated': [{ ...customer, name: 'Ada King' }],
+};
+
+describe('event catalogue', () => {
+  it('has a schema and examples for every event type', () => {
+    expect(EVENT_TYPES.sort()).toEqual(Object.keys(examples).sort());
+  });
+
+  it.each(Object.entries(examples).flatMap(([type, list]) => list.map((p, i) => [`${type} #${i + 1}`, type, p] as const)))(
+    'accepts %s as the code builds it',
+    (_name, type, payload) => {
+      expect(eventErrors(type as keyof EventMap, payload)).toEqual([]);
+      expect(validateEvent(type as keyof EventMap, payload)).toBe(true);
+    },
+  );
+
+  const bad: [string, keyof EventMap, unknown, string][] = [
+    ['a posting with an unknown source type', 'journal_entry.posted', posting({ type: 'bill', invoice } as never), '/source'],
+    ['a payment posting whose source lacks the invoice', 'journal_entry.posted', posting({ type: 'payment', payment } as never), '/source'],
+    ['a posting with an extra source member', 'journal_entry.posted', posting({ type: 'invoice', invoice, payment } as never), '/source'],
+    ['a posting line of side both', 'journal_entry.posted', posting(invoicePosting.source, { lines: [{ ...line('1100', 1, 'debit', 1), side: 'both' as never }] }), '/entry/lines/0/side'],
+    ['a posting line of 0 cents', 'journal_entry.posted', posting(invoicePosting.source, { lines: [line('1100', 1, 'debit', 0)] }), '/entry/lines/0/amount_cents'],
+    ['a posting without lines', 'journal_entry.posted', posting(invoicePosting.source, { lines: [] }), '/entry/lines'],
+    ['a posting in another environment', 'journal_entry.posted', { ...invoicePosting, environment: 'staging' }, '/environment'],
+    ['a posting with a bad entry date', 'journal_entry.posted', posting(invoicePosting.source, { entry_date: '2026-02-30' }), '/entry/entry_date'],
+    ['invoice.posted with a string total', 'invoice.posted', { ...examples['invoice.posted'][0], total_cents: '17500' }, '/total_cents'],
+    ['payment.posted without currency', 'payment.posted', { payment_id: PAYMENT, invoice_id: INVOICE, amount_cents: 5000 }, '/currency'],
+    ['payment.posted with a bad invoice id', 'payment.posted', { payment_id: PAYMENT, invoice_id: 'inv-1', amount_cents: 5000, currency: 'USD' }, '/invoice_id'],
+    ['invoice.paid with an unknown field', 'invoice.paid', { ...examples['invoice.paid'][0], paid: true }, '/paid'],
+    ['invoice.partially_paid with nothing left to pay', 'invoice.partially_paid', { ...examples['invoice.partially_paid'][0], balance_due_cents: 0 }, '/balance_due_cents'],
+    ['customer.created without email', 'customer.created', { ...customer, email: undefined }, '/email'],
+    ['customer.updated with an unknown status', 'customer.updated', { ...customer, status: 'archived' }, '/status'],
+    ['a payload that is not an object', 'invoice.paid', null, '/'],
+  ];
+
+  it.each(bad)('rejects %s', (_name, type, payload, field) => {
+    expect(validateEvent(type, payload)).toBe(false);
+    expect(eventErrors(type, payload).map((d) => d.field)).toContain(field);
+  });
+
+  it('refuses an event type it does not know', () => {
+    expect(() => validateEvent('invoice.voided' as keyof EventMap, {})).toThrow(/unknown event type/);
+  });
+
+  it('keeps the shapes the books and the stream already use', () => {
+    const loose: PostingEvent = invoicePosting; // PostingEvent's source stays Record<string, unknown>
+    const outbound: OutboundEvent<'payment.posted'> = {
+      id: 'd1d2d3d4-e5e6-4f7a-8b9c-0d1e2f3a4b5c',
+      type: 'payment.posted',
+      created_at: '2026-03-05T12:00:00.000Z',
+      organization_id: ORG,
+      connected_app_id: 'a1a2a3a4-b5b6-4c7d-8e9f-0a1b2c3d4e5f',
+      environment: 'test',
+      data: examples['payment.posted'][0],
+    };
+    expect(validateEvent(outbound.type, outbound.data)).toBe(true);
+    expect(validateEvent('journal_entry.posted', loose)).toBe(true);
+    expect(postingSubject('acct', 'receivables')).toBe('acct.events.posting.receivables');
+    expect(outboundSubject('acct', 'invoice.paid')).toBe('acct.events.outbound.invoice.paid');
+    expect(CONSUMERS).toEqual({ reportingPostings: 'reporting-postings', webhookOutbound: 'webhook-dispatcher-outbound' });
+  });
+});

@@ -1,0 +1,25 @@
+import { RPC_CATALOGUE, type RpcOperation } from './rpc-catalogue';
+import { ROUTES } from './routes';
+import { RPC_OPERATIONS, operationsOf, rpcSubject } from './subjects';
+
+describe('RPC_CATALOGUE', () => {
+  const ops = Object.keys(RPC_CATALOGUE) as RpcOperation[];
+
+  it('is where RPC_OPERATIONS, operationsOf and rpcSubject come from', () => {
+    expect(Object.keys(RPC_OPERATIONS)).toEqual(ops);
+    for (const op of ops) expect(RPC_OPERATIONS[op]).toBe(RPC_CATALOGUE[op].service);
+    expect(operationsOf('receivables')).toEqual(ops);
+    expect(operationsOf('payables')).toEqual([]);
+    expect(rpcSubject('acct', 'invoices.post')).toBe('acct.rpc.receivables.invoices.post');
+  });
+
+  it('has exactly one route per operation, with the same params, query, body and reply schemas', () => {
+    const routed = ROUTES.filter((r) => r.rpc !== null);
+    expect(routed.map((r) => r.rpc).sort()).toEqual([...ops].sort());
+    for (const route of routed) {
+      const def: { params?: unknown; query?: unknown; body?: unknown; reply: unknown } = RPC_CATALOGUE[route.rpc!];
+      expect({ op: route.rpc, params: route.params, query: route.query, body: route.body }).toEqual({ op: route.rpc, params: def.params, query: def.query, body: def.body });
+      for (const res of route.responses) expect({ op: route.rpc, status: res.status, schema: res.schema }).toEqual({ op: route.rpc, status: res.status, schema: def.reply });
+    }
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The request/reply operations, one declaration each: the service that serves it and the schemas
+ * of its path params, query, body and success reply. RPC_OPERATIONS, rpcSubject() and the typed
+ * RpcServer.handle / RpcClient.call derive from this table; ROUTES points at the same schemas.
+ */
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { RpcOk, RpcReply, RpcRequest } from './envelope';
+import type { ServiceName } from './subjects';
+import { idParams } from './schemas/common';
+import * as customers from './schemas/customers';
+import * as r from './schemas/receivables';
+
+export interface RpcDef {
+  service: ServiceName;
+  params?: TSchema;
+  query?: TSchema;
+  body?: TSchema;
+  /** The success body (RpcOk.body), as the gateway sends it. */
+  reply: TSchema;
+}
+
+const receivables = 'receivables';
+
+export const RPC_CATALOGUE = {
+  'customers.create': { service: receivables, body: customers.customerCreateBody, reply: customers.customerResponse },
+  'customers.list': { service: receivables, query: customers.customerListQuery, reply: customers.customerListResponse },
+  'customers.get': { service: receivables, params: idParams, reply: customers.customerResponse },
+  'invoices.create': { service: receivables, body: r.invoiceCreateBody, reply: r.invoiceResponse },
+  'invoices.list': { service: receivables, query: r.invoiceListQuery, reply: r.invoiceListResponse },
+  'invoices.get': { service: receivables, params: idParams, reply: r.invoiceResponse },
+  'invoices.post': { service: receivables, params: idParams, reply: r.invoicePostResponse },
+  'payments.create': { service: receivables, body: r.paymentCreateBody, reply: r.paymentResponse },
+  'payments.list': { service: receivables, query: r.paymentListQuery, reply: r.paymentListResponse },
+  'payments.get': { service: receivables, params: idParams, reply: r.paymentResponse },
+  'estimates.create': { service: receivables, body: r.estimateCreateBody, reply: r.estimateResponse },
+  'estimates.list': { service: receivables, query: r.estimateListQuery, reply: r.estimateListResponse },
+  'estimates.get': { service: receivables, params: idParams, reply: r.estimateResponse },
+  'estimates.status': { service: receivables, params: idParams, body: r.estimateStatusBody, reply: r.estimateStatusResponse },
+  'estimates.convert': { service: receivables, params: idParams, body: r.estimateConvertBody, reply: r.estimateConvertResponse },
+  'payouts.create': { service: receivables, body: r.payoutCreateBody, reply: r.payoutResponse },
+  'payouts.list': { service: receivables, query: r.payoutListQuery, reply: r.payoutListResponse },
+  'payouts.get': { service: receivables, params: idParams, reply: r.payoutResponse },
+  'events.create': { service: receivables, body: r.eventCreateBody, reply: r.eventResponse },
+} as const satisfies Record<string, RpcDef>;
+
+export type RpcCatalogue = typeof RPC_CATALOGUE;
+export type RpcOperation = keyof RpcCatalogue;
+
+/**
+ * true when K is more than one operation (typically RpcOperation itself: an operation known only
+ * at run time, as in the gateway's route table). Such requests and replies stay untyped
+ * (RpcRequest, RpcOk<unknown>): the gateway checks them against the route's schemas at run time.
+ */
+type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never;
+type Part<K extends RpcOperation, P extends keyof RpcDef, Missing, Loose> = [IsUnion<K>] extends [true]
+  ? Loose
+  : RpcCatalogue[K] extends { readonly [Q in P]: infer S extends TSchema }
+    ? Static<S>
+    : Missing;
+
+/** Path parameters of K (Record<string, string> when it has none). */
+export type RpcParamsOf<K extends RpcOperation> = Part<K, 'params', Record<string, string>, Record<string, string>>;
+/** Query of K after the gateway validated, coerced and defaulted it. */
+export type RpcQueryOf<K extends RpcOperation> = Part<K, 'query', Record<string, never>, Record<string, unknown>>;
+/** Body of K; an operation without a body gets {}. */
+export type RpcBodyOf<K extends RpcOperation> = Part<K, 'body', Record<string, never>, unknown>;
+/** The success body of K (what its handler returns as RpcOk.body). */
+export type RpcReplyBodyOf<K extends RpcOperation> = Part<K, 'reply', never, unknown>;
+
+export type RpcRequestOf<K extends RpcOperation> = RpcRequest<RpcBodyOf<K>, RpcParamsOf<K>, RpcQueryOf<K>>;
+export type RpcOkOf<K extends RpcOperation> = RpcOk<RpcReplyBodyOf<K>>;
+export type RpcReplyOf<K extends RpcOperation> = RpcReply<RpcReplyBodyOf<K>>;
+export type RpcHandlerOf<K extends RpcOperation> = (req: RpcRequestOf<K>) => Promise<RpcOkOf<K>>;

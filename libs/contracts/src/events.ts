@@ -28,6 +28,21 @@ export function postingSubject(prefix: string, service: ServiceName): string {
 export function outboundSubject(prefix: string, type: OutboundEventType): string {
   return `${prefix}.events.outbound.${type}`;
 }
+
+/**
+ * Reference events: facts other services keep a copy of (reporting's customer and vendor
+ * projections). Not delivered as webhooks.
+ */
+export const REFERENCE_EVENT_TYPES = ['customer.created', 'customer.updated'] as const;
+export type ReferenceEventType = (typeof REFERENCE_EVENT_TYPES)[number];
+export function referenceSubject(prefix: string, type: ReferenceEventType): string {
+  return `${prefix}.events.reference.${type}`;
+}
+/** What a service may emit beside its postings. */
+export type EmittedEventType = OutboundEventType | ReferenceEventType;
+export function isReferenceEventType(type: string): type is ReferenceEventType {
+  return (REFERENCE_EVENT_TYPES as readonly string[]).includes(type);
+}
 /** Durable consumers the later services create on the stream. */
 export const CONSUMERS = {
   reportingPostings: 'reporting-postings',
@@ -118,11 +133,21 @@ export const EVENT_SCHEMAS = {
   /** Reference events: the customer as the API shows it. */
   'customer.created': customer,
   'customer.updated': customer,
-} as const satisfies Record<'journal_entry.posted' | OutboundEventType | 'customer.created' | 'customer.updated', TSchema>;
+} as const satisfies Record<'journal_entry.posted' | EmittedEventType, TSchema>;
 
 export type EventType = keyof typeof EVENT_SCHEMAS;
 export const EVENT_TYPES = Object.keys(EVENT_SCHEMAS) as EventType[];
 export type EventMap = { [K in EventType]: Static<(typeof EVENT_SCHEMAS)[K]> };
+
+/** A reference event as it is in the stream. */
+export interface ReferenceEvent<K extends ReferenceEventType = ReferenceEventType> {
+  id: string;
+  type: K;
+  created_at: string;
+  organization_id: string;
+  environment: Environment;
+  data: EventMap[K];
+}
 
 /** The body of an outbound webhook delivery, minus the delivery id the dispatcher assigns. */
 export interface OutboundEvent<K extends OutboundEventType = OutboundEventType> {

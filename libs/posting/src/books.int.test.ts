@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { Migration } from '@mikro-orm/migrations';
-import { AppError, type Environment, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
+import { AppError, type Environment, type PostingSource, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
 import { Outbox, ensureEventsStream, migrate, openOrm, type Orm } from '@acct/kit';
 import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
 import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
@@ -39,6 +39,22 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       { accountCode: account, side: 'credit', amountCents: credit },
     ],
   });
+  // The test service books processor payouts: a source of the catalogue's shape.
+  const source = (): PostingSource => ({
+    type: 'processor_payout',
+    processor_payout: {
+      id: randomUUID(),
+      external_payout_id: 'po_1',
+      processor: 'stripe',
+      payout_date: '2026-11-01',
+      gross_cents: 100,
+      fee_cents: 3,
+      net_cents: 97,
+      currency: 'USD',
+      status: 'created',
+      created_at: new Date().toISOString(),
+    },
+  });
   const count = async (sql: string, params: unknown[] = []) => Number((await orm.em.getConnection().execute(sql, params))[0].n);
   const streamMessages = async () => (await jsm.streams.info(eventsStreamName(prefix))).state.messages;
 
@@ -61,21 +77,21 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
   it('posts the entry and its event in one transaction; the event is in the stream, on the owning service\'s subject, when transact resolves', async () => {
     const before = await streamMessages();
     const c = ctx();
-    const entryId = await books.transact(c, (tx) => tx.post(draft(1234), { type: 'bill' }));
+    const entryId = await books.transact(c, (tx) => tx.post(draft(1234), source()));
     expect(await count('SELECT count(*) AS n FROM journal_lines WHERE entry_id = ?', [entryId])).toBe(2);
     expect(await count('SELECT count(*) AS n FROM outbox')).toBeGreaterThanOrEqual(1);
     expect(await streamMessages()).toBe(before + 1);
     const last = await jsm.streams.getMessage(eventsStreamName(prefix), { last_by_subj: postingSubject(prefix, 'payables') });
     const event = JSON.parse(new TextDecoder().decode(last.data));
-    expect(event).toMatchObject({ type: 'journal_entry.posted', organization_id: c.organizationId, entry: { id: entryId, source_type: 'bill' }, source: { type: 'bill' } });
+    expect(event).toMatchObject({ type: 'journal_entry.posted', organization_id: c.organizationId, entry: { id: entryId, source_type: 'bill' }, source: { type: 'processor_payout' } });
   });
 
   it('a failure inside the work rolls everything back and publishes nothing', async () => {
     const before = { entries: await count('SELECT count(*) AS n FROM journal_entries'), outbox: await count('SELECT count(*) AS n FROM outbox'), stream: await streamMessages() };
     await expect(
       books.transact(ctx(), async (tx) => {
-        await tx.post(draft(500), { type: 'bill' });
-        tx.emit('invoice.posted', { invoice_id: randomUUID() });
+        await tx.post(draft(500), source());
+        tx.emit('customer.created', { id: randomUUID(), external_customer_id: 'c', name: 'C', email: null, status: 'active', created_at: new Date().toISOString() });
         throw new AppError('conflict', 'changed my mind');
       }),
     ).rejects.toMatchObject({ code: 'conflict' });
@@ -89,7 +105,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
     ['unknown account', draft(100, 100, '9999')],
     ['amount over the limit', draft(Number.MAX_SAFE_INTEGER + 2)],
   ])('a draft the ledger refuses (%s) answers validation_failed, not a 500', async (_, bad) => {
-    const e = await books.transact(ctx(), (tx) => tx.post(bad, { type: 'bill' })).catch((err: unknown) => err);
+    const e = await books.transact(ctx(), (tx) => tx.post(bad, source())).catch((err: unknown) => err);
     expect(e).toBeInstanceOf(AppError);
     expect(e).toMatchObject({ code: 'validation_failed' });
   });

@@ -2,25 +2,36 @@ import { randomUUID } from 'node:crypto';
 import {
   AppError,
   canonicalJson,
-  type OutboundEventType,
+  type EmittedEventType,
+  type EventMap,
   type PostingEvent,
+  type PostingSource,
   type RpcOk,
   type ServiceName,
   type TrustedContext,
+  isReferenceEventType,
   outboundSubject,
   postingSubject,
+  referenceSubject,
 } from '@acct/contracts';
 import { type EntityManager, type Orm, type Outbox, type OutboxMessage, type Scope, type ServiceWiring, scopeOf } from '@acct/kit';
 import { type JournalEntryDraft, LedgerError, accountId, buildEntry, insertJournalEntry } from '@acct/ledger';
 
-/** What a money-moving operation can do inside its transaction. */
-export interface Tx {
+/** Where a flow reads and writes: an EntityManager of its own and the tenancy of the request. */
+export interface Db {
   em: EntityManager;
   scope: Scope;
+}
+
+/** What a money-moving operation can do inside its transaction. */
+export interface Tx extends Db {
   /** Writes a balanced journal entry and queues its posting event; returns the entry id. */
-  post(draft: JournalEntryDraft, source: Record<string, unknown>): Promise<string>;
-  /** Queues an outbound event (webhook) for the connected app of the request. */
-  emit(type: OutboundEventType, data: Record<string, unknown>): void;
+  post(draft: JournalEntryDraft, source: PostingSource): Promise<string>;
+  /**
+   * Queues an event of the catalogue: an outbound one (webhook) for the connected app of the
+   * request, or a reference one (e.g. customer.created) for the services that keep copies.
+   */
+  emit<K extends EmittedEventType>(type: K, data: EventMap[K]): void;
 }
 
 /**
@@ -39,6 +50,11 @@ export class Books {
     /** The owning service: its posting events go to `<prefix>.events.posting.<service>`. */
     private readonly service: ServiceName,
   ) {}
+
+  /** A Db for work that needs no transaction of its own (a single insert, reads). */
+  db(ctx: TrustedContext): Db {
+    return { em: this.orm.em.fork(), scope: scopeOf(ctx) };
+  }
 
   async transact<T>(ctx: TrustedContext, work: (tx: Tx) => Promise<T>): Promise<T> {
     const scope = scopeOf(ctx);
@@ -88,13 +104,19 @@ export class Books {
         },
         emit: (type, data) => {
           const id = randomUUID();
+          const created_at = new Date().toISOString();
+          if (isReferenceEventType(type)) {
+            const payload = { id, type, created_at, organization_id: ctx.organizationId, environment: ctx.environment, data };
+            pending.push({ id, subject: referenceSubject(this.prefix, type), payload });
+            return;
+          }
           pending.push({
             id,
             subject: outboundSubject(this.prefix, type),
             payload: {
               id,
               type,
-              created_at: new Date().toISOString(),
+              created_at,
               organization_id: ctx.organizationId,
               connected_app_id: ctx.connectedAppId,
               environment: ctx.environment,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { type Environment, type RpcReply, type RpcRequest, eventsStreamName } from '@acct/contracts';
 import { Outbox, RpcClient, type ServiceMetrics, createMetrics, ensureEventsStream, migrate, type Orm, type RpcServer } from '@acct/kit';
+import { catalogueErrors } from '@acct/posting';
 import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { openReceivablesOrm } from './db';
 import { createReceivablesServer } from './service';
@@ -101,8 +102,9 @@ describe('receivables books against real Postgres and JetStream', () => {
       { account_code: '1100', side: 'debit', amount: 12_345, invoice_id: inv.id },
       { account_code: '4000', side: 'credit', amount: 12_345, invoice_id: inv.id },
     ]);
-    // posting event + invoice.posted, already in the stream when the reply came back
-    expect(await streamMessages()).toBe(before + 2);
+    // customer.created (its customer), then the posting event + invoice.posted, already in the
+    // stream when the reply came back
+    expect(await streamMessages()).toBe(before + 3);
     // Rows are marked published in a batch right after.
     await outbox.flushMarks();
     const [{ unpublished }] = await sql(`SELECT count(*)::int AS unpublished FROM outbox WHERE published_at IS NULL`);
@@ -340,5 +342,15 @@ describe('receivables books against real Postgres and JetStream', () => {
       [c.organizationId],
     );
     for (const r of perInvoice) expect({ id: r.id, ar: r.ar }).toEqual({ id: r.id, ar: r.open });
+  });
+
+  it('wrote only events of the catalogue: every outbox row of this file validates against EventMap', async () => {
+    const rows = (await sql(`SELECT subject, payload FROM outbox ORDER BY seq`)) as { subject: string; payload: unknown }[];
+    const types = new Set(rows.map((r) => r.subject.split('.events.')[1]?.replace(/^(outbound|reference)\./, '')));
+    // Every kind the service writes is among them, so the check below covers each of their schemas.
+    for (const t of ['posting.receivables', 'customer.created', 'invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid']) expect(types).toContain(t);
+    const sources = new Set(rows.filter((r) => r.subject.includes('.events.posting.')).map((r) => (r.payload as { source: { type: string } }).source.type));
+    expect([...sources].sort()).toEqual(['invoice', 'payment', 'payment_refund', 'processor_payout']);
+    expect(catalogueErrors(prefix, rows)).toEqual([]);
   });
 });

@@ -15,9 +15,9 @@ export const receivables: ServiceDefinition = {
   entities,
   migrations,
   register(wiring) {
-    const { server, orm } = wiring;
+    const { server } = wiring;
     const books = booksOf(wiring);
-    registerCustomerHandlers(server, orm);
+    registerCustomerHandlers(server, books);
     registerInvoiceHandlers(server, books);
     registerPaymentHandlers(server, books);
     registerEstimateHandlers(server, books);

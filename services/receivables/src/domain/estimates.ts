@@ -1,6 +1,6 @@
-import { AppError } from '@acct/contracts';
+import { AppError, type EstimateStatus } from '@acct/contracts';
 
-export type EstimateStatus = 'draft' | 'sent' | 'accepted' | 'declined' | 'expired' | 'converted';
+export type { EstimateStatus };
 
 /** Moves POST /estimates/{id}/status allows (API-DECISIONS §5); converted comes only from convert. */
 export const ESTIMATE_MOVES: Record<EstimateStatus, readonly EstimateStatus[]> = {

@@ -1,6 +1,6 @@
-import { AppError } from '@acct/contracts';
+import { AppError, type InvoiceStatus } from '@acct/contracts';
 
-export type InvoiceStatus = 'draft' | 'open' | 'partially_paid' | 'paid';
+export type { InvoiceStatus };
 
 /** Status from what has been paid, for a posted invoice (API-DECISIONS §5). */
 export function statusForPaid(totalCents: number, paidCents: number): Exclude<InvoiceStatus, 'draft'> {

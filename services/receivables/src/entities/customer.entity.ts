@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
-import type { CustomerDto, Environment } from '@acct/contracts';
+import type { CustomerDto, CustomerStatus, Environment } from '@acct/contracts';
 
 export interface Customer {
   id: string;
@@ -8,7 +8,7 @@ export interface Customer {
   externalCustomerId: string;
   name: string;
   email: string | null;
-  status: 'active';
+  status: CustomerStatus;
   createdAt: Date;
 }
 

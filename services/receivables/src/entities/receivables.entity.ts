@@ -1,8 +1,6 @@
 import { BigIntType, EntitySchema } from '@mikro-orm/core';
-import type { Environment } from '@acct/contracts';
+import type { Environment, EstimateStatus, InboundEventStatus, InvoiceStatus, PaymentStatus, PayoutStatus } from '@acct/contracts';
 import type { LineItem } from '@acct/ledger';
-import type { InvoiceStatus } from '../domain/invoices';
-import type { EstimateStatus } from '../domain/estimates';
 
 const money = () => ({ type: new BigIntType('number') });
 const scoped = {
@@ -68,7 +66,7 @@ export interface Payment extends Scoped {
   source: 'manual' | 'processor';
   processor: string | null;
   currency: string;
-  status: 'posted' | 'refunded';
+  status: PaymentStatus;
   eventId: string | null;
   journalEntryId: string;
   refundEntryId: string | null;
@@ -134,7 +132,7 @@ export interface Payout extends Scoped {
   feeCents: number;
   netCents: number;
   currency: string;
-  status: 'created';
+  status: PayoutStatus;
   journalEntryId: string | null;
 }
 
@@ -161,7 +159,7 @@ export interface InboundEvent extends Scoped {
   eventType: string;
   payload: Record<string, unknown>;
   payloadHash: string;
-  status: 'processed' | 'stored' | 'failed';
+  status: InboundEventStatus;
   details: Array<{ field: string; issue: string; message: string }>;
   paymentId: string | null;
 }

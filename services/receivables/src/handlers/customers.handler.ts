@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { single } from '@acct/contracts';
-import { type Orm, type RpcServer, scopeOf, registerReads } from '@acct/kit';
-import { createOnce } from '@acct/posting';
+import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
+import { type Books, createOnce } from '@acct/posting';
 import { type Customer, CustomerSchema, customerDto } from '../entities';
 import { sameCustomerContent } from '../domain/customers';
+import { createCustomer } from '../flows/customers';
 
-export function registerCustomerHandlers(server: RpcServer, orm: Orm): void {
+export function registerCustomerHandlers(server: RpcServer, books: Books): void {
+  const { orm } = books;
+
   server.handle('customers.create', async (req) => {
-    const em = orm.em.fork();
-    const scope = scopeOf(req.ctx);
     const body = req.body;
+    const scope = scopeOf(req.ctx);
     const row: Customer = {
       id: randomUUID(),
       ...scope,
@@ -22,7 +24,7 @@ export function registerCustomerHandlers(server: RpcServer, orm: Orm): void {
     return createOnce({
       constraint: 'customers_external_id',
       create: async () => {
-        await em.insert(CustomerSchema, row);
+        await books.transact(req.ctx, (tx) => createCustomer(tx, row));
         return { ok: true, status: 201, body: single('customer', customerDto(row)) };
       },
       existing: () => orm.em.fork().findOne(CustomerSchema, { ...scope, externalCustomerId: body.external_customer_id }),

@@ -1,20 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { single } from '@acct/contracts';
-import { type RpcServer, scopeOf, registerReads } from '@acct/kit';
+import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
+import { currencyOf } from '@acct/ledger';
 import { type Books, createOnce, sameJson } from '@acct/posting';
 import { type Payout, PayoutSchema, payoutDto } from '../entities';
-import { currencyOf } from '@acct/ledger';
 import { checkPayoutAmounts } from '../domain/payouts';
-import { payoutPosting } from '../domain/postings';
-
-const payoutContent = (p: Pick<Payout, 'processor' | 'payoutDate' | 'grossCents' | 'feeCents' | 'netCents' | 'currency'>) => ({
-  processor: p.processor,
-  payout_date: p.payoutDate,
-  gross_cents: p.grossCents,
-  fee_cents: p.feeCents,
-  net_cents: p.netCents,
-  currency: p.currency,
-});
+import { payoutContent, recordPayout } from '../flows/payouts';
 
 export function registerPayoutHandlers(server: RpcServer, books: Books): void {
   const { orm } = books;
@@ -39,13 +30,10 @@ export function registerPayoutHandlers(server: RpcServer, books: Books): void {
     };
     return createOnce({
       constraint: 'processor_payouts_external_id',
-      create: () =>
-        books.transact(req.ctx, async (tx) => {
-          // Processor clearing → bank (net) and fees (fee); a zero payout moves nothing.
-          if (row.grossCents > 0) row.journalEntryId = await tx.post(payoutPosting(row), { type: 'processor_payout', processor_payout: payoutDto(row) });
-          await tx.em.insert(PayoutSchema, row);
-          return { ok: true as const, status: 201 as const, body: single('processor_payout', payoutDto(row)) };
-        }),
+      create: async () => {
+        await books.transact(req.ctx, (tx) => recordPayout(tx, row));
+        return { ok: true, status: 201, body: single('processor_payout', payoutDto(row)) };
+      },
       existing: () => orm.em.fork().findOne(PayoutSchema, { ...scope, externalPayoutId: b.external_payout_id }),
       same: (ex) => sameJson(payoutContent(ex), payoutContent(row)),
       reply: (ex) => single('processor_payout', payoutDto(ex)),

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, type EstimateConvertBody, type EstimateStatus } from '@acct/contracts';
+import { addDays, requireOrder, todayUtc } from '@acct/ledger';
+import type { Db, Tx } from '@acct/posting';
+import { type Estimate, EstimateSchema, type Invoice, InvoiceSchema } from '../entities';
+import { checkEstimateMove } from '../domain/estimates';
+import { lockEstimate, requireCustomer } from '../queries';
+
+/** Net 30 until invoice defaults (settings) land. */
+const DEFAULT_TERMS_DAYS = 30;
+
+/** The caller's content of a create, as compared on a retry. */
+export const estimateContent = (e: Pick<Estimate, 'customerId' | 'issueDate' | 'expiryDate' | 'currency' | 'memo' | 'lineItems'>) => ({
+  customer_id: e.customerId,
+  issue_date: e.issueDate,
+  expiry_date: e.expiryDate,
+  currency: e.currency,
+  memo: e.memo,
+  line_items: e.lineItems.map((l) => ({ description: l.description, quantity: l.quantity, unit_amount_cents: l.unit_amount_cents })),
+});
+
+export async function createEstimate(db: Db, row: Estimate): Promise<Estimate> {
+  await requireCustomer(db, row.customerId);
+  await db.em.insert(EstimateSchema, row);
+  return row;
+}
+
+/** A status move of API-DECISIONS §5; moving to the status it already has is a replay. */
+export async function moveEstimate(tx: Tx, id: string, to: EstimateStatus): Promise<{ estimate: Estimate; replayed: boolean }> {
+  const e = await lockEstimate(tx, id);
+  if (!e) throw AppError.notFound('Estimate', id);
+  const move = checkEstimateMove(e.status, to);
+  if (move === 'move') e.status = to;
+  return { estimate: e, replayed: move === 'same' };
+}
+
+/**
+ * Turns an accepted estimate into a draft invoice (once: converting again answers the same
+ * invoice). Dates default to today and net 30.
+ */
+export async function convertEstimate(tx: Tx, id: string, b: EstimateConvertBody): Promise<{ invoiceId: string; replayed: boolean }> {
+  const e = await lockEstimate(tx, id);
+  if (!e) throw AppError.notFound('Estimate', id);
+  if (e.status === 'converted' && e.invoiceId) return { invoiceId: e.invoiceId, replayed: true };
+  if (e.status !== 'accepted') {
+    throw AppError.conflict(`Estimate ${e.id} is ${e.status}: only an accepted estimate can be converted.`, [
+      { field: '/status', issue: `estimate_${e.status}`, message: 'Accept the estimate first.' },
+    ]);
+  }
+  const issueDate = b.issue_date ?? todayUtc();
+  const dueDate = b.due_date ?? addDays(issueDate, DEFAULT_TERMS_DAYS);
+  requireOrder(issueDate, dueDate, 'issue_date', 'due_date');
+  const invoice: Invoice = {
+    id: randomUUID(),
+    ...tx.scope,
+    externalInvoiceId: b.external_invoice_id ?? `estimate-${e.id}`,
+    customerId: e.customerId,
+    invoiceNumber: b.invoice_number ?? e.externalEstimateId,
+    issueDate,
+    dueDate,
+    currency: e.currency,
+    memo: e.memo,
+    lineItems: e.lineItems,
+    totalCents: e.totalCents,
+    paidCents: 0,
+    status: 'draft',
+    estimateId: e.id,
+    journalEntryId: null,
+    postedAt: null,
+    createdAt: new Date(),
+  };
+  await tx.em.insert(InvoiceSchema, invoice);
+  e.status = 'converted';
+  e.invoiceId = invoice.id;
+  return { invoiceId: invoice.id, replayed: false };
+}

@@ -1,0 +1,51 @@
+import { AppError } from '@acct/contracts';
+import type { Db, Tx } from '@acct/posting';
+import { type Invoice, InvoiceSchema, invoiceDto } from '../entities';
+import { invoicePosting } from '../domain/postings';
+import { lockInvoice, requireCustomer } from '../queries';
+
+/** The caller's content of a create, as compared on a retry. */
+export const invoiceContent = (i: Pick<Invoice, 'customerId' | 'invoiceNumber' | 'issueDate' | 'dueDate' | 'currency' | 'memo' | 'lineItems'>) => ({
+  customer_id: i.customerId,
+  invoice_number: i.invoiceNumber,
+  issue_date: i.issueDate,
+  due_date: i.dueDate,
+  currency: i.currency,
+  memo: i.memo,
+  line_items: i.lineItems.map((l) => ({ description: l.description, quantity: l.quantity, unit_amount_cents: l.unit_amount_cents })),
+});
+
+/** Stores a draft invoice for an existing customer (nothing is booked until it is posted). */
+export async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice> {
+  await requireCustomer(db, row.customerId);
+  await db.em.insert(InvoiceSchema, row);
+  return row;
+}
+
+/**
+ * Posts a draft: Dr A/R / Cr revenue on the issue date, status open (or paid when the total is 0),
+ * invoice.posted for the app. Posting a posted invoice again is a repeated action: its current state,
+ * no second ledger effect.
+ */
+export async function postInvoice(tx: Tx, id: string): Promise<{ invoice: Invoice; replayed: boolean }> {
+  const inv = await lockInvoice(tx, id);
+  if (!inv) throw AppError.notFound('Invoice', id);
+  if (inv.status !== 'draft') return { invoice: inv, replayed: true };
+  inv.postedAt = new Date();
+  if (inv.totalCents === 0) {
+    inv.status = 'paid'; // nothing to collect, nothing to book
+  } else {
+    inv.status = 'open';
+    inv.journalEntryId = await tx.post(invoicePosting(inv), { type: 'invoice', invoice: invoiceDto(inv) });
+  }
+  tx.emit('invoice.posted', {
+    invoice_id: inv.id,
+    invoice_number: inv.invoiceNumber,
+    customer_id: inv.customerId,
+    total_cents: inv.totalCents,
+    currency: inv.currency,
+    issue_date: inv.issueDate,
+    due_date: inv.dueDate,
+  });
+  return { invoice: inv, replayed: false };
+}

@@ -19,8 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, startStack, type Stack } from '@acct/stack';
-import { bootstrap, openGatewayOrm } from '@acct/gateway';
+import { adminCli, freePort, startStack, type Stack } from '@acct/stack';
 import { dropDatabase, dropEventsStream } from '@acct/kit';
 
 function envInt(name: string, def: number, min: number): number {
@@ -134,13 +133,7 @@ async function main(): Promise<number> {
       env: { LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000' },
     });
 
-    const orm = await openGatewayOrm(databaseUrl, 2);
-    let key: string;
-    try {
-      key = (await bootstrap(orm.em.fork(), 'Bench organization')).test_key;
-    } finally {
-      await orm.close(true);
-    }
+    const key = (await adminCli<{ test_key: string }>(databaseUrl, 'bootstrap', '--name', 'Bench organization', '--json')).test_key;
 
     const url = stack.gatewayUrl;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' };

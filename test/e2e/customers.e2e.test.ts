@@ -126,6 +126,19 @@ describe('e2e: customers through the gateway of a running stack', () => {
     expect(r.json.error.code).toBe('unauthorized');
   });
 
+  it('dev-key (npm start) keeps one development organization and issues a fresh working key each time', async () => {
+    const first = JSON.parse(await admin(e2e.databaseUrl, 'dev-key', '--json'));
+    const second = JSON.parse(await admin(e2e.databaseUrl, 'dev-key', '--json'));
+    expect(second.organization_id).toBe(first.organization_id);
+    expect(second.connected_app_id).toBe(first.connected_app_id);
+    expect(second.test_key).not.toBe(first.test_key);
+    for (const k of [first.test_key, second.test_key]) {
+      const r = await client(e2e.base, k)('GET', '/api/v1/auth/check');
+      expect(r.status).toBe(200);
+      expect(r.json.data).toMatchObject({ organization_id: first.organization_id, environment: 'test' });
+    }
+  });
+
   it('runs the dashboard commands of the admin CLI end to end', async () => {
     const org = JSON.parse(await admin(e2e.databaseUrl, 'create-org', '--name', 'CLI org'));
     const app = JSON.parse(await admin(e2e.databaseUrl, 'create-app', '--org', org.id, '--name', 'CLI app'));

@@ -122,6 +122,11 @@ export function opsPortVar(service: ServiceName): VarSpec<number> {
   return v.port(manifestOf(service).opsPort, `${service} ops port (/metrics, /healthz, /readyz)`);
 }
 
+/** The gateway's public HTTP port (also read by `npm start` to print the URL). */
+export function gatewayPortVar(): VarSpec<number> {
+  return v.port(8080, 'public HTTP port of the gateway');
+}
+
 /** Variables every service process reads. */
 export const baseConfigSpec = {
   DATABASE_URL: v.url('postgres://postgres@127.0.0.1:5432/accounting', 'Postgres connection URL', ['postgres', 'postgresql']),

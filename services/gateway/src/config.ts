@@ -1,9 +1,9 @@
-import { baseConfigSpec, loadConfig, opsPortVar, v } from '@acct/kit';
+import { baseConfigSpec, gatewayPortVar, loadConfig, opsPortVar, v } from '@acct/kit';
 
 export const gatewayConfigSpec = {
   ...baseConfigSpec,
   OPS_PORT: opsPortVar('gateway'),
-  GATEWAY_PORT: v.port(8080, 'public HTTP port of the gateway'),
+  GATEWAY_PORT: gatewayPortVar(),
   GATEWAY_HOST: v.str('0.0.0.0', 'address the public port binds to'),
   RATE_LIMIT_RPS: v.int(50, 'per-key token refill rate, requests per second', 1, 1_000_000),
   RATE_LIMIT_BURST: v.int(100, 'per-key bucket size (burst)', 1, 10_000_000),

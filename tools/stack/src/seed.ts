@@ -1,23 +1,23 @@
-import { createApiKey, createConnectedApp, createOrganization, openGatewayOrm, ConnectedAppSchema, OrganizationSchema } from '@acct/gateway';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT } from './stack';
 
-export const DEV_ORG_NAME = 'Development organization';
+const run = promisify(execFile);
 
 /**
- * The development organization is created once; every `npm start` issues it a fresh test key
- * (keys are stored as hashes, so an earlier one cannot be shown again).
+ * Runs the gateway's admin CLI (`npm run admin -- <args>`) as its own process against
+ * `databaseUrl` and parses its JSON output: the stack never imports a service's internals.
  */
-export async function bootstrapDevKey(databaseUrl: string): Promise<{ organization_id: string; connected_app_id: string; test_key: string }> {
-  const orm = await openGatewayOrm(databaseUrl, 2);
-  try {
-    return await orm.em.fork().transactional(async (em) => {
-      const org = (await em.findOne(OrganizationSchema, { name: DEV_ORG_NAME }, { orderBy: { createdAt: 'asc' } })) ?? (await createOrganization(em, DEV_ORG_NAME));
-      const app =
-        (await em.findOne(ConnectedAppSchema, { organizationId: org.id }, { orderBy: { createdAt: 'asc' } })) ??
-        (await createConnectedApp(em, org.id, 'Development app'));
-      const key = await createApiKey(em, app.id, 'test');
-      return { organization_id: org.id, connected_app_id: app.id, test_key: key.key };
-    });
-  } finally {
-    await orm.close(true);
-  }
+export async function adminCli<T>(databaseUrl: string, ...args: string[]): Promise<T> {
+  const { stdout } = await run(process.execPath, [path.join(ROOT, 'services/gateway/dist/admin/cli.js'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+  });
+  return JSON.parse(stdout) as T;
+}
+
+/** The development organization's fresh test key (`admin dev-key`). */
+export function bootstrapDevKey(databaseUrl: string): Promise<{ organization_id: string; connected_app_id: string; test_key: string }> {
+  return adminCli(databaseUrl, 'dev-key', '--json');
 }

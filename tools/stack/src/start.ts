@@ -1,5 +1,4 @@
-import { gatewayConfigSpec } from '@acct/gateway';
-import { OPS_PORT_DEFAULTS, baseConfigSpec, loadConfig, runMain } from '@acct/kit';
+import { OPS_PORT_DEFAULTS, baseConfigSpec, gatewayPortVar, loadConfig, runMain } from '@acct/kit';
 import { bootstrapDevKey } from './seed';
 import { startStack } from './stack';
 
@@ -9,7 +8,7 @@ runMain(async () => {
     DATABASE_URL: baseConfigSpec.DATABASE_URL,
     NATS_URL: baseConfigSpec.NATS_URL,
     NATS_PREFIX: baseConfigSpec.NATS_PREFIX,
-    GATEWAY_PORT: gatewayConfigSpec.GATEWAY_PORT,
+    GATEWAY_PORT: gatewayPortVar(),
   });
   process.stdout.write(`starting: database ${config.DATABASE_URL.replace(/\/\/[^@]*@/, '//')}, NATS ${config.NATS_URL}, prefix ${config.NATS_PREFIX}\n`);
   const stack = await startStack({

@@ -86,7 +86,22 @@ export interface Bootstrap {
 }
 
 /** An organization with one connected app and a test and a live key, in one transaction. */
-export async function bootstrap(em: EntityManager, name = 'Development organization'): Promise<Bootstrap> {
+export const DEV_ORG_NAME = 'Development organization';
+
+/**
+ * `npm start`'s key: the development organization and its app are created once; each call issues
+ * a fresh test key (keys are stored as hashes, so an earlier one cannot be shown again).
+ */
+export async function devKey(em: EntityManager): Promise<{ organization_id: string; connected_app_id: string; test_key: string }> {
+  return em.transactional(async (tx) => {
+    const org = (await tx.findOne(OrganizationSchema, { name: DEV_ORG_NAME }, { orderBy: { createdAt: 'asc' } })) ?? (await createOrganization(tx, DEV_ORG_NAME));
+    const app = (await tx.findOne(ConnectedAppSchema, { organizationId: org.id }, { orderBy: { createdAt: 'asc' } })) ?? (await createConnectedApp(tx, org.id, 'Development app'));
+    const key = await createApiKey(tx, app.id, 'test');
+    return { organization_id: org.id, connected_app_id: app.id, test_key: key.key };
+  });
+}
+
+export async function bootstrap(em: EntityManager, name = DEV_ORG_NAME): Promise<Bootstrap> {
   return em.transactional(async (tx) => {
     const org = await createOrganization(tx, name);
     const app = await createConnectedApp(tx, org.id, `${name} app`);

@@ -7,6 +7,7 @@ import * as admin from './admin';
 const USAGE = `usage: npm run admin -- <command> [options]
 
   bootstrap [--name NAME] [--json]           organization + connected app + test and live keys
+  dev-key                                    a fresh test key of the development organization (npm start)
   create-org --name NAME                     new organization (all modules enabled)
   create-app --org ORG_ID --name NAME        new connected app
   create-key --app APP_ID --env test|live    new API key (shown once)
@@ -96,6 +97,9 @@ async function main(): Promise<void> {
         }
         break;
       }
+      case 'dev-key':
+        print(await admin.devKey(em));
+        break;
       case 'create-org':
         print(await admin.createOrganization(em, need(o, 'name')));
         break;

@@ -1,3 +1,0 @@
-export * from './db';
-export * from './service';
-export * from './entities';

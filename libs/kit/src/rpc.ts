@@ -98,7 +98,7 @@ export class RpcServer {
   }
 
   private async dispatch(op: RpcOperation, handler: WireHandler, msg: Msg): Promise<void> {
-    const started = process.hrtime.bigint();
+    const stopTimer = this.metrics?.rpcServerDuration.startTimer({ operation: op });
     let reply: RpcReply;
     let req: RpcRequest | undefined;
     try {
@@ -116,9 +116,8 @@ export class RpcServer {
       }
     }
     const outcome = reply.ok ? 'ok' : reply.error.code;
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    this.metrics?.rpcServerDuration.observe({ operation: op, outcome }, seconds);
-    this.log.debug({ op, outcome, request_id: req?.ctx?.requestId, duration_ms: Math.round(seconds * 1e6) / 1e3 }, 'rpc');
+    const seconds = stopTimer?.({ outcome });
+    this.log.debug({ op, outcome, request_id: req?.ctx?.requestId, duration_ms: seconds === undefined ? undefined : Math.round(seconds * 1e6) / 1e3 }, 'rpc');
     if (msg.reply) msg.respond(encodeJson(reply));
   }
 
@@ -140,7 +139,7 @@ export class RpcClient {
 
   /** Calls op with the request RPC_CATALOGUE declares for it; the reply body is typed likewise. */
   async call<K extends RpcOperation>(op: K, req: RpcRequestOf<K>): Promise<RpcReplyOf<K>> {
-    const started = process.hrtime.bigint();
+    const stopTimer = this.metrics?.rpcClientDuration.startTimer({ operation: op });
     let outcome = 'ok';
     try {
       const msg = await this.nc.request(rpcSubject(this.prefix, op), encodeJson(req), { timeout: this.timeoutMs });
@@ -160,7 +159,7 @@ export class RpcClient {
         error: new AppError('service_unavailable', `The ${op.split('.')[0]} service is unavailable: ${why}. Retry later.`).toBody(),
       };
     } finally {
-      this.metrics?.rpcClientDuration.observe({ operation: op, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+      stopTimer?.({ outcome });
     }
   }
 }

@@ -16,7 +16,7 @@
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 # ---------------------------------------------------------------------------------------------
-# manifests: only the package.json files of the root and of every workspace (libs/*, services/*),
+# manifests: only the package.json files of the root and of every workspace (libs/*, services/*, tools/*),
 # so that `npm ci` below is re-run only when dependencies change, and a new workspace needs no
 # edit here. This stage re-runs on any source change, but its output is byte-identical then, so
 # the build stage's COPY --from and `npm ci` layers stay cached.
@@ -25,7 +25,7 @@ WORKDIR /src
 COPY . .
 RUN mkdir -p /manifests \
  && cp package.json package-lock.json /manifests/ \
- && find libs services -mindepth 2 -maxdepth 2 -name package.json -exec cp --parents {} /manifests/ \;
+ && find libs services tools -mindepth 2 -maxdepth 2 -name package.json -exec cp --parents {} /manifests/ \;
 
 # ---------------------------------------------------------------------------------------------
 # build: install every dependency, compile all TypeScript projects, then drop dev dependencies.

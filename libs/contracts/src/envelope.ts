@@ -66,6 +66,21 @@ export function list<N extends string, T>(
   return { data: items, [plural]: items, pagination } as { data: T[]; pagination: Pagination } & Record<N, T[]>;
 }
 
+/**
+ * Page over items fetched with limit + 1 (so has_more needs no count query), also bounded in bytes:
+ * items stop before their JSON passes maxBytes (always at least one), and has_more is then true.
+ */
+export function pageWithin<T>(rows: T[], limit: number, offset: number, maxBytes: number): { items: T[]; pagination: Pagination } {
+  const items: T[] = [];
+  let bytes = 0;
+  for (const row of rows.slice(0, limit)) {
+    bytes += Buffer.byteLength(JSON.stringify(row));
+    if (items.length > 0 && bytes > maxBytes) return { items, pagination: { limit, offset, count: items.length, has_more: true } };
+    items.push(row);
+  }
+  return { items, pagination: { limit, offset, count: items.length, has_more: rows.length > limit } };
+}
+
 /** Page over rows fetched with limit + 1, so has_more needs no count query. */
 export function page<T>(rows: T[], limit: number, offset: number): { items: T[]; pagination: Pagination } {
   const items = rows.slice(0, limit);

@@ -12,3 +12,4 @@ export * from './scope';
 export * from './reads';
 export * from './drift';
 export * from './service';
+export * from './chunks';

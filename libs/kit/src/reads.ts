@@ -1,5 +1,5 @@
 import type { EntitySchema } from '@mikro-orm/core';
-import { AppError, type RpcOperation, list, page, single } from '@acct/contracts';
+import { AppError, type RpcOperation, limits, list, pageWithin, single } from '@acct/contracts';
 import type { Orm } from './db';
 import type { RpcServer } from './rpc';
 import { pageQuery, scopeOf } from './scope';
@@ -35,8 +35,8 @@ export function registerReads<E extends object>(
       limit: limit + 1,
       offset,
     });
-    const p = page(rows as E[], limit, offset);
-    return { ok: true, status: 200, body: list(r.plural, p.items.map(r.dto), p.pagination) };
+    const p = pageWithin((rows as E[]).map(r.dto), limit, offset, limits.list_page_bytes_max);
+    return { ok: true, status: 200, body: list(r.plural, p.items, p.pagination) };
   });
 
   server.handle(r.get, async (req) => {

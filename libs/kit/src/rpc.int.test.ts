@@ -119,4 +119,31 @@ describe('RPC over real NATS', () => {
     s.handle<RpcOperation>('customers.get', async () => ({ ok: true, status: 200, body: {} }));
     expect(() => s.start()).toThrow(/no handler for customers.create, customers.list, invoices.create/);
   });
+
+  it('carries requests and replies larger than the bus message limit in parts, and drops the parts once fetched', async () => {
+    const max = nc.info!.max_payload;
+    const big = 'é€'.repeat(Math.ceil((2.5 * max) / 5)); // ~2.5 × max_payload of UTF-8
+    const s = serve({ 'customers.create': async (r) => ({ ok: true, status: 201, body: { got: (r.body as { s: string }).s.length, back: (r.body as { s: string }).s } }) });
+    const client = new RpcClient(nc, prefix, 5000);
+    const reply = await client.call<RpcOperation>('customers.create', req({ s: big }));
+    expect(reply.ok).toBe(true);
+    expect(reply.ok && reply.body).toEqual({ got: big.length, back: big });
+    // Both sides let go of the parts after they were fetched.
+    expect((s as unknown as { chunks: { waitingBytes: number } }).chunks.waitingBytes).toBe(0);
+    expect((client as unknown as { chunks: { waitingBytes: number } }).chunks.waitingBytes).toBe(0);
+  });
+
+  it('answers an error instead of dying when a reply cannot be sent, and keeps serving', async () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    serve({
+      'customers.get': async () => ({ ok: true, status: 200, body: circular }),
+      'customers.list': async () => ({ ok: true, status: 200, body: { big: 1n } }),
+    });
+    const client = new RpcClient(nc, prefix, 2000);
+    for (const op of ['customers.get', 'customers.list'] as RpcOperation[]) {
+      expect(await client.call<RpcOperation>(op, req())).toEqual({ ok: false, error: { code: 'internal_error', message: 'The reply could not be sent.', details: [] } });
+    }
+    expect((await client.call<RpcOperation>('customers.create', req())).ok).toBe(true);
+  });
 });

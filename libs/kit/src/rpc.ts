@@ -14,6 +14,7 @@ import {
   queueGroup,
   rpcSubject,
 } from '@acct/contracts';
+import { ChunkStore, ChunkStoreFull, fetchChunked, isChunkedRef, messageLimit } from './chunks';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { isBackendUnavailable } from './unavailable';
@@ -47,12 +48,30 @@ export async function connectNats(servers: string, name: string, log: Logger): P
 /** A handler once its operation's types are erased: what travels over the wire is checked by the gateway. */
 type WireHandler = (req: RpcRequest) => Promise<RpcOk>;
 
+/** Time to fetch one part of a large request or reply. */
+const PART_TIMEOUT_MS = 5000;
+
+/** Decodes a message, fetching its parts first when it came as a reference to a large one. */
+async function receive<T>(nc: NatsConnection, data: Uint8Array): Promise<T> {
+  const v = decodeJson<unknown>(data);
+  return (isChunkedRef(v) ? decodeJson<T>(await fetchChunked(nc, v, PART_TIMEOUT_MS)) : v) as T;
+}
+
+/** Encodes v as one message, or parks it in `chunks` and returns the reference when it is too large for one. */
+async function outgoing(nc: NatsConnection, chunks: ChunkStore, v: unknown): Promise<Uint8Array> {
+  const data = encodeJson(v);
+  return data.length <= messageLimit(nc) ? data : encodeJson(await chunks.put(data));
+}
+
 /**
  * Serves a service's operations in its queue group. A handler returns {status, body} or throws an
  * AppError; anything else becomes internal_error (logged, never sent to the caller in detail).
+ * Requests and replies over the bus's message limit travel in parts (see chunks.ts), and a reply
+ * that cannot be sent becomes an error reply: a handler never takes its process down.
  */
 export class RpcServer {
   private readonly subs: Subscription[] = [];
+  private readonly chunks: ChunkStore;
   private readonly inflight = new Set<Promise<void>>();
   private readonly handlers = new Map<RpcOperation, WireHandler>();
 
@@ -62,7 +81,9 @@ export class RpcServer {
     private readonly service: ServiceName,
     private readonly log: Logger,
     private readonly metrics?: ServiceMetrics,
-  ) {}
+  ) {
+    this.chunks = new ChunkStore(nc, prefix, log);
+  }
 
   /**
    * Serves op. The request and the success reply are typed by the operation's entry in RPC_CATALOGUE
@@ -102,7 +123,7 @@ export class RpcServer {
     let reply: RpcReply;
     let req: RpcRequest | undefined;
     try {
-      req = decodeJson<RpcRequest>(msg.data);
+      req = await receive<RpcRequest>(this.nc, msg.data);
       reply = await handler(req);
     } catch (e) {
       if (isAppError(e)) {
@@ -118,7 +139,26 @@ export class RpcServer {
     const outcome = reply.ok ? 'ok' : reply.error.code;
     const seconds = stopTimer?.({ outcome });
     this.log.debug({ op, outcome, request_id: req?.ctx?.requestId, duration_ms: seconds === undefined ? undefined : Math.round(seconds * 1e6) / 1e3 }, 'rpc');
-    if (msg.reply) msg.respond(encodeJson(reply));
+    if (msg.reply) await this.respond(op, msg, reply, req);
+  }
+
+  /** Sends the reply; if it cannot go (too large to park, the bus refuses it), a small error does. */
+  private async respond(op: RpcOperation, msg: Msg, reply: RpcReply, req: RpcRequest | undefined): Promise<void> {
+    try {
+      msg.respond(await outgoing(this.nc, this.chunks, reply));
+      return;
+    } catch (e) {
+      const full = e instanceof ChunkStoreFull;
+      this.log.error({ err: e, op, request_id: req?.ctx?.requestId }, 'could not send the reply');
+      const error: RpcReply = full
+        ? { ok: false, error: { code: 'service_unavailable', message: `The ${this.service} service is busy sending large replies. Retry later.`, details: [] } }
+        : { ok: false, error: { code: 'internal_error', message: 'The reply could not be sent.', details: [] } };
+      try {
+        msg.respond(encodeJson(error));
+      } catch (err) {
+        this.log.error({ err, op }, 'could not send an error reply either');
+      }
+    }
   }
 
   /** Stop taking requests, then wait for the ones in flight. */
@@ -130,20 +170,25 @@ export class RpcServer {
 
 /** Calls operations; a timeout or no responders becomes service_unavailable, never a hang. */
 export class RpcClient {
+  private readonly chunks: ChunkStore;
+
   constructor(
     private readonly nc: NatsConnection,
     private readonly prefix: string,
     private readonly timeoutMs: number,
     private readonly metrics?: ServiceMetrics,
-  ) {}
+    log?: Logger,
+  ) {
+    this.chunks = new ChunkStore(nc, prefix, log);
+  }
 
   /** Calls op with the request RPC_CATALOGUE declares for it; the reply body is typed likewise. */
   async call<K extends RpcOperation>(op: K, req: RpcRequestOf<K>): Promise<RpcReplyOf<K>> {
     const stopTimer = this.metrics?.rpcClientDuration.startTimer({ operation: op });
     let outcome = 'ok';
     try {
-      const msg = await this.nc.request(rpcSubject(this.prefix, op), encodeJson(req), { timeout: this.timeoutMs });
-      const reply = decodeJson<RpcReplyOf<K>>(msg.data);
+      const msg = await this.nc.request(rpcSubject(this.prefix, op), await outgoing(this.nc, this.chunks, req), { timeout: this.timeoutMs });
+      const reply = await receive<RpcReplyOf<K>>(this.nc, msg.data);
       if (!reply.ok) outcome = reply.error.code;
       return reply;
     } catch (e) {

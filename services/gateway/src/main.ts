@@ -20,7 +20,7 @@ runMain(async () => {
   const { app } = createGatewayApp({
     keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS),
     idempotency,
-    rpc: new RpcClient(rt.nc, config.NATS_PREFIX, config.RPC_TIMEOUT_MS, metrics),
+    rpc: new RpcClient(rt.nc, config.NATS_PREFIX, config.RPC_TIMEOUT_MS, metrics, rt.log),
     log: rt.log,
     metrics,
     buckets: new TokenBuckets(config.RATE_LIMIT_RPS, config.RATE_LIMIT_BURST),

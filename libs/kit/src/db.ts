@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { MikroORM, type EntitySchema, type Constructor } from '@mikro-orm/core';
 import { PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
-import { Migrator, type Migration } from '@mikro-orm/migrations';
+import { Migrator, Migration as MigrationBase, type Migration } from '@mikro-orm/migrations';
 import pino from 'pino';
 import type { Logger } from './logger';
 
@@ -122,6 +122,15 @@ function knexLog(log: Logger) {
     error: (message: unknown) => log.error({ db: String(message) }, 'database driver error'),
     deprecate: (method: unknown, alternative: unknown) => log.warn({ db: `${String(method)} is deprecated; use ${String(alternative)}` }, 'database driver warning'),
     debug: () => undefined,
+  };
+}
+
+/** A migration that runs one fixed SQL text (a frozen DDL version of a shared table set). */
+export function ddlMigration(sql: string): Constructor<Migration> {
+  return class extends MigrationBase {
+    override async up(): Promise<void> {
+      this.addSql(sql);
+    }
   };
 }
 

@@ -13,3 +13,4 @@ export * from './reads';
 export * from './drift';
 export * from './service';
 export * from './chunks';
+export * from './consumer';

@@ -32,12 +32,17 @@ export interface OutboxMessage {
   payload: unknown;
 }
 
-/** How long JetStream remembers message ids (dedupe window). */
+/**
+ * How long JetStream remembers message ids (its dedupe window), by default. The outbox publishes
+ * a row again when a crash came between sending it and marking it; within the window the stream
+ * drops the copy, after it (an outage longer than the window) the copy is stored. Delivery is
+ * therefore at least once: every consumer applies an event once by its id (EventConsumer does).
+ */
 export const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
 const NS_PER_MS = 1_000_000;
 
 /** Creates the stack's events stream if it does not exist yet (idempotent, safe to race). */
-export async function ensureEventsStream(nc: NatsConnection, prefix: string): Promise<JetStreamManager> {
+export async function ensureEventsStream(nc: NatsConnection, prefix: string, opts: { duplicateWindowMs?: number } = {}): Promise<JetStreamManager> {
   const jsm = await nc.jetstreamManager();
   const name = eventsStreamName(prefix);
   try {
@@ -49,7 +54,7 @@ export async function ensureEventsStream(nc: NatsConnection, prefix: string): Pr
         subjects: [eventsSubjectFilter(prefix)],
         retention: RetentionPolicy.Limits,
         storage: StorageType.File,
-        duplicate_window: DUPLICATE_WINDOW_MS * NS_PER_MS,
+        duplicate_window: (opts.duplicateWindowMs ?? DUPLICATE_WINDOW_MS) * NS_PER_MS,
         max_age: 30 * 24 * 3600 * 1000 * NS_PER_MS,
       });
     } catch (e) {

@@ -63,6 +63,7 @@ export function wireService(
 /** Variables a service process reads beside the base ones. */
 export const serviceConfigSpec = {
   OUTBOX_RELAY_INTERVAL_MS: v.int(5000, 'how often the outbox relay publishes rows a crash left behind', 50, 600_000),
+  EVENTS_DUPLICATE_WINDOW_S: v.int(120, "the events stream's dedupe window when this service creates it, seconds", 1, 86_400),
 };
 
 /**
@@ -85,7 +86,7 @@ export function startService(def: ServiceDefinition): void {
       ),
     });
     const posts = manifestOf(def.name).posts;
-    if (posts) await ensureEventsStream(rt.nc, config.NATS_PREFIX);
+    if (posts) await ensureEventsStream(rt.nc, config.NATS_PREFIX, { duplicateWindowMs: config.EVENTS_DUPLICATE_WINDOW_S * 1000 });
     const outbox = posts ? new Outbox(rt.nc, rt.orm, rt.log, metrics, { relayIntervalMs: config.OUTBOX_RELAY_INTERVAL_MS }) : undefined;
     wiring = wireService(def, { nc: rt.nc, prefix: config.NATS_PREFIX, orm: rt.orm, log: rt.log, metrics, outbox });
     wiring.server.start();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { OUTBOX_DDL } from '@acct/kit';
+import { CONSUMED_DDL, OUTBOX_DDL } from '@acct/kit';
 import { LEDGER_DDL } from '@acct/ledger';
 import { POSTING_MIGRATIONS, withPostingMigrations } from './migrations';
 
@@ -11,6 +11,7 @@ import { POSTING_MIGRATIONS, withPostingMigrations } from './migrations';
 const FROZEN: Record<string, string> = {
   ledger_v1: 'd9da523df74175c0c5a57586f0a175bd27c5c7c9393e3a6fee1742ad8c366907',
   outbox_v1: '9d5b6277fed4714d75d1af738cde808e50f291cc0ab6debc3c02cee679eeda0a',
+  consumed_v1: '000c97678d0f259db7e21fc3effe9f9f00c108990a3195a0e573319915c9ad47',
 };
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -20,11 +21,12 @@ describe('shared DDL versions', () => {
     const seen: Record<string, string> = {};
     for (const d of LEDGER_DDL) seen[`ledger_v${d.version}`] = sha(d.sql);
     for (const d of OUTBOX_DDL) seen[`outbox_v${d.version}`] = sha(d.sql);
+    for (const d of CONSUMED_DDL) seen[`consumed_v${d.version}`] = sha(d.sql);
     expect(seen).toEqual(FROZEN);
   });
 
   it('versions are 1..n in order', () => {
-    for (const list of [LEDGER_DDL, OUTBOX_DDL]) expect(list.map((d) => d.version)).toEqual(list.map((_, i) => i + 1));
+    for (const list of [LEDGER_DDL, OUTBOX_DDL, CONSUMED_DDL]) expect(list.map((d) => d.version)).toEqual(list.map((_, i) => i + 1));
   });
 
   it('posting services run the shared migrations first, under stable names', () => {

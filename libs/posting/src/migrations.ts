@@ -1,14 +1,5 @@
-import { Migration } from '@mikro-orm/migrations';
-import { type MigrationDef, OUTBOX_DDL } from '@acct/kit';
+import { type MigrationDef, OUTBOX_DDL, ddlMigration } from '@acct/kit';
 import { LEDGER_DDL } from '@acct/ledger';
-
-function ddlMigration(sql: string): MigrationDef['class'] {
-  return class extends Migration {
-    override async up(): Promise<void> {
-      this.addSql(sql);
-    }
-  };
-}
 
 /**
  * The tables every posting service owns in its schema (ledger and outbox), one migration per frozen

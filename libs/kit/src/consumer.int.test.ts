@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { eventsStreamName } from '@acct/contracts';
+import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, waitFor, type TestDatabase } from '@acct/testing';
+import { CONSUMER_MIGRATIONS, type ConsumedEvent, EventConsumer } from './consumer';
+import { ddlMigration, migrate, openOrm, type Orm } from './db';
+import { createMetrics } from './metrics';
+import { OUTBOX_DDL, Outbox, ensureEventsStream } from './outbox';
+
+/**
+ * At-least-once delivery, applied exactly once: the outbox may publish a row twice (a crash between
+ * send and mark, then a restart after the stream's dedupe window), the server redelivers what was not
+ * acked, a consumer restarts; each event still changes the projection once.
+ */
+describe('EventConsumer against real Postgres and JetStream', () => {
+  const WINDOW_MS = 1000;
+  let db: TestDatabase;
+  let orm: Orm;
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let prefix: string;
+
+  const sql = (q: string, params: unknown[] = []) => orm.em.getConnection().execute(q, params);
+  const subject = () => `${prefix}.events.outbound.invoice.posted`;
+
+  beforeAll(async () => {
+    db = await freshDatabase('acct_kit_consumer');
+    orm = await openOrm({
+      url: db.url,
+      schema: 'consumer_it',
+      entities: [],
+      migrations: [
+        ...CONSUMER_MIGRATIONS,
+        ...OUTBOX_DDL.map((d) => ({ name: `Outbox_v${d.version}`, class: ddlMigration(d.sql) })),
+        { name: 'Applied', class: ddlMigration('CREATE TABLE applied (consumer text NOT NULL, event_id uuid NOT NULL, seq bigint NOT NULL)') },
+      ],
+      poolMax: 4,
+    });
+    await migrate(orm);
+    nc = await connect({ servers: NATS_URL });
+    prefix = uniquePrefix();
+    jsm = await ensureEventsStream(nc, prefix, { duplicateWindowMs: WINDOW_MS });
+  });
+  afterAll(async () => {
+    await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
+    await nc.drain();
+    await orm.close(true);
+    await db.drop();
+  });
+
+  function consumer(name: string, over: { fail?: (e: ConsumedEvent) => boolean } = {}) {
+    const metrics = createMetrics('test', false);
+    const c = new EventConsumer({
+      nc,
+      prefix,
+      orm,
+      log: silentLogger(),
+      name,
+      filterSubject: `${prefix}.events.>`,
+      metrics,
+      retryDelayMs: 50,
+      apply: async (em, e) => {
+        if (over.fail?.(e)) throw new Error('projection failed');
+        await em.execute('INSERT INTO applied (consumer, event_id, seq) VALUES (?, ?, ?)', [name, e.id, e.seq]);
+      },
+    });
+    return { c, metrics };
+  }
+
+  /** How many times the consumer applied each of ids (ids it never applied are missing). */
+  const appliedCounts = async (name: string, ids: string[]) =>
+    (await sql(`SELECT event_id, count(*)::int AS n FROM applied WHERE consumer = ? AND event_id = ANY(?::uuid[]) GROUP BY event_id`, [name, `{${ids.join(',')}}`])) as {
+      event_id: string;
+      n: number;
+    }[];
+  const ackedAll = (name: string) =>
+    waitFor(async () => {
+      const info = await jsm.consumers.info(eventsStreamName(prefix), name);
+      const stream = await jsm.streams.info(eventsStreamName(prefix));
+      return info.num_pending === 0 && info.num_ack_pending === 0 && info.delivered.stream_seq === stream.state.last_seq;
+    }, 15_000);
+
+  /** Commits n outbox rows and publishes them as the services do. */
+  async function commitAndPublish(outbox: Outbox, n: number): Promise<string[]> {
+    const msgs = Array.from({ length: n }, () => {
+      const id = randomUUID();
+      return { id, subject: subject(), payload: { id, type: 'invoice.posted', data: { n } } };
+    });
+    await orm.em.fork().transactional((em) => outbox.add(em, msgs));
+    await outbox.publish(msgs);
+    await outbox.flushMarks();
+    return msgs.map((m) => m.id);
+  }
+
+  it('applies each event once when a crash between send and mark is followed by a restart after the dedupe window', async () => {
+    const outbox = new Outbox(nc, orm, silentLogger());
+    const before = (await jsm.streams.info(eventsStreamName(prefix))).state.messages;
+    const ids = await commitAndPublish(outbox, 10);
+    // The crash: the rows went out, their marks never landed.
+    await sql(`UPDATE outbox SET published_at = NULL WHERE id = ANY(?::uuid[])`, [`{${ids.join(',')}}`]);
+    // Within the window a republish is dropped by the stream...
+    const restartedSoon = new Outbox(nc, orm, silentLogger(), undefined, { relayMinAgeMs: 0 });
+    expect(await restartedSoon.relayOnce()).toBe(10);
+    expect((await jsm.streams.info(eventsStreamName(prefix))).state.messages).toBe(before + 10);
+    await sql(`UPDATE outbox SET published_at = NULL WHERE id = ANY(?::uuid[])`, [`{${ids.join(',')}}`]);
+    // ...after it (an outage longer than the window) the copies are stored: 20 messages for 10 rows.
+    await new Promise((r) => setTimeout(r, WINDOW_MS + 500));
+    const restartedLate = new Outbox(nc, orm, silentLogger(), undefined, { relayMinAgeMs: 0 });
+    expect(await restartedLate.relayOnce()).toBe(10);
+    expect((await jsm.streams.info(eventsStreamName(prefix))).state.messages).toBe(before + 20);
+
+    const { c, metrics } = consumer('projection');
+    await c.start();
+    await ackedAll('projection');
+    await c.stop();
+    const counts = await appliedCounts('projection', ids);
+    expect(counts).toHaveLength(10);
+    expect(counts.every((r) => r.n === 1)).toBe(true);
+    const consumed = await metrics.registry.getSingleMetricAsString('events_consumed_total');
+    expect(consumed).toMatch(/outcome="duplicate"[^}]*} 10/);
+    expect(consumed).toMatch(/outcome="applied"[^}]*} 10/);
+  });
+
+  it('retries an event whose apply failed (rolled back), then applies it once; a restart resumes where it stopped', async () => {
+    const outbox = new Outbox(nc, orm, silentLogger());
+    const ids = await commitAndPublish(outbox, 5);
+    let failures = 0;
+    const { c } = consumer('flaky', { fail: (e) => e.id === ids[2] && failures++ < 3 });
+    await c.start();
+    await ackedAll('flaky');
+    await c.stop();
+    expect(failures).toBe(4); // three refusals, then the check that let it through
+    const first = await sql(`SELECT count(*)::int AS n FROM consumed_events WHERE consumer = 'flaky'`);
+    // It also consumed what the first test published (all of the stream), each once.
+    const streamEvents = new Set(((await sql(`SELECT event_id FROM consumed_events WHERE consumer = 'projection'`)) as { event_id: string }[]).map((r) => r.event_id));
+    expect(first[0].n).toBe(streamEvents.size + ids.length);
+
+    const more = await commitAndPublish(outbox, 3);
+    const { c: again } = consumer('flaky');
+    await again.start();
+    await ackedAll('flaky');
+    await again.stop();
+    const after = (await sql(`SELECT count(*)::int AS n FROM consumed_events WHERE consumer = 'flaky'`))[0].n;
+    expect(after).toBe(first[0].n + more.length);
+    const counts = await appliedCounts('flaky', [...ids, ...more]);
+    expect(counts).toHaveLength(ids.length + more.length);
+    expect(counts.every((r) => r.n === 1)).toBe(true);
+  });
+
+  it('drops a message that is not an event (no id) instead of blocking behind it', async () => {
+    const js = nc.jetstream();
+    await js.publish(subject(), new TextEncoder().encode('{"no":"id"}'));
+    const id = randomUUID();
+    await js.publish(subject(), new TextEncoder().encode(JSON.stringify({ id, type: 'invoice.posted' })), { msgID: id });
+    const { c } = consumer('tolerant');
+    await c.start();
+    await waitFor(async () => (await appliedCounts('tolerant', [id])).length === 1, 10_000);
+    await c.stop();
+  });
+});

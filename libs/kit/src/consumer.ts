@@ -1,0 +1,160 @@
+import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, type NatsConnection } from 'nats';
+import { Counter } from 'prom-client';
+import { eventsStreamName } from '@acct/contracts';
+import { type EntityManager, type MigrationDef, type Orm, ddlMigration } from './db';
+import type { Logger } from './logger';
+import type { ServiceMetrics } from './metrics';
+import { decodeJson } from './rpc';
+
+/**
+ * Version 1 of the table where a consumer records the events it applied. FROZEN: add a version to
+ * CONSUMED_DDL to change it (a test holds the checksums).
+ */
+const CONSUMED_DDL_V1 = `
+  CREATE TABLE consumed_events (
+    consumer text NOT NULL,
+    event_id uuid NOT NULL,
+    stream_seq bigint NOT NULL,
+    consumed_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (consumer, event_id)
+  );
+`;
+
+export const CONSUMED_DDL: readonly { version: number; sql: string }[] = Object.freeze([{ version: 1, sql: CONSUMED_DDL_V1 }]);
+
+/** The migrations every consuming service runs first (its consumed_events table). */
+export const CONSUMER_MIGRATIONS: readonly MigrationDef[] = Object.freeze(CONSUMED_DDL.map((d) => ({ name: `Consumer_Consumed_v${d.version}`, class: ddlMigration(d.sql) })));
+
+/**
+ * Claims an event for a consumer inside the caller's transaction: true the first time, false for a
+ * copy (redelivery, or a second publish after an outage longer than the stream's dedupe window).
+ */
+export async function claimEvent(em: EntityManager, consumer: string, eventId: string, streamSeq: number): Promise<boolean> {
+  const rows = await em.execute(
+    `INSERT INTO consumed_events (consumer, event_id, stream_seq) VALUES (?, ?, ?) ON CONFLICT (consumer, event_id) DO NOTHING RETURNING 1 AS claimed`,
+    [consumer, eventId, streamSeq],
+  );
+  return rows.length > 0;
+}
+
+/** An event as the consumer's apply() sees it. */
+export interface ConsumedEvent {
+  id: string;
+  subject: string;
+  /** The stream sequence (for read-your-writes: "applied up to"). */
+  seq: number;
+  payload: Record<string, unknown> & { id: string; type?: string };
+}
+
+export interface EventConsumerOptions {
+  nc: NatsConnection;
+  prefix: string;
+  orm: Orm;
+  log: Logger;
+  /** Durable name (CONSUMERS in libs/contracts); also the consumer column of consumed_events. */
+  name: string;
+  /** Subject filter within the stream, e.g. `<prefix>.events.>`. */
+  filterSubject: string;
+  /** Applies one event in the consumer's transaction; throwing rolls it back and redelivers later. */
+  apply: (em: EntityManager, event: ConsumedEvent) => Promise<void>;
+  metrics?: ServiceMetrics;
+  /** Redelivery delay after a failed apply. */
+  retryDelayMs?: number;
+  /** How long the server waits for an ack before redelivering. */
+  ackWaitMs?: number;
+}
+
+const NS_PER_MS = 1_000_000;
+
+/**
+ * A durable JetStream consumer that applies each event exactly once to its own Postgres schema:
+ * claim (unique on event id) and apply in one transaction, ack after commit. Redelivery, duplicate
+ * copies in the stream and restarts change nothing; a failing event is retried, never skipped.
+ */
+export class EventConsumer {
+  private messages?: ConsumerMessages;
+  private loop?: Promise<void>;
+  private readonly applied?: Counter<'consumer' | 'outcome'>;
+
+  constructor(private readonly o: EventConsumerOptions) {
+    if (o.metrics) {
+      const existing = o.metrics.registry.getSingleMetric('events_consumed_total') as Counter<'consumer' | 'outcome'> | undefined;
+      this.applied =
+        existing ??
+        new Counter({
+          name: 'events_consumed_total',
+          help: 'Events a durable consumer handled, by outcome (applied, duplicate, failed, malformed).',
+          labelNames: ['consumer', 'outcome'],
+          registers: [o.metrics.registry],
+        });
+    }
+  }
+
+  /** Creates the durable consumer if missing and starts applying; resolves once it is consuming. */
+  async start(): Promise<void> {
+    const { nc, prefix, name } = this.o;
+    const stream = eventsStreamName(prefix);
+    const jsm = await nc.jetstreamManager();
+    const config = {
+      durable_name: name,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: this.o.filterSubject,
+      ack_wait: (this.o.ackWaitMs ?? 30_000) * NS_PER_MS,
+      max_deliver: -1,
+    };
+    try {
+      await jsm.consumers.info(stream, name);
+    } catch {
+      await jsm.consumers.add(stream, config).catch(async (e) => {
+        // Another replica created it in between.
+        await jsm.consumers.info(stream, name).catch(() => {
+          throw e;
+        });
+      });
+    }
+    const consumer = await nc.jetstream().consumers.get(stream, name);
+    this.messages = await consumer.consume({ max_messages: 64 });
+    const messages = this.messages;
+    this.loop = (async () => {
+      for await (const m of messages) await this.handle(m);
+    })().catch((err) => this.o.log.error({ err, consumer: name }, 'event consumer stopped'));
+  }
+
+  private async handle(m: JsMsg): Promise<void> {
+    const { name, log } = this.o;
+    let payload: ConsumedEvent['payload'];
+    try {
+      payload = decodeJson<ConsumedEvent['payload']>(m.data);
+      if (typeof payload?.id !== 'string') throw new Error('no event id');
+    } catch (err) {
+      // Not an event of ours: never applicable, so it must not block the consumer.
+      log.error({ err, consumer: name, subject: m.subject, seq: m.seq }, 'malformed event dropped');
+      this.applied?.inc({ consumer: name, outcome: 'malformed' });
+      m.term();
+      return;
+    }
+    const event: ConsumedEvent = { id: payload.id, subject: m.subject, seq: m.seq, payload };
+    try {
+      const fresh = await this.o.orm.em.fork().transactional(async (em) => {
+        if (!(await claimEvent(em, name, event.id, event.seq))) return false;
+        await this.o.apply(em, event);
+        return true;
+      });
+      m.ack();
+      this.applied?.inc({ consumer: name, outcome: fresh ? 'applied' : 'duplicate' });
+    } catch (err) {
+      log.warn({ err, consumer: name, event_id: event.id, seq: event.seq }, 'applying an event failed; it will be redelivered');
+      this.applied?.inc({ consumer: name, outcome: 'failed' });
+      m.nak(this.o.retryDelayMs ?? 1000);
+    }
+  }
+
+  /** Stops taking messages and waits for the one being applied. */
+  async stop(): Promise<void> {
+    if (!this.messages) return;
+    await this.messages.close().catch(() => undefined);
+    await this.loop;
+    this.messages = undefined;
+  }
+}

@@ -44,9 +44,9 @@ export async function startOpsServer(opts: {
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/healthz') return send(200, { status: 'ok' });
       if (path === '/readyz') {
-        const names = Object.keys(opts.checks);
-        const results = await Promise.all(names.map((n) => runCheck(opts.checks[n])));
-        const checks = Object.fromEntries(names.map((n, i) => [n, results[i] ? 'ok' : 'failing']));
+        const entries = Object.entries(opts.checks);
+        const results = await Promise.all(entries.map(([, check]) => runCheck(check)));
+        const checks = Object.fromEntries(entries.map(([n], i) => [n, results[i] ? 'ok' : 'failing']));
         const ready = !shuttingDown && results.every(Boolean);
         return send(ready ? 200 : 503, { status: ready ? 'ready' : shuttingDown ? 'shutting_down' : 'not_ready', checks });
       }

@@ -40,7 +40,7 @@ describe('toDetails', () => {
     const { details } = bodyDetails(bodySchema, { name: 'x'.repeat(limits.name_length_max + 1) });
     expect(details).toHaveLength(1);
     expect(details[0]).toMatchObject({ field: '/name', issue: 'too_long' });
-    expect(details[0].message.startsWith('/name ')).toBe(true);
+    expect(details[0]?.message.startsWith('/name ')).toBe(true);
   });
 
   it('maps other keywords to their stable issues', () => {

@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { AppError, type Environment, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
 import { Outbox, ensureEventsStream, migrate, openOrm, type Orm } from '@acct/kit';
 import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
-import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { NATS_URL, firstRow, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { Books, createOnce, isUniqueViolation, retryOnceOnUnique } from './books';
 import { withPostingMigrations } from './migrations';
 
@@ -39,7 +39,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       { accountCode: account, side: 'credit', amountCents: credit },
     ],
   });
-  const count = async (sql: string, params: unknown[] = []) => Number((await orm.em.getConnection().execute(sql, params))[0].n);
+  const count = async (sql: string, params: unknown[] = []) => Number(firstRow(await orm.em.getConnection().execute(sql, params)).n);
   const streamMessages = async () => (await jsm.streams.info(eventsStreamName(prefix))).state.messages;
 
   beforeAll(async () => {

@@ -10,7 +10,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { project: ['./tsconfig.test.json'], tsconfigRootDir: import.meta.dirname },
+      parserOptions: { project: ['./tsconfig.test.json', './tsconfig.test.domain.json'], tsconfigRootDir: import.meta.dirname },
     },
   },
   {

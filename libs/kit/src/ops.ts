@@ -35,7 +35,7 @@ export async function startOpsServer(opts: {
   host?: string;
 }): Promise<OpsServer> {
   let shuttingDown = false;
-  const server = http.createServer(async (req, res) => {
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const send = (status: number, body: unknown, type = 'application/json') => {
       res.writeHead(status, { 'content-type': type });
       res.end(typeof body === 'string' ? body : JSON.stringify(body));
@@ -56,7 +56,9 @@ export async function startOpsServer(opts: {
       opts.log.error({ err }, 'ops request failed');
       return send(500, { error: 'internal' });
     }
-  });
+  };
+  // Node ignores a listener's promise; handle() answers its own errors with a 500.
+  const server = http.createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host ?? '0.0.0.0', () => resolve());

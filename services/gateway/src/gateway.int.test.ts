@@ -62,7 +62,8 @@ describe('gateway against real Postgres and NATS', () => {
       moduleEnforcement: over.enforcement ?? 'soft',
       openapiYaml: renderOpenApiYaml(),
     });
-    const server = http.createServer(app.callback());
+    const handler = app.callback();
+    const server = http.createServer((req, res) => void handler(req, res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     gateways.push(server);
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -41,7 +41,8 @@ describe('createGatewayApp with a route of each kind', () => {
       },
       portalPage: (ctx) => {
         ctx.type = 'text/html';
-        ctx.body = `<h1>token ${ctx.state.query!.token ?? '-'}</h1>`;
+        const token = ctx.state.query?.token;
+        ctx.body = `<h1>token ${typeof token === 'string' ? token : '-'}</h1>`;
       },
     },
     uploads: {

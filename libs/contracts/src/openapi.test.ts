@@ -74,7 +74,7 @@ describe('buildOpenApi', () => {
   it('routes with path params document 404 and the params as required path parameters', () => {
     for (const r of ROUTES.filter((x) => x.params)) {
       expect(opOf(r).responses['404']).toBeDefined();
-      for (const name of Object.keys((r.params!.properties ?? {}) as object)) {
+      for (const name of Object.keys(r.params!.properties ?? {})) {
         expect(r.path).toContain(`{${name}}`);
         expect(opOf(r).parameters).toContainEqual(expect.objectContaining({ name, in: 'path', required: true }));
       }

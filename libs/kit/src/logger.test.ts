@@ -111,7 +111,7 @@ describe('createLogger', () => {
 describe('deep redaction', () => {
   it('censors credentials nested in HTTP client errors and deep objects', () => {
     const lines: string[] = [];
-    const log = createLogger('svc', 'info', { write: (s: string) => lines.push(s) } as never);
+    const log = createLogger('svc', 'info', { write: (s: string) => lines.push(s) });
     log.info({ err: { config: { headers: { authorization: 'Bearer svc_live_deep' } } }, a: { b: { key: 'deepkey' } }, req: { headers: { Authorization: 'Bearer caps' } } }, 'x');
     const out = lines.join('');
     expect(out).not.toContain('svc_live_deep');

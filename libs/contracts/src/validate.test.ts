@@ -1,11 +1,10 @@
 import type { ErrorObject } from 'ajv';
 import { compileBody, compileQuery, toDetails } from './validate';
-import { Type } from '@sinclair/typebox';
+import { Optional, Type } from '@sinclair/typebox';
 import { StringEnum, obj, uuid, date, email, name, paginationQuery } from './schemas/common';
 import { customerCreateBody, customerListQuery } from './schemas/customers';
 import { limits } from './limits';
 
-const { Optional } = Type;
 const bodySchema = obj({ name, email: Optional(email), id: Optional(uuid), due: Optional(date), tags: Optional(Type.Array(Type.String(), { maxItems: 2 })) });
 
 function bodyDetails(schema: Record<string, unknown>, input: unknown) {

@@ -141,13 +141,12 @@ describe('receivables books against real Postgres and JetStream', () => {
     const custId = await customer(c);
     const before = await streamMessages();
     // The process "dies" between commit and publish: the inline publish never happens.
-    const publish = outbox.publish;
-    outbox.publish = async () => undefined;
+    const publish = jest.spyOn(outbox, 'publish').mockResolvedValue(undefined);
     let inv;
     try {
       inv = await postedInvoice(c, 777, custId);
     } finally {
-      outbox.publish = publish;
+      publish.mockRestore();
     }
     // Committed, replied, but nothing reached the stream; the backlog metric shows it.
     await outbox.flushMarks();

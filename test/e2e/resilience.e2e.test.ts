@@ -23,9 +23,9 @@ describe('e2e: limits, outages, shutdown and configuration', () => {
     }
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(statuses[6]).toBe(429);
-    expect(last!.json.error.code).toBe('rate_limited');
-    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(last!.headers.get('ratelimit-limit')).toBe('5');
+    expect(last?.json.error.code).toBe('rate_limited');
+    expect(Number(last?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(last?.headers.get('ratelimit-limit')).toBe('5');
   });
 
   it('answers 503 service_unavailable (not a hang) while receivables is down, then recovers', async () => {

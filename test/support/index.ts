@@ -44,6 +44,13 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>
   }
 }
 
+/** The first row of a query result; throws (failing the test) when there is none. */
+export function firstRow<T>(rows: readonly T[]): T {
+  const [row] = rows;
+  if (row === undefined) throw new Error('expected a row, got none');
+  return row;
+}
+
 /** Runs fn and returns the AppError it throws (fails the test if it throws nothing or another error). */
 export function caught(fn: () => unknown): AppError {
   try {

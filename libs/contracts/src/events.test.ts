@@ -133,7 +133,7 @@ const payoutPosting = posting(
   },
 );
 
-const examples: { [K in keyof EventMap]: EventMap[K][] } = {
+const examples: { [K in keyof EventMap]: [EventMap[K], ...EventMap[K][]] } = {
   'journal_entry.posted': [invoicePosting, paymentPosting, refundPosting, payoutPosting],
   'invoice.posted': [
     { invoice_id: INVOICE, invoice_number: 'INV-1001', customer_id: CUSTOMER, total_cents: 17500, currency: 'USD', issue_date: '2026-03-01', due_date: '2026-03-31' },

@@ -174,7 +174,7 @@ function validatorOf(type: EventType): ValidateFunction {
 
 /** True when payload is a valid EventMap[type] (the schema of each type is compiled once). */
 export function validateEvent<K extends EventType>(type: K, payload: unknown): payload is EventMap[K] {
-  return validatorOf(type)(payload) as boolean;
+  return validatorOf(type)(payload);
 }
 
 /** Why payload is not a valid EventMap[type], as {field, issue, message}; empty when it is. */

@@ -86,8 +86,8 @@ function operation(route: RouteDef): Record<string, unknown> {
 export function buildOpenApi(serverUrl = '/'): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTES) {
-    paths[route.path] ??= {};
-    paths[route.path][route.method.toLowerCase()] = operation(route);
+    const item = (paths[route.path] ??= {});
+    item[route.method.toLowerCase()] = operation(route);
   }
   return {
     openapi: '3.1.0',

@@ -90,7 +90,7 @@ describe('loadConfig', () => {
     const err = configError(spec, { [name]: raw });
     expect(err.name).toBe('ConfigError');
     expect(err.problems).toHaveLength(1);
-    expect(err.problems[0].startsWith(`${name}: `)).toBe(true);
+    expect(err.problems[0]?.startsWith(`${name}: `)).toBe(true);
     expect(err.message).toContain(name);
   });
 

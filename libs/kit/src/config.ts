@@ -142,7 +142,7 @@ export const baseConfigSpec = {
 export type BaseConfig = Out<typeof baseConfigSpec>;
 
 /** Markdown table of a spec, for docs and `--help`. */
-export function describeConfig(spec: Record<string, VarSpec<unknown>>): string {
+export function describeConfig(spec: Record<string, VarSpec<string | number | boolean>>): string {
   return Object.entries(spec)
     .map(([k, s]) => `| ${k} | ${s.default === undefined ? '(required)' : String(s.default)} | ${s.doc} |`)
     .join('\n');

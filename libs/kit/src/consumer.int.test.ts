@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { eventsStreamName } from '@acct/contracts';
-import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, waitFor, type TestDatabase } from '@acct/testing';
+import { NATS_URL, firstRow, freshDatabase, silentLogger, uniquePrefix, waitFor, type TestDatabase } from '@acct/testing';
 import { CONSUMER_MIGRATIONS, type ConsumedEvent, EventConsumer } from './consumer';
 import { ddlMigration, migrate, openOrm, type Orm } from './db';
 import { createMetrics } from './metrics';
@@ -133,15 +133,15 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     const first = await sql(`SELECT count(*)::int AS n FROM consumed_events WHERE consumer = 'flaky'`);
     // It also consumed what the first test published (all of the stream), each once.
     const streamEvents = new Set(((await sql(`SELECT event_id FROM consumed_events WHERE consumer = 'projection'`)) as { event_id: string }[]).map((r) => r.event_id));
-    expect(first[0].n).toBe(streamEvents.size + ids.length);
+    expect(firstRow(first).n).toBe(streamEvents.size + ids.length);
 
     const more = await commitAndPublish(outbox, 3);
     const { c: again } = consumer('flaky');
     await again.start();
     await ackedAll('flaky');
     await again.stop();
-    const after = (await sql(`SELECT count(*)::int AS n FROM consumed_events WHERE consumer = 'flaky'`))[0].n;
-    expect(after).toBe(first[0].n + more.length);
+    const after = firstRow(await sql(`SELECT count(*)::int AS n FROM consumed_events WHERE consumer = 'flaky'`)).n;
+    expect(after).toBe(firstRow(first).n + more.length);
     const counts = await appliedCounts('flaky', [...ids, ...more]);
     expect(counts).toHaveLength(ids.length + more.length);
     expect(counts.every((r) => r.n === 1)).toBe(true);

@@ -17,7 +17,7 @@ export interface DbOptions {
   url: string;
   /** The one Postgres schema this service owns. */
   schema: string;
-  entities: EntitySchema<any, any>[];
+  entities: EntitySchema[];
   migrations: MigrationDef[];
   poolMax?: number;
   /** Where the driver's own warnings go (JSON on stderr when not given). */
@@ -25,6 +25,11 @@ export interface DbOptions {
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The raw pg connection knex's pool hands to afterCreate (only callback-style query is used). */
+interface PgConnection {
+  query(sql: string, callback: (err: Error | null) => void): void;
+}
 
 function withDatabase(url: string, database: string): string {
   const u = new URL(url);
@@ -101,7 +106,7 @@ export async function openOrm(opts: DbOptions): Promise<Orm> {
     pool: {
       min: 0,
       max: opts.poolMax ?? 10,
-      afterCreate: (conn: any, done: (err: Error | null, conn: unknown) => void) => {
+      afterCreate: (conn: PgConnection, done: (err: Error | null, conn: unknown) => void) => {
         conn.query(`SET search_path TO ${opts.schema}`, (err: Error | null) => done(err, conn));
       },
     },
@@ -128,7 +133,7 @@ function knexLog(log: Logger) {
 /** A migration that runs one fixed SQL text (a frozen DDL version of a shared table set). */
 export function ddlMigration(sql: string): Constructor<Migration> {
   return class extends MigrationBase {
-    override async up(): Promise<void> {
+    override up(): void {
       this.addSql(sql);
     }
   };

@@ -31,12 +31,12 @@ function pgType(columnType: string): string {
  * checks and triggers live in the migrations only, so they are not compared.
  */
 export async function schemaDrift(orm: Orm, schema: string): Promise<string[]> {
-  const rows = (await orm.em
+  const rows = await orm.em
     .getConnection()
-    .execute(
+    .execute<DbColumn[]>(
       `SELECT table_name, column_name, data_type, udt_name, is_nullable FROM information_schema.columns WHERE table_schema = ? ORDER BY table_name, ordinal_position`,
       [schema],
-    )) as DbColumn[];
+    );
   const byTable = new Map<string, Map<string, DbColumn>>();
   for (const r of rows) {
     const cols = byTable.get(r.table_name) ?? new Map<string, DbColumn>();

@@ -3,7 +3,7 @@ import { ConfigError } from './config';
 
 export interface ShutdownStep {
   name: string;
-  run: () => Promise<void>;
+  run: () => void | Promise<void>;
 }
 
 /**

@@ -6,16 +6,22 @@ function capture(level = 'info') {
   const log = createLogger('svc-under-test', level, { write: (s: string) => void lines.push(s) });
   const records = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   const raw = () => lines.join('');
-  return { log, records, raw };
+  /** The i-th record; throws (failing the test) when fewer were written. */
+  const record = (i: number): Record<string, any> => {
+    const r = records()[i];
+    if (!r) throw new Error(`log record #${i} missing: ${lines.length} written`);
+    return r;
+  };
+  return { log, records, record, raw };
 }
 
 const SECRET = 'svc_test_S3cr3tValueThatMustNeverBeLogged0001';
 
 describe('createLogger', () => {
   it('writes JSON lines carrying the service name, level label and message', () => {
-    const { log, records } = capture();
+    const { log, record } = capture();
     log.info({ n: 1 }, 'hello');
-    const [r] = records();
+    const r = record(0);
     expect(r.service).toBe('svc-under-test');
     expect(r.level).toBe('info');
     expect(r.msg).toBe('hello');
@@ -31,17 +37,17 @@ describe('createLogger', () => {
   });
 
   it('censors a top-level authorization', () => {
-    const { log, records, raw } = capture();
+    const { log, record, raw } = capture();
     log.info({ authorization: `Bearer ${SECRET}` }, 'x');
-    expect(records()[0].authorization).toBe('[redacted]');
+    expect(record(0).authorization).toBe('[redacted]');
     expect(raw()).not.toContain(SECRET);
   });
 
   it('censors authorization in headers, at the top level and inside a request', () => {
-    const { log, records, raw } = capture();
+    const { log, record, raw } = capture();
     log.info({ headers: { authorization: `Bearer ${SECRET}`, accept: 'application/json' } }, 'top');
     log.info({ req: { method: 'GET', headers: { authorization: `Bearer ${SECRET}` } } }, 'nested');
-    const [top, nested] = records() as Array<Record<string, any>>;
+    const [top, nested] = [record(0), record(1)];
     expect(top.headers.authorization).toBe('[redacted]');
     expect(top.headers.accept).toBe('application/json');
     expect(nested.req.headers.authorization).toBe('[redacted]');
@@ -50,19 +56,19 @@ describe('createLogger', () => {
   });
 
   it('censors Authorization spelled with a capital letter', () => {
-    const { log, records, raw } = capture();
+    const { log, record, raw } = capture();
     log.info({ Authorization: `Bearer ${SECRET}` }, 'x');
-    expect(records()[0].Authorization).toBe('[redacted]');
+    expect(record(0).Authorization).toBe('[redacted]');
     expect(raw()).not.toContain(SECRET);
   });
 
   it.each(['key', 'api_key', 'secret', 'test_key', 'live_key', 'password', 'token'])(
     'censors %s at the top level and one level down',
     (field) => {
-      const { log, records, raw } = capture();
+      const { log, record, raw } = capture();
       log.info({ [field]: SECRET, other: 'visible' }, 'top');
       log.info({ payload: { [field]: SECRET, other: 'visible' } }, 'nested');
-      const [top, nested] = records() as Array<Record<string, any>>;
+      const [top, nested] = [record(0), record(1)];
       expect(top[field]).toBe('[redacted]');
       expect(top.other).toBe('visible');
       expect(nested.payload[field]).toBe('[redacted]');
@@ -72,9 +78,9 @@ describe('createLogger', () => {
   );
 
   it('censors a bootstrap result with both keys', () => {
-    const { log, raw, records } = capture();
+    const { log, raw, record } = capture();
     log.info({ result: { organization_id: 'o', test_key: `${SECRET}T`, live_key: `${SECRET}L` } }, 'bootstrap');
-    expect((records()[0].result as Record<string, unknown>).organization_id).toBe('o');
+    expect(record(0).result.organization_id).toBe('o');
     expect(raw()).not.toContain(SECRET);
   });
 
@@ -86,9 +92,9 @@ describe('createLogger', () => {
   });
 
   it('child loggers keep the service name and the redaction', () => {
-    const { log, records, raw } = capture();
+    const { log, record, raw } = capture();
     log.child({ request_id: 'r1' }).info({ api_key: SECRET }, 'child');
-    const [r] = records();
+    const r = record(0);
     expect(r.service).toBe('svc-under-test');
     expect(r.request_id).toBe('r1');
     expect(r.api_key).toBe('[redacted]');
@@ -105,7 +111,7 @@ describe('createLogger', () => {
 describe('deep redaction', () => {
   it('censors credentials nested in HTTP client errors and deep objects', () => {
     const lines: string[] = [];
-    const log = createLogger('svc', 'info', { write: (s: string) => lines.push(s) } as never);
+    const log = createLogger('svc', 'info', { write: (s: string) => lines.push(s) });
     log.info({ err: { config: { headers: { authorization: 'Bearer svc_live_deep' } } }, a: { b: { key: 'deepkey' } }, req: { headers: { Authorization: 'Bearer caps' } } }, 'x');
     const out = lines.join('');
     expect(out).not.toContain('svc_live_deep');

@@ -7,7 +7,7 @@ const SENSITIVE = ['authorization', 'Authorization', 'key', 'api_key', 'secret',
 const DEPTH_MAX = 4;
 
 /** Every sensitive name at the top level and up to DEPTH_MAX levels down (pino paths are explicit). */
-export const REDACT_PATHS = SENSITIVE.flatMap((name) => Array.from({ length: DEPTH_MAX + 1 }, (_, depth) => [...Array(depth).fill('*'), name].join('.')));
+export const REDACT_PATHS = SENSITIVE.flatMap((name) => Array.from({ length: DEPTH_MAX + 1 }, (_, depth) => [...Array<string>(depth).fill('*'), name].join('.')));
 
 export function createLogger(service: string, level = 'info', destination?: pino.DestinationStream): Logger {
   return pino(

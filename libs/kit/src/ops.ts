@@ -35,7 +35,7 @@ export async function startOpsServer(opts: {
   host?: string;
 }): Promise<OpsServer> {
   let shuttingDown = false;
-  const server = http.createServer(async (req, res) => {
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const send = (status: number, body: unknown, type = 'application/json') => {
       res.writeHead(status, { 'content-type': type });
       res.end(typeof body === 'string' ? body : JSON.stringify(body));
@@ -44,9 +44,9 @@ export async function startOpsServer(opts: {
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/healthz') return send(200, { status: 'ok' });
       if (path === '/readyz') {
-        const names = Object.keys(opts.checks);
-        const results = await Promise.all(names.map((n) => runCheck(opts.checks[n])));
-        const checks = Object.fromEntries(names.map((n, i) => [n, results[i] ? 'ok' : 'failing']));
+        const entries = Object.entries(opts.checks);
+        const results = await Promise.all(entries.map(([, check]) => runCheck(check)));
+        const checks = Object.fromEntries(entries.map(([n], i) => [n, results[i] ? 'ok' : 'failing']));
         const ready = !shuttingDown && results.every(Boolean);
         return send(ready ? 200 : 503, { status: ready ? 'ready' : shuttingDown ? 'shutting_down' : 'not_ready', checks });
       }
@@ -56,7 +56,9 @@ export async function startOpsServer(opts: {
       opts.log.error({ err }, 'ops request failed');
       return send(500, { error: 'internal' });
     }
-  });
+  };
+  // Node ignores a listener's promise; handle() answers its own errors with a 500.
+  const server = http.createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host ?? '0.0.0.0', () => resolve());

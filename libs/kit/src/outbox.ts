@@ -129,7 +129,7 @@ export class Outbox {
     if (!messages.length) return;
     try {
       const sent = await Promise.allSettled(messages.map((m) => this.send(m)));
-      const done = messages.filter((_, i) => sent[i].status === 'fulfilled').map((m) => m.id);
+      const done = messages.filter((_, i) => sent[i]?.status === 'fulfilled').map((m) => m.id);
       this.metrics?.outboxPublished.inc({ kind: 'inline' }, done.length);
       this.toMark.push(...done);
       this.marking ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushMarks());

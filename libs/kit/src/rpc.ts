@@ -1,4 +1,4 @@
-import { connect, type NatsConnection, type Msg, type Subscription, ErrorCode as NatsErrorCode, NatsError } from 'nats';
+import { connect, Events, type NatsConnection, type Msg, type Subscription, ErrorCode as NatsErrorCode, NatsError } from 'nats';
 import {
   AppError,
   type RpcHandlerOf,
@@ -38,8 +38,10 @@ export async function connectNats(servers: string, name: string, log: Logger): P
   });
   (async () => {
     for await (const s of nc.status()) {
-      if (s.type === 'disconnect' || s.type === 'error') log.warn({ nats: s.type, data: String(s.data) }, 'nats status');
-      else if (s.type === 'reconnect') log.info({ nats: s.type }, 'nats reconnected');
+      // data: the server (disconnect) or the error code (error); only cluster updates carry an object.
+      const data = typeof s.data === 'object' ? JSON.stringify(s.data) : String(s.data);
+      if (s.type === Events.Disconnect || s.type === Events.Error) log.warn({ nats: s.type, data }, 'nats status');
+      else if (s.type === Events.Reconnect) log.info({ nats: s.type }, 'nats reconnected');
     }
   })().catch(() => undefined);
   return nc;
@@ -193,12 +195,8 @@ export class RpcClient {
       return reply;
     } catch (e) {
       outcome = 'service_unavailable';
-      const why =
-        e instanceof NatsError && e.code === NatsErrorCode.NoResponders
-          ? 'no instance is running'
-          : e instanceof NatsError && e.code === NatsErrorCode.Timeout
-            ? 'it did not answer in time'
-            : 'the message bus is unreachable';
+      const code = e instanceof NatsError ? (e.code as NatsErrorCode) : undefined;
+      const why = code === NatsErrorCode.NoResponders ? 'no instance is running' : code === NatsErrorCode.Timeout ? 'it did not answer in time' : 'the message bus is unreachable';
       return {
         ok: false,
         error: new AppError('service_unavailable', `The ${op.split('.')[0]} service is unavailable: ${why}. Retry later.`).toBody(),

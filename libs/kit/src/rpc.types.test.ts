@@ -8,10 +8,10 @@ import type { RpcClient, RpcServer } from './rpc';
 export function typeChecks(server: RpcServer, client: RpcClient, ctx: TrustedContext, invoice: InvoiceDto, customer: CustomerDto): void {
   server.handle('invoices.create', async (req) => {
     const due: string = req.body.due_date;
-    const quantity: number = req.body.line_items[0].quantity;
+    const quantities: number[] = req.body.line_items.map((item) => item.quantity);
     // @ts-expect-error not a field of the invoice create body
     void req.body.due;
-    void [due, quantity];
+    void [due, quantities];
     return { ok: true, status: 201, body: single('invoice', invoice) };
   });
 

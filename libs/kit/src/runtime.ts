@@ -55,7 +55,7 @@ export async function startRuntime(opts: {
       installShutdown(
         log,
         [
-          { name: 'readiness', run: async () => ops.markShuttingDown() },
+          { name: 'readiness', run: () => ops.markShuttingDown() },
           ...steps,
           { name: 'nats', run: () => nc.drain() },
           { name: 'postgres', run: () => orm.close() },

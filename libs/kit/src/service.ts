@@ -27,7 +27,7 @@ export interface ServiceWiring {
 /** Everything that makes one service, declared once and used by main, migrate and the tests. */
 export interface ServiceDefinition {
   name: ServiceName;
-  entities: EntitySchema<any, any>[];
+  entities: EntitySchema[];
   migrations: MigrationDef[];
   /** Registers every RPC operation of the service on wiring.server. */
   register(wiring: ServiceWiring): void;

@@ -23,11 +23,16 @@ const CODES = new Set([
 ]);
 const MESSAGES = /Connection terminated|Timeout acquiring a connection|connect ECONNREFUSED|Client has encountered a connection error|pool is (probably )?(full|destroyed)/i;
 
+/** A code or message as text; anything but a string or number counts as none. */
+function text(v: unknown): string {
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : '';
+}
+
 export function isBackendUnavailable(e: unknown): boolean {
   let x = e as { code?: unknown; sqlState?: unknown; message?: unknown; cause?: unknown } | undefined;
   for (let depth = 0; x && depth < 5; depth++) {
-    if (CODES.has(String(x.code ?? '')) || CODES.has(String(x.sqlState ?? ''))) return true;
-    if (MESSAGES.test(String(x.message ?? ''))) return true;
+    if (CODES.has(text(x.code)) || CODES.has(text(x.sqlState))) return true;
+    if (MESSAGES.test(text(x.message))) return true;
     x = x.cause as typeof x;
   }
   return false;

@@ -55,7 +55,7 @@ export const LEDGER_ACCOUNT_NAMESPACE = 'c1700e95-454c-4a69-b1f7-f22029dab3cc';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function isUuid(v: unknown): v is string {
+export function isUuid(v: unknown): boolean {
   return typeof v === 'string' && UUID_PATTERN.test(v);
 }
 

@@ -77,8 +77,8 @@ describe('requireOrder', () => {
     expect(err.message).toContain('issue_date');
     expect(err.details).toHaveLength(1);
     expect(err.details[0]).toMatchObject({ field: '/due_date', issue: 'before_issue_date' });
-    expect(err.details[0].message).toContain('2026-02-28');
-    expect(err.details[0].message).toContain('2026-03-01');
+    expect(err.details[0]?.message).toContain('2026-02-28');
+    expect(err.details[0]?.message).toContain('2026-03-01');
   });
 
   it('names the fields it was given', () => {

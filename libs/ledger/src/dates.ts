@@ -17,7 +17,7 @@ export function accountingDate(value: string, field: string): string {
     AppError.validation(`${field} is not a valid date or date-time.`, [{ field: `/${field}`, issue: 'invalid_format', message: 'Use YYYY-MM-DD or an ISO 8601 date-time with an offset.' }]);
   if (isCalendarDate(value)) return value;
   const m = DATE_TIME.exec(value);
-  if (!m || !isCalendarDate(m[1])) throw bad();
+  if (!m || !isCalendarDate(m[1]!)) throw bad();
   const t = Date.parse(value);
   if (Number.isNaN(t)) throw bad();
   return new Date(t).toISOString().slice(0, 10);

@@ -8,7 +8,7 @@ const PAYOUT = '33333333-3333-4333-8333-333333333333';
 const ENTRY = '44444444-4444-4444-8444-444444444444';
 const REVERSAL = '55555555-5555-4555-8555-555555555555';
 
-function invoiceEntry(amountCents = 12_500): JournalEntryDraft {
+function invoiceEntry(amountCents = 12_500): JournalEntryDraft & { lines: [JournalLine, JournalLine] } {
   return {
     entryDate: '2026-01-15',
     sourceType: 'invoice',
@@ -110,7 +110,7 @@ describe('buildEntry', () => {
     const draft = invoiceEntry();
     draft.lines[1].accountCode = '4100';
     expect(code(() => buildEntry(draft))).toBe('unknown_account');
-    expect(buildEntry(draft, { accountCodes: [ACCOUNT.receivable, '4100'] }).lines[1].accountCode).toBe('4100');
+    expect(buildEntry(draft, { accountCodes: [ACCOUNT.receivable, '4100'] }).lines[1]?.accountCode).toBe('4100');
     expect(code(() => buildEntry(invoiceEntry(), { accountCodes: ['4100'] }))).toBe('unknown_account');
   });
 
@@ -181,6 +181,6 @@ describe('reversalOf', () => {
       { accountCode: ACCOUNT.payable, side: 'credit', amountCents: 5 },
     ] as JournalLine[] };
     expect(code(() => reversalOf(custom, '2026-03-01'))).toBe('unknown_account');
-    expect(reversalOf(custom, '2026-03-01', { accountCodes: ['5100', ACCOUNT.payable] }).lines[0].side).toBe('credit');
+    expect(reversalOf(custom, '2026-03-01', { accountCodes: ['5100', ACCOUNT.payable] }).lines[0]?.side).toBe('credit');
   });
 });

@@ -17,7 +17,7 @@ describe('priceLines', () => {
   ])('prices %p × %p as %p cents', (quantity, unit, expected) => {
     const { lines, totalCents } = priceLines([item(quantity, unit)]);
     expect(lines).toHaveLength(1);
-    expect(lines[0].amount_cents).toBe(expected);
+    expect(lines[0]?.amount_cents).toBe(expected);
     expect(totalCents).toBe(expected);
   });
 
@@ -98,7 +98,7 @@ describe('currencyOf', () => {
     expect(err.message).toContain('USD');
     expect(err.details).toHaveLength(1);
     expect(err.details[0]).toMatchObject({ field: '/currency', issue: 'unsupported_currency' });
-    expect(err.details[0].message).toContain('USD');
+    expect(err.details[0]?.message).toContain('USD');
   });
 
   it('names the refused currency in the message', () => {

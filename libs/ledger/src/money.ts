@@ -39,7 +39,7 @@ function scaledQuantity(quantity: number): bigint {
   const m = Number.isFinite(quantity) ? QUANTITY_PATTERN.exec(String(quantity)) : null;
   if (!m) throw new LedgerError('bad_quantity', `quantity ${quantity} must be a number with at most ${quantity_decimals_max} decimals`);
   const [, sign, whole, frac = ''] = m;
-  const scaled = BigInt(whole) * QUANTITY_SCALE + BigInt(frac.padEnd(quantity_decimals_max, '0'));
+  const scaled = BigInt(whole!) * QUANTITY_SCALE + BigInt(frac.padEnd(quantity_decimals_max, '0'));
   return sign ? -scaled : scaled;
 }
 

@@ -30,9 +30,9 @@ describe('insertDefaultAccounts', () => {
     const { calls, execute } = recorder();
     await insertDefaultAccounts(execute, ORG, 'test');
     expect(calls).toHaveLength(1);
-    expect(calls[0].sql).toMatch(/ON CONFLICT DO NOTHING$/);
-    expect(calls[0].params.slice(0, 7)).toEqual([accountId(ORG, 'test', '1000'), ORG, 'test', '1000', 'Cash', 'asset', 'cash']);
-    expect(calls[0].params).toHaveLength(7 * DEFAULT_CHART.length);
+    expect(calls[0]?.sql).toMatch(/ON CONFLICT DO NOTHING$/);
+    expect(calls[0]?.params.slice(0, 7)).toEqual([accountId(ORG, 'test', '1000'), ORG, 'test', '1000', 'Cash', 'asset', 'cash']);
+    expect(calls[0]?.params).toHaveLength(7 * DEFAULT_CHART.length);
   });
 });
 
@@ -55,8 +55,8 @@ describe('insertJournalEntry', () => {
       'INSERT INTO journal_entries',
       'INSERT INTO journal_lines',
     ]);
-    expect(calls[1].params).toEqual([ENTRY, ORG, 'live', '2026-01-15', 'invoice', INVOICE, null, null]);
-    expect(calls[2].params).toEqual([
+    expect(calls[1]?.params).toEqual([ENTRY, ORG, 'live', '2026-01-15', 'invoice', INVOICE, null, null]);
+    expect(calls[2]?.params).toEqual([
       ENTRY, 1, accountId(ORG, 'live', '1100'), '1100', 'debit', 500, null, INVOICE, null, null, null,
       ENTRY, 2, accountId(ORG, 'live', '4000'), '4000', 'credit', 500, null, null, null, null, 'why?',
     ]);

@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { AppError, type Environment, type PostingSource, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
 import { Outbox, ensureEventsStream, migrate, openOrm, type Orm } from '@acct/kit';
 import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
-import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { NATS_URL, firstRow, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { Books, createOnce, isUniqueViolation, retryOnceOnUnique } from './books';
 import { withPostingMigrations } from './migrations';
 
@@ -55,7 +55,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       created_at: new Date().toISOString(),
     },
   });
-  const count = async (sql: string, params: unknown[] = []) => Number((await orm.em.getConnection().execute(sql, params))[0].n);
+  const count = async (sql: string, params: unknown[] = []) => Number(firstRow(await orm.em.getConnection().execute(sql, params)).n);
   const streamMessages = async () => (await jsm.streams.info(eventsStreamName(prefix))).state.messages;
 
   beforeAll(async () => {

@@ -70,7 +70,7 @@ export class Books {
         post: async (draft, source) => {
           const entry = { ...buildEntry(draft), id: randomUUID() };
           posted = true;
-          await insertJournalEntry((sql, params) => em.execute(sql, params as unknown[], 'run'), scope, entry, {
+          await insertJournalEntry((sql, params) => em.execute(sql, params, 'run'), scope, entry, {
             accountsExist: this.chartsCommitted.has(scopeKey),
           });
           const event: PostingEvent = {

@@ -62,7 +62,8 @@ describe('gateway against real Postgres and NATS', () => {
       moduleEnforcement: over.enforcement ?? 'soft',
       openapiYaml: renderOpenApiYaml(),
     });
-    const server = http.createServer(app.callback());
+    const handler = app.callback();
+    const server = http.createServer((req, res) => void handler(req, res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     gateways.push(server);
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -184,13 +185,13 @@ describe('gateway against real Postgres and NATS', () => {
       const { base } = await gateway();
       const r = await call(base, '/api/v1/customers', { key: org.live_key, method: 'POST', json: { external_customer_id: 'e1', name: 'N' } });
       expect(r.status).toBe(201);
-      expect(received[0].ctx).toMatchObject({
+      expect(received[0]?.ctx).toMatchObject({
         organizationId: org.organization_id,
         connectedAppId: org.connected_app_id,
         environment: 'live',
         requestId: r.headers.get('request-id'),
       });
-      expect(received[0].body).toEqual({ external_customer_id: 'e1', name: 'N' });
+      expect(received[0]?.body).toEqual({ external_customer_id: 'e1', name: 'N' });
     });
 
     it('applies limit/offset defaults and passes typed values', async () => {
@@ -309,7 +310,7 @@ describe('gateway against real Postgres and NATS', () => {
         ['GET', '/api/v1/nothing'],
         ['DELETE', '/api/v1/customers'],
         ['GET', '/'],
-      ]) {
+      ] as const) {
         const r = await call(base, path, { method, key: org.test_key });
         expect(r.status).toBe(404);
         const body = await json(r);
@@ -446,7 +447,7 @@ describe('gateway against real Postgres and NATS', () => {
       const second = await call(base, '/api/v1/events', { key: org.test_key, method: 'POST', json, headers });
       expect(second.headers.get('idempotent-replayed')).toBeNull();
       expect(received).toHaveLength(2);
-      expect(received[1].ctx.idempotencyKey).toBe('own-1');
+      expect(received[1]?.ctx.idempotencyKey).toBe('own-1');
     });
   });
 

@@ -27,7 +27,9 @@ runMain(async () => {
     moduleEnforcement: config.MODULE_ENFORCEMENT,
     openapiYaml: renderOpenApiYaml(),
   });
-  const server = http.createServer(app.callback());
+  const handler = app.callback();
+  // Koa's handler settles every request itself (errors go to ctx.onerror), so its promise is dropped.
+  const server = http.createServer((req, res) => void handler(req, res));
   server.keepAliveTimeout = 65_000; // longer than typical load balancer idle timeouts
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

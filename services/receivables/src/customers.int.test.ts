@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from 'nats';
 import { type Environment, type RpcReply, type RpcRequest, compileBody, schemas } from '@acct/contracts';
 import { RpcClient, type RpcServer, migrate, type Orm } from '@acct/kit';
-import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { NATS_URL, firstRow, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { openReceivablesOrm } from './db';
 import { createReceivablesServer } from './service';
 
@@ -82,7 +82,7 @@ describe('receivables: customers against real Postgres and NATS', () => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 200)).toHaveLength(11);
     expect(new Set(replies.map((r) => ok(r).data.id)).size).toBe(1);
-    const [{ n }] = await orm.em.getConnection().execute(`SELECT count(*)::int AS n FROM customers WHERE organization_id = ?`, [c.organizationId]);
+    const { n } = firstRow(await orm.em.getConnection().execute(`SELECT count(*)::int AS n FROM customers WHERE organization_id = ?`, [c.organizationId]));
     expect(n).toBe(1);
   });
 

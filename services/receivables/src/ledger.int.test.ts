@@ -3,7 +3,7 @@ import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { type Environment, type RpcReply, type RpcRequest, eventsStreamName } from '@acct/contracts';
 import { Outbox, RpcClient, type ServiceMetrics, createMetrics, ensureEventsStream, migrate, type Orm, type RpcServer } from '@acct/kit';
 import { catalogueErrors } from '@acct/posting';
-import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { NATS_URL, firstRow, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { openReceivablesOrm } from './db';
 import { createReceivablesServer } from './service';
 
@@ -107,16 +107,16 @@ describe('receivables books against real Postgres and JetStream', () => {
     expect(await streamMessages()).toBe(before + 3);
     // Rows are marked published in a batch right after.
     await outbox.flushMarks();
-    const [{ unpublished }] = await sql(`SELECT count(*)::int AS unpublished FROM outbox WHERE published_at IS NULL`);
+    const { unpublished } = firstRow(await sql(`SELECT count(*)::int AS unpublished FROM outbox WHERE published_at IS NULL`));
     expect(unpublished).toBe(0);
   });
 
   it('posts in a new organization whose first posted invoice had nothing to book (zero total)', async () => {
     const c = ctx();
     const zero = await postedInvoice(c, 0);
-    expect((await sql(`SELECT status FROM invoices WHERE id = ?`, [zero.id]))[0].status).toBe('paid');
+    expect(firstRow(await sql(`SELECT status FROM invoices WHERE id = ?`, [zero.id])).status).toBe('paid');
     const inv = await postedInvoice(c, 250);
-    expect((await sql(`SELECT status FROM invoices WHERE id = ?`, [inv.id]))[0].status).toBe('open');
+    expect(firstRow(await sql(`SELECT status FROM invoices WHERE id = ?`, [inv.id])).status).toBe('open');
   });
 
   it('refuses an unbalanced entry in the database itself, at commit', async () => {
@@ -143,13 +143,12 @@ describe('receivables books against real Postgres and JetStream', () => {
     const custId = await customer(c);
     const before = await streamMessages();
     // The process "dies" between commit and publish: the inline publish never happens.
-    const publish = outbox.publish;
-    outbox.publish = async () => undefined;
+    const publish = jest.spyOn(outbox, 'publish').mockResolvedValue(undefined);
     let inv;
     try {
       inv = await postedInvoice(c, 777, custId);
     } finally {
-      outbox.publish = publish;
+      publish.mockRestore();
     }
     // Committed, replied, but nothing reached the stream; the backlog metric shows it.
     await outbox.flushMarks();
@@ -163,7 +162,7 @@ describe('receivables books against real Postgres and JetStream', () => {
     // A second pass finds nothing, and a row published but not marked (crash after publish) is
     // published again and dropped by the stream as a duplicate of the same message id.
     expect(await outbox.relayOnce()).toBe(0);
-    await sql(`UPDATE outbox SET published_at = NULL WHERE id = ?`, [pending[0].id]);
+    await sql(`UPDATE outbox SET published_at = NULL WHERE id = ?`, [firstRow(pending).id]);
     expect(await outbox.relayOnce()).toBe(1);
     expect(await streamMessages()).toBe(before + 2);
     expect(inv.id).toBeTruthy();
@@ -172,10 +171,10 @@ describe('receivables books against real Postgres and JetStream', () => {
   it('writes nothing and publishes nothing for a refused payment', async () => {
     const c = ctx();
     const inv = await postedInvoice(c, 1000);
-    const [{ n: outboxBefore }] = await sql(`SELECT count(*)::int AS n FROM outbox`);
+    const { n: outboxBefore } = firstRow(await sql(`SELECT count(*)::int AS n FROM outbox`));
     const r = await pay(c, inv.id, 1001);
-    expect(r.ok ? 'ok' : r.error.details[0].issue).toBe('exceeds_open_balance');
-    const [{ n: outboxAfter }] = await sql(`SELECT count(*)::int AS n FROM outbox`);
+    expect(r.ok ? 'ok' : r.error.details[0]?.issue).toBe('exceeds_open_balance');
+    const { n: outboxAfter } = firstRow(await sql(`SELECT count(*)::int AS n FROM outbox`));
     expect(outboxAfter).toBe(outboxBefore);
     expect(await sql(`SELECT id FROM payments WHERE invoice_id = ?`, [inv.id])).toEqual([]);
   });
@@ -202,10 +201,10 @@ describe('receivables books against real Postgres and JetStream', () => {
     const replies = await Promise.all(Array.from({ length: 10 }, () => pay(c, inv.id, 100, external)));
     const statuses = replies.map((r) => (r.ok ? r.status : r.error.code)).sort();
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
-    const [{ n }] = await sql(`SELECT count(*)::int AS n FROM payments WHERE external_payment_id = ?`, [external]);
+    const { n } = firstRow(await sql(`SELECT count(*)::int AS n FROM payments WHERE external_payment_id = ?`, [external]));
     expect(n).toBe(1);
     const [row] = await sql(`SELECT paid_cents::int AS paid FROM invoices WHERE id = ?`, [inv.id]);
-    expect(row.paid).toBe(100);
+    expect(row?.paid).toBe(100);
   });
 
   it('reverses a payment once when refund events for it race', async () => {
@@ -253,7 +252,7 @@ describe('receivables books against real Postgres and JetStream', () => {
     );
     const statuses = replies.map((r) => (r.ok ? r.body.data.status : r.error.code)).sort();
     expect(statuses).toEqual(['failed', 'failed', 'processed']);
-    const [{ n }] = await sql(`SELECT count(*)::int AS n FROM payments WHERE external_payment_id = ?`, [externalPayment]);
+    const { n } = firstRow(await sql(`SELECT count(*)::int AS n FROM payments WHERE external_payment_id = ?`, [externalPayment]));
     expect(n).toBe(1);
   });
 
@@ -263,6 +262,11 @@ describe('receivables books against real Postgres and JetStream', () => {
     const rand = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return seed % n;
+    };
+    const pick = <T>(items: readonly T[]): T => {
+      const item = items[rand(items.length)];
+      if (item === undefined) throw new Error('pick from an empty list');
+      return item;
     };
     const c = ctx();
     const customers = [await customer(c), await customer(c), await customer(c)];
@@ -276,7 +280,7 @@ describe('receivables books against real Postgres and JetStream', () => {
           call('invoices.create', c, {
             body: {
               external_invoice_id: external,
-              customer_id: customers[rand(3)],
+              customer_id: pick(customers),
               invoice_number: `R-${step}`,
               issue_date: '2026-02-01',
               due_date: '2026-03-01',
@@ -289,13 +293,13 @@ describe('receivables books against real Postgres and JetStream', () => {
         );
         invoices.push({ id: inv.id, external, posted: false });
       } else if (op === 1) {
-        const inv = invoices[rand(invoices.length)];
+        const inv = pick(invoices);
         await ok(call('invoices.post', c, { params: { id: inv.id } }));
         inv.posted = true;
       } else if (op === 2 || op === 3) {
-        await pay(c, invoices[rand(invoices.length)].id, 1 + rand(3000)); // may be refused: fine
+        await pay(c, pick(invoices).id, 1 + rand(3000)); // may be refused: fine
       } else if (op === 4) {
-        const inv = invoices[rand(invoices.length)];
+        const inv = pick(invoices);
         const external = randomUUID();
         const r = await call('events.create', c, {
           body: {
@@ -318,17 +322,20 @@ describe('receivables books against real Postgres and JetStream', () => {
         );
       }
     }
-    const [totals] = await sql(
-      `SELECT coalesce(sum(amount_cents) FILTER (WHERE side = 'debit'), 0)::bigint AS debits,
+    const totals = firstRow(
+      await sql(
+        `SELECT coalesce(sum(amount_cents) FILTER (WHERE side = 'debit'), 0)::bigint AS debits,
               coalesce(sum(amount_cents) FILTER (WHERE side = 'credit'), 0)::bigint AS credits,
               coalesce(sum(CASE WHEN account_code = '1100' THEN CASE side WHEN 'debit' THEN amount_cents ELSE -amount_cents END END), 0)::bigint AS ar
          FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id
         WHERE e.organization_id = ? AND e.environment = 'test'`,
-      [c.organizationId],
+        [c.organizationId],
+      ),
     );
-    const [open] = await sql(
-      `SELECT coalesce(sum(total_cents - paid_cents), 0)::bigint AS open FROM invoices WHERE organization_id = ? AND environment = 'test' AND status <> 'draft'`,
-      [c.organizationId],
+    const open = firstRow(
+      await sql(`SELECT coalesce(sum(total_cents - paid_cents), 0)::bigint AS open FROM invoices WHERE organization_id = ? AND environment = 'test' AND status <> 'draft'`, [
+        c.organizationId,
+      ]),
     );
     expect(Number(totals.debits)).toBeGreaterThan(0);
     expect(totals.debits).toBe(totals.credits);

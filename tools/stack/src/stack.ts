@@ -50,12 +50,11 @@ export async function freePort(): Promise<number> {
 }
 
 function run(cmd: string[], env: NodeJS.ProcessEnv, logs: StackOptions['logs'], logName: string): ChildProcess {
-  const stdio: Array<'inherit' | 'ignore' | number> =
-    logs === 'inherit' ? ['ignore', 'inherit', 'inherit'] : ['ignore', fs.openSync(path.join(logs.dir, `${logName}.log`), 'a'), 0];
-  if (logs !== 'inherit') stdio[2] = stdio[1];
+  const out = logs === 'inherit' ? 'inherit' : fs.openSync(path.join(logs.dir, `${logName}.log`), 'a');
+  const stdio: ['ignore', 'inherit' | number, 'inherit' | number] = ['ignore', out, out];
   // STACK_NODE_ARGS: extra node flags for every service process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  return spawn(process.execPath, [...nodeArgs, ...cmd], { cwd: ROOT, env, stdio: stdio as never });
+  return spawn(process.execPath, [...nodeArgs, ...cmd], { cwd: ROOT, env, stdio });
 }
 
 function exited(child: ChildProcess): Promise<number | null> {

@@ -33,7 +33,7 @@ export const email = Type.String({ format: 'email', maxLength: limits.email_leng
 export function obj<T extends TProperties>(properties: T, extra: JsonSchema = {}): TObject<T> {
   const { type, properties: props, required, ...rest } = Type.Object(properties, { additionalProperties: false, ...extra });
   // Keys in the order the OpenAPI document has always shown them; rest keeps TypeBox's symbols.
-  return { type, properties: props, required: required ?? [], ...rest } as TObject<T>;
+  return { type, properties: props, required: required ?? [], ...rest };
 }
 
 export const idParams = obj({ id: uuid });

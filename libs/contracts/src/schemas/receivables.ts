@@ -1,8 +1,6 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { Optional, type Static, type TSchema, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
 import { Nullable, StringEnum, cents, date, dateTime, errorDetail, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from './common';
-
-const { Optional } = Type;
 
 /** Shared by invoices, estimates (and bills later). */
 export const lineItemInput = obj({

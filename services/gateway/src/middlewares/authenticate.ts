@@ -16,7 +16,7 @@ export function authenticate({ keys, metrics }: { keys: KeyResolver; metrics: Ga
       metrics.authFailures.inc({ reason: header ? 'malformed_header' : 'missing' });
       throw new AppError('unauthorized', header ? 'The Authorization header must be "Bearer <API key>".' : 'An API key is required: send Authorization: Bearer <API key>.');
     }
-    const key = m[1];
+    const key = m[1]!;
     if (!parseKey(key)) {
       metrics.authFailures.inc({ reason: 'malformed_key' });
       throw new AppError('unauthorized', 'The API key is malformed: keys start with svc_test_ or svc_live_.');

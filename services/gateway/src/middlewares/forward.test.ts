@@ -92,7 +92,7 @@ describe('forward', () => {
   it('forwards the Idempotency-Key to a route with its own dedupe', async () => {
     const own = await serveRoute(route({ ownIdempotency: true }));
     await own.call('/things/t1', { method: 'POST', headers: { 'idempotency-key': 'own-1' } });
-    expect(rpc.calls[0].req.ctx.idempotencyKey).toBe('own-1');
+    expect(rpc.calls[0]?.req.ctx.idempotencyKey).toBe('own-1');
   });
 
   it('cannot be built for a route the gateway serves itself', () => {

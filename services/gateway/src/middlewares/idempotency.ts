@@ -8,18 +8,31 @@ import type { Middleware } from './state';
 /** What the middleware needs of the Idempotency-Key records: unit tests hand in a fake. */
 export type IdempotencyRecords = Pick<IdempotencyStore, 'begin' | 'complete' | 'release'>;
 
+/** The `error` object of an error envelope; undefined for any other body. */
+function errorOf(body: unknown): Record<string, unknown> | undefined {
+  if (typeof body !== 'object' || body === null || !('error' in body)) return undefined;
+  const { error } = body;
+  return typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : undefined;
+}
+
 /** Idempotency-Key on POST (API-DECISIONS §2): the first answer is kept and replayed for a repeat. */
 export function idempotency(route: RouteDef, { records, metrics }: { records: IdempotencyRecords; metrics: GatewayMetrics }): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
-    if (route.method !== 'POST' || !key) return next();
+    if (route.method !== 'POST' || !key) {
+      await next();
+      return;
+    }
     if (key.length > limits.idempotency_key_length_max) {
       throw AppError.validation('Idempotency-Key is too long.', [
         { field: 'Idempotency-Key', issue: 'too_long', message: `At most ${limits.idempotency_key_length_max} characters.` },
       ]);
     }
     // Routes with their own dedupe (POST /events, uploads) get the key forwarded instead (API-DECISIONS §9).
-    if (forwardsIdempotencyKey(route)) return next();
+    if (forwardsIdempotencyKey(route)) {
+      await next();
+      return;
+    }
     const apiKeyId = ctx.state.principal!.apiKeyId;
     const begin = await records.begin(apiKeyId, key, fingerprint(ctx.method, ctx.path, ctx.state.body));
     if (begin.kind === 'mismatch') {
@@ -37,9 +50,10 @@ export function idempotency(route: RouteDef, { records, metrics }: { records: Id
       ctx.status = begin.status;
       for (const [h, val] of Object.entries(begin.headers)) ctx.set(h, val);
       ctx.set('Idempotent-Replayed', 'true');
-      const replay = JSON.parse(begin.body);
+      const replay = JSON.parse(begin.body) as unknown;
       // Error bodies carry the id of the request that gets them, the replay's own.
-      if (replay?.error) replay.error.request_id = ctx.state.requestId;
+      const replayError = errorOf(replay);
+      if (replayError) replayError.request_id = ctx.state.requestId;
       ctx.body = replay;
       return;
     }
@@ -60,8 +74,9 @@ export function idempotency(route: RouteDef, { records, metrics }: { records: Id
       const replayed = ctx.response.get('Idempotent-Replayed');
       if (replayed) headers['Idempotent-Replayed'] = String(replayed);
       // The stored copy drops the request id: a replay carries its own.
-      const stored = JSON.parse(JSON.stringify(ctx.body ?? null));
-      if (stored?.error) delete stored.error.request_id;
+      const stored = JSON.parse(JSON.stringify(ctx.body ?? null)) as unknown;
+      const storedError = errorOf(stored);
+      if (storedError) delete storedError.request_id;
       await records.complete(apiKeyId, key, ctx.status, headers, JSON.stringify(stored));
     } catch (err) {
       ctx.state.log.warn({ err }, 'could not record the Idempotency-Key response');

@@ -14,5 +14,6 @@ export interface GatewayState {
   body?: unknown;
 }
 
-export type Ctx = Context & { state: GatewayState };
+/** params: the path parameters @koa/router matched (Koa's own Context leaves them untyped). */
+export type Ctx = Context & { state: GatewayState; params: Record<string, string> };
 export type Middleware = (ctx: Ctx, next: Next) => Promise<void>;

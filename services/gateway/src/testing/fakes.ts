@@ -110,7 +110,8 @@ export interface Served {
 
 /** Listens on an ephemeral port of 127.0.0.1; close() when done. */
 export async function serve(app: Koa): Promise<Served> {
-  const server = http.createServer(app.callback());
+  const handler = app.callback();
+  const server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -55,13 +55,13 @@ describe('checkEstimateMove', () => {
   });
 
   it('lists the allowed moves, or none, in the detail', () => {
-    expect(caught(() => checkEstimateMove('draft', 'declined')).details[0].message).toBe('Allowed from draft: sent, accepted.');
-    expect(caught(() => checkEstimateMove('converted', 'sent')).details[0].message).toBe('Allowed from converted: none.');
+    expect(caught(() => checkEstimateMove('draft', 'declined')).details[0]?.message).toBe('Allowed from draft: sent, accepted.');
+    expect(caught(() => checkEstimateMove('converted', 'sent')).details[0]?.message).toBe('Allowed from converted: none.');
   });
 
   it('refuses converting through a status move', () => {
     for (const from of STATUSES.filter((s) => s !== 'converted')) {
-      expect(caught(() => checkEstimateMove(from, 'converted')).details[0].issue).toBe('invalid_transition');
+      expect(caught(() => checkEstimateMove(from, 'converted')).details[0]?.issue).toBe('invalid_transition');
     }
   });
 
@@ -79,7 +79,7 @@ describe('checkEstimateMove', () => {
     } else {
       const err = caught(() => checkEstimateMove(from, to));
       expect(err.code).toBe('conflict');
-      expect(err.details[0].issue).toBe('invalid_transition');
+      expect(err.details[0]?.issue).toBe('invalid_transition');
     }
   });
 });

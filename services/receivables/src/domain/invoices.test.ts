@@ -47,12 +47,12 @@ describe('checkPayment', () => {
     expect(err.code).toBe('conflict');
     expect(err.details).toHaveLength(1);
     expect(err.details[0]).toMatchObject({ field: '/amount_cents', issue: 'exceeds_open_balance' });
-    expect(err.details[0].message).toContain('1000');
+    expect(err.details[0]?.message).toContain('1000');
 
     const partial = caught(() => checkPayment(inv('partially_paid', 1000, 400), 601));
     expect(partial.code).toBe('conflict');
     expect(partial.details[0]).toMatchObject({ issue: 'exceeds_open_balance' });
-    expect(partial.details[0].message).toContain('600');
+    expect(partial.details[0]?.message).toContain('600');
   });
 
   it('accepts exactly the open balance, or less', () => {

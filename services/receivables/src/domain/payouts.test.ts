@@ -18,6 +18,6 @@ describe('checkPayoutAmounts', () => {
     expect(err.code).toBe('validation_failed');
     expect(err.details).toHaveLength(1);
     expect(err.details[0]).toMatchObject({ field: '/net_cents', issue: 'net_mismatch' });
-    expect(err.details[0].message).toContain(String(gross - fee));
+    expect(err.details[0]?.message).toContain(String(gross - fee));
   });
 });

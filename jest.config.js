@@ -11,7 +11,12 @@ module.exports = {
   testTimeout: 60000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{libs,services,tools}/*/src/**/*.test.ts', '<rootDir>/test/deploy/**/*.test.ts'], testPathIgnorePatterns: ['\\.int\\.test\\.ts$'] },
+    {
+      ...base,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{libs,services,tools}/*/src/**/*.test.ts', '<rootDir>/test/deploy/**/*.test.ts'],
+      testPathIgnorePatterns: ['\\.int\\.test\\.ts$'],
+    },
     { ...base, displayName: 'integration', testMatch: ['<rootDir>/{libs,services,tools}/*/src/**/*.int.test.ts'] },
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'] },
   ],

@@ -62,11 +62,10 @@ export const options = {
 };
 
 function createCustomer(externalId, tags) {
-  return http.post(
-    `${BASE_URL}/api/v1/customers`,
-    JSON.stringify({ external_customer_id: externalId, name: `Load test ${externalId}`, email: `${externalId}@example.com` }),
-    { headers: HEADERS, tags: Object.assign({ name: 'POST /api/v1/customers' }, tags) },
-  );
+  return http.post(`${BASE_URL}/api/v1/customers`, JSON.stringify({ external_customer_id: externalId, name: `Load test ${externalId}`, email: `${externalId}@example.com` }), {
+    headers: HEADERS,
+    tags: Object.assign({ name: 'POST /api/v1/customers' }, tags),
+  });
 }
 
 /** Checks the key and creates the customers the read scenario fetches. Runs once. */

@@ -82,11 +82,7 @@ export function billAndCollect(data) {
   if (!check(posted, { 'invoice posted (open)': (r) => r.status === 200 && r.json('data.status') === 'open' })) return;
 
   const half = Math.floor(total / 2);
-  const paid = post(
-    '/api/v1/payments',
-    { external_payment_id: `k6-pay-${n}`, invoice_id: invoiceId, amount_cents: half, received_at: '2026-11-05' },
-    'create-payment',
-  );
+  const paid = post('/api/v1/payments', { external_payment_id: `k6-pay-${n}`, invoice_id: invoiceId, amount_cents: half, received_at: '2026-11-05' }, 'create-payment');
   check(paid, { 'payment recorded (201)': (r) => r.status === 201 });
 
   const event = post(

@@ -95,7 +95,12 @@ describe('e2e: customers through the gateway of a running stack', () => {
     const cases: Array<[string, Promise<{ status: number; json: any; headers: Headers }>, number, string]> = [
       ['no key', client(e2e.base)('GET', '/api/v1/customers'), 401, 'unauthorized'],
       ['bad key', client(e2e.base, 'svc_test_short')('GET', '/api/v1/customers'), 401, 'unauthorized'],
-      ['scope field in body', api('POST', '/api/v1/customers', { external_customer_id: 'x', name: 'x', connected_app_id: keys.connected_app_id }), 400, 'trusted_scope_field_not_allowed'],
+      [
+        'scope field in body',
+        api('POST', '/api/v1/customers', { external_customer_id: 'x', name: 'x', connected_app_id: keys.connected_app_id }),
+        400,
+        'trusted_scope_field_not_allowed',
+      ],
       ['scope field in query', api('GET', '/api/v1/customers?environment=live'), 400, 'trusted_scope_field_not_allowed'],
       ['unknown field', api('POST', '/api/v1/customers', { external_customer_id: 'x', name: 'x', phone: '1' }), 400, 'validation_failed'],
       ['malformed JSON', api('POST', '/api/v1/customers', '{"name": "x",'), 400, 'validation_failed'],

@@ -35,7 +35,15 @@ describe('e2e: inbound events through the gateway', () => {
   }
 
   function received(externalInvoiceId: string, amountCents: number, over: Record<string, unknown> = {}): Record<string, unknown> {
-    return { external_payment_id: uid('ch'), external_invoice_id: externalInvoiceId, amount_cents: amountCents, currency: 'USD', processor: 'stripe', received_at: '2026-03-05', ...over };
+    return {
+      external_payment_id: uid('ch'),
+      external_invoice_id: externalInvoiceId,
+      amount_cents: amountCents,
+      currency: 'USD',
+      processor: 'stripe',
+      received_at: '2026-03-05',
+      ...over,
+    };
   }
 
   /** A valid event body with the given status; returns data. */
@@ -162,7 +170,7 @@ describe('e2e: inbound events through the gateway', () => {
     expect(b.event_id).toBe(a.event_id);
   });
 
-  it('payment.received for another organization\'s invoice fails and pays nothing', async () => {
+  it("payment.received for another organization's invoice fails and pays nothing", async () => {
     const theirCustomer = await createCustomer(otherApi);
     const theirs = await createOpenInvoice(otherApi, theirCustomer, 5000);
     const ev = expectEvent(await send('payment.received', received(theirs.external_invoice_id, 1000)), 201, 'failed', false);
@@ -223,7 +231,11 @@ describe('e2e: inbound events through the gateway', () => {
     expectError(await api('POST', '/api/v1/events', { event_type: 'customer.created', external_event_id: uid('e') }), 400, 'validation_failed');
     expectError(await api('POST', '/api/v1/events', { event_type: 'customer.created', external_event_id: uid('e'), payload: [1] }), 400, 'validation_failed');
     expectError(await api('POST', '/api/v1/events', { event_type: 'customer.created', external_event_id: uid('e'), payload: {}, extra: 1 }), 400, 'validation_failed');
-    expectError(await api('POST', '/api/v1/events', { event_type: 'customer.created', external_event_id: uid('e'), payload: {}, organization_id: other.organization_id }), 400, 'trusted_scope_field_not_allowed');
+    expectError(
+      await api('POST', '/api/v1/events', { event_type: 'customer.created', external_event_id: uid('e'), payload: {}, organization_id: other.organization_id }),
+      400,
+      'trusted_scope_field_not_allowed',
+    );
   });
 
   it('events are scoped to the organization: the same external_event_id in another org is a new event', async () => {
@@ -262,7 +274,7 @@ describe('e2e: inbound events through the gateway', () => {
     expect(await getInvoice(api, inv.id)).toMatchObject({ status: 'paid', amount_paid_cents: 5000 });
   });
 
-  it('a full refund of a partially paid invoice\'s event payment restores the balance', async () => {
+  it("a full refund of a partially paid invoice's event payment restores the balance", async () => {
     const customerId = await createCustomer(api);
     const inv = await createOpenInvoice(api, customerId, 8000);
     await api('POST', '/api/v1/payments', paymentBody(inv.id, 1000));

@@ -39,11 +39,15 @@ describe('e2e: invoices and payments through the gateway', () => {
   describe('invoices', () => {
     it('creates a draft invoice with line amounts rounded half away from zero and their sum as total', async () => {
       const customerId = await createCustomer(api, 'Rounding Ltd');
-      const body = invoiceBody(customerId, [
-        { description: 'Consulting', quantity: 1.5, unit_amount_cents: 333 },
-        { description: 'Half cent', quantity: 2.5, unit_amount_cents: 1 },
-        { description: 'Licence', quantity: 2, unit_amount_cents: 1000 },
-      ], { memo: 'Thank you' });
+      const body = invoiceBody(
+        customerId,
+        [
+          { description: 'Consulting', quantity: 1.5, unit_amount_cents: 333 },
+          { description: 'Half cent', quantity: 2.5, unit_amount_cents: 1 },
+          { description: 'Licence', quantity: 2, unit_amount_cents: 1000 },
+        ],
+        { memo: 'Thank you' },
+      );
       const r = await api('POST', '/api/v1/invoices', body);
       expectStatus(r, 201);
       expectNotReplayed(r);
@@ -119,7 +123,13 @@ describe('e2e: invoices and payments through the gateway', () => {
         ['due_date before issue_date', invoiceBody(customerId, [line], { issue_date: '2026-03-10', due_date: '2026-03-09' })],
         ['currency EUR', invoiceBody(customerId, [line], { currency: 'EUR' })],
         ['no line items', invoiceBody(customerId, [])],
-        ['501 line items', invoiceBody(customerId, Array.from({ length: 501 }, () => line))],
+        [
+          '501 line items',
+          invoiceBody(
+            customerId,
+            Array.from({ length: 501 }, () => line),
+          ),
+        ],
         ['quantity with 5 decimals', invoiceBody(customerId, [{ ...line, quantity: 1.00001 }])],
         ['quantity 0', invoiceBody(customerId, [{ ...line, quantity: 0 }])],
         ['negative unit amount', invoiceBody(customerId, [{ ...line, unit_amount_cents: -1 }])],
@@ -137,7 +147,17 @@ describe('e2e: invoices and payments through the gateway', () => {
       expect(eur.json.error.message).toMatch(/USD/);
       // due_date equal to issue_date is fine; a 500-line invoice is fine; 4 decimals are fine.
       expectStatus(await api('POST', '/api/v1/invoices', invoiceBody(customerId, [line], { issue_date: '2026-03-10', due_date: '2026-03-10' })), 201);
-      expectStatus(await api('POST', '/api/v1/invoices', invoiceBody(customerId, Array.from({ length: 500 }, () => line))), 201);
+      expectStatus(
+        await api(
+          'POST',
+          '/api/v1/invoices',
+          invoiceBody(
+            customerId,
+            Array.from({ length: 500 }, () => line),
+          ),
+        ),
+        201,
+      );
       const four = await api('POST', '/api/v1/invoices', invoiceBody(customerId, [{ ...line, quantity: 1.0001, unit_amount_cents: 10000 }], { currency: 'USD' }));
       expectStatus(four, 201);
       expect(four.json.data.total_cents).toBe(10001);
@@ -273,10 +293,14 @@ describe('e2e: invoices and payments through the gateway', () => {
       const customerId = await createCustomer(api);
       const big = await api('POST', '/api/v1/invoices', invoiceBody(customerId, [{ description: 'Huge', quantity: 1000, unit_amount_cents: 100_000_000_000 }]));
       expectError(big, 400, 'validation_failed');
-      const sum = await api('POST', '/api/v1/invoices', invoiceBody(customerId, [
-        { description: 'Half', quantity: 1, unit_amount_cents: 60_000_000_000 },
-        { description: 'Half', quantity: 1, unit_amount_cents: 60_000_000_000 },
-      ]));
+      const sum = await api(
+        'POST',
+        '/api/v1/invoices',
+        invoiceBody(customerId, [
+          { description: 'Half', quantity: 1, unit_amount_cents: 60_000_000_000 },
+          { description: 'Half', quantity: 1, unit_amount_cents: 60_000_000_000 },
+        ]),
+      );
       expectError(sum, 400, 'validation_failed');
       const max = await api('POST', '/api/v1/invoices', invoiceBody(customerId, [{ description: 'Max', quantity: 1, unit_amount_cents: 100_000_000_000 }]));
       expectStatus(max, 201);
@@ -285,7 +309,11 @@ describe('e2e: invoices and payments through the gateway', () => {
 
     it('refuses scope fields in the body', async () => {
       const customerId = await createCustomer(api);
-      const r = await api('POST', '/api/v1/invoices', invoiceBody(customerId, [{ description: 'x', quantity: 1, unit_amount_cents: 1 }], { organization_id: other.organization_id }));
+      const r = await api(
+        'POST',
+        '/api/v1/invoices',
+        invoiceBody(customerId, [{ description: 'x', quantity: 1, unit_amount_cents: 1 }], { organization_id: other.organization_id }),
+      );
       expectError(r, 400, 'trusted_scope_field_not_allowed');
     });
   });
@@ -468,10 +496,7 @@ describe('e2e: invoices and payments through the gateway', () => {
     it('two concurrent payments whose sum exceeds the balance: exactly one 201, the other 409', async () => {
       const customerId = await createCustomer(api);
       const inv = await createOpenInvoice(api, customerId, 10000);
-      const results = await Promise.all([
-        api('POST', '/api/v1/payments', paymentBody(inv.id, 6000)),
-        api('POST', '/api/v1/payments', paymentBody(inv.id, 7000)),
-      ]);
+      const results = await Promise.all([api('POST', '/api/v1/payments', paymentBody(inv.id, 6000)), api('POST', '/api/v1/payments', paymentBody(inv.id, 7000))]);
       expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
       const ok = results.find((r) => r.status === 201)!;
       const refused = results.find((r) => r.status === 409)!;

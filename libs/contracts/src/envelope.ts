@@ -58,11 +58,7 @@ export function single<N extends string, T>(name: N, value: T): { data: T } & Re
 }
 
 /** `{data: [...], <plural>: [...], pagination}`: the list envelope of SPEC.md §1. */
-export function list<N extends string, T>(
-  plural: N,
-  items: T[],
-  pagination: Pagination,
-): { data: T[]; pagination: Pagination } & Record<N, T[]> {
+export function list<N extends string, T>(plural: N, items: T[], pagination: Pagination): { data: T[]; pagination: Pagination } & Record<N, T[]> {
   return { data: items, [plural]: items, pagination } as { data: T[]; pagination: Pagination } & Record<N, T[]>;
 }
 

@@ -1,14 +1,4 @@
-import {
-  CONSUMERS,
-  EVENT_TYPES,
-  type EventMap,
-  type OutboundEvent,
-  type PostingEvent,
-  eventErrors,
-  outboundSubject,
-  postingSubject,
-  validateEvent,
-} from './events';
+import { CONSUMERS, EVENT_TYPES, type EventMap, type OutboundEvent, type PostingEvent, eventErrors, outboundSubject, postingSubject, validateEvent } from './events';
 import type { CustomerDto } from './schemas/customers';
 import type { InvoiceDto, PaymentDto, PayoutDto } from './schemas/receivables';
 
@@ -112,7 +102,11 @@ const paymentPosting = posting(
   { entry_date: '2026-03-05', source_type: 'payment', source_id: PAYMENT, memo: 'Customer payment', lines: [line('1200', 3, 'debit', 5000), line('1100', 1, 'credit', 5000)] },
 );
 const refundPosting = posting(
-  { type: 'payment_refund', payment: { ...payment, status: 'refunded', event_id: 'e1e2e3e4-f5f6-4a7b-8c9d-0e1f2a3b4c5d' }, invoice: { ...invoice, status: 'open', amount_paid_cents: 0, balance_due_cents: 17500 } },
+  {
+    type: 'payment_refund',
+    payment: { ...payment, status: 'refunded', event_id: 'e1e2e3e4-f5f6-4a7b-8c9d-0e1f2a3b4c5d' },
+    invoice: { ...invoice, status: 'open', amount_paid_cents: 0, balance_due_cents: 17500 },
+  },
   {
     entry_date: '2026-03-09',
     source_type: 'payment',
@@ -163,7 +157,12 @@ describe('event catalogue', () => {
     ['a posting with an unknown source type', 'journal_entry.posted', posting({ type: 'bill', invoice } as never), '/source'],
     ['a payment posting whose source lacks the invoice', 'journal_entry.posted', posting({ type: 'payment', payment } as never), '/source'],
     ['a posting with an extra source member', 'journal_entry.posted', posting({ type: 'invoice', invoice, payment } as never), '/source'],
-    ['a posting line of side both', 'journal_entry.posted', posting(invoicePosting.source, { lines: [{ ...line('1100', 1, 'debit', 1), side: 'both' as never }] }), '/entry/lines/0/side'],
+    [
+      'a posting line of side both',
+      'journal_entry.posted',
+      posting(invoicePosting.source, { lines: [{ ...line('1100', 1, 'debit', 1), side: 'both' as never }] }),
+      '/entry/lines/0/side',
+    ],
     ['a posting line of 0 cents', 'journal_entry.posted', posting(invoicePosting.source, { lines: [line('1100', 1, 'debit', 0)] }), '/entry/lines/0/amount_cents'],
     ['a posting without lines', 'journal_entry.posted', posting(invoicePosting.source, { lines: [] }), '/entry/lines'],
     ['a posting in another environment', 'journal_entry.posted', { ...invoicePosting, environment: 'staging' }, '/environment'],

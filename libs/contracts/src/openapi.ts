@@ -7,7 +7,8 @@ const ERROR_RESPONSES: Record<string, string> = {
   '401': 'unauthorized: the bearer key is missing, malformed, unknown or revoked.',
   '403': 'forbidden (the connected app is disabled) or module_disabled (hard module enforcement only).',
   '404': 'not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key.',
-  '409': 'conflict: the current state forbids it, the external id or Idempotency-Key was used with other content, or the first request with this Idempotency-Key is still in flight.',
+  '409':
+    'conflict: the current state forbids it, the external id or Idempotency-Key was used with other content, or the first request with this Idempotency-Key is still in flight.',
   '413': `validation_failed: the JSON body is over ${limits.json_body_bytes_max} bytes.`,
   '415': 'validation_failed: the Content-Type is not application/json.',
   '429': 'rate_limited: the key used up its token bucket; retry after Retry-After seconds.',
@@ -40,10 +41,7 @@ function referencesRecords(body?: JsonSchema): boolean {
 function operation(route: RouteDef): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const r of route.responses) {
-    const content =
-      route.operationId === 'getOpenApi'
-        ? { 'application/yaml': { schema: r.schema } }
-        : { 'application/json': { schema: r.schema } };
+    const content = route.operationId === 'getOpenApi' ? { 'application/yaml': { schema: r.schema } } : { 'application/json': { schema: r.schema } };
     responses[String(r.status)] = { description: r.description, content };
   }
   if (route.operationId !== 'getOpenApi') {

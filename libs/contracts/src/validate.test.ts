@@ -70,10 +70,7 @@ describe('toDetails', () => {
     expect(fields).toEqual(['colour', 'limit']);
     expect(details.find((d) => d.field === 'colour')).toEqual({ field: 'colour', issue: 'unknown_field', message: 'colour is not a known field.' });
     expect(details.find((d) => d.field === 'limit')?.issue).toBe('invalid_type');
-    const required = toDetails(
-      [{ keyword: 'required', instancePath: '', schemaPath: '#/required', params: { missingProperty: 'from' } } as ErrorObject],
-      true,
-    );
+    const required = toDetails([{ keyword: 'required', instancePath: '', schemaPath: '#/required', params: { missingProperty: 'from' } } as ErrorObject], true);
     expect(required).toEqual([{ field: 'from', issue: 'required', message: 'from is required.' }]);
   });
 
@@ -100,13 +97,10 @@ describe('compileBody', () => {
     expect(dateOnly({ d })).toBe(true);
   });
 
-  it.each(['2026-02-30', '2025-02-29', '2026-04-31', '2026-13-01', '2026-1-01', '26-01-01', '2026-01-01T00:00:00Z', ''])(
-    'rejects %p as a date',
-    (d) => {
-      expect(dateOnly({ d })).toBe(false);
-      expect(toDetails(dateOnly.errors)[0]).toMatchObject({ field: '/d', issue: 'invalid_format' });
-    },
-  );
+  it.each(['2026-02-30', '2025-02-29', '2026-04-31', '2026-13-01', '2026-1-01', '26-01-01', '2026-01-01T00:00:00Z', ''])('rejects %p as a date', (d) => {
+    expect(dateOnly({ d })).toBe(false);
+    expect(toDetails(dateOnly.errors)[0]).toMatchObject({ field: '/d', issue: 'invalid_format' });
+  });
 
   it('does not coerce types in a body', () => {
     const v = compileBody(obj({ n: Optional(Type.Integer()) }));

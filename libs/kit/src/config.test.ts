@@ -111,10 +111,7 @@ describe('loadConfig', () => {
     const required = { API_TOKEN: v.str(undefined, 'the token to call upstream'), LIMIT: v.int(undefined, 'a limit') };
     for (const env of [{}, { API_TOKEN: '', LIMIT: '' }]) {
       const err = configError(required, env);
-      expect(err.problems).toEqual([
-        'API_TOKEN: is required (the token to call upstream)',
-        'LIMIT: is required (a limit)',
-      ]);
+      expect(err.problems).toEqual(['API_TOKEN: is required (the token to call upstream)', 'LIMIT: is required (a limit)']);
     }
     expect(loadConfig(required, { API_TOKEN: 't', LIMIT: '3' })).toEqual({ API_TOKEN: 't', LIMIT: 3 });
   });

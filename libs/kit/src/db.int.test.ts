@@ -27,16 +27,22 @@ describe('database helpers against real Postgres', () => {
   });
 
   it('creates the service schema, applies migrations once, and confines SQL to the schema', async () => {
-    const opts = { url: db.url, schema: 'svc_a', entities: [], migrations: [{ name: 'M1', class: M1 }, { name: 'M2', class: M2 }] };
+    const opts = {
+      url: db.url,
+      schema: 'svc_a',
+      entities: [],
+      migrations: [
+        { name: 'M1', class: M1 },
+        { name: 'M2', class: M2 },
+      ],
+    };
     const orm = await openOrm(opts);
     try {
       expect(await migrate(orm)).toEqual(['M1', 'M2']);
       expect(await migrate(orm)).toEqual([]);
       expect(await pingDb(orm)).toBe(true);
       const conn = orm.em.getConnection();
-      const where = await conn.execute(
-        `SELECT table_schema FROM information_schema.tables WHERE table_name IN ('things', 'mikro_orm_migrations') ORDER BY table_name`,
-      );
+      const where = await conn.execute(`SELECT table_schema FROM information_schema.tables WHERE table_name IN ('things', 'mikro_orm_migrations') ORDER BY table_name`);
       expect(where.map((r) => (r as { table_schema: string }).table_schema)).toEqual(['svc_a', 'svc_a']);
       expect(await conn.execute('SELECT id FROM things')).toEqual([{ id: 1 }]);
     } finally {

@@ -67,7 +67,9 @@ export async function schemaDrift(orm: Orm, schema: string): Promise<string[]> {
         }
         const nullable = col.is_nullable === 'YES';
         if (Boolean(prop.nullable) !== nullable) {
-          problems.push(`${meta.className}.${prop.name}: ${meta.tableName}.${field} is ${nullable ? 'NULL' : 'NOT NULL'}, the entity says ${prop.nullable ? 'nullable' : 'required'}`);
+          problems.push(
+            `${meta.className}.${prop.name}: ${meta.tableName}.${field} is ${nullable ? 'NULL' : 'NOT NULL'}, the entity says ${prop.nullable ? 'nullable' : 'required'}`,
+          );
         }
       }
     }

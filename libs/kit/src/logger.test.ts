@@ -62,20 +62,17 @@ describe('createLogger', () => {
     expect(raw()).not.toContain(SECRET);
   });
 
-  it.each(['key', 'api_key', 'secret', 'test_key', 'live_key', 'password', 'token'])(
-    'censors %s at the top level and one level down',
-    (field) => {
-      const { log, record, raw } = capture();
-      log.info({ [field]: SECRET, other: 'visible' }, 'top');
-      log.info({ payload: { [field]: SECRET, other: 'visible' } }, 'nested');
-      const [top, nested] = [record(0), record(1)];
-      expect(top[field]).toBe('[redacted]');
-      expect(top.other).toBe('visible');
-      expect(nested.payload[field]).toBe('[redacted]');
-      expect(nested.payload.other).toBe('visible');
-      expect(raw()).not.toContain(SECRET);
-    },
-  );
+  it.each(['key', 'api_key', 'secret', 'test_key', 'live_key', 'password', 'token'])('censors %s at the top level and one level down', (field) => {
+    const { log, record, raw } = capture();
+    log.info({ [field]: SECRET, other: 'visible' }, 'top');
+    log.info({ payload: { [field]: SECRET, other: 'visible' } }, 'nested');
+    const [top, nested] = [record(0), record(1)];
+    expect(top[field]).toBe('[redacted]');
+    expect(top.other).toBe('visible');
+    expect(nested.payload[field]).toBe('[redacted]');
+    expect(nested.payload.other).toBe('visible');
+    expect(raw()).not.toContain(SECRET);
+  });
 
   it('censors a bootstrap result with both keys', () => {
     const { log, raw, record } = capture();

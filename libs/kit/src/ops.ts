@@ -27,13 +27,7 @@ async function runCheck(check: ReadinessCheck): Promise<boolean> {
 }
 
 /** /metrics, /healthz (alive) and /readyz (every dependency reachable) on their own port. */
-export async function startOpsServer(opts: {
-  port: number;
-  registry: Registry;
-  checks: Record<string, ReadinessCheck>;
-  log: Logger;
-  host?: string;
-}): Promise<OpsServer> {
+export async function startOpsServer(opts: { port: number; registry: Registry; checks: Record<string, ReadinessCheck>; log: Logger; host?: string }): Promise<OpsServer> {
   let shuttingDown = false;
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const send = (status: number, body: unknown, type = 'application/json') => {

@@ -175,7 +175,10 @@ export class Outbox {
         this.metrics?.outboxPublished.inc({ kind: 'relay' });
       }
       if (rows.length) {
-        await this.markPublished(rows.map((r) => r.id), em);
+        await this.markPublished(
+          rows.map((r) => r.id),
+          em,
+        );
         this.log.info({ count: rows.length }, 'outbox relay published rows left behind');
       }
       return rows.length;

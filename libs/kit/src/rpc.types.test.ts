@@ -27,7 +27,11 @@ export function typeChecks(server: RpcServer, client: RpcClient, ctx: TrustedCon
   });
 
   // @ts-expect-error the action of a post is {type: posted, status: completed}
-  server.handle('invoices.post', async () => ({ ok: true, status: 200, body: { ...single('invoice', invoice), action: { type: 'voided' as const, status: 'completed' as const } } }));
+  server.handle('invoices.post', async () => ({
+    ok: true,
+    status: 200,
+    body: { ...single('invoice', invoice), action: { type: 'voided' as const, status: 'completed' as const } },
+  }));
 
   server.handle('estimates.status', async (req) => {
     // @ts-expect-error converted is not a status the caller may ask for

@@ -48,10 +48,7 @@ export function ormOpener(def: Pick<ServiceDefinition, 'name' | 'entities' | 'mi
  * Builds a service's RPC server (and outbox, if it posts) and registers its operations, without
  * starting anything: main starts it, integration tests start it on their own database and prefix.
  */
-export function wireService(
-  def: ServiceDefinition,
-  deps: { nc: NatsConnection; prefix: string; orm: Orm; log: Logger; metrics?: ServiceMetrics; outbox?: Outbox },
-): ServiceWiring {
+export function wireService(def: ServiceDefinition, deps: { nc: NatsConnection; prefix: string; orm: Orm; log: Logger; metrics?: ServiceMetrics; outbox?: Outbox }): ServiceWiring {
   const m = manifestOf(def.name);
   const outbox = m.posts ? (deps.outbox ?? new Outbox(deps.nc, deps.orm, deps.log, deps.metrics)) : undefined;
   const server = new RpcServer(deps.nc, deps.prefix, def.name, deps.log, deps.metrics);
@@ -81,9 +78,7 @@ export function startService(def: ServiceDefinition): void {
       config,
       metrics,
       openOrm: ormOpener(def),
-      checks: Object.fromEntries(
-        Object.entries(def.checks ?? {}).map(([name, check]): [string, ReadinessCheck] => [name, async () => (wiring ? check(wiring) : false)]),
-      ),
+      checks: Object.fromEntries(Object.entries(def.checks ?? {}).map(([name, check]): [string, ReadinessCheck] => [name, async () => (wiring ? check(wiring) : false)])),
     });
     const posts = manifestOf(def.name).posts;
     if (posts) await ensureEventsStream(rt.nc, config.NATS_PREFIX, { duplicateWindowMs: config.EVENTS_DUPLICATE_WINDOW_S * 1000 });
@@ -97,10 +92,7 @@ export function startService(def: ServiceDefinition): void {
       outbox.registerBacklogMetrics();
     }
     const server = wiring.server;
-    rt.onShutdown([
-      { name: 'rpc', run: () => server.drain() },
-      ...(outbox ? [{ name: 'outbox', run: () => outbox.stopRelay() }] : []),
-    ]);
+    rt.onShutdown([{ name: 'rpc', run: () => server.drain() }, ...(outbox ? [{ name: 'outbox', run: () => outbox.stopRelay() }] : [])]);
     rt.log.info({ ops_port: rt.ops.port }, `${def.name} serving`);
   });
 }

@@ -27,16 +27,18 @@ export const ACCOUNT = {
 export type DefaultAccountCode = (typeof ACCOUNT)[keyof typeof ACCOUNT];
 
 /** The chart every organization and environment starts with (API-DECISIONS §7). */
-export const DEFAULT_CHART: readonly AccountDef[] = Object.freeze([
-  { code: ACCOUNT.cash, name: 'Cash', type: 'asset', subtype: 'cash' },
-  { code: ACCOUNT.bank, name: 'Operating bank', type: 'asset', subtype: 'bank' },
-  { code: ACCOUNT.receivable, name: 'Accounts Receivable', type: 'asset', subtype: 'receivable' },
-  { code: ACCOUNT.processorClearing, name: 'Processor clearing', type: 'asset', subtype: 'clearing' },
-  { code: ACCOUNT.payable, name: 'Accounts Payable', type: 'liability', subtype: 'payable' },
-  { code: ACCOUNT.revenue, name: 'Revenue', type: 'revenue', subtype: null },
-  { code: ACCOUNT.expenses, name: 'Expenses', type: 'expense', subtype: null },
-  { code: ACCOUNT.processorFees, name: 'Processor fees', type: 'expense', subtype: null },
-].map((a) => Object.freeze(a as AccountDef)));
+export const DEFAULT_CHART: readonly AccountDef[] = Object.freeze(
+  [
+    { code: ACCOUNT.cash, name: 'Cash', type: 'asset', subtype: 'cash' },
+    { code: ACCOUNT.bank, name: 'Operating bank', type: 'asset', subtype: 'bank' },
+    { code: ACCOUNT.receivable, name: 'Accounts Receivable', type: 'asset', subtype: 'receivable' },
+    { code: ACCOUNT.processorClearing, name: 'Processor clearing', type: 'asset', subtype: 'clearing' },
+    { code: ACCOUNT.payable, name: 'Accounts Payable', type: 'liability', subtype: 'payable' },
+    { code: ACCOUNT.revenue, name: 'Revenue', type: 'revenue', subtype: null },
+    { code: ACCOUNT.expenses, name: 'Expenses', type: 'expense', subtype: null },
+    { code: ACCOUNT.processorFees, name: 'Processor fees', type: 'expense', subtype: null },
+  ].map((a) => Object.freeze(a as AccountDef)),
+);
 
 export function findAccount(code: string, chart: readonly AccountDef[] = DEFAULT_CHART): AccountDef | undefined {
   return chart.find((a) => a.code === code);

@@ -14,7 +14,9 @@ export function isCalendarDate(value: string): boolean {
 /** The accounting date of a timestamp field: a plain date as given, a date-time by its UTC date. */
 export function accountingDate(value: string, field: string): string {
   const bad = () =>
-    AppError.validation(`${field} is not a valid date or date-time.`, [{ field: `/${field}`, issue: 'invalid_format', message: 'Use YYYY-MM-DD or an ISO 8601 date-time with an offset.' }]);
+    AppError.validation(`${field} is not a valid date or date-time.`, [
+      { field: `/${field}`, issue: 'invalid_format', message: 'Use YYYY-MM-DD or an ISO 8601 date-time with an offset.' },
+    ]);
   if (isCalendarDate(value)) return value;
   const m = DATE_TIME.exec(value);
   if (!m || !isCalendarDate(m[1]!)) throw bad();

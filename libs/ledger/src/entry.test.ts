@@ -176,10 +176,15 @@ describe('reversalOf', () => {
   });
 
   it('checks accounts against the allowed set when given', () => {
-    const custom = { id: ENTRY, sourceType: 'bill', sourceId: INVOICE, lines: [
-      { accountCode: '5100', side: 'debit', amountCents: 5 },
-      { accountCode: ACCOUNT.payable, side: 'credit', amountCents: 5 },
-    ] as JournalLine[] };
+    const custom = {
+      id: ENTRY,
+      sourceType: 'bill',
+      sourceId: INVOICE,
+      lines: [
+        { accountCode: '5100', side: 'debit', amountCents: 5 },
+        { accountCode: ACCOUNT.payable, side: 'credit', amountCents: 5 },
+      ] as JournalLine[],
+    };
     expect(code(() => reversalOf(custom, '2026-03-01'))).toBe('unknown_account');
     expect(reversalOf(custom, '2026-03-01', { accountCodes: ['5100', ACCOUNT.payable] }).lines[0]?.side).toBe('credit');
   });

@@ -15,7 +15,10 @@ describe('ledger schema against real Postgres', () => {
   /** The writer's `?` placeholders become pg's $1..$n. */
   const execute: Execute = (sql, params) => {
     let n = 0;
-    return pg.query(sql.replace(/\?/g, () => `$${++n}`), params);
+    return pg.query(
+      sql.replace(/\?/g, () => `$${++n}`),
+      params,
+    );
   };
 
   const org = randomUUID();
@@ -41,10 +44,14 @@ describe('ledger schema against real Postgres', () => {
   }
 
   async function insertLine(entryId: string, lineNo: number, code: string, side: 'debit' | 'credit', amountCents: number, organizationId = org): Promise<void> {
-    await pg.query(
-      `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [entryId, lineNo, accountId(organizationId, env, code), code, side, amountCents],
-    );
+    await pg.query(`INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents) VALUES ($1, $2, $3, $4, $5, $6)`, [
+      entryId,
+      lineNo,
+      accountId(organizationId, env, code),
+      code,
+      side,
+      amountCents,
+    ]);
   }
 
   async function count(entryId: string): Promise<{ entries: number; lines: number }> {
@@ -173,20 +180,38 @@ describe('ledger schema against real Postgres', () => {
     const reversal = { id: randomUUID(), ...reversalOf(entry, '2026-02-01') };
     await tx(() => insertJournalEntry(execute, scope, reversal));
 
-    const accounts = await pg.query(`SELECT id, code FROM ledger_accounts WHERE organization_id = $1 AND environment = 'live' ORDER BY code`, [
-      scope.organizationId,
-    ]);
+    const accounts = await pg.query(`SELECT id, code FROM ledger_accounts WHERE organization_id = $1 AND environment = 'live' ORDER BY code`, [scope.organizationId]);
     expect(accounts.rows).toEqual(DEFAULT_CHART.map((a) => ({ id: accountId(scope.organizationId, 'live', a.code), code: a.code })));
 
-    const e = await pg.query(`SELECT to_char(entry_date, 'YYYY-MM-DD') AS entry_date, source_type, source_id, memo, reverses_entry_id FROM journal_entries WHERE id = $1`, [entry.id]);
+    const e = await pg.query(`SELECT to_char(entry_date, 'YYYY-MM-DD') AS entry_date, source_type, source_id, memo, reverses_entry_id FROM journal_entries WHERE id = $1`, [
+      entry.id,
+    ]);
     expect(e.rows).toEqual([{ entry_date: '2026-01-31', source_type: 'invoice', source_id: invoiceId, memo: 'INV-1', reverses_entry_id: null }]);
     const l = await pg.query(
       `SELECT line_no, account_id, account_code, side, amount_cents::text, customer_id, invoice_id, memo FROM journal_lines WHERE entry_id = $1 ORDER BY line_no`,
       [entry.id],
     );
     expect(l.rows).toEqual([
-      { line_no: 1, account_id: accountId(scope.organizationId, 'live', '1100'), account_code: '1100', side: 'debit', amount_cents: '100000000000', customer_id: customerId, invoice_id: invoiceId, memo: null },
-      { line_no: 2, account_id: accountId(scope.organizationId, 'live', '4000'), account_code: '4000', side: 'credit', amount_cents: '100000000000', customer_id: customerId, invoice_id: invoiceId, memo: "O'Brien's?" },
+      {
+        line_no: 1,
+        account_id: accountId(scope.organizationId, 'live', '1100'),
+        account_code: '1100',
+        side: 'debit',
+        amount_cents: '100000000000',
+        customer_id: customerId,
+        invoice_id: invoiceId,
+        memo: null,
+      },
+      {
+        line_no: 2,
+        account_id: accountId(scope.organizationId, 'live', '4000'),
+        account_code: '4000',
+        side: 'credit',
+        amount_cents: '100000000000',
+        customer_id: customerId,
+        invoice_id: invoiceId,
+        memo: "O'Brien's?",
+      },
     ]);
 
     const net = await pg.query(
@@ -195,7 +220,10 @@ describe('ledger schema against real Postgres', () => {
         WHERE a.organization_id = $1 GROUP BY a.code ORDER BY a.code`,
       [scope.organizationId],
     );
-    expect(net.rows).toEqual([{ code: '1100', net: '0' }, { code: '4000', net: '0' }]);
+    expect(net.rows).toEqual([
+      { code: '1100', net: '0' },
+      { code: '4000', net: '0' },
+    ]);
   });
 
   it('runs as a MikroORM migration in a service schema and writes through em.execute in a transaction', async () => {
@@ -224,15 +252,24 @@ describe('ledger schema against real Postgres', () => {
           ],
         }),
       );
-      const rows = await orm.em.fork().execute(`SELECT e.memo, count(l.id)::int AS lines FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id WHERE e.id = ? GROUP BY e.memo`, [id]);
+      const rows = await orm.em
+        .fork()
+        .execute(`SELECT e.memo, count(l.id)::int AS lines FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id WHERE e.id = ? GROUP BY e.memo`, [id]);
       expect(rows).toEqual([{ memo: "what's this?", lines: 2 }]);
 
       // The database, not only the code, refuses an unbalanced write through the ORM.
       const bad = randomUUID();
       await expect(
         orm.em.fork().transactional(async (em) => {
-          await em.execute(`INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id) VALUES (?, ?, 'test', '2026-03-01', 'payment', ?)`, [bad, scope.organizationId, randomUUID()]);
-          await em.execute(`INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents) VALUES (?, 1, ?, '1000', 'debit', 5)`, [bad, accountId(scope.organizationId, 'test', '1000')]);
+          await em.execute(`INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id) VALUES (?, ?, 'test', '2026-03-01', 'payment', ?)`, [
+            bad,
+            scope.organizationId,
+            randomUUID(),
+          ]);
+          await em.execute(`INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents) VALUES (?, 1, ?, '1000', 'debit', 5)`, [
+            bad,
+            accountId(scope.organizationId, 'test', '1000'),
+          ]);
         }),
       ).rejects.toThrow(/is unbalanced/);
       expect(await orm.em.fork().execute(`SELECT id FROM journal_entries WHERE id = ?`, [bad])).toEqual([]);

@@ -3,15 +3,7 @@
  * of many amounts stay exact; anything that would leave the safe range is refused, never rounded.
  */
 
-export type LedgerErrorCode =
-  | 'empty'
-  | 'unbalanced'
-  | 'bad_amount'
-  | 'bad_quantity'
-  | 'unknown_account'
-  | 'bad_line'
-  | 'bad_entry'
-  | 'too_many_lines';
+export type LedgerErrorCode = 'empty' | 'unbalanced' | 'bad_amount' | 'bad_quantity' | 'unknown_account' | 'bad_line' | 'bad_entry' | 'too_many_lines';
 
 /** The ledger's own error vocabulary; a service maps it to its API errors (e.g. validation_failed). */
 export class LedgerError extends Error {

@@ -39,26 +39,46 @@ describe('insertDefaultAccounts', () => {
 describe('insertJournalEntry', () => {
   it('ensures the accounts, then writes the entry and its numbered lines', async () => {
     const { calls, execute } = recorder();
-    await insertJournalEntry(execute, { organizationId: ORG, environment: 'live' }, {
-      id: ENTRY,
-      entryDate: '2026-01-15',
-      sourceType: 'invoice',
-      sourceId: INVOICE,
-      lines: [
-        { accountCode: ACCOUNT.receivable, side: 'debit', amountCents: 500, invoiceId: INVOICE },
-        { accountCode: ACCOUNT.processorFees, side: 'debit', amountCents: 0 },
-        { accountCode: ACCOUNT.revenue, side: 'credit', amountCents: 500, memo: 'why?' },
-      ],
-    });
-    expect(calls.map((c) => c.sql.split(' (')[0])).toEqual([
-      'INSERT INTO ledger_accounts',
-      'INSERT INTO journal_entries',
-      'INSERT INTO journal_lines',
-    ]);
+    await insertJournalEntry(
+      execute,
+      { organizationId: ORG, environment: 'live' },
+      {
+        id: ENTRY,
+        entryDate: '2026-01-15',
+        sourceType: 'invoice',
+        sourceId: INVOICE,
+        lines: [
+          { accountCode: ACCOUNT.receivable, side: 'debit', amountCents: 500, invoiceId: INVOICE },
+          { accountCode: ACCOUNT.processorFees, side: 'debit', amountCents: 0 },
+          { accountCode: ACCOUNT.revenue, side: 'credit', amountCents: 500, memo: 'why?' },
+        ],
+      },
+    );
+    expect(calls.map((c) => c.sql.split(' (')[0])).toEqual(['INSERT INTO ledger_accounts', 'INSERT INTO journal_entries', 'INSERT INTO journal_lines']);
     expect(calls[1]?.params).toEqual([ENTRY, ORG, 'live', '2026-01-15', 'invoice', INVOICE, null, null]);
     expect(calls[2]?.params).toEqual([
-      ENTRY, 1, accountId(ORG, 'live', '1100'), '1100', 'debit', 500, null, INVOICE, null, null, null,
-      ENTRY, 2, accountId(ORG, 'live', '4000'), '4000', 'credit', 500, null, null, null, null, 'why?',
+      ENTRY,
+      1,
+      accountId(ORG, 'live', '1100'),
+      '1100',
+      'debit',
+      500,
+      null,
+      INVOICE,
+      null,
+      null,
+      null,
+      ENTRY,
+      2,
+      accountId(ORG, 'live', '4000'),
+      '4000',
+      'credit',
+      500,
+      null,
+      null,
+      null,
+      null,
+      'why?',
     ]);
   });
 

@@ -142,22 +142,14 @@ export const LEDGER_DDL: readonly DdlVersion[] = Object.freeze([{ version: 1, sq
  * Creates the chart's accounts for one organization and environment, with their stable ids.
  * Idempotent; two transactions racing here both succeed (the second waits, then does nothing).
  */
-export async function insertDefaultAccounts(
-  execute: Execute,
-  organizationId: string,
-  environment: LedgerEnvironment,
-  chart: readonly AccountDef[] = DEFAULT_CHART,
-): Promise<void> {
+export async function insertDefaultAccounts(execute: Execute, organizationId: string, environment: LedgerEnvironment, chart: readonly AccountDef[] = DEFAULT_CHART): Promise<void> {
   if (chart.length === 0) return;
   const params: unknown[] = [];
   const rows = chart.map((a) => {
     params.push(accountId(organizationId, environment, a.code), organizationId, environment, a.code, a.name, a.type, a.subtype);
     return '(?, ?, ?, ?, ?, ?, ?)';
   });
-  await execute(
-    `INSERT INTO ledger_accounts (id, organization_id, environment, code, name, type, subtype) VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING`,
-    params,
-  );
+  await execute(`INSERT INTO ledger_accounts (id, organization_id, environment, code, name, type, subtype) VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING`, params);
 }
 
 /**

@@ -74,7 +74,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
     await db.drop();
   });
 
-  it('posts the entry and its event in one transaction; the event is in the stream, on the owning service\'s subject, when transact resolves', async () => {
+  it("posts the entry and its event in one transaction; the event is in the stream, on the owning service's subject, when transact resolves", async () => {
     const before = await streamMessages();
     const c = ctx();
     const entryId = await books.transact(c, (tx) => tx.post(draft(1234), source()));
@@ -83,7 +83,12 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
     expect(await streamMessages()).toBe(before + 1);
     const last = await jsm.streams.getMessage(eventsStreamName(prefix), { last_by_subj: postingSubject(prefix, 'payables') });
     const event = JSON.parse(new TextDecoder().decode(last.data));
-    expect(event).toMatchObject({ type: 'journal_entry.posted', organization_id: c.organizationId, entry: { id: entryId, source_type: 'bill' }, source: { type: 'processor_payout' } });
+    expect(event).toMatchObject({
+      type: 'journal_entry.posted',
+      organization_id: c.organizationId,
+      entry: { id: entryId, source_type: 'bill' },
+      source: { type: 'processor_payout' },
+    });
   });
 
   it('a failure inside the work rolls everything back and publishes nothing', async () => {
@@ -122,7 +127,11 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       expect(isUniqueViolation(e, 'widgets_body')).toBe(false);
       // The constraint name in the message text alone is not enough.
       expect(isUniqueViolation(new Error('duplicate key value violates unique constraint "widgets_ext"'), 'widgets_ext')).toBe(false);
-      const notNull = await orm.em.fork().getConnection().execute('INSERT INTO widgets (id, ext, body) VALUES (?, NULL, ?)', [randomUUID(), 'x']).catch((err: unknown) => err);
+      const notNull = await orm.em
+        .fork()
+        .getConnection()
+        .execute('INSERT INTO widgets (id, ext, body) VALUES (?, NULL, ?)', [randomUUID(), 'x'])
+        .catch((err: unknown) => err);
       expect(isUniqueViolation(notNull, 'widgets_ext')).toBe(false);
     });
 

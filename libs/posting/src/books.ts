@@ -64,72 +64,72 @@ export class Books {
     const result = await this.orm.em
       .fork()
       .transactional(async (em) => {
-      const tx: Tx = {
-        em,
-        scope,
-        post: async (draft, source) => {
-          const entry = { ...buildEntry(draft), id: randomUUID() };
-          posted = true;
-          await insertJournalEntry((sql, params) => em.execute(sql, params, 'run'), scope, entry, {
-            accountsExist: this.chartsCommitted.has(scopeKey),
-          });
-          const event: PostingEvent = {
-            id: randomUUID(),
-            type: 'journal_entry.posted',
-            organization_id: scope.organizationId,
-            environment: scope.environment,
-            occurred_at: new Date().toISOString(),
-            entry: {
-              id: entry.id,
-              entry_date: entry.entryDate,
-              source_type: entry.sourceType,
-              source_id: entry.sourceId,
-              memo: entry.memo ?? null,
-              reverses_entry_id: entry.reversesEntryId ?? null,
-              lines: entry.lines.map((l) => ({
-                account_id: accountId(scope.organizationId, scope.environment, l.accountCode),
-                account_code: l.accountCode,
-                side: l.side,
-                amount_cents: l.amountCents,
-                customer_id: l.customerId ?? null,
-                invoice_id: l.invoiceId ?? null,
-                vendor_id: l.vendorId ?? null,
-                bill_id: l.billId ?? null,
-              })),
-            },
-            source,
-          };
-          pending.push({ id: event.id, subject: postingSubject(this.prefix, this.service), payload: event });
-          return entry.id;
-        },
-        emit: (type, data) => {
-          const id = randomUUID();
-          const created_at = new Date().toISOString();
-          if (isReferenceEventType(type)) {
-            const payload = { id, type, created_at, organization_id: ctx.organizationId, environment: ctx.environment, data };
-            pending.push({ id, subject: referenceSubject(this.prefix, type), payload });
-            return;
-          }
-          pending.push({
-            id,
-            subject: outboundSubject(this.prefix, type),
-            payload: {
+        const tx: Tx = {
+          em,
+          scope,
+          post: async (draft, source) => {
+            const entry = { ...buildEntry(draft), id: randomUUID() };
+            posted = true;
+            await insertJournalEntry((sql, params) => em.execute(sql, params, 'run'), scope, entry, {
+              accountsExist: this.chartsCommitted.has(scopeKey),
+            });
+            const event: PostingEvent = {
+              id: randomUUID(),
+              type: 'journal_entry.posted',
+              organization_id: scope.organizationId,
+              environment: scope.environment,
+              occurred_at: new Date().toISOString(),
+              entry: {
+                id: entry.id,
+                entry_date: entry.entryDate,
+                source_type: entry.sourceType,
+                source_id: entry.sourceId,
+                memo: entry.memo ?? null,
+                reverses_entry_id: entry.reversesEntryId ?? null,
+                lines: entry.lines.map((l) => ({
+                  account_id: accountId(scope.organizationId, scope.environment, l.accountCode),
+                  account_code: l.accountCode,
+                  side: l.side,
+                  amount_cents: l.amountCents,
+                  customer_id: l.customerId ?? null,
+                  invoice_id: l.invoiceId ?? null,
+                  vendor_id: l.vendorId ?? null,
+                  bill_id: l.billId ?? null,
+                })),
+              },
+              source,
+            };
+            pending.push({ id: event.id, subject: postingSubject(this.prefix, this.service), payload: event });
+            return entry.id;
+          },
+          emit: (type, data) => {
+            const id = randomUUID();
+            const created_at = new Date().toISOString();
+            if (isReferenceEventType(type)) {
+              const payload = { id, type, created_at, organization_id: ctx.organizationId, environment: ctx.environment, data };
+              pending.push({ id, subject: referenceSubject(this.prefix, type), payload });
+              return;
+            }
+            pending.push({
               id,
-              type,
-              created_at,
-              organization_id: ctx.organizationId,
-              connected_app_id: ctx.connectedAppId,
-              environment: ctx.environment,
-              data,
-            },
-          });
-        },
-      };
-      const r = await work(tx);
-      await em.flush();
-      await this.outbox.add(em, pending);
-      return r;
-    })
+              subject: outboundSubject(this.prefix, type),
+              payload: {
+                id,
+                type,
+                created_at,
+                organization_id: ctx.organizationId,
+                connected_app_id: ctx.connectedAppId,
+                environment: ctx.environment,
+                data,
+              },
+            });
+          },
+        };
+        const r = await work(tx);
+        await em.flush();
+        await this.outbox.add(em, pending);
+        return r;
+      })
       .catch(refuseLedgerError);
     if (posted) this.chartsCommitted.add(scopeKey); // committed: the chart exists from now on
     await this.outbox.publish(pending);

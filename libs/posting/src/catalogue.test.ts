@@ -3,7 +3,14 @@ import { catalogueErrors } from './catalogue';
 
 const org = randomUUID();
 const customer = { id: randomUUID(), external_customer_id: 'c1', name: 'C', email: null, status: 'active', created_at: '2026-11-01T00:00:00.000Z' };
-const reference = (data: unknown, type = 'customer.created') => ({ id: randomUUID(), type, created_at: '2026-11-01T00:00:00.000Z', organization_id: org, environment: 'test', data });
+const reference = (data: unknown, type = 'customer.created') => ({
+  id: randomUUID(),
+  type,
+  created_at: '2026-11-01T00:00:00.000Z',
+  organization_id: org,
+  environment: 'test',
+  data,
+});
 const outbound = (data: unknown) => ({ ...reference(data, 'payment.posted'), connected_app_id: randomUUID() });
 const payment = { payment_id: randomUUID(), invoice_id: randomUUID(), amount_cents: 500, currency: 'USD' };
 

@@ -28,7 +28,10 @@ export function catalogueErrors(prefix: string, rows: { subject: string; payload
       }
       type = t as EventType;
       body = p.data;
-      const envelope = m[1] === 'outbound' ? ['id', 'type', 'created_at', 'organization_id', 'connected_app_id', 'environment', 'data'] : ['id', 'type', 'created_at', 'organization_id', 'environment', 'data'];
+      const envelope =
+        m[1] === 'outbound'
+          ? ['id', 'type', 'created_at', 'organization_id', 'connected_app_id', 'environment', 'data']
+          : ['id', 'type', 'created_at', 'organization_id', 'environment', 'data'];
       const missing = envelope.filter((k) => !(k in p));
       if (missing.length) out.push(`${where}: envelope lacks ${missing.join(', ')}`);
     }

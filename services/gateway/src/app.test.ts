@@ -15,7 +15,16 @@ const TABLE: RouteDef[] = [
   { ...base, operationId: 'createThing', method: 'POST', path: '/t/things', rpc: 'customers.create', auth: true, body: obj({ name: { type: 'string' } }, ['name']) },
   { ...base, operationId: 'whoAmI', method: 'GET', path: '/t/me', rpc: null, auth: true },
   { ...base, operationId: 'portalPage', method: 'GET', path: '/t/page', rpc: null, auth: false, kind: 'public', query: obj({ token: { type: 'string' } }) },
-  { ...base, operationId: 'downloadFile', method: 'GET', path: '/t/files/{id}', rpc: 'customers.get', auth: true, kind: 'download', params: obj({ id: { type: 'string' } }, ['id']) },
+  {
+    ...base,
+    operationId: 'downloadFile',
+    method: 'GET',
+    path: '/t/files/{id}',
+    rpc: 'customers.get',
+    auth: true,
+    kind: 'download',
+    params: obj({ id: { type: 'string' } }, ['id']),
+  },
   { ...base, operationId: 'uploadFile', method: 'POST', path: '/t/files', rpc: null, auth: true, kind: 'upload', query: obj({ source: { type: 'string' } }) },
 ];
 
@@ -193,8 +202,10 @@ describe('createGatewayApp with a route of each kind', () => {
   });
 
   describe('the route table', () => {
-    const build = (route: Partial<RouteDef>, over: Partial<GatewayDeps> = {}) => () =>
-      createGatewayApp(deps({ routes: [{ ...TABLE[0], ...route } as RouteDef], ...over }));
+    const build =
+      (route: Partial<RouteDef>, over: Partial<GatewayDeps> = {}) =>
+      () =>
+        createGatewayApp(deps({ routes: [{ ...TABLE[0], ...route } as RouteDef], ...over }));
 
     it.each([
       ['a public route that wants a key', { kind: 'public', auth: true, rpc: null }, /takes no API key/],

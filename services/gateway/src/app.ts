@@ -72,10 +72,12 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
     return async (ctx) => h(ctx);
   };
   const handler = (route: RouteDef): Middleware => (route.rpc ? forward(route, deps) : localHandler(route));
-  const mark = (route: RouteDef): Middleware => async (ctx, next) => {
-    ctx.state.routePath = route.path;
-    await next();
-  };
+  const mark =
+    (route: RouteDef): Middleware =>
+    async (ctx, next) => {
+      ctx.state.routePath = route.path;
+      await next();
+    };
   const withKey = (route: RouteDef): Middleware[] => [authenticate(deps), rateLimit(deps), moduleGuidance(route, deps.moduleEnforcement)];
   const jsonBody = (route: RouteDef): Middleware[] => (takesBody(route) ? [requireJson, parseJson] : []);
 

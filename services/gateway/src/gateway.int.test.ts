@@ -281,8 +281,7 @@ describe('gateway against real Postgres and NATS', () => {
 
     it('refuses malformed JSON, a non-object body, a wrong content type and an oversized body', async () => {
       const { base } = await gateway();
-      const post = (body: string, type = 'application/json') =>
-        call(base, '/api/v1/customers', { key: org.test_key, method: 'POST', body, headers: { 'content-type': type } });
+      const post = (body: string, type = 'application/json') => call(base, '/api/v1/customers', { key: org.test_key, method: 'POST', body, headers: { 'content-type': type } });
       let r = await post('{"external_customer_id":');
       expect(r.status).toBe(400);
       expect((await json(r)).error).toMatchObject({ code: 'validation_failed', details: [{ issue: 'malformed_json' }] });
@@ -479,9 +478,7 @@ describe('gateway against real Postgres and NATS', () => {
       const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
         .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
         .sort();
-      const routed = router.stack
-        .flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`))
-        .sort();
+      const routed = router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`)).sort();
       expect(routed).toEqual(documented);
       expect(routed.length).toBeGreaterThan(3);
     });

@@ -4,17 +4,15 @@ import type { Orm } from '@acct/kit';
 
 export { canonicalJson };
 
-export type Begin =
-  | { kind: 'proceed' }
-  | { kind: 'replay'; status: number; headers: Record<string, string>; body: string }
-  | { kind: 'mismatch' }
-  | { kind: 'in_flight' };
+export type Begin = { kind: 'proceed' } | { kind: 'replay'; status: number; headers: Record<string, string>; body: string } | { kind: 'mismatch' } | { kind: 'in_flight' };
 
 /** A request still marked in flight after this long is taken to have died with its process. */
 const STALE_IN_FLIGHT_SECONDS = 120;
 
 export function fingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method}\n${path}\n${canonicalJson(body ?? null)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method}\n${path}\n${canonicalJson(body ?? null)}`)
+    .digest('hex');
 }
 
 /** Idempotency-Key records of API-DECISIONS §2, in the gateway's schema. */
@@ -42,12 +40,11 @@ export class IdempotencyStore {
       [apiKeyId, key, fp, this.ttlSeconds, STALE_IN_FLIGHT_SECONDS],
     );
     if (claimed.length) return { kind: 'proceed' };
-    const rows: Array<{ fingerprint: string; state: string; response_status: number; response_headers: Record<string, string>; response_body: string }> =
-      await this.conn.execute(
-        `SELECT fingerprint, state, response_status, response_headers, response_body
+    const rows: Array<{ fingerprint: string; state: string; response_status: number; response_headers: Record<string, string>; response_body: string }> = await this.conn.execute(
+      `SELECT fingerprint, state, response_status, response_headers, response_body
            FROM idempotency_keys WHERE api_key_id = ? AND key = ?`,
-        [apiKeyId, key],
-      );
+      [apiKeyId, key],
+    );
     const row = rows[0];
     if (!row) return this.begin(apiKeyId, key, fp); // deleted between the two statements
     if (row.fingerprint !== fp) return { kind: 'mismatch' };
@@ -69,10 +66,7 @@ export class IdempotencyStore {
   }
 
   async purgeExpired(batch = 1000): Promise<number> {
-    const res = await this.conn.execute(
-      `DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at < now() LIMIT ?) RETURNING 1`,
-      [batch],
-    );
+    const res = await this.conn.execute(`DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at < now() LIMIT ?) RETURNING 1`, [batch]);
     return res.length;
   }
 }

@@ -124,10 +124,11 @@ describe('receivables books against real Postgres and JetStream', () => {
     await postedInvoice(c, 100); // creates the chart of accounts of this organization
     const entryId = randomUUID();
     const attempt = orm.em.fork().transactional(async (em) => {
-      await em.execute(
-        `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id) VALUES (?, ?, 'test', '2026-01-01', 'manual', ?)`,
-        [entryId, c.organizationId, randomUUID()],
-      );
+      await em.execute(`INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id) VALUES (?, ?, 'test', '2026-01-01', 'manual', ?)`, [
+        entryId,
+        c.organizationId,
+        randomUUID(),
+      ]);
       await em.execute(
         `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents)
          SELECT ?, 1, id, code, 'debit', 500 FROM ledger_accounts WHERE organization_id = ? AND environment = 'test' AND code = '1000'`,
@@ -227,9 +228,7 @@ describe('receivables books against real Postgres and JetStream', () => {
       ),
     );
     expect(refunds.map((r) => (r.ok ? r.body.data.status : r.error.code))).toEqual(Array(6).fill('processed'));
-    const reversals = await sql(`SELECT id FROM journal_entries WHERE source_type = 'payment' AND source_id = ? AND reverses_entry_id IS NOT NULL`, [
-      received.payment_id,
-    ]);
+    const reversals = await sql(`SELECT id FROM journal_entries WHERE source_type = 'payment' AND source_id = ? AND reverses_entry_id IS NOT NULL`, [received.payment_id]);
     expect(reversals).toHaveLength(1);
     const [row] = await sql(`SELECT paid_cents::int AS paid, status FROM invoices WHERE id = ?`, [inv.id]);
     expect(row).toEqual({ paid: 0, status: 'open' });

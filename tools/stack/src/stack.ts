@@ -8,7 +8,6 @@ import { ensureDatabase } from '@acct/kit';
 /** Repository root, from tools/stack/{src,dist}. */
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 
-
 export interface StackOptions {
   databaseUrl: string;
   natsUrl: string;

@@ -51,7 +51,10 @@ function need(o: Opts, name: keyof typeof OPTIONS): string {
 
 function modulesList(s: string | undefined): ModuleName[] {
   if (typeof s !== 'string') return [];
-  const list = s.split(',').map((x) => x.trim()).filter(Boolean);
+  const list = s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   const bad = list.filter((m) => !(MODULES as readonly string[]).includes(m));
   if (bad.length) throw new UsageError(`unknown module(s): ${bad.join(', ')}; known: ${MODULES.join(', ')}`);
   return list as ModuleName[];

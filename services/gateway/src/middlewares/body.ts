@@ -10,9 +10,7 @@ export function bodyError(err: { status?: number; type?: string }): AppError {
   if (err.status === 415 || err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') {
     return new AppError('validation_failed', 'The body uses an unsupported encoding or charset.', [], 415);
   }
-  return AppError.validation('The request body is not valid JSON.', [
-    { field: '/', issue: 'malformed_json', message: 'The body could not be parsed as JSON.' },
-  ]);
+  return AppError.validation('The request body is not valid JSON.', [{ field: '/', issue: 'malformed_json', message: 'The body could not be parsed as JSON.' }]);
 }
 
 /** A request that carries a body must say it is JSON: anything else is 415. */
@@ -20,9 +18,12 @@ export const requireJson: Middleware = async (ctx, next) => {
   const length = Number(ctx.get('content-length') || 0);
   const chunked = Boolean(ctx.get('transfer-encoding'));
   if ((length > 0 || chunked) && !ctx.is('application/json', '+json')) {
-    throw new AppError('validation_failed', 'Send the body as application/json.', [
-      { field: 'Content-Type', issue: 'unsupported_media_type', message: `Content-Type ${ctx.get('content-type') || '(none)'} is not supported.` },
-    ], 415);
+    throw new AppError(
+      'validation_failed',
+      'Send the body as application/json.',
+      [{ field: 'Content-Type', issue: 'unsupported_media_type', message: `Content-Type ${ctx.get('content-type') || '(none)'} is not supported.` }],
+      415,
+    );
   }
   await next();
 };
@@ -41,4 +42,3 @@ export const parseJson: Middleware = koaBody({
     throw bodyError(err as { status?: number; type?: string });
   },
 });
-

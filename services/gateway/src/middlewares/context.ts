@@ -21,10 +21,7 @@ export function requestContext({ log, metrics }: { log: Logger; metrics: Gateway
       metrics.httpInFlight.dec();
       const route = ctx.state.routePath ?? 'unmatched';
       const seconds = endTimer({ method: ctx.method, route, status: String(ctx.status) });
-      ctx.state.log.info(
-        { method: ctx.method, route, status: ctx.status, duration_ms: Math.round(seconds * 1e6) / 1e3, api_key_id: ctx.state.principal?.apiKeyId },
-        'request',
-      );
+      ctx.state.log.info({ method: ctx.method, route, status: ctx.status, duration_ms: Math.round(seconds * 1e6) / 1e3, api_key_id: ctx.state.principal?.apiKeyId }, 'request');
     }
   };
 }

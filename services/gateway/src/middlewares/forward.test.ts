@@ -7,8 +7,7 @@ import type { Middleware } from './state';
 describe('forward', () => {
   let reply: RpcReply;
   const rpc = fakeRpc(() => reply);
-  const route = (over: Partial<RouteDef> = {}) =>
-    ({ operationId: 'getThing', method: 'POST', path: '/things/{id}', rpc: 'customers.get', ...over }) as RouteDef;
+  const route = (over: Partial<RouteDef> = {}) => ({ operationId: 'getThing', method: 'POST', path: '/things/{id}', rpc: 'customers.get', ...over }) as RouteDef;
   const validated: Middleware = async (ctx, next) => {
     ctx.state.query = { limit: 5 };
     ctx.state.body = { name: 'N' };

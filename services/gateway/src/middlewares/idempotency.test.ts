@@ -12,13 +12,18 @@ describe('idempotency', () => {
   const serveRoute = async (over: Partial<RouteDef> = {}) => {
     const route = { operationId: 'x', method: 'POST', path: '/x', ...over } as RouteDef;
     const s = await serve(
-      appOf(withPrincipal(), async (ctx, next) => {
-        ctx.state.body = ctx.get('x-body');
-        await next();
-      }, idempotency(route, { records, metrics }), async (ctx, next) => {
-        runs++;
-        await answer(ctx, next);
-      }),
+      appOf(
+        withPrincipal(),
+        async (ctx, next) => {
+          ctx.state.body = ctx.get('x-body');
+          await next();
+        },
+        idempotency(route, { records, metrics }),
+        async (ctx, next) => {
+          runs++;
+          await answer(ctx, next);
+        },
+      ),
     );
     servers.push(s);
     return s;

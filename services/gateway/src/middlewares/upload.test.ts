@@ -18,14 +18,18 @@ describe('upload', () => {
 
   beforeAll(async () => {
     const router = new Router();
-    router.register('/docs/:id', ['POST'], [
-      withPrincipal(),
-      validated,
-      upload(route, async ({ stream, ...rest }) => {
-        seen.push({ ...rest, text: await text(stream) });
-        return reply;
-      }),
-    ]);
+    router.register(
+      '/docs/:id',
+      ['POST'],
+      [
+        withPrincipal(),
+        validated,
+        upload(route, async ({ stream, ...rest }) => {
+          seen.push({ ...rest, text: await text(stream) });
+          return reply;
+        }),
+      ],
+    );
     const app = appOf();
     app.use(router.routes());
     served = await serve(app);

@@ -13,13 +13,17 @@ describe('validate', () => {
   beforeAll(async () => {
     const router = new Router();
     for (const r of [route('listCustomers'), route('getCustomer'), route('createCustomer')]) {
-      router.register(r.path.replace(/\{(\w+)\}/g, ':$1'), [r.method], [
-        parseJson,
-        validate(r),
-        async (ctx) => {
-          ctx.body = { query: ctx.state.query, body: ctx.state.body ?? null };
-        },
-      ]);
+      router.register(
+        r.path.replace(/\{(\w+)\}/g, ':$1'),
+        [r.method],
+        [
+          parseJson,
+          validate(r),
+          async (ctx) => {
+            ctx.body = { query: ctx.state.query, body: ctx.state.body ?? null };
+          },
+        ],
+      );
     }
     const app = appOf();
     app.use(router.routes());

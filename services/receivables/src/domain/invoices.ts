@@ -15,9 +15,7 @@ export function openBalance(inv: { status: InvoiceStatus; totalCents: number; pa
 /** A payment needs an open or partially paid invoice and 0 < amount ≤ open balance. */
 export function checkPayment(inv: { id: string; status: InvoiceStatus; totalCents: number; paidCents: number }, amountCents: number): void {
   if (!Number.isSafeInteger(amountCents) || amountCents <= 0) {
-    throw AppError.validation('amount_cents must be a whole number of cents greater than 0.', [
-      { field: '/amount_cents', issue: 'out_of_range', message: 'Must be > 0.' },
-    ]);
+    throw AppError.validation('amount_cents must be a whole number of cents greater than 0.', [{ field: '/amount_cents', issue: 'out_of_range', message: 'Must be > 0.' }]);
   }
   if (inv.status !== 'open' && inv.status !== 'partially_paid') {
     throw AppError.conflict(`Invoice ${inv.id} is ${inv.status}: only open or partially paid invoices take payments.`, [

@@ -1,16 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  AppError,
-  type ErrorDetail,
-  INBOUND_ACTIVE,
-  INBOUND_PLANNED,
-  INBOUND_STORED_ONLY,
-  canonicalJson,
-  compileBody,
-  isAppError,
-  schemas,
-  toDetails,
-} from '@acct/contracts';
+import { AppError, type ErrorDetail, INBOUND_ACTIVE, INBOUND_PLANNED, INBOUND_STORED_ONLY, canonicalJson, compileBody, isAppError, schemas, toDetails } from '@acct/contracts';
 import type { Db, Tx } from '@acct/posting';
 import { type InboundEvent, InboundEventSchema } from '../entities';
 import { findFirstEvent, findInvoiceIdByExternalId, lockPaymentByExternalId } from '../queries';
@@ -29,7 +18,9 @@ export interface EventInput {
 }
 
 export function eventHash(type: string, payload: unknown): string {
-  return createHash('sha256').update(canonicalJson([type, payload])).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson([type, payload]))
+    .digest('hex');
 }
 
 /** Supported, stored-only, planned (400) or unknown (400): SPEC.md §6. */
@@ -37,10 +28,9 @@ export function classifyEvent(type: string): 'active' | 'stored' {
   if ((INBOUND_ACTIVE as readonly string[]).includes(type)) return 'active';
   if ((INBOUND_STORED_ONLY as readonly string[]).includes(type)) return 'stored';
   const planned = (INBOUND_PLANNED as readonly string[]).includes(type);
-  throw AppError.validation(
-    planned ? `Event type ${type} is planned and not accepted today.` : `Event type ${type} is not supported.`,
-    [{ field: '/event_type', issue: planned ? 'planned_event_type' : 'unsupported_event_type', message: `Supported: ${[...INBOUND_ACTIVE, ...INBOUND_STORED_ONLY].join(', ')}.` }],
-  );
+  throw AppError.validation(planned ? `Event type ${type} is planned and not accepted today.` : `Event type ${type} is not supported.`, [
+    { field: '/event_type', issue: planned ? 'planned_event_type' : 'unsupported_event_type', message: `Supported: ${[...INBOUND_ACTIVE, ...INBOUND_STORED_ONLY].join(', ')}.` },
+  ]);
 }
 
 /**
@@ -58,8 +48,7 @@ export async function duplicateEvent(db: Db, input: EventInput, hash: string): P
   return first;
 }
 
-const payloadDetails = (errors: Parameters<typeof toDetails>[0]): ErrorDetail[] =>
-  toDetails(errors).map((d) => ({ ...d, field: `/payload${d.field === '/' ? '' : d.field}` }));
+const payloadDetails = (errors: Parameters<typeof toDetails>[0]): ErrorDetail[] => toDetails(errors).map((d) => ({ ...d, field: `/payload${d.field === '/' ? '' : d.field}` }));
 
 /** payment.received: validated, matched by external_invoice_id, posted as a payment; else failed. */
 async function processPaymentReceived(tx: Tx, eventId: string, payload: Record<string, unknown>): Promise<Outcome> {

@@ -35,5 +35,14 @@ export function registerCustomerHandlers(server: RpcServer, books: Books): void 
     });
   });
 
-  registerReads(server, orm, { list: 'customers.list', get: 'customers.get', schema: CustomerSchema, name: 'customer', plural: 'customers', label: 'Customer', dto: customerDto, filters: {} });
+  registerReads(server, orm, {
+    list: 'customers.list',
+    get: 'customers.get',
+    schema: CustomerSchema,
+    name: 'customer',
+    plural: 'customers',
+    label: 'Customer',
+    dto: customerDto,
+    filters: {},
+  });
 }

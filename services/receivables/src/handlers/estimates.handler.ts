@@ -62,5 +62,14 @@ export function registerEstimateHandlers(server: RpcServer, books: Books): void 
     }
   });
 
-  registerReads(server, orm, { list: 'estimates.list', get: 'estimates.get', schema: EstimateSchema, name: 'estimate', plural: 'estimates', label: 'Estimate', dto: estimateDto, filters: { status: 'status', customer_id: 'customerId' } });
+  registerReads(server, orm, {
+    list: 'estimates.list',
+    get: 'estimates.get',
+    schema: EstimateSchema,
+    name: 'estimate',
+    plural: 'estimates',
+    label: 'Estimate',
+    dto: estimateDto,
+    filters: { status: 'status', customer_id: 'customerId' },
+  });
 }

@@ -52,5 +52,14 @@ export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
     return { ok: true, status: 200, replayed, body: { ...single('invoice', invoiceDto(invoice)), action: { type: 'posted', status: 'completed' } as const } };
   });
 
-  registerReads(server, orm, { list: 'invoices.list', get: 'invoices.get', schema: InvoiceSchema, name: 'invoice', plural: 'invoices', label: 'Invoice', dto: invoiceDto, filters: { status: 'status', customer_id: 'customerId' } });
+  registerReads(server, orm, {
+    list: 'invoices.list',
+    get: 'invoices.get',
+    schema: InvoiceSchema,
+    name: 'invoice',
+    plural: 'invoices',
+    label: 'Invoice',
+    dto: invoiceDto,
+    filters: { status: 'status', customer_id: 'customerId' },
+  });
 }

@@ -26,5 +26,14 @@ export function registerPaymentHandlers(server: RpcServer, books: Books): void {
     return { ok: true, status: replayed ? 200 : 201, replayed, body: single('payment', paymentDto(payment)) };
   });
 
-  registerReads(server, orm, { list: 'payments.list', get: 'payments.get', schema: PaymentSchema, name: 'payment', plural: 'payments', label: 'Payment', dto: paymentDto, filters: { invoice_id: 'invoiceId' } });
+  registerReads(server, orm, {
+    list: 'payments.list',
+    get: 'payments.get',
+    schema: PaymentSchema,
+    name: 'payment',
+    plural: 'payments',
+    label: 'Payment',
+    dto: paymentDto,
+    filters: { invoice_id: 'invoiceId' },
+  });
 }

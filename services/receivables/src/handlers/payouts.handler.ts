@@ -42,5 +42,14 @@ export function registerPayoutHandlers(server: RpcServer, books: Books): void {
     });
   });
 
-  registerReads(server, orm, { list: 'payouts.list', get: 'payouts.get', schema: PayoutSchema, name: 'processor_payout', plural: 'processor_payouts', label: 'Processor payout', dto: payoutDto, filters: { processor: 'processor' } });
+  registerReads(server, orm, {
+    list: 'payouts.list',
+    get: 'payouts.get',
+    schema: PayoutSchema,
+    name: 'processor_payout',
+    plural: 'processor_payouts',
+    label: 'Processor payout',
+    dto: payoutDto,
+    filters: { processor: 'processor' },
+  });
 }

@@ -1,4 +1,4 @@
-import { v5 } from 'uuid';
+import { v5, validate } from 'uuid';
 
 export type AccountType = 'asset' | 'liability' | 'equity' | 'revenue' | 'expense';
 export type AccountSubtype = 'cash' | 'bank' | 'receivable' | 'clearing' | 'payable' | null;
@@ -55,10 +55,9 @@ export function normalBalance(type: AccountType): Side {
  */
 export const LEDGER_ACCOUNT_NAMESPACE = 'c1700e95-454c-4a69-b1f7-f22029dab3cc';
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
+/** An RFC 9562 uuid (the `uuid` package's check: version and variant bits included). */
 export function isUuid(v: unknown): boolean {
-  return typeof v === 'string' && UUID_PATTERN.test(v);
+  return typeof v === 'string' && validate(v);
 }
 
 /** RFC 4122 name-based UUID, version 5 (the `uuid` package's). */

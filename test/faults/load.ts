@@ -1,0 +1,351 @@
+import { randomUUID } from "node:crypto";
+
+/** Customer e-mails of the load end with this: the log scan looks for it in every line. */
+export const EMAIL_DOMAIN = "leakcheck.faults.example";
+
+/** A write the gateway acknowledged with a 2xx. */
+export type Ack =
+  | { kind: "customer"; ext: string; id: string; email: string }
+  | {
+      kind: "invoice";
+      ext: string;
+      id: string;
+      customerId: string;
+      totalCents: number;
+    }
+  | { kind: "post"; ext: string; id: string }
+  | {
+      kind: "payment";
+      ext: string;
+      id: string;
+      invoiceId: string;
+      amountCents: number;
+    }
+  | {
+      kind: "event";
+      ext: string;
+      id: string;
+      paymentExt: string;
+      invoiceId: string;
+      amountCents: number;
+    };
+
+/** A final answer that was not the expected 2xx (or a request that never got a final answer). */
+export interface Unexpected {
+  what: string;
+  status: number | "gave_up";
+  attempts: number;
+  body: unknown;
+}
+
+export interface LoadStats {
+  requests: number;
+  /** Attempts answered 5xx, failed on the network (reset, refused, timeout), or 409 in_flight. */
+  retried5xx: number;
+  retriedNetwork: number;
+  retriedInFlight: number;
+  /** Longest time one request spent retrying before its final answer, ms. */
+  longestRetryMs: number;
+  /** Requests that needed more than one attempt. */
+  retriedRequests: number;
+  /** A 409 as final answer to a request that had been sent before: the retry did not converge. */
+  conflictsAfterRetry: number;
+  /**
+   * Retried writes answered Idempotent-Replayed: an earlier attempt had committed but its answer
+   * was lost to a fault (the case where a write could have been doubled).
+   */
+  replayedAfterRetry: number;
+}
+
+interface Final {
+  status: number;
+  json: any;
+  attempts: number;
+  replayed: boolean;
+}
+
+/** Per request: how long a well-behaved client keeps retrying before it gives up. */
+const REQUEST_DEADLINE_MS = 200_000;
+const ATTEMPT_TIMEOUT_MS = 20_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A steady write load through the gateway: workers each loop customer → invoice → post → payments
+ * (POST /payments and a payment.received event). Every request is retried with the same body
+ * (same external ids, same Idempotency-Key) on a network error, a 5xx or a 409 in_flight ("retry
+ * shortly"), until it gets another answer, as a well-behaved client does.
+ */
+export class WriteLoad {
+  readonly acks: Ack[] = [];
+  readonly unexpected: Unexpected[] = [];
+  readonly stats: LoadStats = {
+    requests: 0,
+    retried5xx: 0,
+    retriedNetwork: 0,
+    retriedInFlight: 0,
+    longestRetryMs: 0,
+    retriedRequests: 0,
+    conflictsAfterRetry: 0,
+    replayedAfterRetry: 0,
+  };
+  private stopping = false;
+  private workers: Promise<void>[] = [];
+  private seed: number;
+
+  constructor(
+    private readonly base: string,
+    private readonly apiKey: string,
+    seed = 20261201,
+  ) {
+    this.seed = seed;
+  }
+
+  /** Seeded, so the shape of a failing run can be replayed (the timing cannot). */
+  private rand(n: number): number {
+    this.seed = (this.seed * 1103515245 + 12345) % 2 ** 31;
+    // The high bits: the low bits of this generator repeat with a short period.
+    return Math.floor((this.seed / 2 ** 31) * n);
+  }
+
+  get acked(): number {
+    return this.acks.length;
+  }
+
+  start(workers: number): void {
+    for (let w = 0; w < workers; w++) this.workers.push(this.worker(w));
+  }
+
+  /** Lets every worker finish the chain it is in (with its retries), then resolves. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.all(this.workers);
+  }
+
+  private async worker(w: number): Promise<void> {
+    while (!this.stopping) {
+      try {
+        await this.chain(w);
+      } catch (e) {
+        // A request that never converged: recorded, and this worker stops (its chain is broken).
+        this.unexpected.push({
+          what: `worker ${w}`,
+          status: "gave_up",
+          attempts: 0,
+          body: String(e),
+        });
+        return;
+      }
+    }
+  }
+
+  private async send(
+    method: string,
+    path: string,
+    body: unknown,
+    idempotencyKey?: string,
+  ): Promise<Final> {
+    const started = Date.now();
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.apiKey}`,
+      "content-type": "application/json",
+    };
+    if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    for (let attempt = 1; ; attempt++) {
+      if (Date.now() - started > REQUEST_DEADLINE_MS)
+        throw new Error(
+          `${method} ${path}: no final answer after ${attempt - 1} attempts in ${REQUEST_DEADLINE_MS} ms`,
+        );
+      this.stats.requests++;
+      let status: number;
+      let json: any;
+      let replayed: boolean;
+      try {
+        const res = await fetch(`${this.base}${path}`, {
+          method,
+          headers,
+          body: payload,
+          signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+        });
+        status = res.status;
+        replayed = res.headers.get("idempotent-replayed") === "true";
+        const text = await res.text();
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = text;
+        }
+      } catch {
+        this.stats.retriedNetwork++;
+        await sleep(Math.min(1000, 100 * 2 ** attempt));
+        continue;
+      }
+      const inFlight =
+        status === 409 &&
+        (json?.error?.details ?? []).some(
+          (d: { issue?: string }) => d.issue === "in_flight",
+        );
+      if (status >= 500 || inFlight) {
+        if (inFlight) this.stats.retriedInFlight++;
+        else this.stats.retried5xx++;
+        await sleep(Math.min(1000, 100 * 2 ** attempt));
+        continue;
+      }
+      if (attempt > 1) {
+        this.stats.retriedRequests++;
+        this.stats.longestRetryMs = Math.max(
+          this.stats.longestRetryMs,
+          Date.now() - started,
+        );
+        if (status === 409) this.stats.conflictsAfterRetry++;
+        if (replayed) this.stats.replayedAfterRetry++;
+      }
+      return { status, json, attempts: attempt, replayed };
+    }
+  }
+
+  /** Sends a write and returns its data when the answer is 2xx; records anything else. */
+  private async write(
+    what: string,
+    method: string,
+    path: string,
+    body: unknown,
+    idempotencyKey?: string,
+  ): Promise<any> {
+    const r = await this.send(method, path, body, idempotencyKey);
+    if (r.status < 200 || r.status > 299) {
+      this.unexpected.push({
+        what: `${what} ${method} ${path}`,
+        status: r.status,
+        attempts: r.attempts,
+        body: r.json,
+      });
+      return undefined;
+    }
+    return r.json?.data;
+  }
+
+  private async chain(w: number): Promise<void> {
+    const tag = randomUUID();
+    // Customer: the external id makes the create retry-safe.
+    const email = `faults-${tag.slice(0, 8)}@${EMAIL_DOMAIN}`;
+    const cusExt = `cus-${tag}`;
+    const cus = await this.write("customer", "POST", "/api/v1/customers", {
+      external_customer_id: cusExt,
+      name: `Fault ${w}`,
+      email,
+    });
+    if (!cus) return;
+    this.acks.push({ kind: "customer", ext: cusExt, id: cus.id, email });
+
+    // Invoice: two lines, total known in advance.
+    const unit = 1000 + this.rand(20_000);
+    const totalCents = unit + 2 * 150;
+    const invExt = `inv-${tag}`;
+    const inv = await this.write("invoice", "POST", "/api/v1/invoices", {
+      external_invoice_id: invExt,
+      customer_id: cus.id,
+      invoice_number: `F-${tag.slice(0, 8)}`,
+      issue_date: "2026-03-01",
+      due_date: "2026-03-31",
+      line_items: [
+        { description: "Work", quantity: 1, unit_amount_cents: unit },
+        { description: "Fees", quantity: 2, unit_amount_cents: 150 },
+      ],
+    });
+    if (!inv) return;
+    this.acks.push({
+      kind: "invoice",
+      ext: invExt,
+      id: inv.id,
+      customerId: cus.id,
+      totalCents,
+    });
+
+    // Some invoices stay drafts.
+    if (this.rand(100) < 15) return;
+    // Posting has no external id: the Idempotency-Key makes the retry the same request.
+    const posted = await this.write(
+      "post",
+      "POST",
+      `/api/v1/invoices/${inv.id}/post`,
+      undefined,
+      `post-${tag}`,
+    );
+    if (!posted) return;
+    if (posted.status !== "open")
+      this.unexpected.push({
+        what: "post: status",
+        status: 200,
+        attempts: 1,
+        body: posted,
+      });
+    this.acks.push({ kind: "post", ext: invExt, id: inv.id });
+
+    // Payments: none, manual part, manual part + event rest, or event part.
+    const plan = this.rand(4);
+    let paid = 0;
+    if (plan === 1 || plan === 2) {
+      const amountCents = 1 + this.rand(totalCents - 1);
+      const payExt = `pay-${tag}-m`;
+      const pay = await this.write("payment", "POST", "/api/v1/payments", {
+        external_payment_id: payExt,
+        invoice_id: inv.id,
+        amount_cents: amountCents,
+        received_at: "2026-03-05",
+      });
+      if (!pay) return;
+      this.acks.push({
+        kind: "payment",
+        ext: payExt,
+        id: pay.id,
+        invoiceId: inv.id,
+        amountCents,
+      });
+      paid = amountCents;
+    }
+    if (plan === 2 || plan === 3) {
+      const amountCents =
+        plan === 2 ? totalCents - paid : 1 + this.rand(totalCents);
+      const evtExt = `evt-${tag}`;
+      const paymentExt = `pay-${tag}-e`;
+      // POST /events dedupes on external_event_id and on the forwarded Idempotency-Key.
+      const evt = await this.write(
+        "event",
+        "POST",
+        "/api/v1/events",
+        {
+          event_type: "payment.received",
+          external_event_id: evtExt,
+          payload: {
+            external_payment_id: paymentExt,
+            external_invoice_id: invExt,
+            amount_cents: amountCents,
+            received_at: "2026-03-06T10:00:00Z",
+            processor: "stripe",
+          },
+        },
+        `evt-${tag}`,
+      );
+      if (!evt) return;
+      if (evt.status !== "processed") {
+        this.unexpected.push({
+          what: "event: status",
+          status: 200,
+          attempts: 1,
+          body: evt,
+        });
+        return;
+      }
+      this.acks.push({
+        kind: "event",
+        ext: evtExt,
+        id: evt.id,
+        paymentExt,
+        invoiceId: inv.id,
+        amountCents,
+      });
+    }
+  }
+}

@@ -1,31 +1,15 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { type NatsConnection } from "nats";
-import { Client } from "pg";
-import pino from "pino";
-import { SERVICE_MANIFEST, eventsStreamName } from "@acct/contracts";
-import {
-  CONSUMER_MIGRATIONS,
-  EventConsumer,
-  connectNats,
-  createLogger,
-  createMetrics,
-  ddlMigration,
-  dropDatabase,
-  migrate,
-  openOrm,
-  type Orm,
-} from "@acct/kit";
-import { adminCli, freePort, startStack, type Stack } from "@acct/stack";
-import {
-  PG_SERVER_URL,
-  uniqueName,
-  uniquePrefix,
-  waitFor,
-} from "@acct/testing";
-import { OwnNatsServer } from "./nats-server";
-import { EMAIL_DOMAIN, WriteLoad } from "./load";
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type NatsConnection } from 'nats';
+import { Client } from 'pg';
+import pino from 'pino';
+import { SERVICE_MANIFEST, eventsStreamName } from '@acct/contracts';
+import { CONSUMER_MIGRATIONS, EventConsumer, connectNats, createLogger, createMetrics, ddlMigration, dropDatabase, migrate, openOrm, type Orm } from '@acct/kit';
+import { adminCli, freePort, startStack, type Stack } from '@acct/stack';
+import { PG_SERVER_URL, uniqueName, uniquePrefix, waitFor } from '@acct/testing';
+import { OwnNatsServer } from './nats-server';
+import { EMAIL_DOMAIN, WriteLoad } from './load';
 
 /**
  * Fault injection against the whole system: a steady write load through the gateway while every
@@ -45,19 +29,19 @@ const PROGRESS_AFTER_FAULT = 40;
 /** Rounds of kill -9 over every service: more chances to hit a request between commit and reply. */
 const SERVICE_ROUNDS = 2;
 const PROGRESS_DEADLINE_MS = 200_000;
-const CONSUMER = "faults-projection";
+const CONSUMER = 'faults-projection';
 
 interface Fault {
   what: string;
   downMs: number;
 }
 
-describe("faults: kill -9 of every service and of NATS under a steady write load", () => {
+describe('faults: kill -9 of every service and of NATS under a steady write load', () => {
   const started = Date.now();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "acct_faults_"));
-  const logDir = path.join(dir, "logs");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct_faults_'));
+  const logDir = path.join(dir, 'logs');
   /** Trust auth accepts any password: a distinctive one lets the log scan look for it. */
-  const dbPassword = `faultpw${uniqueName("x").replace(/[^0-9a-z]/gi, "")}`;
+  const dbPassword = `faultpw${uniqueName('x').replace(/[^0-9a-z]/gi, '')}`;
   let databaseUrl: string;
   let nats: OwnNatsServer;
   let prefix: string;
@@ -75,22 +59,15 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
   let passed = 0;
   const TESTS = 6;
 
-  const sql = async <T = any>(
-    q: string,
-    params: unknown[] = [],
-  ): Promise<T[]> => (await pg.query(q, params)).rows as T[];
+  const sql = async <T = any>(q: string, params: unknown[] = []): Promise<T[]> => (await pg.query(q, params)).rows as T[];
 
   beforeAll(async () => {
     fs.mkdirSync(logDir, { recursive: true });
     const u = new URL(PG_SERVER_URL);
-    u.pathname = `/${uniqueName("acct_faults")}`;
+    u.pathname = `/${uniqueName('acct_faults')}`;
     if (!u.password) u.password = dbPassword;
     databaseUrl = u.toString();
-    nats = new OwnNatsServer(
-      await freePort(),
-      path.join(dir, "jetstream"),
-      path.join(logDir, "nats-server.log"),
-    );
+    nats = new OwnNatsServer(await freePort(), path.join(dir, 'jetstream'), path.join(logDir, 'nats-server.log'));
     await nats.start();
     prefix = uniquePrefix();
     stack = await startStack({
@@ -100,19 +77,13 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
       gatewayPort: await freePort(),
       logs: { dir: logDir },
       env: {
-        LOG_LEVEL: "info",
+        LOG_LEVEL: 'info',
         EVENTS_DUPLICATE_WINDOW_S: String(DUPLICATE_WINDOW_S),
-        RATE_LIMIT_RPS: "100000",
-        RATE_LIMIT_BURST: "100000",
+        RATE_LIMIT_RPS: '100000',
+        RATE_LIMIT_BURST: '100000',
       },
     });
-    keys = await adminCli(
-      databaseUrl,
-      "bootstrap",
-      "--json",
-      "--name",
-      "Faults org",
-    );
+    keys = await adminCli(databaseUrl, 'bootstrap', '--json', '--name', 'Faults org');
     pg = new Client({ connectionString: databaseUrl });
     await pg.connect();
 
@@ -120,30 +91,28 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
     // (no unique constraint there, so an event applied twice shows as two rows).
     consumerOrm = await openOrm({
       url: databaseUrl,
-      schema: "faults_consumer",
+      schema: 'faults_consumer',
       entities: [],
       migrations: [
         ...CONSUMER_MIGRATIONS,
         {
-          name: "Faults_Applied",
-          class: ddlMigration(
-            "CREATE TABLE applied (event_id uuid NOT NULL, seq bigint NOT NULL, subject text NOT NULL)",
-          ),
+          name: 'Faults_Applied',
+          class: ddlMigration('CREATE TABLE applied (event_id uuid NOT NULL, seq bigint NOT NULL, subject text NOT NULL)'),
         },
       ],
       poolMax: 4,
     });
     await migrate(consumerOrm);
     const consumerLog = createLogger(
-      "faults-consumer",
-      "info",
+      'faults-consumer',
+      'info',
       pino.destination({
-        dest: path.join(logDir, "faults-consumer.log"),
+        dest: path.join(logDir, 'faults-consumer.log'),
         sync: true,
       }),
     );
-    consumerNc = await connectNats(nats.url, "faults-consumer", consumerLog);
-    consumerMetrics = createMetrics("faults", false);
+    consumerNc = await connectNats(nats.url, 'faults-consumer', consumerLog);
+    consumerMetrics = createMetrics('faults', false);
     consumer = new EventConsumer({
       nc: consumerNc,
       prefix,
@@ -155,11 +124,7 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
       retryDelayMs: 200,
       ackWaitMs: 10_000,
       apply: async (em, e) => {
-        await em.execute(
-          "INSERT INTO applied (event_id, seq, subject) VALUES (?, ?, ?)",
-          [e.id, e.seq, e.subject],
-          "run",
-        );
+        await em.execute('INSERT INTO applied (event_id, seq, subject) VALUES (?, ?, ?)', [e.id, e.seq, e.subject], 'run');
       },
     });
     // Runs through the faults as well: a NATS restart must not stop it.
@@ -167,11 +132,11 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
   }, 120_000);
 
   afterAll(async () => {
-    figures["duration (s)"] = ((Date.now() - started) / 1000).toFixed(1);
+    figures['duration (s)'] = ((Date.now() - started) / 1000).toFixed(1);
     process.stderr.write(
       `\nFault-injection figures\n${Object.entries(figures)
         .map(([k, v]) => `  ${k.padEnd(44)} ${v}`)
-        .join("\n")}\n`,
+        .join('\n')}\n`,
     );
     await consumer?.stop().catch(() => undefined);
     await consumerNc?.close().catch(() => undefined);
@@ -180,8 +145,7 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
     await stack?.stop().catch(() => undefined);
     await nats?.kill().catch(() => undefined);
     await dropDatabase(databaseUrl).catch(() => undefined);
-    if (passed < TESTS || process.env.FAULTS_KEEP_LOGS)
-      process.stderr.write(`logs kept in ${logDir}\n`);
+    if (passed < TESTS || process.env.FAULTS_KEEP_LOGS) process.stderr.write(`logs kept in ${logDir}\n`);
     else fs.rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 
@@ -208,29 +172,22 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
     const from = load.acked;
     // Generous: after a gateway crash a retried Idempotency-Key request can wait out the stale
     // in-flight record (120 s, see below) in every worker at once.
-    await waitFor(
-      () => Promise.resolve(load.acked >= from + n),
-      PROGRESS_DEADLINE_MS,
-      100,
-    ).catch(() => {
+    await waitFor(() => Promise.resolve(load.acked >= from + n), PROGRESS_DEADLINE_MS, 100).catch(() => {
       throw new Error(
         `the load did not get ${n} more writes acknowledged within ${PROGRESS_DEADLINE_MS / 1000} s (stuck at ${load.acked}; unexpected: ${JSON.stringify(load.unexpected.slice(0, 3))})`,
       );
     });
   }
 
-  it("runs the write load through kill -9 of each service and of NATS (short and longer than the dedupe window)", async () => {
+  it('runs the write load through kill -9 of each service and of NATS (short and longer than the dedupe window)', async () => {
     load = new WriteLoad(stack!.gatewayUrl, keys.test_key);
     load.start(WORKERS);
     await progress(80);
 
     // Each service in turn, the gateway last (the manifest's order).
-    for (const def of Array.from(
-      { length: SERVICE_ROUNDS },
-      () => SERVICE_MANIFEST,
-    ).flat()) {
+    for (const def of Array.from({ length: SERVICE_ROUNDS }, () => SERVICE_MANIFEST).flat()) {
       const down = Date.now();
-      await stack!.stopService(def.name, "SIGKILL");
+      await stack!.stopService(def.name, 'SIGKILL');
       await new Promise((r) => setTimeout(r, 500));
       await stack!.startService(def.name); // throws when the process does not come back ready
       faults.push({ what: `kill -9 ${def.name}`, downMs: Date.now() - down });
@@ -240,11 +197,11 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
     // NATS: a quick crash and restart (within the dedupe window), then an outage longer than it.
     for (const outageMs of [0, LONG_OUTAGE_MS]) {
       const down = Date.now();
-      await nats.kill("SIGKILL");
+      await nats.kill('SIGKILL');
       await new Promise((r) => setTimeout(r, outageMs));
       await nats.start();
       faults.push({
-        what: `kill -9 nats-server, ${outageMs ? `${outageMs / 1000} s (> ${DUPLICATE_WINDOW_S} s window)` : "immediate restart"}`,
+        what: `kill -9 nats-server, ${outageMs ? `${outageMs / 1000} s (> ${DUPLICATE_WINDOW_S} s window)` : 'immediate restart'}`,
         downMs: Date.now() - down,
       });
       await allReady();
@@ -252,87 +209,56 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
     }
 
     await load.stop();
-    figures["faults injected"] = faults.length;
-    faults.forEach(
-      (f, i) => (figures[`  ${i + 1}. ${f.what} (down ms)`] = f.downMs),
-    );
-    figures["writes acknowledged (2xx)"] = load.acked;
-    for (const kind of ["customer", "invoice", "post", "payment", "event"])
-      figures[`  ${kind}`] = load.acks.filter((a) => a.kind === kind).length;
-    figures["requests sent (attempts)"] = load.stats.requests;
-    figures["  retried after 5xx / network / 409 in_flight"] =
-      `${load.stats.retried5xx} / ${load.stats.retriedNetwork} / ${load.stats.retriedInFlight}`;
-    figures["  retried writes answered as replays"] =
-      load.stats.replayedAfterRetry;
+    figures['faults injected'] = faults.length;
+    faults.forEach((f, i) => (figures[`  ${i + 1}. ${f.what} (down ms)`] = f.downMs));
+    figures['writes acknowledged (2xx)'] = load.acked;
+    for (const kind of ['customer', 'invoice', 'post', 'payment', 'event']) figures[`  ${kind}`] = load.acks.filter((a) => a.kind === kind).length;
+    figures['requests sent (attempts)'] = load.stats.requests;
+    figures['  retried after 5xx / network / 409 in_flight'] = `${load.stats.retried5xx} / ${load.stats.retriedNetwork} / ${load.stats.retriedInFlight}`;
+    figures['  retried writes answered as replays'] = load.stats.replayedAfterRetry;
     // A request that had reached the gateway when it was killed leaves its Idempotency-Key
     // in_flight; retries get 409 in_flight until the record goes stale (120 s in the gateway).
-    figures["  longest retry until a final answer (ms)"] =
-      load.stats.longestRetryMs;
+    figures['  longest retry until a final answer (ms)'] = load.stats.longestRetryMs;
 
     expect(faults).toHaveLength(SERVICE_ROUNDS * SERVICE_MANIFEST.length + 2);
-    expect(load.acked).toBeGreaterThan(
-      80 + faults.length * PROGRESS_AFTER_FAULT,
-    );
+    expect(load.acked).toBeGreaterThan(80 + faults.length * PROGRESS_AFTER_FAULT);
     // Every request got its expected answer in the end: no 409 for a retried identical request,
     // no 4xx, no request that never converged.
     expect(load.stats.conflictsAfterRetry).toBe(0);
     expect(load.unexpected).toEqual([]);
     // The faults did hit requests in flight (otherwise this run proved little).
-    expect(load.stats.retried5xx + load.stats.retriedNetwork).toBeGreaterThan(
-      0,
-    );
+    expect(load.stats.retried5xx + load.stats.retriedNetwork).toBeGreaterThan(0);
     passed++;
   }, 540_000);
 
-  it("publishes every outbox row, and the stream holds each at least once", async () => {
+  it('publishes every outbox row, and the stream holds each at least once', async () => {
     // The relay republishes what the crashes left behind (every OUTBOX_RELAY_INTERVAL_MS).
-    await waitFor(
-      async () =>
-        (
-          await sql(
-            `SELECT count(*)::int AS n FROM receivables.outbox WHERE published_at IS NULL`,
-          )
-        )[0].n === 0,
-      120_000,
-      500,
-    ).catch(() => undefined);
-    const [{ rows, unpublished }] = await sql(
-      `SELECT count(*)::int AS rows, count(*) FILTER (WHERE published_at IS NULL)::int AS unpublished FROM receivables.outbox`,
-    );
-    figures["outbox rows"] = rows;
+    await waitFor(async () => (await sql(`SELECT count(*)::int AS n FROM receivables.outbox WHERE published_at IS NULL`))[0].n === 0, 120_000, 500).catch(() => undefined);
+    const [{ rows, unpublished }] = await sql(`SELECT count(*)::int AS rows, count(*) FILTER (WHERE published_at IS NULL)::int AS unpublished FROM receivables.outbox`);
+    figures['outbox rows'] = rows;
     expect(unpublished).toBe(0);
     expect(rows).toBeGreaterThan(0);
 
     // Read the whole stream with an ordered consumer: one message id (= outbox id) per message.
-    const nc = await connectNats(
-      nats.url,
-      "faults-reader",
-      pino({ level: "silent" }),
-    );
+    const nc = await connectNats(nats.url, 'faults-reader', pino({ level: 'silent' }));
     try {
       const stream = eventsStreamName(prefix);
-      const total = (await (await nc.jetstreamManager()).streams.info(stream))
-        .state.messages;
+      const total = (await (await nc.jetstreamManager()).streams.info(stream)).state.messages;
       const counts = new Map<string, number>();
       const reader = await nc.jetstream().consumers.get(stream);
       const messages = await reader.consume({ max_messages: 1000 });
       let read = 0;
       for await (const m of messages) {
-        const id = m.headers?.get("Nats-Msg-Id") || m.json<{ id: string }>().id;
+        const id = m.headers?.get('Nats-Msg-Id') || m.json<{ id: string }>().id;
         counts.set(id, (counts.get(id) ?? 0) + 1);
         if (++read >= total) break;
       }
       await messages.close();
-      const outboxIds = (
-        await sql<{ id: string }>(`SELECT id FROM receivables.outbox`)
-      ).map((r) => r.id);
+      const outboxIds = (await sql<{ id: string }>(`SELECT id FROM receivables.outbox`)).map((r) => r.id);
       const missing = outboxIds.filter((id) => !counts.has(id));
-      const strangers = [...counts.keys()].filter(
-        (id) => !outboxIds.includes(id),
-      );
-      figures["stream messages"] = total;
-      figures["  copies beyond the first (at least once)"] =
-        total - counts.size;
+      const strangers = [...counts.keys()].filter((id) => !outboxIds.includes(id));
+      figures['stream messages'] = total;
+      figures['  copies beyond the first (at least once)'] = total - counts.size;
       expect({ missing: missing.length, strangers: strangers.length }).toEqual({
         missing: 0,
         strangers: 0,
@@ -343,18 +269,11 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
     passed++;
   }, 300_000);
 
-  it("has the consumer apply every outbox event exactly once: none twice, none missing", async () => {
-    const [{ n: outboxRows }] = await sql(
-      `SELECT count(*)::int AS n FROM receivables.outbox`,
-    );
+  it('has the consumer apply every outbox event exactly once: none twice, none missing', async () => {
+    const [{ n: outboxRows }] = await sql(`SELECT count(*)::int AS n FROM receivables.outbox`);
     // Catch up: every outbox id applied (polling; the consumer kept running through the faults).
     await waitFor(
-      async () =>
-        (
-          await sql(
-            `SELECT count(*)::int AS n FROM receivables.outbox o WHERE NOT EXISTS (SELECT 1 FROM faults_consumer.applied a WHERE a.event_id = o.id)`,
-          )
-        )[0].n === 0,
+      async () => (await sql(`SELECT count(*)::int AS n FROM receivables.outbox o WHERE NOT EXISTS (SELECT 1 FROM faults_consumer.applied a WHERE a.event_id = o.id)`))[0].n === 0,
       120_000,
       500,
     ).catch(() => undefined);
@@ -362,10 +281,7 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
     const jsm = await consumerNc!.jetstreamManager();
     await waitFor(
       async () => {
-        const info = await jsm.consumers.info(
-          eventsStreamName(prefix),
-          CONSUMER,
-        );
+        const info = await jsm.consumers.info(eventsStreamName(prefix), CONSUMER);
         return info.num_pending === 0 && info.num_ack_pending === 0;
       },
       120_000,
@@ -377,16 +293,10 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
               (SELECT count(*)::int FROM faults_consumer.applied a WHERE NOT EXISTS (SELECT 1 FROM receivables.outbox o WHERE o.id = a.event_id)) AS strangers
          FROM faults_consumer.applied`,
     );
-    const metrics = await consumerMetrics.registry
-      .getSingleMetric("events_consumed_total")!
-      .get();
-    const outcome = (o: string) =>
-      metrics.values
-        .filter((v) => v.labels.outcome === o)
-        .reduce((s, v) => s + v.value, 0);
-    figures["events applied by the consumer"] = c.applied;
-    figures["  copies dropped as duplicates / failed applies"] =
-      `${outcome("duplicate")} / ${outcome("failed")}`;
+    const metrics = await consumerMetrics.registry.getSingleMetric('events_consumed_total')!.get();
+    const outcome = (o: string) => metrics.values.filter((v) => v.labels.outcome === o).reduce((s, v) => s + v.value, 0);
+    figures['events applied by the consumer'] = c.applied;
+    figures['  copies dropped as duplicates / failed applies'] = `${outcome('duplicate')} / ${outcome('failed')}`;
     expect({
       missing: c.missing,
       twice: c.applied - c.distinct_ids,
@@ -396,7 +306,7 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
     passed++;
   }, 300_000);
 
-  it("has every acknowledged write in the database exactly once (by external id), and nothing else", async () => {
+  it('has every acknowledged write in the database exactly once (by external id), and nothing else', async () => {
     const org = keys.organization_id;
     let lost = 0;
     let doubled = 0;
@@ -404,8 +314,7 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
     const check = (what: string, ext: string, n: number) => {
       if (n === 0) lost++;
       if (n > 1) doubled++;
-      if (n !== 1 && problems.length < 20)
-        problems.push(`${what} ${ext}: ${n} rows`);
+      if (n !== 1 && problems.length < 20) problems.push(`${what} ${ext}: ${n} rows`);
     };
     const byExt = async (table: string, col: string, exts: string[]) => {
       const rows = await sql<{ ext: string; n: number }>(
@@ -415,96 +324,64 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
       return new Map(rows.map((r) => [r.ext, r.n]));
     };
     const acks = load.acks;
-    const of = <K extends (typeof acks)[number]["kind"]>(k: K) =>
-      acks.filter(
-        (a): a is Extract<(typeof acks)[number], { kind: K }> => a.kind === k,
-      );
+    const of = <K extends (typeof acks)[number]['kind']>(k: K) => acks.filter((a): a is Extract<(typeof acks)[number], { kind: K }> => a.kind === k);
 
-    const customers = of("customer");
+    const customers = of('customer');
     const cn = await byExt(
-      "customers",
-      "external_customer_id",
+      'customers',
+      'external_customer_id',
       customers.map((a) => a.ext),
     );
-    for (const a of customers) check("customer", a.ext, cn.get(a.ext) ?? 0);
+    for (const a of customers) check('customer', a.ext, cn.get(a.ext) ?? 0);
 
-    const invoices = of("invoice");
+    const invoices = of('invoice');
     const inn = await byExt(
-      "invoices",
-      "external_invoice_id",
+      'invoices',
+      'external_invoice_id',
       invoices.map((a) => a.ext),
     );
-    for (const a of invoices) check("invoice", a.ext, inn.get(a.ext) ?? 0);
+    for (const a of invoices) check('invoice', a.ext, inn.get(a.ext) ?? 0);
 
     // Payments, from POST /payments and from payment.received events.
-    const payments = of("payment");
-    const events = of("event");
-    const pn = await byExt("payments", "external_payment_id", [
-      ...payments.map((a) => a.ext),
-      ...events.map((a) => a.paymentExt),
-    ]);
-    for (const a of payments) check("payment", a.ext, pn.get(a.ext) ?? 0);
-    for (const a of events)
-      check("event payment", a.paymentExt, pn.get(a.paymentExt) ?? 0);
+    const payments = of('payment');
+    const events = of('event');
+    const pn = await byExt('payments', 'external_payment_id', [...payments.map((a) => a.ext), ...events.map((a) => a.paymentExt)]);
+    for (const a of payments) check('payment', a.ext, pn.get(a.ext) ?? 0);
+    for (const a of events) check('event payment', a.paymentExt, pn.get(a.paymentExt) ?? 0);
     const en = await byExt(
-      "inbound_events",
-      "external_event_id",
+      'inbound_events',
+      'external_event_id',
       events.map((a) => a.ext),
     );
-    for (const a of events) check("event", a.ext, en.get(a.ext) ?? 0);
+    for (const a of events) check('event', a.ext, en.get(a.ext) ?? 0);
 
     // One journal entry per posted invoice and per payment: a doubled posting shows here.
     const entries = await sql<{
       source_type: string;
       source_id: string;
       n: number;
-    }>(
-      `SELECT source_type, source_id::text, count(*)::int AS n FROM receivables.journal_entries WHERE organization_id = $1 AND environment = 'test' GROUP BY 1, 2`,
-      [org],
-    );
-    const entryCount = new Map(
-      entries.map((e) => [`${e.source_type}:${e.source_id}`, e.n]),
-    );
-    const postedIds = new Set(of("post").map((a) => a.id));
-    for (const id of postedIds)
-      check("invoice posting", id, entryCount.get(`invoice:${id}`) ?? 0);
-    const paymentIds = (
-      await sql<{ id: string }>(
-        `SELECT id::text FROM receivables.payments WHERE organization_id = $1`,
-        [org],
-      )
-    ).map((r) => r.id);
-    for (const id of paymentIds)
-      check("payment posting", id, entryCount.get(`payment:${id}`) ?? 0);
+    }>(`SELECT source_type, source_id::text, count(*)::int AS n FROM receivables.journal_entries WHERE organization_id = $1 AND environment = 'test' GROUP BY 1, 2`, [org]);
+    const entryCount = new Map(entries.map((e) => [`${e.source_type}:${e.source_id}`, e.n]));
+    const postedIds = new Set(of('post').map((a) => a.id));
+    for (const id of postedIds) check('invoice posting', id, entryCount.get(`invoice:${id}`) ?? 0);
+    const paymentIds = (await sql<{ id: string }>(`SELECT id::text FROM receivables.payments WHERE organization_id = $1`, [org])).map((r) => r.id);
+    for (const id of paymentIds) check('payment posting', id, entryCount.get(`payment:${id}`) ?? 0);
 
     // Each invoice: status and amount paid agree with the acknowledged writes exactly.
     const paidByInvoice = new Map<string, number>();
-    for (const a of [...payments, ...events])
-      paidByInvoice.set(
-        a.invoiceId,
-        (paidByInvoice.get(a.invoiceId) ?? 0) + a.amountCents,
-      );
+    for (const a of [...payments, ...events]) paidByInvoice.set(a.invoiceId, (paidByInvoice.get(a.invoiceId) ?? 0) + a.amountCents);
     const dbInvoices = await sql<{
       id: string;
       status: string;
       total: string;
       paid: string;
-    }>(
-      `SELECT id::text, status, total_cents AS total, paid_cents AS paid FROM receivables.invoices WHERE organization_id = $1 AND environment = 'test'`,
-      [org],
-    );
+    }>(`SELECT id::text, status, total_cents AS total, paid_cents AS paid FROM receivables.invoices WHERE organization_id = $1 AND environment = 'test'`, [org]);
     const dbInv = new Map(dbInvoices.map((r) => [r.id, r]));
     for (const a of invoices) {
       const row = dbInv.get(a.id);
       if (!row) continue; // counted as lost above
       const paid = paidByInvoice.get(a.id) ?? 0;
-      const expectedStatus = !postedIds.has(a.id)
-        ? "draft"
-        : paid === 0
-          ? "open"
-          : paid === a.totalCents
-            ? "paid"
-            : "partially_paid";
+      const expectedStatus = !postedIds.has(a.id) ? 'draft' : paid === 0 ? 'open' : paid === a.totalCents ? 'paid' : 'partially_paid';
       const got = {
         status: row.status,
         total: Number(row.total),
@@ -514,10 +391,7 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
       if (JSON.stringify(got) !== JSON.stringify(want)) {
         if (got.paid > want.paid) doubled++;
         else lost++;
-        if (problems.length < 20)
-          problems.push(
-            `invoice ${a.ext}: ${JSON.stringify(got)} != ${JSON.stringify(want)}`,
-          );
+        if (problems.length < 20) problems.push(`invoice ${a.ext}: ${JSON.stringify(got)} != ${JSON.stringify(want)}`);
       }
     }
 
@@ -530,8 +404,8 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
               (SELECT count(*)::int FROM receivables.inbound_events WHERE organization_id = $1) AS events`,
       [org],
     );
-    figures["writes lost"] = lost;
-    figures["writes doubled"] = doubled;
+    figures['writes lost'] = lost;
+    figures['writes doubled'] = doubled;
     expect(problems).toEqual([]);
     expect({ lost, doubled }).toEqual({ lost: 0, doubled: 0 });
     expect(totals).toEqual({
@@ -543,7 +417,7 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
     passed++;
   }, 120_000);
 
-  it("keeps the books: every entry balances, debits = credits, A/R = open invoice balances", async () => {
+  it('keeps the books: every entry balances, debits = credits, A/R = open invoice balances', async () => {
     const org = keys.organization_id;
     const unbalanced = await sql(
       `SELECT entry_id FROM receivables.journal_lines GROUP BY entry_id
@@ -563,9 +437,8 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
         WHERE organization_id = $1 AND environment = 'test' AND status IN ('open', 'partially_paid')`,
       [org],
     );
-    figures["journal debits = credits (cents)"] = `${t.debits} = ${t.credits}`;
-    figures["A/R (1100) = open invoice balances (cents)"] =
-      `${t.ar} = ${open.open}`;
+    figures['journal debits = credits (cents)'] = `${t.debits} = ${t.credits}`;
+    figures['A/R (1100) = open invoice balances (cents)'] = `${t.ar} = ${open.open}`;
     expect(Number(t.debits)).toBeGreaterThan(0);
     expect(t.debits).toBe(t.credits);
     expect(t.ar).toBe(open.open);
@@ -574,45 +447,32 @@ describe("faults: kill -9 of every service and of NATS under a steady write load
     passed++;
   }, 60_000);
 
-  it("leaks no API key, Authorization value, password or customer e-mail into any log line", () => {
-    const files = fs.readdirSync(logDir).filter((f) => f.endsWith(".log"));
+  it('leaks no API key, Authorization value, password or customer e-mail into any log line', () => {
+    const files = fs.readdirSync(logDir).filter((f) => f.endsWith('.log'));
     // Every service's log of the run, its migrations', NATS's and our consumer's.
-    for (const def of SERVICE_MANIFEST)
-      expect(files).toContain(`${def.name}.log`);
-    const secrets = [
-      keys.test_key,
-      keys.live_key,
-      new URL(databaseUrl).password,
-    ].filter(Boolean);
-    const emails = new Set(
-      load.acks.flatMap((a) => (a.kind === "customer" ? [a.email] : [])),
-    );
+    for (const def of SERVICE_MANIFEST) expect(files).toContain(`${def.name}.log`);
+    const secrets = [keys.test_key, keys.live_key, new URL(databaseUrl).password].filter(Boolean);
+    const emails = new Set(load.acks.flatMap((a) => (a.kind === 'customer' ? [a.email] : [])));
     const patterns: Array<[string, RegExp]> = [
-      ["api key", /svc_(test|live)_[0-9A-Za-z]{32,}/],
-      ["authorization value", /bearer\s+[^\s"\\]{8,}/i],
-      ["password field", /"password"\s*:\s*"(?!\[redacted\])[^"]+"/i],
-      ["e-mail", new RegExp(`@${EMAIL_DOMAIN.replace(/\./g, "\\.")}`, "i")],
+      ['api key', /svc_(test|live)_[0-9A-Za-z]{32,}/],
+      ['authorization value', /bearer\s+[^\s"\\]{8,}/i],
+      ['password field', /"password"\s*:\s*"(?!\[redacted\])[^"]+"/i],
+      ['e-mail', new RegExp(`@${EMAIL_DOMAIN.replace(/\./g, '\\.')}`, 'i')],
     ];
     let lines = 0;
     const leaks: string[] = [];
     for (const f of files) {
-      for (const line of fs
-        .readFileSync(path.join(logDir, f), "utf8")
-        .split("\n")) {
+      for (const line of fs.readFileSync(path.join(logDir, f), 'utf8').split('\n')) {
         if (!line) continue;
         lines++;
         const hit =
           secrets.find((s) => line.includes(s)) !== undefined
-            ? "secret value"
-            : (patterns.find(([, re]) => re.test(line))?.[0] ??
-              ([...emails].some((e) => line.includes(e))
-                ? "e-mail"
-                : undefined));
-        if (hit && leaks.length < 10)
-          leaks.push(`${f}: ${hit}: ${line.slice(0, 300)}`);
+            ? 'secret value'
+            : (patterns.find(([, re]) => re.test(line))?.[0] ?? ([...emails].some((e) => line.includes(e)) ? 'e-mail' : undefined));
+        if (hit && leaks.length < 10) leaks.push(`${f}: ${hit}: ${line.slice(0, 300)}`);
       }
     }
-    figures["log files / lines scanned"] = `${files.length} / ${lines}`;
+    figures['log files / lines scanned'] = `${files.length} / ${lines}`;
     expect(lines).toBeGreaterThan(0);
     expect(leaks).toEqual([]);
     passed++;

@@ -1,28 +1,28 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from 'node:crypto';
 
 /** Customer e-mails of the load end with this: the log scan looks for it in every line. */
-export const EMAIL_DOMAIN = "leakcheck.faults.example";
+export const EMAIL_DOMAIN = 'leakcheck.faults.example';
 
 /** A write the gateway acknowledged with a 2xx. */
 export type Ack =
-  | { kind: "customer"; ext: string; id: string; email: string }
+  | { kind: 'customer'; ext: string; id: string; email: string }
   | {
-      kind: "invoice";
+      kind: 'invoice';
       ext: string;
       id: string;
       customerId: string;
       totalCents: number;
     }
-  | { kind: "post"; ext: string; id: string }
+  | { kind: 'post'; ext: string; id: string }
   | {
-      kind: "payment";
+      kind: 'payment';
       ext: string;
       id: string;
       invoiceId: string;
       amountCents: number;
     }
   | {
-      kind: "event";
+      kind: 'event';
       ext: string;
       id: string;
       paymentExt: string;
@@ -33,7 +33,7 @@ export type Ack =
 /** A final answer that was not the expected 2xx (or a request that never got a final answer). */
 export interface Unexpected {
   what: string;
-  status: number | "gave_up";
+  status: number | 'gave_up';
   attempts: number;
   body: unknown;
 }
@@ -130,7 +130,7 @@ export class WriteLoad {
         // A request that never converged: recorded, and this worker stops (its chain is broken).
         this.unexpected.push({
           what: `worker ${w}`,
-          status: "gave_up",
+          status: 'gave_up',
           attempts: 0,
           body: String(e),
         });
@@ -139,24 +139,16 @@ export class WriteLoad {
     }
   }
 
-  private async send(
-    method: string,
-    path: string,
-    body: unknown,
-    idempotencyKey?: string,
-  ): Promise<Final> {
+  private async send(method: string, path: string, body: unknown, idempotencyKey?: string): Promise<Final> {
     const started = Date.now();
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.apiKey}`,
-      "content-type": "application/json",
+      'content-type': 'application/json',
     };
-    if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
+    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     for (let attempt = 1; ; attempt++) {
-      if (Date.now() - started > REQUEST_DEADLINE_MS)
-        throw new Error(
-          `${method} ${path}: no final answer after ${attempt - 1} attempts in ${REQUEST_DEADLINE_MS} ms`,
-        );
+      if (Date.now() - started > REQUEST_DEADLINE_MS) throw new Error(`${method} ${path}: no final answer after ${attempt - 1} attempts in ${REQUEST_DEADLINE_MS} ms`);
       this.stats.requests++;
       let status: number;
       let json: any;
@@ -169,7 +161,7 @@ export class WriteLoad {
           signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
         });
         status = res.status;
-        replayed = res.headers.get("idempotent-replayed") === "true";
+        replayed = res.headers.get('idempotent-replayed') === 'true';
         const text = await res.text();
         try {
           json = JSON.parse(text);
@@ -181,11 +173,7 @@ export class WriteLoad {
         await sleep(Math.min(1000, 100 * 2 ** attempt));
         continue;
       }
-      const inFlight =
-        status === 409 &&
-        (json?.error?.details ?? []).some(
-          (d: { issue?: string }) => d.issue === "in_flight",
-        );
+      const inFlight = status === 409 && (json?.error?.details ?? []).some((d: { issue?: string }) => d.issue === 'in_flight');
       if (status >= 500 || inFlight) {
         if (inFlight) this.stats.retriedInFlight++;
         else this.stats.retried5xx++;
@@ -194,10 +182,7 @@ export class WriteLoad {
       }
       if (attempt > 1) {
         this.stats.retriedRequests++;
-        this.stats.longestRetryMs = Math.max(
-          this.stats.longestRetryMs,
-          Date.now() - started,
-        );
+        this.stats.longestRetryMs = Math.max(this.stats.longestRetryMs, Date.now() - started);
         if (status === 409) this.stats.conflictsAfterRetry++;
         if (replayed) this.stats.replayedAfterRetry++;
       }
@@ -206,13 +191,7 @@ export class WriteLoad {
   }
 
   /** Sends a write and returns its data when the answer is 2xx; records anything else. */
-  private async write(
-    what: string,
-    method: string,
-    path: string,
-    body: unknown,
-    idempotencyKey?: string,
-  ): Promise<any> {
+  private async write(what: string, method: string, path: string, body: unknown, idempotencyKey?: string): Promise<any> {
     const r = await this.send(method, path, body, idempotencyKey);
     if (r.status < 200 || r.status > 299) {
       this.unexpected.push({
@@ -231,32 +210,32 @@ export class WriteLoad {
     // Customer: the external id makes the create retry-safe.
     const email = `faults-${tag.slice(0, 8)}@${EMAIL_DOMAIN}`;
     const cusExt = `cus-${tag}`;
-    const cus = await this.write("customer", "POST", "/api/v1/customers", {
+    const cus = await this.write('customer', 'POST', '/api/v1/customers', {
       external_customer_id: cusExt,
       name: `Fault ${w}`,
       email,
     });
     if (!cus) return;
-    this.acks.push({ kind: "customer", ext: cusExt, id: cus.id, email });
+    this.acks.push({ kind: 'customer', ext: cusExt, id: cus.id, email });
 
     // Invoice: two lines, total known in advance.
     const unit = 1000 + this.rand(20_000);
     const totalCents = unit + 2 * 150;
     const invExt = `inv-${tag}`;
-    const inv = await this.write("invoice", "POST", "/api/v1/invoices", {
+    const inv = await this.write('invoice', 'POST', '/api/v1/invoices', {
       external_invoice_id: invExt,
       customer_id: cus.id,
       invoice_number: `F-${tag.slice(0, 8)}`,
-      issue_date: "2026-03-01",
-      due_date: "2026-03-31",
+      issue_date: '2026-03-01',
+      due_date: '2026-03-31',
       line_items: [
-        { description: "Work", quantity: 1, unit_amount_cents: unit },
-        { description: "Fees", quantity: 2, unit_amount_cents: 150 },
+        { description: 'Work', quantity: 1, unit_amount_cents: unit },
+        { description: 'Fees', quantity: 2, unit_amount_cents: 150 },
       ],
     });
     if (!inv) return;
     this.acks.push({
-      kind: "invoice",
+      kind: 'invoice',
       ext: invExt,
       id: inv.id,
       customerId: cus.id,
@@ -266,22 +245,16 @@ export class WriteLoad {
     // Some invoices stay drafts.
     if (this.rand(100) < 15) return;
     // Posting has no external id: the Idempotency-Key makes the retry the same request.
-    const posted = await this.write(
-      "post",
-      "POST",
-      `/api/v1/invoices/${inv.id}/post`,
-      undefined,
-      `post-${tag}`,
-    );
+    const posted = await this.write('post', 'POST', `/api/v1/invoices/${inv.id}/post`, undefined, `post-${tag}`);
     if (!posted) return;
-    if (posted.status !== "open")
+    if (posted.status !== 'open')
       this.unexpected.push({
-        what: "post: status",
+        what: 'post: status',
         status: 200,
         attempts: 1,
         body: posted,
       });
-    this.acks.push({ kind: "post", ext: invExt, id: inv.id });
+    this.acks.push({ kind: 'post', ext: invExt, id: inv.id });
 
     // Payments: none, manual part, manual part + event rest, or event part.
     const plan = this.rand(4);
@@ -289,15 +262,15 @@ export class WriteLoad {
     if (plan === 1 || plan === 2) {
       const amountCents = 1 + this.rand(totalCents - 1);
       const payExt = `pay-${tag}-m`;
-      const pay = await this.write("payment", "POST", "/api/v1/payments", {
+      const pay = await this.write('payment', 'POST', '/api/v1/payments', {
         external_payment_id: payExt,
         invoice_id: inv.id,
         amount_cents: amountCents,
-        received_at: "2026-03-05",
+        received_at: '2026-03-05',
       });
       if (!pay) return;
       this.acks.push({
-        kind: "payment",
+        kind: 'payment',
         ext: payExt,
         id: pay.id,
         invoiceId: inv.id,
@@ -306,32 +279,31 @@ export class WriteLoad {
       paid = amountCents;
     }
     if (plan === 2 || plan === 3) {
-      const amountCents =
-        plan === 2 ? totalCents - paid : 1 + this.rand(totalCents);
+      const amountCents = plan === 2 ? totalCents - paid : 1 + this.rand(totalCents);
       const evtExt = `evt-${tag}`;
       const paymentExt = `pay-${tag}-e`;
       // POST /events dedupes on external_event_id and on the forwarded Idempotency-Key.
       const evt = await this.write(
-        "event",
-        "POST",
-        "/api/v1/events",
+        'event',
+        'POST',
+        '/api/v1/events',
         {
-          event_type: "payment.received",
+          event_type: 'payment.received',
           external_event_id: evtExt,
           payload: {
             external_payment_id: paymentExt,
             external_invoice_id: invExt,
             amount_cents: amountCents,
-            received_at: "2026-03-06T10:00:00Z",
-            processor: "stripe",
+            received_at: '2026-03-06T10:00:00Z',
+            processor: 'stripe',
           },
         },
         `evt-${tag}`,
       );
       if (!evt) return;
-      if (evt.status !== "processed") {
+      if (evt.status !== 'processed') {
         this.unexpected.push({
-          what: "event: status",
+          what: 'event: status',
           status: 200,
           attempts: 1,
           body: evt,
@@ -339,7 +311,7 @@ export class WriteLoad {
         return;
       }
       this.acks.push({
-        kind: "event",
+        kind: 'event',
         ext: evtExt,
         id: evt.id,
         paymentExt,

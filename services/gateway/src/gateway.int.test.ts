@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, type NatsConnection } from 'nats';
@@ -426,6 +427,18 @@ describe('gateway against real Postgres and NATS', () => {
       const r = await call(base, '/api/v1/customers', { key: org.test_key, method: 'POST', json: body, headers: { 'idempotency-key': 'k-rec' } });
       expect(r.status).toBe(201);
       expect(received).toHaveLength(1);
+    });
+
+    it('frees a key whose request died in flight (its gateway was killed) after the in-flight bound, not before', async () => {
+      const idem = new IdempotencyStore(orm, 3600, 15);
+      const apiKeyId = randomUUID();
+      expect(await idem.begin(apiKeyId, 'k-crash', 'fp')).toEqual({ kind: 'proceed' });
+      // The gateway dies here: no complete(), no release(). A retry 5 s later still waits...
+      await orm.em.getConnection().execute(`UPDATE idempotency_keys SET created_at = now() - interval '5 seconds' WHERE key = 'k-crash'`);
+      expect(await idem.begin(apiKeyId, 'k-crash', 'fp')).toEqual({ kind: 'in_flight' });
+      // ...one after the bound runs the request again.
+      await orm.em.getConnection().execute(`UPDATE idempotency_keys SET created_at = now() - interval '16 seconds' WHERE key = 'k-crash'`);
+      expect(await idem.begin(apiKeyId, 'k-crash', 'fp')).toEqual({ kind: 'proceed' });
     });
 
     it('refuses a key longer than 255 characters', async () => {

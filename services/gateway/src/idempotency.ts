@@ -6,8 +6,12 @@ export { canonicalJson };
 
 export type Begin = { kind: 'proceed' } | { kind: 'replay'; status: number; headers: Record<string, string>; body: string } | { kind: 'mismatch' } | { kind: 'in_flight' };
 
-/** A request still marked in flight after this long is taken to have died with its process. */
-const STALE_IN_FLIGHT_SECONDS = 120;
+/**
+ * A request still marked in flight after this long is taken to have died with its gateway (kill -9,
+ * node loss): its key is free for a retry. A live request cannot take longer than the RPC timeout
+ * plus two round trips to Postgres, so the gateway passes a bound derived from RPC_TIMEOUT_MS.
+ */
+export const DEFAULT_STALE_IN_FLIGHT_SECONDS = 120;
 
 export function fingerprint(method: string, path: string, body: unknown): string {
   return createHash('sha256')
@@ -20,6 +24,7 @@ export class IdempotencyStore {
   constructor(
     private readonly orm: Orm,
     private readonly ttlSeconds: number,
+    private readonly staleInFlightSeconds = DEFAULT_STALE_IN_FLIGHT_SECONDS,
   ) {}
 
   private get conn() {
@@ -37,7 +42,7 @@ export class IdempotencyStore {
         WHERE idempotency_keys.expires_at < now()
            OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.created_at < now() - make_interval(secs => ?))
        RETURNING 1`,
-      [apiKeyId, key, fp, this.ttlSeconds, STALE_IN_FLIGHT_SECONDS],
+      [apiKeyId, key, fp, this.ttlSeconds, this.staleInFlightSeconds],
     );
     if (claimed.length) return { kind: 'proceed' };
     const rows: Array<{ fingerprint: string; state: string; response_status: number; response_headers: Record<string, string>; response_body: string }> = await this.conn.execute(

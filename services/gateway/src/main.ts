@@ -16,7 +16,8 @@ runMain(async () => {
   const config = loadGatewayConfig();
   const metrics = createGatewayMetrics();
   const rt = await startRuntime({ name: 'gateway', config, metrics, openOrm: openGatewayOrm });
-  const idempotency = new IdempotencyStore(rt.orm, config.IDEMPOTENCY_TTL_SECONDS);
+  // A request holds its key at most for the RPC timeout plus its own database round trips.
+  const idempotency = new IdempotencyStore(rt.orm, config.IDEMPOTENCY_TTL_SECONDS, Math.ceil((2 * config.RPC_TIMEOUT_MS) / 1000) + 5);
   const { app } = createGatewayApp({
     keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS),
     idempotency,

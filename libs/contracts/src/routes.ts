@@ -21,7 +21,7 @@ export const MODULES = [
 ] as const;
 export type ModuleName = (typeof MODULES)[number];
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * How the gateway serves a route: `json` (JSON in, RPC, JSON out), `upload` (the request stream goes

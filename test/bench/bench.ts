@@ -7,10 +7,14 @@
  *   create-customer  POST /api/v1/customers, a new external_customer_id per request
  *   post-invoice     POST /api/v1/invoices/{id}/post, each of BENCH_INVOICES drafts posted once
  *                    (row lock, journal entry, outbox rows, JetStream publish before the reply)
+ *   create-bill      POST /api/v1/bills, a new external_bill_id per request, posted on create
+ *                    (Dr expense / Cr A/P, outbox row, JetStream publish)
+ *   create-vendor-payment  POST /api/v1/vendor-payments, one allocation to one of BENCH_BILLS
+ *                    bills in turn (bill row locks, journal entry, outbox row, publish)
  * Then stops the stack and drops the database, also when something failed.
  *
  * Environment: BENCH_CONNECTIONS (20), BENCH_DURATION_S (10), BENCH_WARMUP_S (2, not reported),
- * BENCH_INVOICES (3000),
+ * BENCH_INVOICES (3000), BENCH_BILLS (200), BENCH_SCENARIOS (all of the above, comma-separated),
  * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres: the server, not the database),
  * NATS_URL (nats://127.0.0.1:4222). Exits 1 if a scenario had a non-2xx reply, an error or a timeout.
  */
@@ -34,7 +38,8 @@ const CONNECTIONS = envInt('BENCH_CONNECTIONS', 20, 1);
 const DURATION_S = envInt('BENCH_DURATION_S', 10, 1);
 const WARMUP_S = envInt('BENCH_WARMUP_S', 2, 0);
 const INVOICES = envInt('BENCH_INVOICES', 3000, 1);
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'get-customer,create-customer,post-invoice').split(',').map((x) => x.trim()));
+const BILLS = envInt('BENCH_BILLS', 200, 1);
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'get-customer,create-customer,post-invoice,create-bill,create-vendor-payment').split(',').map((x) => x.trim()));
 const PG_SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -102,6 +107,13 @@ async function createDrafts(url: string, headers: Record<string, string>, custom
   };
   await Promise.all(Array.from({ length: parallel }, worker));
   return ids;
+}
+
+/** One POST that must answer 201; returns the new record's id. */
+async function createOne(url: string, headers: Record<string, string>, body: unknown): Promise<string> {
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+  if (res.status !== 201) throw new Error(`POST ${url} failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { data: { id: string } }).data.id;
 }
 
 async function main(): Promise<number> {
@@ -184,18 +196,69 @@ async function main(): Promise<number> {
 
     // Invoice posting (a ledger write: lock, journal entry, outbox rows, JetStream publish):
     // drafts are made first, then each one is posted exactly once under load.
-    if (!SCENARIOS.has('post-invoice')) return finish(rows);
-    process.stdout.write(`creating ${INVOICES} draft invoices for the post-invoice scenario\n`);
-    const drafts = await createDrafts(url, headers, customerId, id, INVOICES, CONNECTIONS);
-    let next = 0;
-    const postInvoiceOpts: autocannon.Options = {
-      url,
-      connections: CONNECTIONS,
-      headers,
-      amount: drafts.length,
-      requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: `/api/v1/invoices/${drafts[next++ % drafts.length]}/post` }) }],
-    };
-    rows.push({ scenario: 'post-invoice', result: await drive({ ...postInvoiceOpts, title: 'post-invoice' }) });
+    if (SCENARIOS.has('post-invoice')) {
+      process.stdout.write(`creating ${INVOICES} draft invoices for the post-invoice scenario\n`);
+      const drafts = await createDrafts(url, headers, customerId, id, INVOICES, CONNECTIONS);
+      let next = 0;
+      const postInvoiceOpts: autocannon.Options = {
+        url,
+        connections: CONNECTIONS,
+        headers,
+        amount: drafts.length,
+        requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: `/api/v1/invoices/${drafts[next++ % drafts.length]}/post` }) }],
+      };
+      rows.push({ scenario: 'post-invoice', result: await drive({ ...postInvoiceOpts, title: 'post-invoice' }) });
+    }
+
+    // Payables: bills posted on create, and vendor payments allocated to posted bills in turn.
+    if (!SCENARIOS.has('create-bill') && !SCENARIOS.has('create-vendor-payment')) return finish(rows);
+    const vendorId = await createOne(`${url}/api/v1/vendors`, headers, { external_vendor_id: `bench-vendor-${id}`, display_name: 'Bench vendor', is_1099_eligible: true });
+    let billNo = 0;
+    const billBody = (cents: number) => ({
+      external_bill_id: `bench-${id}-bill-${++billNo}`,
+      vendor_id: vendorId,
+      bill_number: `VB-${billNo}`,
+      issue_date: '2026-11-01',
+      due_date: '2026-12-01',
+      line_items: [{ description: 'Bench supplies', quantity: 1, unit_amount_cents: cents }],
+    });
+    if (SCENARIOS.has('create-bill')) {
+      const createBillOpts: autocannon.Options = {
+        url,
+        connections: CONNECTIONS,
+        headers,
+        duration: DURATION_S,
+        requests: [{ method: 'POST', path: '/api/v1/bills', setupRequest: (req) => ({ ...req, body: JSON.stringify(billBody(10_000 + billNo)) }) }],
+      };
+      rows.push({ scenario: 'create-bill', result: await drive({ ...createBillOpts, title: 'create-bill' }) });
+    }
+    if (SCENARIOS.has('create-vendor-payment')) {
+      process.stdout.write(`creating ${BILLS} bills for the create-vendor-payment scenario\n`);
+      const bills: string[] = [];
+      for (let i = 0; i < BILLS; i++) bills.push(await createOne(`${url}/api/v1/bills`, headers, billBody(100_000_000_000)));
+      let payNo = 0;
+      const payOpts: autocannon.Options = {
+        url,
+        connections: CONNECTIONS,
+        headers,
+        duration: DURATION_S,
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/v1/vendor-payments',
+            setupRequest: (req) => {
+              payNo += 1;
+              const allocations = [{ bill_id: bills[payNo % bills.length], amount_cents: 100 }];
+              return {
+                ...req,
+                body: JSON.stringify({ external_vendor_payment_id: `bench-${id}-vp-${payNo}`, vendor_id: vendorId, amount_cents: 100, payment_date: '2026-11-15', allocations }),
+              };
+            },
+          },
+        ],
+      };
+      rows.push({ scenario: 'create-vendor-payment', result: await drive({ ...payOpts, title: 'create-vendor-payment' }) });
+    }
     return finish(rows);
   } finally {
     process.removeListener('SIGINT', onSignal);
@@ -212,7 +275,7 @@ async function main(): Promise<number> {
 
   function finish(rows: Row[]): number {
     process.stdout.write(`\n${table(rows)}\n\n`);
-    process.stdout.write(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), gateway + receivables as separate processes\n`);
+    process.stdout.write(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), every service of SERVICE_MANIFEST as a separate process\n`);
     for (const { scenario, result } of rows) {
       if (errorCount(result)) {
         const codes = Object.entries(result.statusCodeStats)

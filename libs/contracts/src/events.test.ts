@@ -1,6 +1,7 @@
 import { CONSUMERS, EVENT_TYPES, type EventMap, type OutboundEvent, type PostingEvent, eventErrors, outboundSubject, postingSubject, validateEvent } from './events';
 import type { CustomerDto } from './schemas/customers';
 import type { InvoiceDto, PaymentDto, PayoutDto } from './schemas/receivables';
+import type { BillDto, VendorDto, VendorPaymentDto } from './schemas/payables';
 
 // Shaped as services/receivables builds them (entities/dto.ts, books.ts, handlers/*.ts).
 const ORG = '0b6f1f5e-8a53-4a8e-9d4e-2f1c3b0a9e11';
@@ -127,8 +128,101 @@ const payoutPosting = posting(
   },
 );
 
+// Shaped as services/payables builds them (entities/dto.ts, domain/postings.ts).
+const VENDOR = '6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d';
+const BILL = '8b7a6c5d-4e3f-4210-a9b8-c7d6e5f4a3b2';
+const VENDOR_PAYMENT = '3e2d1c0b-9a8f-4e7d-b6c5-a4b3c2d1e0f9';
+const vendor: VendorDto = {
+  id: VENDOR,
+  external_vendor_id: 'ven-1',
+  display_name: 'Grace Hopper Consulting',
+  vendor_type: 'contractor',
+  email: null,
+  is_1099_eligible: true,
+  w9_on_file: false,
+  created_at: '2026-02-28T10:00:00.000Z',
+  updated_at: '2026-02-28T10:00:00.000Z',
+};
+const bill: BillDto = {
+  id: BILL,
+  external_bill_id: 'bill-1',
+  vendor_id: VENDOR,
+  bill_number: 'B-1',
+  issue_date: '2026-03-02',
+  due_date: '2026-04-01',
+  line_items: [{ description: 'Design', quantity: 2, unit_amount_cents: 4000, amount_cents: 8000 }],
+  status: 'posted',
+  total_cents: 8000,
+  amount_paid_cents: 3000,
+  open_balance_cents: 5000,
+  expense_account_id: account(6),
+  currency: 'USD',
+  memo: null,
+  posted_at: '2026-03-02T09:00:00.000Z',
+  reversed_at: null,
+  reversal_reason: null,
+  created_at: '2026-03-02T09:00:00.000Z',
+};
+const vendorPayment: VendorPaymentDto = {
+  id: VENDOR_PAYMENT,
+  external_vendor_payment_id: 'vp-1',
+  vendor_id: VENDOR,
+  amount_cents: 3000,
+  payment_date: '2026-03-10',
+  cash_account_id: account(1),
+  allocations: [{ bill_id: BILL, amount_cents: 3000 }],
+  status: 'posted',
+  currency: 'USD',
+  memo: null,
+  posted_at: '2026-03-10T09:00:00.000Z',
+  reversed_at: null,
+  reversal_reason: null,
+  created_at: '2026-03-10T09:00:00.000Z',
+};
+const apLine = (code: string, n: number, side: 'debit' | 'credit', amount: number, billId: string | null = BILL) => ({
+  ...line(code, n, side, amount, false),
+  vendor_id: VENDOR,
+  bill_id: billId,
+});
+const billPosting = posting(
+  { type: 'bill', bill: { ...bill, amount_paid_cents: 0, open_balance_cents: 8000 } },
+  { entry_date: '2026-03-02', source_type: 'bill', source_id: BILL, memo: 'Bill B-1', lines: [apLine('5000', 6, 'debit', 8000), apLine('2000', 7, 'credit', 8000)] },
+);
+const billReversal = posting(
+  {
+    type: 'bill_reversal',
+    bill: { ...bill, status: 'reversed', amount_paid_cents: 0, open_balance_cents: 0, reversed_at: '2026-03-04T09:00:00.000Z', reversal_reason: 'Duplicate' },
+  },
+  {
+    entry_date: '2026-03-04',
+    source_type: 'bill',
+    source_id: BILL,
+    reverses_entry_id: ENTRY,
+    lines: [apLine('5000', 6, 'credit', 8000), apLine('2000', 7, 'debit', 8000)],
+  },
+);
+const vendorPaymentPosting = posting(
+  { type: 'vendor_payment', vendor_payment: vendorPayment, bills: [bill] },
+  {
+    entry_date: '2026-03-10',
+    source_type: 'vendor_payment',
+    source_id: VENDOR_PAYMENT,
+    lines: [apLine('2000', 7, 'debit', 3000), apLine('1000', 1, 'credit', 3000, null)],
+  },
+);
+const vendorPaymentReversal = posting(
+  { type: 'vendor_payment_reversal', vendor_payment: { ...vendorPayment, status: 'reversed' }, bills: [{ ...bill, amount_paid_cents: 0, open_balance_cents: 8000 }] },
+  {
+    entry_date: '2026-03-11',
+    source_type: 'vendor_payment',
+    source_id: VENDOR_PAYMENT,
+    reverses_entry_id: ENTRY,
+    lines: [apLine('2000', 7, 'credit', 3000), apLine('1000', 1, 'debit', 3000, null)],
+  },
+);
+
 const examples: { [K in keyof EventMap]: [EventMap[K], ...EventMap[K][]] } = {
-  'journal_entry.posted': [invoicePosting, paymentPosting, refundPosting, payoutPosting],
+  'journal_entry.posted': [invoicePosting, paymentPosting, refundPosting, payoutPosting, billPosting, billReversal, vendorPaymentPosting, vendorPaymentReversal],
   'invoice.posted': [
     { invoice_id: INVOICE, invoice_number: 'INV-1001', customer_id: CUSTOMER, total_cents: 17500, currency: 'USD', issue_date: '2026-03-01', due_date: '2026-03-31' },
     { invoice_id: INVOICE, invoice_number: 'INV-0', customer_id: CUSTOMER, total_cents: 0, currency: 'USD', issue_date: '2026-03-01', due_date: '2026-03-01' },
@@ -138,6 +232,8 @@ const examples: { [K in keyof EventMap]: [EventMap[K], ...EventMap[K][]] } = {
   'invoice.partially_paid': [{ invoice_id: INVOICE, amount_paid_cents: 5000, balance_due_cents: 12500, total_cents: 17500, currency: 'USD' }],
   'customer.created': [customer, { ...customer, email: 'ada@example.com' }],
   'customer.updated': [{ ...customer, name: 'Ada King' }],
+  'vendor.created': [vendor, { ...vendor, email: 'ap@hopper.example', vendor_type: 'business', is_1099_eligible: false }],
+  'vendor.updated': [{ ...vendor, w9_on_file: true, updated_at: '2026-03-01T10:00:00.000Z' }],
 };
 
 describe('event catalogue', () => {
@@ -175,6 +271,8 @@ describe('event catalogue', () => {
     ['customer.created without email', 'customer.created', { ...customer, email: undefined }, '/email'],
     ['customer.updated with an unknown status', 'customer.updated', { ...customer, status: 'archived' }, '/status'],
     ['a payload that is not an object', 'invoice.paid', null, '/'],
+    ['a vendor payment posting without its bills', 'journal_entry.posted', posting({ type: 'vendor_payment', vendor_payment: vendorPayment, bills: [] }), '/source'],
+    ['vendor.updated without w9_on_file', 'vendor.updated', { ...vendor, w9_on_file: undefined }, '/w9_on_file'],
   ];
 
   it.each(bad)('rejects %s', (_name, type, payload, field) => {

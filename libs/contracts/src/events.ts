@@ -11,6 +11,7 @@ import type { ServiceName } from './subjects';
 import { Nullable, StringEnum, date, dateTime, obj, uuid } from './schemas/common';
 import { customer } from './schemas/customers';
 import { invoice, payment, payout } from './schemas/receivables';
+import { bill, vendor, vendorPayment } from './schemas/payables';
 import { compileBody, toDetails } from './validate';
 
 export const OUTBOUND_EVENT_TYPES = ['invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid'] as const;
@@ -33,7 +34,7 @@ export function outboundSubject(prefix: string, type: OutboundEventType): string
  * Reference events: facts other services keep a copy of (reporting's customer and vendor
  * projections). Not delivered as webhooks.
  */
-export const REFERENCE_EVENT_TYPES = ['customer.created', 'customer.updated'] as const;
+export const REFERENCE_EVENT_TYPES = ['customer.created', 'customer.updated', 'vendor.created', 'vendor.updated'] as const;
 export type ReferenceEventType = (typeof REFERENCE_EVENT_TYPES)[number];
 export function referenceSubject(prefix: string, type: ReferenceEventType): string {
   return `${prefix}.events.reference.${type}`;
@@ -75,6 +76,11 @@ export const postingSource = Type.Union([
   obj({ type: Type.Literal('payment'), payment, invoice }),
   obj({ type: Type.Literal('payment_refund'), payment, invoice }),
   obj({ type: Type.Literal('processor_payout'), processor_payout: payout }),
+  // payables: bills.create / bills.post, bills.reverse, vendor_payments.create / .post, vendor_payments.reverse
+  obj({ type: Type.Literal('bill'), bill }),
+  obj({ type: Type.Literal('bill_reversal'), bill }),
+  obj({ type: Type.Literal('vendor_payment'), vendor_payment: vendorPayment, bills: Type.Array(bill, { minItems: 1 }) }),
+  obj({ type: Type.Literal('vendor_payment_reversal'), vendor_payment: vendorPayment, bills: Type.Array(bill, { minItems: 1 }) }),
 ]);
 export type PostingSource = Static<typeof postingSource>;
 
@@ -133,6 +139,9 @@ export const EVENT_SCHEMAS = {
   /** Reference events: the customer as the API shows it. */
   'customer.created': customer,
   'customer.updated': customer,
+  /** Reference events: the vendor as the API shows it. */
+  'vendor.created': vendor,
+  'vendor.updated': vendor,
 } as const satisfies Record<'journal_entry.posted' | EmittedEventType, TSchema>;
 
 export type EventType = keyof typeof EVENT_SCHEMAS;

@@ -27,3 +27,5 @@ export {
 export * from './validate';
 export * from './events';
 export * from './canonical';
+export type * from './schemas/payables';
+export { BILL_STATUSES, VENDOR_PAYMENT_STATUSES, VENDOR_TYPES, allocations_max } from './schemas/payables';

@@ -48,7 +48,7 @@ function operation(route: RouteDef): Record<string, unknown> {
     const codes = ['400', '500', '503'];
     if (route.auth) codes.push('401', '403', '429');
     if (route.params || referencesRecords(route.body)) codes.push('404');
-    if (route.method === 'POST' || route.method === 'PUT') codes.push('409', '413', '415');
+    if (route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH') codes.push('409', '413', '415');
     for (const c of codes.sort()) {
       responses[c] = { description: ERROR_RESPONSES[c], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     }

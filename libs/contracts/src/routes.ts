@@ -3,6 +3,7 @@ import { type JsonSchema, idParams } from './schemas/common';
 import * as customers from './schemas/customers';
 import * as auth from './schemas/auth';
 import * as r from './schemas/receivables';
+import * as ap from './schemas/payables';
 
 /** Modules of SPEC.md §1: guidance per route group (warning header, optional hard enforcement). */
 export const MODULES = [
@@ -21,7 +22,7 @@ export const MODULES = [
 ] as const;
 export type ModuleName = (typeof MODULES)[number];
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * How the gateway serves a route: `json` (JSON in, RPC, JSON out), `upload` (the request stream goes
@@ -355,6 +356,199 @@ export const ROUTES: RouteDef[] = [
       { status: 201, description: 'The event was new.', schema: r.eventResponse },
       { status: 200, description: 'A duplicate: the first event.', schema: r.eventResponse },
     ],
+  },
+  // ---------- vendors ----------
+  {
+    operationId: 'listVendors',
+    method: 'GET',
+    path: '/api/v1/vendors',
+    summary: 'List vendors, newest first; filter by vendor_type and is_1099_eligible.',
+    tag: 'Vendors',
+    module: 'vendors',
+    rpc: 'vendors.list',
+    auth: true,
+    query: ap.vendorListQuery,
+    responses: [{ status: 200, description: 'A page of vendors.', schema: ap.vendorListResponse }],
+  },
+  {
+    operationId: 'createVendor',
+    method: 'POST',
+    path: '/api/v1/vendors',
+    summary: 'Create a vendor; retry-safe on external_vendor_id.',
+    description:
+      'vendor_type defaults to contractor, is_1099_eligible and w9_on_file to false. A repeat with the same external_vendor_id and the same content returns the existing vendor ' +
+      '(200, Idempotent-Replayed: true); with different content it is refused with 409 conflict.',
+    tag: 'Vendors',
+    module: 'vendors',
+    rpc: 'vendors.create',
+    auth: true,
+    body: ap.vendorCreateBody,
+    responses: createResponses(ap.vendorResponse, 'Vendor'),
+  },
+  {
+    operationId: 'getVendor',
+    method: 'GET',
+    path: '/api/v1/vendors/{id}',
+    summary: 'Get one vendor.',
+    tag: 'Vendors',
+    module: 'vendors',
+    rpc: 'vendors.get',
+    auth: true,
+    params: idParams,
+    responses: [{ status: 200, description: 'The vendor.', schema: ap.vendorResponse }],
+  },
+  {
+    operationId: 'updateVendor',
+    method: 'PATCH',
+    path: '/api/v1/vendors/{id}',
+    summary: 'Update a vendor: any of display_name, email (null clears it), is_1099_eligible, w9_on_file.',
+    description: 'Fields left out keep their value; at least one is required. External id and vendor_type do not change.',
+    tag: 'Vendors',
+    module: 'vendors',
+    rpc: 'vendors.update',
+    auth: true,
+    params: idParams,
+    body: ap.vendorUpdateBody,
+    responses: [{ status: 200, description: 'The vendor after the update.', schema: ap.vendorResponse }],
+  },
+  // ---------- bills ----------
+  {
+    operationId: 'listBills',
+    method: 'GET',
+    path: '/api/v1/bills',
+    summary: 'List bills, newest first; filter by status, vendor_id and issue date range.',
+    tag: 'Bills',
+    module: 'bills_ap',
+    rpc: 'bills.list',
+    auth: true,
+    query: ap.billListQuery,
+    responses: [{ status: 200, description: 'A page of bills.', schema: ap.billListResponse }],
+  },
+  {
+    operationId: 'createBill',
+    method: 'POST',
+    path: '/api/v1/bills',
+    summary: 'Create a bill, posted by default (Dr expense account / Cr Accounts Payable, dated issue_date); retry-safe on external_bill_id.',
+    description:
+      "status draft defers the posting to POST /bills/{id}/post. The vendor must exist in the key's organization and environment (404 otherwise); due_date ≥ issue_date; currency USD only. " +
+      'expense_account_id (default: account 5000 Expenses) must be an expense account of the organization and environment (404 if unknown, 400 if not an expense account). ' +
+      'A zero-total bill posts with no journal entry. A repeat with the same external_bill_id and the same content (the requested status aside) returns the existing bill.',
+    tag: 'Bills',
+    module: 'bills_ap',
+    rpc: 'bills.create',
+    auth: true,
+    body: ap.billCreateBody,
+    responses: createResponses(ap.billResponse, 'Bill'),
+  },
+  {
+    operationId: 'getBill',
+    method: 'GET',
+    path: '/api/v1/bills/{id}',
+    summary: 'Get one bill, with its open balance.',
+    tag: 'Bills',
+    module: 'bills_ap',
+    rpc: 'bills.get',
+    auth: true,
+    params: idParams,
+    responses: [{ status: 200, description: 'The bill.', schema: ap.billResponse }],
+  },
+  {
+    operationId: 'postBill',
+    method: 'POST',
+    path: '/api/v1/bills/{id}/post',
+    summary: 'Post a draft bill: Dr expense account / Cr Accounts Payable, dated issue_date.',
+    description: 'Posting a posted bill returns it unchanged (200, Idempotent-Replayed: true); a reversed bill cannot be posted (409).',
+    tag: 'Bills',
+    module: 'bills_ap',
+    rpc: 'bills.post',
+    auth: true,
+    params: idParams,
+    responses: [{ status: 200, description: 'The posted bill with action {type: posted, status: completed}.', schema: ap.billPostResponse }],
+  },
+  {
+    operationId: 'reverseBill',
+    method: 'POST',
+    path: '/api/v1/bills/{id}/reverse',
+    summary: 'Reverse a posted bill: the mirror journal entry, dated the day of reversal; the original entry is kept.',
+    description:
+      'Needs a posted bill with no allocation of a posted (unreversed) vendor payment on it: 409 conflict with issue bill_has_payments otherwise (reverse the payments first); ' +
+      'a draft bill is 409. Reversing a reversed bill returns it unchanged (200, Idempotent-Replayed: true).',
+    tag: 'Bills',
+    module: 'bills_ap',
+    rpc: 'bills.reverse',
+    auth: true,
+    params: idParams,
+    body: ap.billReverseBody,
+    responses: [{ status: 200, description: 'The reversed bill with action {type: reversed, status: completed}.', schema: ap.billReverseResponse }],
+  },
+  // ---------- vendor payments ----------
+  {
+    operationId: 'listVendorPayments',
+    method: 'GET',
+    path: '/api/v1/vendor-payments',
+    summary: 'List vendor payments, newest first; filter by vendor_id and status.',
+    tag: 'Vendor payments',
+    module: 'bills_ap',
+    rpc: 'vendor_payments.list',
+    auth: true,
+    query: ap.vendorPaymentListQuery,
+    responses: [{ status: 200, description: 'A page of vendor payments.', schema: ap.vendorPaymentListResponse }],
+  },
+  {
+    operationId: 'createVendorPayment',
+    method: 'POST',
+    path: '/api/v1/vendor-payments',
+    summary: 'Pay a vendor, posted by default (Dr Accounts Payable / Cr cash_account_id, dated payment_date); retry-safe on external_vendor_payment_id.',
+    description:
+      'status ready defers the posting to POST /vendor-payments/{id}/post. allocations: 1–100 rows, each bill at most once (400 duplicate_bill), each bill of the same vendor (400 vendor_mismatch), ' +
+      'and the allocations sum to amount_cents (400 allocation_sum_mismatch). On posting, each bill must be posted (409 bill_draft / bill_reversed) and each allocation at most its open balance ' +
+      '(409 exceeds_open_balance). cash_account_id (default: account 1000 Cash) must be a cash, bank or clearing account of the organization and environment (404 if unknown, 400 otherwise).',
+    tag: 'Vendor payments',
+    module: 'bills_ap',
+    rpc: 'vendor_payments.create',
+    auth: true,
+    body: ap.vendorPaymentCreateBody,
+    responses: createResponses(ap.vendorPaymentResponse, 'Vendor payment'),
+  },
+  {
+    operationId: 'getVendorPayment',
+    method: 'GET',
+    path: '/api/v1/vendor-payments/{id}',
+    summary: 'Get one vendor payment.',
+    tag: 'Vendor payments',
+    module: 'bills_ap',
+    rpc: 'vendor_payments.get',
+    auth: true,
+    params: idParams,
+    responses: [{ status: 200, description: 'The vendor payment.', schema: ap.vendorPaymentResponse }],
+  },
+  {
+    operationId: 'postVendorPayment',
+    method: 'POST',
+    path: '/api/v1/vendor-payments/{id}/post',
+    summary: 'Post a ready vendor payment: Dr Accounts Payable / Cr the cash account, dated payment_date.',
+    description:
+      'The allocation rules are checked again against the bills as they are now. Posting a posted payment returns it unchanged (200, Idempotent-Replayed: true); a reversed one is 409.',
+    tag: 'Vendor payments',
+    module: 'bills_ap',
+    rpc: 'vendor_payments.post',
+    auth: true,
+    params: idParams,
+    responses: [{ status: 200, description: 'The posted payment with action {type: posted, status: completed}.', schema: ap.vendorPaymentPostResponse }],
+  },
+  {
+    operationId: 'reverseVendorPayment',
+    method: 'POST',
+    path: '/api/v1/vendor-payments/{id}/reverse',
+    summary: "Reverse a posted vendor payment: the mirror journal entry, dated the day of reversal; the bills' open balances come back.",
+    description: 'A ready payment cannot be reversed (409). Reversing a reversed payment returns it unchanged (200, Idempotent-Replayed: true).',
+    tag: 'Vendor payments',
+    module: 'bills_ap',
+    rpc: 'vendor_payments.reverse',
+    auth: true,
+    params: idParams,
+    body: ap.vendorPaymentReverseBody,
+    responses: [{ status: 200, description: 'The reversed payment with action {type: reversed, status: completed}.', schema: ap.vendorPaymentReverseResponse }],
   },
 ];
 

@@ -9,6 +9,7 @@ import type { ServiceName } from './subjects';
 import { idParams } from './schemas/common';
 import * as customers from './schemas/customers';
 import * as r from './schemas/receivables';
+import * as ap from './schemas/payables';
 
 export interface RpcDef {
   service: ServiceName;
@@ -20,6 +21,7 @@ export interface RpcDef {
 }
 
 const receivables = 'receivables';
+const payables = 'payables';
 
 export const RPC_CATALOGUE = {
   'customers.create': { service: receivables, body: customers.customerCreateBody, reply: customers.customerResponse },
@@ -41,6 +43,20 @@ export const RPC_CATALOGUE = {
   'payouts.list': { service: receivables, query: r.payoutListQuery, reply: r.payoutListResponse },
   'payouts.get': { service: receivables, params: idParams, reply: r.payoutResponse },
   'events.create': { service: receivables, body: r.eventCreateBody, reply: r.eventResponse },
+  'vendors.create': { service: payables, body: ap.vendorCreateBody, reply: ap.vendorResponse },
+  'vendors.list': { service: payables, query: ap.vendorListQuery, reply: ap.vendorListResponse },
+  'vendors.get': { service: payables, params: idParams, reply: ap.vendorResponse },
+  'vendors.update': { service: payables, params: idParams, body: ap.vendorUpdateBody, reply: ap.vendorResponse },
+  'bills.create': { service: payables, body: ap.billCreateBody, reply: ap.billResponse },
+  'bills.list': { service: payables, query: ap.billListQuery, reply: ap.billListResponse },
+  'bills.get': { service: payables, params: idParams, reply: ap.billResponse },
+  'bills.post': { service: payables, params: idParams, reply: ap.billPostResponse },
+  'bills.reverse': { service: payables, params: idParams, body: ap.billReverseBody, reply: ap.billReverseResponse },
+  'vendor_payments.create': { service: payables, body: ap.vendorPaymentCreateBody, reply: ap.vendorPaymentResponse },
+  'vendor_payments.list': { service: payables, query: ap.vendorPaymentListQuery, reply: ap.vendorPaymentListResponse },
+  'vendor_payments.get': { service: payables, params: idParams, reply: ap.vendorPaymentResponse },
+  'vendor_payments.post': { service: payables, params: idParams, reply: ap.vendorPaymentPostResponse },
+  'vendor_payments.reverse': { service: payables, params: idParams, body: ap.vendorPaymentReverseBody, reply: ap.vendorPaymentReverseResponse },
 } as const satisfies Record<string, RpcDef>;
 
 export type RpcCatalogue = typeof RPC_CATALOGUE;

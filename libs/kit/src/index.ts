@@ -14,3 +14,4 @@ export * from './drift';
 export * from './service';
 export * from './chunks';
 export * from './consumer';
+export * from './columns';

@@ -6,7 +6,7 @@ import { pageQuery, scopeOf } from './scope';
 
 /**
  * The read side every resource shares: a list (newest first, ties by id, limit + 1 for has_more,
- * optional equality filters from the query) and a get by id, both scoped by organization and
+ * optional equality and range filters from the query) and a get by id, both scoped by organization and
  * environment.
  */
 export function registerReads<E extends object>(
@@ -22,6 +22,8 @@ export function registerReads<E extends object>(
     dto: (e: E) => unknown;
     /** query parameter → entity property */
     filters?: Record<string, keyof E & string>;
+    /** query parameter → bound on an entity property (e.g. issue_date_from → issueDate ≥ value) */
+    ranges?: Record<string, { prop: keyof E & string; op: '$gte' | '$lte' }>;
   },
 ): void {
   server.handle(r.list, async (req) => {
@@ -29,6 +31,11 @@ export function registerReads<E extends object>(
     const where: Record<string, unknown> = { ...scopeOf(req.ctx) };
     for (const [param, prop] of Object.entries(r.filters ?? {})) {
       if (req.query[param] !== undefined) where[prop] = req.query[param];
+    }
+    for (const [param, { prop, op }] of Object.entries(r.ranges ?? {})) {
+      if (req.query[param] === undefined) continue;
+      const bounds = (where[prop] ?? {}) as Record<string, unknown>;
+      where[prop] = { ...bounds, [op]: req.query[param] };
     }
     const rows = await orm.em.fork().find(r.schema, where as never, {
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] as never,

@@ -1,4 +1,4 @@
-import { ACCOUNT, accountId, DEFAULT_CHART, findAccount, normalBalance, uuidV5 } from './accounts';
+import { ACCOUNT, accountId, DEFAULT_CHART, findAccount, findAccountById, normalBalance, uuidV5 } from './accounts';
 
 const ORG = '7d9f6c1e-2b1a-4f3e-9c8d-0a1b2c3d4e5f';
 
@@ -61,5 +61,20 @@ describe('normalBalance', () => {
     expect(normalBalance('liability')).toBe('credit');
     expect(normalBalance('equity')).toBe('credit');
     expect(normalBalance('revenue')).toBe('credit');
+  });
+});
+
+describe('findAccountById', () => {
+  it('finds an account of the chart by its stable id in the organization and environment, in any case', () => {
+    const id = accountId(ORG, 'test', '1010');
+    expect(findAccountById(ORG, 'test', id)?.code).toBe('1010');
+    expect(findAccountById(ORG, 'test', id.toUpperCase())?.code).toBe('1010');
+  });
+
+  it("does not find another organization's or environment's account, nor a random id", () => {
+    const id = accountId(ORG, 'test', '5000');
+    expect(findAccountById(ORG, 'live', id)).toBeUndefined();
+    expect(findAccountById('0b6f1f5e-8a53-4a8e-9d4e-2f1c3b0a9e11', 'test', id)).toBeUndefined();
+    expect(findAccountById(ORG, 'test', '7d9f6c1e-2b1a-4f3e-9c8d-0a1b2c3d4e5f')).toBeUndefined();
   });
 });

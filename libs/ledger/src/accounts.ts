@@ -73,3 +73,9 @@ export function accountId(organizationId: string, environment: LedgerEnvironment
   // Lower-cased: Postgres prints uuids in lower case, and the same organization must give the same id.
   return uuidV5(`${organizationId.toLowerCase()}/${environment}/${code}`, LEDGER_ACCOUNT_NAMESPACE);
 }
+
+/** The account of the chart whose stable id (accountId) is `id` in this organization and environment. */
+export function findAccountById(organizationId: string, environment: LedgerEnvironment, id: string, chart: readonly AccountDef[] = DEFAULT_CHART): AccountDef | undefined {
+  const wanted = id.toLowerCase();
+  return chart.find((a) => accountId(organizationId, environment, a.code) === wanted);
+}

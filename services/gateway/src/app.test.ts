@@ -26,6 +26,16 @@ const TABLE: RouteDef[] = [
     params: obj({ id: { type: 'string' } }, ['id']),
   },
   { ...base, operationId: 'uploadFile', method: 'POST', path: '/t/files', rpc: null, auth: true, kind: 'upload', query: obj({ source: { type: 'string' } }) },
+  {
+    ...base,
+    operationId: 'patchThing',
+    method: 'PATCH',
+    path: '/t/things/{id}',
+    rpc: 'customers.get',
+    auth: true,
+    params: obj({ id: { type: 'string' } }, ['id']),
+    body: obj({ name: { type: 'string' } }),
+  },
 ];
 
 describe('createGatewayApp with a route of each kind', () => {
@@ -99,6 +109,16 @@ describe('createGatewayApp with a route of each kind', () => {
       expect((await served.call('/t/things', { method: 'POST', key: TEST_KEY, json: { nmae: 'N' } })).status).toBe(400);
       expect((await served.call('/t/things', { method: 'POST', key: TEST_KEY, body: 'x', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
       expect(rpc.calls).toHaveLength(0);
+    });
+
+    it('takes a JSON body on PATCH: validated, forwarded, refused when not JSON', async () => {
+      reply = { ok: true, status: 200, body: { data: { id: 't1', name: 'M' } } };
+      const r = await served.call('/t/things/t1', { method: 'PATCH', key: TEST_KEY, json: { name: 'M' } });
+      expect(r.status).toBe(200);
+      expect(rpc.calls[0]).toMatchObject({ op: 'customers.get', req: { params: { id: 't1' }, body: { name: 'M' } } });
+      expect((await served.call('/t/things/t1', { method: 'PATCH', key: TEST_KEY, json: { nmae: 'M' } })).status).toBe(400);
+      expect((await served.call('/t/things/t1', { method: 'PATCH', key: TEST_KEY, body: 'x', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+      expect(rpc.calls).toHaveLength(1);
     });
 
     it('answers a route the gateway serves itself with its handler', async () => {

@@ -4,7 +4,7 @@ import { ROUTES, type RouteDef } from '@acct/contracts';
 import type { Logger } from '@acct/kit';
 import type { GatewayMetrics } from './metrics';
 import type { TokenBuckets } from './rate-limit';
-import { checkRoute, kindOf } from './route-kind';
+import { checkRoute, kindOf, takesBody } from './route-kind';
 import { type KeyResolver, authenticate } from './middlewares/authenticate';
 import { parseJson, requireJson } from './middlewares/body';
 import { requestContext } from './middlewares/context';
@@ -55,8 +55,6 @@ function builtInHandlers(deps: GatewayDeps): Record<string, LocalHandler> {
 function koaPath(openApiPath: string): string {
   return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
-
-const takesBody = (route: RouteDef) => route.method === 'POST' || route.method === 'PUT';
 
 export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router } {
   const local = { ...builtInHandlers(deps), ...deps.handlers };

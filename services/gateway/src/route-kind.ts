@@ -2,6 +2,9 @@ import type { RouteDef, RouteKind } from '@acct/contracts';
 
 export const kindOf = (route: RouteDef): RouteKind => route.kind ?? 'json';
 
+/** Methods whose request carries a JSON body: POST, PUT and PATCH. */
+export const takesBody = (route: Pick<RouteDef, 'method'>): boolean => route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
+
 /**
  * Routes whose service dedupes on the caller's Idempotency-Key get it forwarded instead of the
  * gateway's replay: those that say so (POST /events) and uploads, whose stream cannot be fingerprinted.

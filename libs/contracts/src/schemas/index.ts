@@ -1,3 +1,4 @@
 export * as customers from './customers';
 export * as auth from './auth';
 export * as receivables from './receivables';
+export * as payables from './payables';

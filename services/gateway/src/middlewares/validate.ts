@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { AppError, type ErrorDetail, type RouteDef, SCOPE_FIELDS, compileBody, compileQuery, toDetails } from '@acct/contracts';
-import { kindOf } from '../route-kind';
+import { kindOf, takesBody } from '../route-kind';
 import type { Middleware } from './state';
 
 const NOTHING = { type: 'object', properties: {}, additionalProperties: false } as const;
@@ -22,7 +22,7 @@ function scopeFieldDetails(where: 'query' | 'body', obj: unknown): ErrorDetail[]
 export function validate(route: RouteDef): Middleware {
   const params: ValidateFunction | undefined = route.params ? compileBody(route.params) : undefined;
   const query = compileQuery(route.query ?? NOTHING);
-  const hasBody = (route.method === 'POST' || route.method === 'PUT') && kindOf(route) !== 'upload';
+  const hasBody = takesBody(route) && kindOf(route) !== 'upload';
   const body = compileBody(route.body ?? NOTHING);
   return async (ctx, next) => {
     const q: Record<string, unknown> = { ...ctx.query };

@@ -1,21 +1,7 @@
-import { BigIntType, EntitySchema } from '@mikro-orm/core';
-import type { Environment, EstimateStatus, InboundEventStatus, InvoiceStatus, PaymentStatus, PayoutStatus } from '@acct/contracts';
+import { EntitySchema } from '@mikro-orm/core';
+import type { EstimateStatus, InboundEventStatus, InvoiceStatus, PaymentStatus, PayoutStatus } from '@acct/contracts';
+import { type Scoped, moneyColumn as money, scopedColumns as scoped } from '@acct/kit';
 import type { LineItem } from '@acct/ledger';
-
-const money = () => ({ type: new BigIntType('number') });
-const scoped = {
-  id: { type: 'uuid', primary: true },
-  organizationId: { type: 'uuid', fieldName: 'organization_id' },
-  environment: { type: 'text' },
-  createdAt: { type: 'Date', fieldName: 'created_at' },
-} as const;
-
-interface Scoped {
-  id: string;
-  organizationId: string;
-  environment: Environment;
-  createdAt: Date;
-}
 
 export interface Invoice extends Scoped {
   externalInvoiceId: string;

@@ -1,0 +1,39 @@
+import type { VendorCreateBody, VendorType, VendorUpdateBody } from '@acct/contracts';
+
+export interface VendorFields {
+  displayName: string;
+  vendorType: VendorType;
+  email: string | null;
+  is1099Eligible: boolean;
+  w9OnFile: boolean;
+}
+
+/** What a create says, with the defaults applied (vendor_type contractor, flags false). */
+export function vendorFields(body: VendorCreateBody): VendorFields {
+  return {
+    displayName: body.display_name,
+    vendorType: body.vendor_type ?? 'contractor',
+    email: body.email ?? null,
+    is1099Eligible: body.is_1099_eligible ?? false,
+    w9OnFile: body.w9_on_file ?? false,
+  };
+}
+
+/** A retried create is a replay only if it says exactly what the first one said (defaults applied). */
+export function sameVendorContent(existing: VendorFields, body: VendorCreateBody): boolean {
+  const given = vendorFields(body);
+  return (Object.keys(given) as (keyof VendorFields)[]).every((k) => existing[k] === given[k]);
+}
+
+/**
+ * The fields a PATCH changes (only those it names, and only when the value differs); empty when
+ * the vendor already says what the body says.
+ */
+export function vendorChanges(current: VendorFields, body: VendorUpdateBody): Partial<VendorFields> {
+  const wanted: Partial<VendorFields> = {};
+  if (body.display_name !== undefined) wanted.displayName = body.display_name;
+  if (body.email !== undefined) wanted.email = body.email;
+  if (body.is_1099_eligible !== undefined) wanted.is1099Eligible = body.is_1099_eligible;
+  if (body.w9_on_file !== undefined) wanted.w9OnFile = body.w9_on_file;
+  return Object.fromEntries(Object.entries(wanted).filter(([k, v]) => current[k as keyof VendorFields] !== v));
+}

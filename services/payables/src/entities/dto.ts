@@ -1,0 +1,62 @@
+import type { BillDto, VendorDto, VendorPaymentDto } from '@acct/contracts';
+import { accountId } from '@acct/ledger';
+import type { Bill, Vendor, VendorPayment } from './payables.entity';
+import { openBalance } from '../domain/bills';
+
+/** Entities → wire (snake_case), the one place the names are converted. */
+
+export function vendorDto(v: Vendor): VendorDto {
+  return {
+    id: v.id,
+    external_vendor_id: v.externalVendorId,
+    display_name: v.displayName,
+    vendor_type: v.vendorType,
+    email: v.email,
+    is_1099_eligible: v.is1099Eligible,
+    w9_on_file: v.w9OnFile,
+    created_at: v.createdAt.toISOString(),
+    updated_at: v.updatedAt.toISOString(),
+  };
+}
+
+export function billDto(b: Bill): BillDto {
+  return {
+    id: b.id,
+    external_bill_id: b.externalBillId,
+    vendor_id: b.vendorId,
+    bill_number: b.billNumber,
+    issue_date: b.issueDate,
+    due_date: b.dueDate,
+    line_items: b.lineItems,
+    status: b.status,
+    total_cents: b.totalCents,
+    amount_paid_cents: b.paidCents,
+    open_balance_cents: openBalance(b),
+    expense_account_id: accountId(b.organizationId, b.environment, b.expenseAccountCode),
+    currency: b.currency,
+    memo: b.memo,
+    posted_at: b.postedAt ? b.postedAt.toISOString() : null,
+    reversed_at: b.reversedAt ? b.reversedAt.toISOString() : null,
+    reversal_reason: b.reversalReason,
+    created_at: b.createdAt.toISOString(),
+  };
+}
+
+export function vendorPaymentDto(p: VendorPayment): VendorPaymentDto {
+  return {
+    id: p.id,
+    external_vendor_payment_id: p.externalVendorPaymentId,
+    vendor_id: p.vendorId,
+    amount_cents: p.amountCents,
+    payment_date: p.paymentDate,
+    cash_account_id: accountId(p.organizationId, p.environment, p.cashAccountCode),
+    allocations: p.allocations.map((a) => ({ bill_id: a.bill_id, amount_cents: a.amount_cents })),
+    status: p.status,
+    currency: p.currency,
+    memo: p.memo,
+    posted_at: p.postedAt ? p.postedAt.toISOString() : null,
+    reversed_at: p.reversedAt ? p.reversedAt.toISOString() : null,
+    reversal_reason: p.reversalReason,
+    created_at: p.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,113 @@
+import { EntitySchema } from '@mikro-orm/core';
+import type { Allocation, BillStatus, VendorPaymentStatus, VendorType } from '@acct/contracts';
+import { type Scoped, moneyColumn, scopedColumns } from '@acct/kit';
+import type { LineItem } from '@acct/ledger';
+
+export interface Vendor extends Scoped {
+  externalVendorId: string;
+  displayName: string;
+  vendorType: VendorType;
+  email: string | null;
+  is1099Eligible: boolean;
+  w9OnFile: boolean;
+  updatedAt: Date;
+}
+
+export const VendorSchema = new EntitySchema<Vendor>({
+  name: 'Vendor',
+  tableName: 'vendors',
+  properties: {
+    ...scopedColumns,
+    externalVendorId: { type: 'text', fieldName: 'external_vendor_id' },
+    displayName: { type: 'text', fieldName: 'display_name' },
+    vendorType: { type: 'text', fieldName: 'vendor_type' },
+    email: { type: 'text', nullable: true },
+    is1099Eligible: { type: 'boolean', fieldName: 'is_1099_eligible' },
+    w9OnFile: { type: 'boolean', fieldName: 'w9_on_file' },
+    updatedAt: { type: 'Date', fieldName: 'updated_at' },
+  },
+});
+
+export interface Bill extends Scoped {
+  externalBillId: string;
+  vendorId: string;
+  billNumber: string;
+  issueDate: string;
+  dueDate: string;
+  currency: string;
+  memo: string | null;
+  lineItems: LineItem[];
+  expenseAccountCode: string;
+  totalCents: number;
+  paidCents: number;
+  status: BillStatus;
+  journalEntryId: string | null;
+  reversalEntryId: string | null;
+  reversalReason: string | null;
+  postedAt: Date | null;
+  reversedAt: Date | null;
+}
+
+export const BillSchema = new EntitySchema<Bill>({
+  name: 'Bill',
+  tableName: 'bills',
+  properties: {
+    ...scopedColumns,
+    externalBillId: { type: 'text', fieldName: 'external_bill_id' },
+    vendorId: { type: 'uuid', fieldName: 'vendor_id' },
+    billNumber: { type: 'text', fieldName: 'bill_number' },
+    issueDate: { type: 'string', columnType: 'date', fieldName: 'issue_date' },
+    dueDate: { type: 'string', columnType: 'date', fieldName: 'due_date' },
+    currency: { type: 'text' },
+    memo: { type: 'text', nullable: true },
+    lineItems: { type: 'json', fieldName: 'line_items' },
+    expenseAccountCode: { type: 'text', fieldName: 'expense_account_code' },
+    totalCents: { ...moneyColumn(), fieldName: 'total_cents' },
+    paidCents: { ...moneyColumn(), fieldName: 'paid_cents' },
+    status: { type: 'text' },
+    journalEntryId: { type: 'uuid', fieldName: 'journal_entry_id', nullable: true },
+    reversalEntryId: { type: 'uuid', fieldName: 'reversal_entry_id', nullable: true },
+    reversalReason: { type: 'text', fieldName: 'reversal_reason', nullable: true },
+    postedAt: { type: 'Date', fieldName: 'posted_at', nullable: true },
+    reversedAt: { type: 'Date', fieldName: 'reversed_at', nullable: true },
+  },
+});
+
+export interface VendorPayment extends Scoped {
+  externalVendorPaymentId: string;
+  vendorId: string;
+  amountCents: number;
+  paymentDate: string;
+  cashAccountCode: string;
+  allocations: Allocation[];
+  currency: string;
+  memo: string | null;
+  status: VendorPaymentStatus;
+  journalEntryId: string | null;
+  reversalEntryId: string | null;
+  reversalReason: string | null;
+  postedAt: Date | null;
+  reversedAt: Date | null;
+}
+
+export const VendorPaymentSchema = new EntitySchema<VendorPayment>({
+  name: 'VendorPayment',
+  tableName: 'vendor_payments',
+  properties: {
+    ...scopedColumns,
+    externalVendorPaymentId: { type: 'text', fieldName: 'external_vendor_payment_id' },
+    vendorId: { type: 'uuid', fieldName: 'vendor_id' },
+    amountCents: { ...moneyColumn(), fieldName: 'amount_cents' },
+    paymentDate: { type: 'string', columnType: 'date', fieldName: 'payment_date' },
+    cashAccountCode: { type: 'text', fieldName: 'cash_account_code' },
+    allocations: { type: 'json' },
+    currency: { type: 'text' },
+    memo: { type: 'text', nullable: true },
+    status: { type: 'text' },
+    journalEntryId: { type: 'uuid', fieldName: 'journal_entry_id', nullable: true },
+    reversalEntryId: { type: 'uuid', fieldName: 'reversal_entry_id', nullable: true },
+    reversalReason: { type: 'text', fieldName: 'reversal_reason', nullable: true },
+    postedAt: { type: 'Date', fieldName: 'posted_at', nullable: true },
+    reversedAt: { type: 'Date', fieldName: 'reversed_at', nullable: true },
+  },
+});

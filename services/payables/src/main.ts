@@ -1,0 +1,4 @@
+import { startService } from '@acct/kit';
+import { payables } from './service';
+
+startService(payables);

@@ -1,0 +1,4 @@
+import { migrateService } from '@acct/kit';
+import { payables } from './service';
+
+migrateService(payables);

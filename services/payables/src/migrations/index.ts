@@ -1,0 +1,6 @@
+import type { MigrationDef } from '@acct/kit';
+import { withPostingMigrations } from '@acct/posting';
+import { Migration20261123000001Payables } from './Migration20261123000001Payables';
+
+/** The ledger and outbox (shared, versioned), then the payables tables. */
+export const migrations: MigrationDef[] = withPostingMigrations([{ name: 'Migration20261123000001Payables', class: Migration20261123000001Payables }]);

@@ -1,0 +1,456 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { type TrustedContext, compileBody, eventsStreamName, schemas } from '@acct/contracts';
+import { Outbox, RpcClient, type ServiceMetrics, createMetrics, ensureEventsStream, migrate, type Orm, type RpcServer } from '@acct/kit';
+import { accountId } from '@acct/ledger';
+import { catalogueErrors } from '@acct/posting';
+import { NATS_URL, firstRow, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { openPayablesOrm } from './db';
+import { createPayablesServer } from './service';
+import { ctx, outcome, payablesCalls } from './testing/calls';
+
+const validVendor = compileBody(schemas.payables.vendorResponse);
+const validBill = compileBody(schemas.payables.billResponse);
+const validPayment = compileBody(schemas.payables.vendorPaymentResponse);
+
+/**
+ * The payables service against real Postgres and NATS JetStream: vendors, bills, vendor payments,
+ * their journal entries and events, races on one bill, a crash before publish, and the invariants
+ * (debits = credits, A/P = open balances of posted bills) over random sequences of calls.
+ */
+describe('payables against real Postgres and JetStream', () => {
+  let db: TestDatabase;
+  let orm: Orm;
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let prefix: string;
+  let server: RpcServer;
+  let outbox: Outbox;
+  let metrics: ServiceMetrics;
+  let client: RpcClient;
+  const { call, ok, vendor, bill, billBody, pay } = payablesCalls(() => client);
+  const sql = (q: string, params: unknown[] = []) => orm.em.getConnection().execute(q, params);
+  const streamMessages = async () => (await jsm.streams.info(eventsStreamName(prefix))).state.messages;
+  const billRow = async (id: string) => firstRow(await sql(`SELECT status, paid_cents::int AS paid, total_cents::int AS total FROM bills WHERE id = ?`, [id]));
+
+  beforeAll(async () => {
+    db = await freshDatabase('acct_pay_it');
+    orm = await openPayablesOrm(db.url, 10);
+    await migrate(orm);
+    nc = await connect({ servers: NATS_URL });
+    prefix = uniquePrefix();
+    jsm = await ensureEventsStream(nc, prefix);
+    metrics = createMetrics('payables', false);
+    outbox = new Outbox(nc, orm, silentLogger(), metrics, { relayMinAgeMs: 0 });
+    outbox.registerBacklogMetrics();
+    ({ server } = createPayablesServer({ nc, prefix, orm, log: silentLogger(), outbox }));
+    server.start();
+    client = new RpcClient(nc, prefix, 20_000);
+  });
+
+  afterAll(async () => {
+    await server.drain();
+    await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
+    await nc.drain();
+    await orm.close(true);
+    await db.drop();
+  });
+
+  describe('vendors', () => {
+    it('creates (201), replays the same content (200), refuses other content (409) and emits vendor.created once', async () => {
+      const c = ctx();
+      const body = { external_vendor_id: 'v-1', display_name: 'Grace', email: 'ap@grace.example', is_1099_eligible: true };
+      const created = await call('vendors.create', c, { body });
+      expect(created.ok && created.status).toBe(201);
+      expect(validVendor(created.ok && created.body)).toBe(true);
+      expect(created.ok && created.body.data).toMatchObject({ ...body, vendor_type: 'contractor', w9_on_file: false });
+      const replay = await call('vendors.create', c, { body: { ...body, vendor_type: 'contractor' } });
+      expect(replay.ok && [replay.status, replay.replayed]).toEqual([200, true]);
+      const conflict = await call('vendors.create', c, { body: { ...body, display_name: 'Other' } });
+      expect(conflict.ok ? 'ok' : conflict.error.details[0]).toMatchObject({ field: '/external_vendor_id', issue: 'already_used' });
+      const events = await sql(`SELECT payload FROM outbox WHERE subject = ? AND payload->>'organization_id' = ?`, [`${prefix}.events.reference.vendor.created`, c.organizationId]);
+      expect(events).toHaveLength(1);
+    });
+
+    it('PATCH changes only the named fields, emits vendor.updated when something changed, and 404s across scopes', async () => {
+      const c = ctx();
+      const id = await vendor(c, { email: 'a@b.example' });
+      const updated = await ok(call('vendors.update', c, { params: { id }, body: { w9_on_file: true, email: null } }));
+      expect(updated).toMatchObject({ id, display_name: 'V', email: null, w9_on_file: true, is_1099_eligible: false });
+      expect(updated.updated_at > updated.created_at).toBe(true);
+      await ok(call('vendors.update', c, { params: { id }, body: { w9_on_file: true } })); // no change: no event
+      const events = await sql(`SELECT payload FROM outbox WHERE subject = ? AND payload->'data'->>'id' = ?`, [`${prefix}.events.reference.vendor.updated`, id]);
+      expect(events).toHaveLength(1);
+      expect((firstRow(events).payload as { data: unknown }).data).toEqual(updated);
+      expect((await ok(call('vendors.get', c, { params: { id } }))).w9_on_file).toBe(true);
+      for (const other of [ctx(), ctx(c.organizationId, 'live')]) {
+        expect(outcome(await call('vendors.update', other, { params: { id }, body: { w9_on_file: false } }))).toBe('not_found');
+        expect(outcome(await call('vendors.get', other, { params: { id } }))).toBe('not_found');
+      }
+    });
+
+    it('lists with filters and pagination', async () => {
+      const c = ctx();
+      for (let i = 1; i <= 4; i++) await vendor(c, { display_name: `V${i}`, is_1099_eligible: i % 2 === 0, vendor_type: i === 4 ? 'business' : 'contractor' });
+      const page = await call('vendors.list', c, { query: { limit: 2, offset: 0 } });
+      expect(page.ok && page.body.data.map((v: { display_name: string }) => v.display_name)).toEqual(['V4', 'V3']);
+      expect(page.ok && page.body.pagination).toEqual({ limit: 2, offset: 0, count: 2, has_more: true });
+      const eligible = await ok(call('vendors.list', c, { query: { limit: 25, offset: 0, is_1099_eligible: true } }));
+      expect(eligible.map((v: { display_name: string }) => v.display_name)).toEqual(['V4', 'V2']);
+      const business = await ok(call('vendors.list', c, { query: { limit: 25, offset: 0, vendor_type: 'business' } }));
+      expect(business.map((v: { display_name: string }) => v.display_name)).toEqual(['V4']);
+    });
+  });
+
+  describe('bills', () => {
+    it('posts on create (Dr 5000 / Cr 2000 on the issue date, lines with vendor and bill) and publishes before replying', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      const before = await streamMessages();
+      const b = await bill(c, v, 12_345);
+      expect(validBill({ data: b, bill: b })).toBe(true);
+      expect(b).toMatchObject({ status: 'posted', total_cents: 12_345, amount_paid_cents: 0, open_balance_cents: 12_345 });
+      expect(b.expense_account_id).toBe(accountId(c.organizationId, 'test', '5000'));
+      const lines = await sql(
+        `SELECT e.entry_date::text AS date, l.account_code, l.side, l.amount_cents::int AS amount, l.vendor_id, l.bill_id
+           FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_type = 'bill' AND e.source_id = ? ORDER BY l.line_no`,
+        [b.id],
+      );
+      expect(lines).toEqual([
+        { date: '2026-01-10', account_code: '5000', side: 'debit', amount: 12_345, vendor_id: v, bill_id: b.id },
+        { date: '2026-01-10', account_code: '2000', side: 'credit', amount: 12_345, vendor_id: v, bill_id: b.id },
+      ]);
+      expect(await streamMessages()).toBe(before + 1);
+    });
+
+    it('keeps a draft off the books until POST /post; posting again is a replay with no second entry', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      const draft = await bill(c, v, 500, { status: 'draft', expense_account_id: accountId(c.organizationId, 'test', '5200') });
+      expect(draft).toMatchObject({ status: 'draft', open_balance_cents: 0, posted_at: null });
+      expect(await sql(`SELECT id FROM journal_entries WHERE source_id = ?`, [draft.id])).toEqual([]);
+      const posted = await call('bills.post', c, { params: { id: draft.id } });
+      expect(posted.ok && [posted.body.data.status, posted.body.action, Boolean(posted.replayed)]).toEqual(['posted', { type: 'posted', status: 'completed' }, false]);
+      const again = await call('bills.post', c, { params: { id: draft.id } });
+      expect(again.ok && again.replayed).toBe(true);
+      const entries = await sql(`SELECT l.account_code FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_id = ? AND l.side = 'debit'`, [draft.id]);
+      expect(entries).toEqual([{ account_code: '5200' }]);
+    });
+
+    it('refuses a bad expense account, an unknown vendor and another scope', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      const notExpense = await call('bills.create', c, { body: billBody(v, 100, { expense_account_id: accountId(c.organizationId, 'test', '1000') }) });
+      expect(notExpense.ok ? 'ok' : [notExpense.error.code, notExpense.error.details[0]?.field]).toEqual(['validation_failed', '/expense_account_id']);
+      const foreign = await call('bills.create', c, { body: billBody(v, 100, { expense_account_id: accountId(randomUUID(), 'test', '5000') }) });
+      expect(outcome(foreign)).toBe('not_found');
+      const noVendor = await call('bills.create', c, { body: billBody(randomUUID(), 100) });
+      expect(noVendor.ok ? 'ok' : noVendor.error.details[0]).toMatchObject({ field: '/vendor_id', issue: 'not_found' });
+      const otherOrg = await call('bills.create', ctx(), { body: billBody(v, 100) });
+      expect(outcome(otherOrg)).toBe('not_found');
+    });
+
+    it('reverses with a mirror entry dated today, keeps the original, and refuses a bill with payments', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      const b = await bill(c, v, 1000);
+      const paid = await ok(pay(c, v, [{ bill_id: b.id, amount_cents: 400 }]));
+      const refused = await call('bills.reverse', c, { params: { id: b.id }, body: { reversal_reason: 'dup' } });
+      expect(refused.ok ? 'ok' : [refused.error.code, refused.error.details[0]?.issue]).toEqual(['conflict', 'bill_has_payments']);
+      await ok(call('vendor_payments.reverse', c, { params: { id: paid.id }, body: { reversal_reason: 'wrong bill' } }));
+      expect(await billRow(b.id)).toEqual({ status: 'posted', paid: 0, total: 1000 });
+      const reversed = await call('bills.reverse', c, { params: { id: b.id }, body: { reversal_reason: 'dup' } });
+      expect(reversed.ok && reversed.body.data).toMatchObject({ status: 'reversed', open_balance_cents: 0, reversal_reason: 'dup' });
+      expect(reversed.ok && reversed.body.action).toEqual({ type: 'reversed', status: 'completed' });
+      const entries = await sql(`SELECT entry_date::text AS date, reverses_entry_id FROM journal_entries WHERE source_id = ? ORDER BY created_at`, [b.id]);
+      expect(entries).toHaveLength(2);
+      expect(entries[1]).toMatchObject({ date: new Date().toISOString().slice(0, 10) });
+      expect(entries[1]?.reverses_entry_id).toBeTruthy();
+      const again = await call('bills.reverse', c, { params: { id: b.id }, body: { reversal_reason: 'again' } });
+      expect(again.ok && [again.replayed, again.body.data.reversal_reason]).toEqual([true, 'dup']);
+      expect(outcome(await call('bills.post', c, { params: { id: b.id } }))).toBe('conflict');
+      const draft = await bill(c, v, 10, { status: 'draft' });
+      expect(outcome(await call('bills.reverse', c, { params: { id: draft.id }, body: { reversal_reason: 'x' } }))).toBe('conflict');
+    });
+
+    it('lists by status, vendor and issue date range', async () => {
+      const c = ctx();
+      const [v1, v2] = [await vendor(c), await vendor(c)];
+      const a = await bill(c, v1, 100, { issue_date: '2026-01-01', due_date: '2026-01-31' });
+      const b = await bill(c, v1, 100, { issue_date: '2026-02-01', due_date: '2026-02-28', status: 'draft' });
+      const d = await bill(c, v2, 100, { issue_date: '2026-03-01', due_date: '2026-03-31' });
+      const ids = async (query: Record<string, unknown>) => (await ok(call('bills.list', c, { query: { limit: 25, offset: 0, ...query } }))).map((x: { id: string }) => x.id);
+      expect(await ids({})).toEqual([d.id, b.id, a.id]);
+      expect(await ids({ status: 'draft' })).toEqual([b.id]);
+      expect(await ids({ vendor_id: v1 })).toEqual([b.id, a.id]);
+      expect(await ids({ issue_date_from: '2026-01-15', issue_date_to: '2026-03-01' })).toEqual([d.id, b.id]);
+      expect(await ids({ issue_date_to: '2026-01-31', vendor_id: v1 })).toEqual([a.id]);
+    });
+  });
+
+  describe('vendor payments', () => {
+    it('posts on create (Dr 2000 per bill / Cr the cash account), lowers open balances; reverse restores them', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      const [b1, b2] = [await bill(c, v, 1000), await bill(c, v, 500)];
+      const bank = accountId(c.organizationId, 'test', '1010');
+      const r = await pay(
+        c,
+        v,
+        [
+          { bill_id: b1.id, amount_cents: 600 },
+          { bill_id: b2.id, amount_cents: 500 },
+        ],
+        { cash_account_id: bank },
+      );
+      expect(r.ok && r.status).toBe(201);
+      expect(validPayment(r.ok && r.body)).toBe(true);
+      const p = r.ok && r.body.data;
+      expect(p).toMatchObject({ status: 'posted', amount_cents: 1100, cash_account_id: bank });
+      expect(await billRow(b1.id)).toEqual({ status: 'posted', paid: 600, total: 1000 });
+      expect((await ok(call('bills.get', c, { params: { id: b2.id } }))).open_balance_cents).toBe(0);
+      const lines = await sql(
+        `SELECT l.account_code, l.side, l.amount_cents::int AS amount, l.bill_id FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id
+          WHERE e.source_type = 'vendor_payment' AND e.source_id = ? ORDER BY l.line_no`,
+        [p.id],
+      );
+      expect(lines).toEqual([
+        { account_code: '2000', side: 'debit', amount: 600, bill_id: b1.id },
+        { account_code: '2000', side: 'debit', amount: 500, bill_id: b2.id },
+        { account_code: '1010', side: 'credit', amount: 1100, bill_id: null },
+      ]);
+      const reversed = await ok(call('vendor_payments.reverse', c, { params: { id: p.id }, body: { reversal_reason: 'bounced' } }));
+      expect(reversed).toMatchObject({ status: 'reversed', reversal_reason: 'bounced' });
+      expect(await billRow(b1.id)).toEqual({ status: 'posted', paid: 0, total: 1000 });
+      expect(await billRow(b2.id)).toEqual({ status: 'posted', paid: 0, total: 500 });
+      const again = await call('vendor_payments.reverse', c, { params: { id: p.id }, body: { reversal_reason: 'bounced' } });
+      expect(again.ok && again.replayed).toBe(true);
+      expect(outcome(await call('vendor_payments.post', c, { params: { id: p.id } }))).toBe('conflict');
+    });
+
+    it('defers a ready payment to POST /post, which checks the bills as they are then', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      const b = await bill(c, v, 300, { status: 'draft' });
+      const ready = await ok(pay(c, v, [{ bill_id: b.id, amount_cents: 300 }], { status: 'ready' }));
+      expect(ready.status).toBe('ready');
+      expect(outcome(await call('vendor_payments.reverse', c, { params: { id: ready.id }, body: { reversal_reason: 'x' } }))).toBe('conflict');
+      const early = await call('vendor_payments.post', c, { params: { id: ready.id } });
+      expect(early.ok ? 'ok' : early.error.details[0]?.issue).toBe('bill_draft');
+      await ok(call('bills.post', c, { params: { id: b.id } }));
+      const posted = await call('vendor_payments.post', c, { params: { id: ready.id } });
+      expect(posted.ok && [posted.body.data.status, posted.body.action.type]).toEqual(['posted', 'posted']);
+      expect((await call('vendor_payments.post', c, { params: { id: ready.id } })).ok).toBe(true);
+      expect(await billRow(b.id)).toEqual({ status: 'posted', paid: 300, total: 300 });
+    });
+
+    it('enforces every allocation rule', async () => {
+      const c = ctx();
+      const [v, other] = [await vendor(c), await vendor(c)];
+      const b = await bill(c, v, 1000);
+      const theirs = await bill(c, other, 1000);
+      const issue = async (allocations: { bill_id: string; amount_cents: number }[], over: Record<string, unknown> = {}) => {
+        const r = await pay(c, v, allocations, over);
+        return r.ok ? 'ok' : `${r.error.code}:${r.error.details[0]?.issue}`;
+      };
+      expect(await issue([{ bill_id: b.id, amount_cents: 1001 }])).toBe('conflict:exceeds_open_balance');
+      expect(await issue([{ bill_id: theirs.id, amount_cents: 1 }])).toBe('validation_failed:vendor_mismatch');
+      expect(await issue([{ bill_id: randomUUID(), amount_cents: 1 }])).toBe('not_found:not_found');
+      expect(await issue([{ bill_id: b.id, amount_cents: 5 }], { amount_cents: 6 })).toBe('validation_failed:allocation_sum_mismatch');
+      expect(await issue(Array.from({ length: 100 }, () => ({ bill_id: b.id, amount_cents: 1 })))).toBe('validation_failed:duplicate_bill');
+      expect(await issue([{ bill_id: b.id, amount_cents: 1 }], { cash_account_id: accountId(c.organizationId, 'test', '2000') })).toBe('validation_failed:invalid_account_type');
+      const unknownVendor = await pay(c, randomUUID(), [{ bill_id: b.id, amount_cents: 1 }]);
+      expect(unknownVendor.ok ? 'ok' : unknownVendor.error.details[0]).toMatchObject({ field: '/vendor_id', issue: 'not_found' });
+      const draft = await bill(c, v, 10, { status: 'draft' });
+      expect(await issue([{ bill_id: draft.id, amount_cents: 1 }])).toBe('conflict:bill_draft');
+      // None of the refusals wrote anything.
+      expect(await billRow(b.id)).toEqual({ status: 'posted', paid: 0, total: 1000 });
+      expect(await sql(`SELECT id FROM vendor_payments WHERE vendor_id = ?`, [v])).toEqual([]);
+    });
+
+    it('is retry-safe on external_vendor_payment_id, also when retries race', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      const b = await bill(c, v, 1000);
+      const external = randomUUID();
+      const replies = await Promise.all(Array.from({ length: 10 }, () => pay(c, v, [{ bill_id: b.id, amount_cents: 100 }], { external_vendor_payment_id: external })));
+      expect(replies.map((r) => (r.ok ? r.status : r.error.code)).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+      expect(await billRow(b.id)).toEqual({ status: 'posted', paid: 100, total: 1000 });
+      const different = await pay(c, v, [{ bill_id: b.id, amount_cents: 200 }], { external_vendor_payment_id: external });
+      expect(different.ok ? 'ok' : different.error.details[0]?.issue).toBe('already_used');
+    });
+  });
+
+  describe('concurrency', () => {
+    it('never over-allocates a bill when 25 payments race for it', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      const b = await bill(c, v, 1000);
+      const replies = await Promise.all(Array.from({ length: 25 }, () => pay(c, v, [{ bill_id: b.id, amount_cents: 100 }])));
+      const outcomes = replies.map(outcome);
+      expect(outcomes.filter((o) => o === 'ok')).toHaveLength(10);
+      expect(outcomes.filter((o) => o === 'conflict')).toHaveLength(15);
+      expect(await billRow(b.id)).toEqual({ status: 'posted', paid: 1000, total: 1000 });
+      const { n } = firstRow(await sql(`SELECT count(*)::int AS n FROM vendor_payments WHERE vendor_id = ? AND status = 'posted'`, [v]));
+      expect(n).toBe(10);
+    });
+
+    it('never deadlocks nor over-allocates when 24 payments race over two bills in opposite orders', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      const [b1, b2] = [await bill(c, v, 500), await bill(c, v, 500)];
+      const replies = await Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          pay(
+            c,
+            v,
+            i % 2
+              ? [
+                  { bill_id: b1.id, amount_cents: 50 },
+                  { bill_id: b2.id, amount_cents: 50 },
+                ]
+              : [
+                  { bill_id: b2.id, amount_cents: 50 },
+                  { bill_id: b1.id, amount_cents: 50 },
+                ],
+          ),
+        ),
+      );
+      expect(replies.map(outcome).filter((o) => o === 'ok')).toHaveLength(10);
+      expect(await billRow(b1.id)).toEqual({ status: 'posted', paid: 500, total: 500 });
+      expect(await billRow(b2.id)).toEqual({ status: 'posted', paid: 500, total: 500 });
+    });
+
+    it('never leaves an allocation on a reversed bill when a reversal races 20 payments', async () => {
+      for (let round = 0; round < 3; round++) {
+        const c = ctx();
+        const v = await vendor(c);
+        const b = await bill(c, v, 10_000);
+        const payments = Array.from({ length: 20 }, () => pay(c, v, [{ bill_id: b.id, amount_cents: 100 }]));
+        const reversal = call('bills.reverse', c, { params: { id: b.id }, body: { reversal_reason: 'race' } });
+        const [reversed, ...paid] = await Promise.all([reversal, ...payments]);
+        const okPayments = paid.filter((r) => r.ok).length;
+        const row = await billRow(b.id);
+        const posted = firstRow(await sql(`SELECT count(*)::int AS n FROM vendor_payments WHERE vendor_id = ? AND status = 'posted'`, [v])).n;
+        if (reversed.ok) {
+          // The reversal went first: no payment landed, the bill carries none.
+          expect({ row, okPayments, posted }).toEqual({ row: { status: 'reversed', paid: 0, total: 10_000 }, okPayments: 0, posted: 0 });
+          expect(paid.every((r) => !r.ok && r.error.details[0]?.issue === 'bill_reversed')).toBe(true);
+        } else {
+          expect(reversed.error.details[0]?.issue).toBe('bill_has_payments');
+          expect(row).toEqual({ status: 'posted', paid: okPayments * 100, total: 10_000 });
+          expect(posted).toBe(okPayments);
+        }
+      }
+    });
+  });
+
+  it('heals a crash between commit and publish: the relay publishes exactly one message per row', async () => {
+    const c = ctx();
+    const v = await vendor(c);
+    const before = await streamMessages();
+    const publish = jest.spyOn(outbox, 'publish').mockResolvedValue(undefined);
+    let b;
+    try {
+      b = await bill(c, v, 777);
+      await ok(pay(c, v, [{ bill_id: b.id, amount_cents: 777 }]));
+    } finally {
+      publish.mockRestore();
+    }
+    await outbox.flushMarks();
+    expect(await streamMessages()).toBe(before);
+    const pending = await sql(`SELECT id FROM outbox WHERE published_at IS NULL`);
+    expect(pending).toHaveLength(2);
+    expect(await outbox.relayOnce()).toBe(2);
+    expect(await streamMessages()).toBe(before + 2);
+    expect(await outbox.relayOnce()).toBe(0);
+    // Published but not marked (a crash after publish): published again, dropped by the stream as a duplicate.
+    await sql(`UPDATE outbox SET published_at = NULL WHERE id = ?`, [firstRow(pending).id]);
+    expect(await outbox.relayOnce()).toBe(1);
+    expect(await streamMessages()).toBe(before + 2);
+  });
+
+  it('keeps debits = credits and A/P = open balances of posted bills over random sequences of calls (property)', async () => {
+    type Cmd =
+      | { k: 'bill'; cents: number; draft: boolean }
+      | { k: 'postBill' | 'reverseBill' | 'postPayment' | 'reversePayment'; i: number }
+      | { k: 'pay'; picks: number[]; cents: number[]; ready: boolean };
+    const cmd: fc.Arbitrary<Cmd> = fc.oneof(
+      fc.record({ k: fc.constant('bill' as const), cents: fc.integer({ min: 0, max: 5000 }), draft: fc.boolean() }),
+      fc.record({ k: fc.constantFrom('postBill' as const, 'reverseBill' as const, 'postPayment' as const, 'reversePayment' as const), i: fc.nat(50) }),
+      fc.record({
+        k: fc.constant('pay' as const),
+        picks: fc.array(fc.nat(50), { minLength: 1, maxLength: 3 }),
+        cents: fc.array(fc.integer({ min: 1, max: 3000 }), { minLength: 3, maxLength: 3 }),
+        ready: fc.boolean(),
+      }),
+    );
+    const pick = <T>(list: T[], i: number): T | undefined => (list.length ? list[i % list.length] : undefined);
+    await fc.assert(
+      fc.asyncProperty(fc.array(cmd, { minLength: 5, maxLength: 25 }), async (cmds) => {
+        const c: TrustedContext = ctx();
+        const v = await vendor(c);
+        const bills: string[] = [];
+        const payments: string[] = [];
+        for (const m of cmds) {
+          if (m.k === 'bill') bills.push((await bill(c, v, m.cents, m.draft ? { status: 'draft' } : {})).id);
+          else if (m.k === 'postBill' || m.k === 'reverseBill') {
+            const id = pick(bills, m.i);
+            if (id) await call(m.k === 'postBill' ? 'bills.post' : 'bills.reverse', c, { params: { id }, body: m.k === 'reverseBill' ? { reversal_reason: 'p' } : {} });
+          } else if (m.k === 'postPayment' || m.k === 'reversePayment') {
+            const id = pick(payments, m.i);
+            if (id)
+              await call(m.k === 'postPayment' ? 'vendor_payments.post' : 'vendor_payments.reverse', c, {
+                params: { id },
+                body: m.k === 'reversePayment' ? { reversal_reason: 'p' } : {},
+              });
+          } else if (m.k === 'pay') {
+            const ids = [...new Set(m.picks.map((i) => pick(bills, i)).filter((x): x is string => Boolean(x)))];
+            if (!ids.length) continue;
+            const r = await pay(
+              c,
+              v,
+              ids.map((bill_id, j) => ({ bill_id, amount_cents: m.cents[j]! })),
+              m.ready ? { status: 'ready' } : {},
+            );
+            if (r.ok) payments.push(r.body.data.id);
+            else expect(['conflict', 'validation_failed']).toContain(r.error.code);
+          }
+        }
+        const t = firstRow(
+          await sql(
+            `SELECT coalesce(sum(amount_cents) FILTER (WHERE side = 'debit'), 0)::bigint AS debits,
+                    coalesce(sum(amount_cents) FILTER (WHERE side = 'credit'), 0)::bigint AS credits,
+                    coalesce(sum(CASE WHEN account_code = '2000' THEN CASE side WHEN 'credit' THEN amount_cents ELSE -amount_cents END END), 0)::bigint AS ap
+               FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.organization_id = ?`,
+            [c.organizationId],
+          ),
+        );
+        const open = firstRow(
+          await sql(`SELECT coalesce(sum(total_cents - paid_cents), 0)::bigint AS open FROM bills WHERE organization_id = ? AND status = 'posted'`, [c.organizationId]),
+        );
+        expect(t.debits).toBe(t.credits);
+        expect(t.ap).toBe(open.open);
+        // Each bill's paid amount is what its posted payments allocate to it.
+        const drift = await sql(
+          `SELECT b.id FROM bills b WHERE b.organization_id = ? AND b.paid_cents <> coalesce((
+             SELECT sum((a->>'amount_cents')::bigint) FROM vendor_payments p, jsonb_array_elements(p.allocations) a
+              WHERE p.organization_id = b.organization_id AND p.status = 'posted' AND a->>'bill_id' = b.id::text), 0)`,
+          [c.organizationId],
+        );
+        expect(drift).toEqual([]);
+      }),
+      { numRuns: 20, seed: 20261123 },
+    );
+  });
+
+  it('wrote only events of the catalogue: every outbox row of this file validates against EventMap', async () => {
+    const rows = (await sql(`SELECT subject, payload FROM outbox ORDER BY seq`)) as { subject: string; payload: unknown }[];
+    const types = new Set(rows.map((r) => r.subject.split('.events.')[1]?.replace(/^(outbound|reference)\./, '')));
+    for (const t of ['posting.payables', 'vendor.created', 'vendor.updated']) expect(types).toContain(t);
+    const sources = new Set(rows.filter((r) => r.subject.includes('.events.posting.')).map((r) => (r.payload as { source: { type: string } }).source.type));
+    expect([...sources].sort()).toEqual(['bill', 'bill_reversal', 'vendor_payment', 'vendor_payment_reversal']);
+    expect(catalogueErrors(prefix, rows)).toEqual([]);
+  });
+});

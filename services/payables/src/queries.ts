@@ -1,0 +1,53 @@
+import { LockMode } from '@mikro-orm/core';
+import { AppError } from '@acct/contracts';
+import type { Db } from '@acct/posting';
+import { type Bill, BillSchema, type Vendor, type VendorPayment, VendorPaymentSchema, VendorSchema } from './entities';
+
+/**
+ * The queries of the payables flows, in one place, with every row lock the service takes.
+ * Lock order, always: a vendor payment, then its bills in id order. Payments lock the bills they
+ * allocate to (so concurrent payments on one bill queue and each sees the balance the previous one
+ * left); bill post and reverse lock the bill (so a reversal and a payment on one bill never both
+ * see the bill as they found it); PATCH locks the vendor.
+ */
+
+export function lockVendor(db: Db, id: string): Promise<Vendor | null> {
+  return db.em.findOne(VendorSchema, { id, ...db.scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
+/** 404 naming /vendor_id unless the vendor exists in the scope. */
+export async function requireVendor(db: Db, vendorId: string): Promise<void> {
+  const v = await db.em.findOne(VendorSchema, { id: vendorId, ...db.scope }, { fields: ['id'] });
+  if (!v) {
+    throw new AppError('not_found', `Vendor ${vendorId} was not found.`, [
+      { field: '/vendor_id', issue: 'not_found', message: 'No such vendor in this organization and environment.' },
+    ]);
+  }
+}
+
+export function lockBill(db: Db, id: string): Promise<Bill | null> {
+  return db.em.findOne(BillSchema, { id, ...db.scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
+/** The bills of the scope among `ids`, by id; locked in id order when `lock` (no deadlock between payments). */
+export async function billsById(db: Db, ids: readonly string[], lock: boolean): Promise<Map<string, Bill>> {
+  const unique = [...new Set(ids)].sort();
+  const rows = await db.em.find(BillSchema, { id: { $in: unique }, ...db.scope }, { orderBy: { id: 'asc' }, ...(lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) });
+  return new Map(rows.map((b) => [b.id, b]));
+}
+
+export function lockVendorPayment(db: Db, id: string): Promise<VendorPayment | null> {
+  return db.em.findOne(VendorPaymentSchema, { id, ...db.scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
+export function findVendorByExternalId(db: Db, externalVendorId: string): Promise<Vendor | null> {
+  return db.em.findOne(VendorSchema, { ...db.scope, externalVendorId });
+}
+
+export function findBillByExternalId(db: Db, externalBillId: string): Promise<Bill | null> {
+  return db.em.findOne(BillSchema, { ...db.scope, externalBillId });
+}
+
+export function findVendorPaymentByExternalId(db: Db, externalVendorPaymentId: string): Promise<VendorPayment | null> {
+  return db.em.findOne(VendorPaymentSchema, { ...db.scope, externalVendorPaymentId });
+}

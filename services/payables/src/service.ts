@@ -1,0 +1,26 @@
+import { type ServiceDefinition, type ServiceWiring, wireService } from '@acct/kit';
+import { booksOf } from '@acct/posting';
+import { entities } from './entities';
+import { registerBillHandlers } from './handlers/bills.handler';
+import { registerVendorPaymentHandlers } from './handlers/vendor-payments.handler';
+import { registerVendorHandlers } from './handlers/vendors.handler';
+import { migrations } from './migrations';
+
+/** The payables service: vendors, bills, vendor payments with their allocations. */
+export const payables: ServiceDefinition = {
+  name: 'payables',
+  entities,
+  migrations,
+  register(wiring) {
+    const { server } = wiring;
+    const books = booksOf(wiring);
+    registerVendorHandlers(server, books);
+    registerBillHandlers(server, books);
+    registerVendorPaymentHandlers(server, books);
+  },
+};
+
+/** Wires every operation of the service without starting it (integration tests). */
+export function createPayablesServer(deps: Parameters<typeof wireService>[1]): ServiceWiring {
+  return wireService(payables, deps);
+}

@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import type { Environment, RpcOperation, RpcReply, RpcRequest, TrustedContext } from '@acct/contracts';
+import type { RpcClient } from '@acct/kit';
+
+/** Helpers of the payables integration tests: a request context, calls and the records they need. */
+export function ctx(organizationId: string = randomUUID(), environment: Environment = 'test'): TrustedContext {
+  return { organizationId, connectedAppId: randomUUID(), environment, apiKeyId: randomUUID(), requestId: randomUUID() };
+}
+
+export function payablesCalls(client: () => RpcClient) {
+  const call = (op: RpcOperation, c: TrustedContext, over: Partial<RpcRequest> = {}): Promise<RpcReply<any>> =>
+    client().call(op, { ctx: c, params: {}, query: {}, body: {}, ...over });
+  const ok = async (p: Promise<RpcReply<any>>): Promise<any> => {
+    const r = await p;
+    if (!r.ok) throw new Error(`expected ok: ${JSON.stringify(r.error)}`);
+    return r.body.data;
+  };
+  const vendor = async (c: TrustedContext, over: Record<string, unknown> = {}): Promise<string> =>
+    (await ok(call('vendors.create', c, { body: { external_vendor_id: randomUUID(), display_name: 'V', ...over } }))).id;
+  const billBody = (vendorId: string, totalCents: number, over: Record<string, unknown> = {}) => ({
+    external_bill_id: randomUUID(),
+    vendor_id: vendorId,
+    bill_number: 'B',
+    issue_date: '2026-01-10',
+    due_date: '2026-02-10',
+    line_items: [{ description: 'x', quantity: 1, unit_amount_cents: totalCents }],
+    ...over,
+  });
+  const bill = async (c: TrustedContext, vendorId: string, totalCents: number, over: Record<string, unknown> = {}): Promise<any> =>
+    ok(call('bills.create', c, { body: billBody(vendorId, totalCents, over) }));
+  const payBody = (vendorId: string, allocations: { bill_id: string; amount_cents: number }[], over: Record<string, unknown> = {}) => ({
+    external_vendor_payment_id: randomUUID(),
+    vendor_id: vendorId,
+    amount_cents: allocations.reduce((s, a) => s + a.amount_cents, 0),
+    payment_date: '2026-01-15',
+    allocations,
+    ...over,
+  });
+  const pay = (c: TrustedContext, vendorId: string, allocations: { bill_id: string; amount_cents: number }[], over: Record<string, unknown> = {}) =>
+    call('vendor_payments.create', c, { body: payBody(vendorId, allocations, over) });
+  return { call, ok, vendor, bill, billBody, pay, payBody };
+}
+
+/** The code of an error reply, or 'ok'. */
+export const outcome = (r: RpcReply<unknown>): string => (r.ok ? 'ok' : r.error.code);

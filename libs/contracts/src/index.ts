@@ -1,6 +1,7 @@
 export * from './errors';
 export * from './envelope';
 export * from './limits';
+export * from './dates';
 export * from './subjects';
 export * from './manifest';
 export * from './rpc-catalogue';

@@ -1,11 +1,15 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { isCalendarDate, isDateTime } from './dates';
 import type { ErrorDetail } from './errors';
 import type { JsonSchema } from './schemas/common';
 
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, useDefaults: coerce, strict: false });
-  addFormats(ajv, ['date', 'date-time', 'email', 'uuid', 'uri']);
+  addFormats(ajv, ['email', 'uuid', 'uri']);
+  // Dates are the API's own: real calendar dates in limits.date_min … date_max (see dates.ts).
+  ajv.addFormat('date', { type: 'string', validate: isCalendarDate });
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   return ajv;
 }
 

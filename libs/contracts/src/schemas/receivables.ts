@@ -1,6 +1,6 @@
 import { Optional, type Static, type TSchema, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
-import { Nullable, StringEnum, cents, date, dateTime, errorDetail, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from './common';
+import { DATE_RANGE_TEXT, Nullable, StringEnum, cents, date, dateTime, errorDetail, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from './common';
 
 /** Shared by invoices, estimates (and bills later). */
 export const lineItemInput = obj({
@@ -74,7 +74,7 @@ export const PAYMENT_STATUSES = ['posted', 'refunded'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export const receivedAt = Type.String({
   anyOf: [{ format: 'date' }, { format: 'date-time' }],
-  description: 'YYYY-MM-DD or an ISO 8601 date-time; its UTC date is the accounting date.',
+  description: `YYYY-MM-DD or an RFC 3339 date-time with an offset; its UTC date is the accounting date. Dates and UTC dates ${DATE_RANGE_TEXT}.`,
 });
 const positiveCents = Type.Integer({ minimum: 1, maximum: limits.amount_cents_max });
 export const paymentCreateBody = obj({
@@ -126,7 +126,7 @@ export const estimate = obj({
   external_estimate_id: Type.String(),
   customer_id: uuid,
   issue_date: date,
-  expiry_date: Optional(Nullable(Type.String({ format: 'date' }))),
+  expiry_date: Optional(Nullable(date)),
   line_items: Type.Array(lineItem),
   status: StringEnum(ESTIMATE_STATUSES),
   total_cents: Type.Integer(),

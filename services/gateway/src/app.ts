@@ -9,6 +9,7 @@ import { type KeyResolver, authenticate } from './middlewares/authenticate';
 import { parseJson, requireJson } from './middlewares/body';
 import { requestContext } from './middlewares/context';
 import { errors } from './middlewares/errors';
+import { checkInput } from './middlewares/input';
 import { type RpcCaller, forward } from './middlewares/forward';
 import { type IdempotencyRecords, idempotency } from './middlewares/idempotency';
 import { type ModuleEnforcement, moduleGuidance } from './middlewares/module-guidance';
@@ -80,13 +81,14 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
     };
   const withKey = (route: RouteDef): Middleware[] => [authenticate(deps), rateLimit(deps), moduleGuidance(route, deps.moduleEnforcement)];
   const jsonBody = (route: RouteDef): Middleware[] => (takesBody(route) ? [requireJson, parseJson] : []);
+  const input = (route: RouteDef, body = takesBody(route)): Middleware => checkInput({ hasBody: body });
 
   // One chain per route, by its kind, named by its parts.
   const chains = {
-    json: (r: RouteDef) => [mark(r), ...withKey(r), ...jsonBody(r), validate(r), idempotency(r, records), handler(r)],
-    download: (r: RouteDef) => [mark(r), ...withKey(r), validate(r), forward(r, deps)],
-    upload: (r: RouteDef) => [mark(r), ...withKey(r), validate(r), idempotency(r, records), upload(r, named(deps.uploads, r, 'upload handler'))],
-    public: (r: RouteDef) => [mark(r), ...jsonBody(r), validate(r), localHandler(r)],
+    json: (r: RouteDef) => [mark(r), ...withKey(r), ...jsonBody(r), input(r), validate(r), idempotency(r, records), handler(r)],
+    download: (r: RouteDef) => [mark(r), ...withKey(r), input(r, false), validate(r), forward(r, deps)],
+    upload: (r: RouteDef) => [mark(r), ...withKey(r), input(r, false), validate(r), idempotency(r, records), upload(r, named(deps.uploads, r, 'upload handler'))],
+    public: (r: RouteDef) => [mark(r), ...jsonBody(r), input(r), validate(r), localHandler(r)],
   } satisfies Record<NonNullable<RouteDef['kind']>, (r: RouteDef) => Middleware[]>;
 
   const router = new Router();

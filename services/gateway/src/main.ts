@@ -1,7 +1,7 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RpcClient, runMain, startRuntime } from '@acct/kit';
 import { createGatewayApp } from './app';
+import { createGatewayServer } from './server';
 import { renderOpenApiYaml } from './openapi';
 import { loadGatewayConfig } from './config';
 import { openGatewayOrm } from './db';
@@ -27,10 +27,7 @@ runMain(async () => {
     moduleEnforcement: config.MODULE_ENFORCEMENT,
     openapiYaml: renderOpenApiYaml(),
   });
-  const handler = app.callback();
-  // Koa's handler settles every request itself (errors go to ctx.onerror), so its promise is dropped.
-  const server = http.createServer((req, res) => void handler(req, res));
-  server.keepAliveTimeout = 65_000; // longer than typical load balancer idle timeouts
+  const server = createGatewayServer(app, { requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.GATEWAY_PORT, config.GATEWAY_HOST, () => resolve());

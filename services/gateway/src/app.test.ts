@@ -41,6 +41,7 @@ describe('createGatewayApp with a route of each kind', () => {
     log: silentLog(),
     metrics: testMetrics(),
     buckets: new TokenBuckets(1000, 1000),
+    clientBuckets: new TokenBuckets(1000, 1000),
     moduleEnforcement: 'soft',
     openapiYaml: 'openapi: 3.1.0\n',
     routes: TABLE,

@@ -7,6 +7,7 @@ import type { TokenBuckets } from './rate-limit';
 import { checkRoute, kindOf } from './route-kind';
 import { type KeyResolver, authenticate } from './middlewares/authenticate';
 import { parseJson, requireJson } from './middlewares/body';
+import { clientRateLimit } from './middlewares/client-rate-limit';
 import { requestContext } from './middlewares/context';
 import { errors } from './middlewares/errors';
 import { checkInput } from './middlewares/input';
@@ -28,6 +29,8 @@ export interface GatewayDeps {
   log: Logger;
   metrics: GatewayMetrics;
   buckets: TokenBuckets;
+  /** Per client address, before authentication. */
+  clientBuckets: TokenBuckets;
   moduleEnforcement: ModuleEnforcement;
   openapiYaml: string;
   /** The routes to serve; contracts' ROUTES unless a test brings its own table. */
@@ -79,7 +82,8 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
       ctx.state.routePath = route.path;
       await next();
     };
-  const withKey = (route: RouteDef): Middleware[] => [authenticate(deps), rateLimit(deps), moduleGuidance(route, deps.moduleEnforcement)];
+  const byClient = clientRateLimit(deps);
+  const withKey = (route: RouteDef): Middleware[] => [byClient, authenticate(deps), rateLimit(deps), moduleGuidance(route, deps.moduleEnforcement)];
   const jsonBody = (route: RouteDef): Middleware[] => (takesBody(route) ? [requireJson, parseJson] : []);
   const input = (route: RouteDef, body = takesBody(route)): Middleware => checkInput({ hasBody: body });
 
@@ -99,6 +103,9 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
 
   const app = new Koa();
   app.proxy = true;
+  // The client address is the one the nearest proxy appended to X-Forwarded-For (the rightmost),
+  // never one the client wrote further left: the per-address limit keys on it.
+  app.maxIpsCount = 1;
   app.silent = true;
   app.use(requestContext(deps));
   app.use(errors());

@@ -18,12 +18,13 @@ runMain(async () => {
   const rt = await startRuntime({ name: 'gateway', config, metrics, openOrm: openGatewayOrm });
   const idempotency = new IdempotencyStore(rt.orm, config.IDEMPOTENCY_TTL_SECONDS);
   const { app } = createGatewayApp({
-    keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS),
+    keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS, metrics),
     idempotency,
     rpc: new RpcClient(rt.nc, config.NATS_PREFIX, config.RPC_TIMEOUT_MS, metrics, rt.log),
     log: rt.log,
     metrics,
     buckets: new TokenBuckets(config.RATE_LIMIT_RPS, config.RATE_LIMIT_BURST),
+    clientBuckets: new TokenBuckets(config.RATE_LIMIT_CLIENT_RPS, config.RATE_LIMIT_CLIENT_BURST),
     moduleEnforcement: config.MODULE_ENFORCEMENT,
     openapiYaml: renderOpenApiYaml(),
   });

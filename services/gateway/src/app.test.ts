@@ -154,6 +154,26 @@ describe('createGatewayApp with a route of each kind', () => {
     });
   });
 
+  describe('unknown paths', () => {
+    it('authenticates an unknown /api/v1 path before its 404: no or bad key 401, a valid key 404', async () => {
+      for (const path of ['/api/v1/nothing', '/api/v1', '/api/v1/customers/x/y']) {
+        const none = await served.call(path);
+        expect(none.status).toBe(401);
+        expect((await json(none)).error.code).toBe('unauthorized');
+        expect((await served.call(path, { key: `svc_test_${'b'.repeat(40)}` })).status).toBe(401);
+        const known = await served.call(path, { key: TEST_KEY });
+        expect(known.status).toBe(404);
+        expect((await json(known)).error.code).toBe('not_found');
+        expect(known.headers.get('ratelimit-limit')).toBe('1000');
+      }
+    });
+
+    it('answers 404 outside /api/v1 without asking for a key', async () => {
+      expect((await served.call('/api/v10/things')).status).toBe(404);
+      expect((await served.call('/nowhere')).status).toBe(404);
+    });
+  });
+
   describe('upload', () => {
     it('streams a body far over the JSON limit to the upload handler, unparsed', async () => {
       const file = randomBytes(3 * 1024 * 1024);

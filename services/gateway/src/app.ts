@@ -60,6 +60,8 @@ function koaPath(openApiPath: string): string {
   return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
 
+const API_PREFIX = '/api/v1';
+
 const takesBody = (route: RouteDef) => route.method === 'POST' || route.method === 'PUT';
 
 export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router } {
@@ -101,6 +103,18 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
     router.register(koaPath(route.path), [route.method], chains[kindOf(route)](route));
   }
 
+  // An unknown path under /api/v1 is authenticated (and limited) like a known one before its 404:
+  // without a valid key it is 401, so the API's shape is not shown to a caller without a key.
+  const keyFirst = [byClient, authenticate(deps), rateLimit(deps)];
+  const unknownApiPath: Middleware = async (ctx, next) => {
+    if (ctx.path !== API_PREFIX && !ctx.path.startsWith(`${API_PREFIX}/`)) {
+      await next();
+      return;
+    }
+    const run = (i: number): Promise<void> => (i < keyFirst.length ? keyFirst[i]!(ctx, () => run(i + 1)) : next());
+    await run(0);
+  };
+
   const app = new Koa();
   app.proxy = true;
   // The client address is the one the nearest proxy appended to X-Forwarded-For (the rightmost),
@@ -110,5 +124,6 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
   app.use(requestContext(deps));
   app.use(errors());
   app.use(router.routes());
+  app.use(unknownApiPath); // reached only when no route matched
   return { app, router };
 }

@@ -4,6 +4,7 @@ import { Optional, Type } from '@sinclair/typebox';
 import { StringEnum, obj, uuid, date, email, name, paginationQuery } from './schemas/common';
 import { customerCreateBody, customerListQuery } from './schemas/customers';
 import { limits } from './limits';
+import * as schemas from './schemas/index';
 
 const bodySchema = obj({ name, email: Optional(email), id: Optional(uuid), due: Optional(date), tags: Optional(Type.Array(Type.String(), { maxItems: 2 })) });
 
@@ -170,5 +171,15 @@ describe('queryIntegerDetails', () => {
     expect(queryIntegerDetails(schema, { shift: '-5', name: '0x10' })).toEqual([]);
     expect(queryIntegerDetails(schema, { shift: '-05' })).toHaveLength(1);
     expect(queryIntegerDetails(schema, { shift: '-0' })).toHaveLength(1);
+  });
+});
+
+describe('estimate status body', () => {
+  const validate = compileBody(schemas.receivables.estimateStatusBody);
+  it.each(['draft', 'sent', 'accepted', 'declined', 'expired', 'converted'])('takes %s: whether the move is allowed is the domain rule (409)', (status) => {
+    expect(validate({ status })).toBe(true);
+  });
+  it.each(['bogus', '', 'Sent'])('refuses %p', (status) => {
+    expect(validate({ status })).toBe(false);
   });
 });

@@ -109,8 +109,6 @@ export const paymentListResponse = listEnvelope('payments', payment);
 // ---------- estimates ----------
 export const ESTIMATE_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired', 'converted'] as const;
 export type EstimateStatus = (typeof ESTIMATE_STATUSES)[number];
-/** The statuses POST /estimates/{id}/status may ask for (converted comes only from convert). */
-export const ESTIMATE_SETTABLE_STATUSES = ['sent', 'accepted', 'declined', 'expired'] as const satisfies readonly EstimateStatus[];
 export const estimateCreateBody = obj({
   external_estimate_id: externalId,
   customer_id: uuid,
@@ -136,7 +134,16 @@ export const estimate = obj({
   created_at: dateTime,
 });
 export type EstimateDto = Static<typeof estimate>;
-export const estimateStatusBody = obj({ status: StringEnum(ESTIMATE_SETTABLE_STATUSES) });
+/**
+ * Any estimate status is a well-formed request; whether the move is allowed is the domain's rule
+ * (API-DECISIONS §5), and a move it refuses is 409 conflict (§1), converted included (only POST /convert makes it).
+ */
+export const estimateStatusBody = obj({
+  status: StringEnum(ESTIMATE_STATUSES, {
+    description:
+      'The status to move to. Allowed: draft → sent | accepted; sent → accepted | declined | expired. Other moves, and converted (use POST /estimates/{id}/convert), answer 409 conflict.',
+  }),
+});
 export type EstimateStatusBody = Static<typeof estimateStatusBody>;
 export const estimateStatusResponse = singleEnvelope('estimate', obj({ id: uuid, status: StringEnum(ESTIMATE_STATUSES) }));
 export const estimateConvertBody = obj({

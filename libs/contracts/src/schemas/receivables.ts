@@ -199,7 +199,10 @@ export type InboundEventStatus = (typeof INBOUND_EVENT_STATUSES)[number];
 export const eventCreateBody = obj({
   event_type: Type.String({ minLength: 1, maxLength: 100 }),
   external_event_id: externalId,
-  payload: Type.Unsafe<Record<string, unknown>>({ type: 'object', description: `At most ${limits.json_body_bytes_max} bytes with the rest of the body.` }),
+  payload: Type.Unsafe<Record<string, unknown>>({
+    type: 'object',
+    description: `At most ${limits.json_body_bytes_max} bytes and ${limits.json_depth_max} levels of nesting with the rest of the body; no string or key may hold U+0000 or a lone surrogate.`,
+  }),
 });
 export type EventCreateBody = Static<typeof eventCreateBody>;
 export const paymentReceivedPayload = obj(

@@ -142,7 +142,7 @@ async function main(): Promise<number> {
       natsPrefix,
       gatewayPort: await freePort(),
       logs: { dir: logDir },
-      env: { LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000' },
+      env: { LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_CLIENT_RPS: '1000000', RATE_LIMIT_CLIENT_BURST: '1000000' },
     });
 
     const key = (await adminCli<{ test_key: string }>(databaseUrl, 'bootstrap', '--name', 'Bench organization', '--json')).test_key;

@@ -158,9 +158,20 @@ describe('e2e: estimates and processor payouts through the gateway', () => {
       expectStatus(await setStatus(other3.id, 'sent'), 200);
       expectStatus(await setStatus(other3.id, 'expired'), 200);
 
-      for (const bad of ['bogus', 'converted', 'draft', '']) {
+      for (const bad of ['bogus', '']) {
         expectError(await setStatus(est.id, bad), 400, 'validation_failed');
       }
+      // A real status the estimate may not move to is a conflict (API-DECISIONS §1), not a bad request.
+      for (const notAllowed of ['converted', 'draft']) {
+        const r = await setStatus(est.id, notAllowed);
+        expectError(r, 409, 'conflict');
+        expect(r.json.error.details[0]).toMatchObject({ field: '/status', issue: 'invalid_transition' });
+      }
+      const sentOnly = await createEstimate(customerId);
+      expectStatus(await setStatus(sentOnly.id, 'sent'), 200);
+      expectError(await setStatus(sentOnly.id, 'draft'), 409, 'conflict');
+      expectError(await setStatus(sentOnly.id, 'converted'), 409, 'conflict');
+      expect((await api('GET', `/api/v1/estimates/${sentOnly.id}`)).json.data.status).toBe('sent');
       expectError(await api('POST', `/api/v1/estimates/${est.id}/status`, {}), 400, 'validation_failed');
       expectError(await setStatus(randomUUID(), 'sent'), 404, 'not_found');
       expectError(await otherApi('POST', `/api/v1/estimates/${other3.id}/status`, { status: 'sent' }), 404, 'not_found');

@@ -268,6 +268,11 @@ describe('e2e: inbound events through the gateway', () => {
     expect(dup.event_id).toBe(refund.event_id);
     expect(await getInvoice(api, inv.id)).toMatchObject({ status: 'open', amount_paid_cents: 0, balance_due_cents: 5000 });
 
+    // Another refund event of the refunded payment is stored, saying why, and reverses nothing.
+    const second = expectEvent(await send('payment.refunded', { ...refundPayload, external_refund_id: uid('re') }), 201, 'stored', false);
+    expect(second.details).toEqual([expect.objectContaining({ field: '/payload/external_payment_id', issue: 'already_refunded' })]);
+    expect(await getInvoice(api, inv.id)).toMatchObject({ status: 'open', amount_paid_cents: 0, balance_due_cents: 5000 });
+
     // The reopened invoice can be paid again.
     const again = await api('POST', '/api/v1/payments', paymentBody(inv.id, 5000));
     expectStatus(again, 201);

@@ -194,7 +194,17 @@ describe('e2e: vendors, bills and vendor payments through the gateway', () => {
     it.each([
       ['an amount past 100,000,000,000', { line_items: [{ description: 'x', quantity: 1, unit_amount_cents: 100_000_000_001 }] }, '/line_items/0/unit_amount_cents'],
       ['an amount past 2^53', { line_items: [{ description: 'x', quantity: 1, unit_amount_cents: 2 ** 53 + 2 }] }, '/line_items/0/unit_amount_cents'],
-      ['a total past the limit', { line_items: [{ description: 'x', quantity: 2, unit_amount_cents: 60_000_000_000 }] }, '/line_items'],
+      ['a line past the limit', { line_items: [{ description: 'x', quantity: 2, unit_amount_cents: 60_000_000_000 }] }, '/line_items/0'],
+      [
+        'a total past the limit',
+        {
+          line_items: [
+            { description: 'x', quantity: 1, unit_amount_cents: 60_000_000_000 },
+            { description: 'y', quantity: 1, unit_amount_cents: 60_000_000_000 },
+          ],
+        },
+        '/line_items',
+      ],
       ['an impossible date', { issue_date: '2026-02-30' }, '/issue_date'],
       ['a due date before the issue date', { due_date: '2026-02-01' }, '/due_date'],
       ['another currency', { currency: 'EUR' }, '/currency'],

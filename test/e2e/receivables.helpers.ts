@@ -8,7 +8,7 @@ export type Res = Awaited<ReturnType<Api>>;
 type Validator = ReturnType<typeof compileBody>;
 
 /** Rate limits out of the way: these files send many requests per second on purpose. */
-export const E2E_ENV = { RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000' };
+export const E2E_ENV = { RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000', RATE_LIMIT_CLIENT_RPS: '100000', RATE_LIMIT_CLIENT_BURST: '100000' };
 
 export const uid = (prefix: string): string => `${prefix}-${randomUUID()}`;
 

@@ -1,6 +1,7 @@
 export * from './errors';
 export * from './envelope';
 export * from './limits';
+export * from './dates';
 export * from './subjects';
 export * from './manifest';
 export * from './rpc-catalogue';
@@ -19,7 +20,6 @@ export {
   INBOUND_EVENT_STATUSES,
   INVOICE_STATUSES,
   ESTIMATE_STATUSES,
-  ESTIMATE_SETTABLE_STATUSES,
   PAYMENT_SOURCES,
   PAYMENT_STATUSES,
   PAYOUT_STATUSES,

@@ -16,6 +16,11 @@ export const limits = {
   list_page_bytes_max: 1024 * 1024,
   idempotency_key_length_max: 255,
   idempotency_ttl_seconds: 24 * 60 * 60,
+  /** Every date the API takes lies in this range; a date-time's UTC date (after its offset) too. */
+  date_min: '1900-01-01',
+  date_max: '9999-12-31',
+  /** Objects and arrays nested in a JSON body, counting the body itself (checked before anything recursive runs). */
+  json_depth_max: 32,
 } as const;
 
 /** Fields only the gateway may set (SPEC.md §4 rule 1). */

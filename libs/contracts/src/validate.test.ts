@@ -1,9 +1,10 @@
 import type { ErrorObject } from 'ajv';
-import { compileBody, compileQuery, toDetails } from './validate';
+import { compileBody, compileQuery, queryIntegerDetails, toDetails } from './validate';
 import { Optional, Type } from '@sinclair/typebox';
 import { StringEnum, obj, uuid, date, email, name, paginationQuery } from './schemas/common';
 import { customerCreateBody, customerListQuery } from './schemas/customers';
 import { limits } from './limits';
+import * as schemas from './schemas/index';
 
 const bodySchema = obj({ name, email: Optional(email), id: Optional(uuid), due: Optional(date), tags: Optional(Type.Array(Type.String(), { maxItems: 2 })) });
 
@@ -152,5 +153,33 @@ describe('compileQuery', () => {
     expect(v({ limit: '0' })).toBe(false);
     expect(v({ limit: '2.5' })).toBe(false);
     expect(v({ offset: '-1' })).toBe(false);
+  });
+});
+
+describe('queryIntegerDetails', () => {
+  const schema = obj({ ...paginationQuery, shift: Optional(Type.Integer({ minimum: -10 })), name: Optional(name) });
+
+  it.each(['0', '1', '25', '100000'])('takes %p', (v) => {
+    expect(queryIntegerDetails(schema, { limit: v, offset: v })).toEqual([]);
+  });
+
+  it.each(['0x10', '  5', '5 ', '1e1', '+5', '-5', '05', '5.0', '', '٣'])('refuses %p for a non-negative integer', (v) => {
+    expect(queryIntegerDetails(schema, { limit: v })).toEqual([{ field: 'limit', issue: 'invalid_type', message: expect.stringContaining('decimal') }]);
+  });
+
+  it('allows a sign only where the field may be negative, and leaves other fields to the validator', () => {
+    expect(queryIntegerDetails(schema, { shift: '-5', name: '0x10' })).toEqual([]);
+    expect(queryIntegerDetails(schema, { shift: '-05' })).toHaveLength(1);
+    expect(queryIntegerDetails(schema, { shift: '-0' })).toHaveLength(1);
+  });
+});
+
+describe('estimate status body', () => {
+  const validate = compileBody(schemas.receivables.estimateStatusBody);
+  it.each(['draft', 'sent', 'accepted', 'declined', 'expired', 'converted'])('takes %s: whether the move is allowed is the domain rule (409)', (status) => {
+    expect(validate({ status })).toBe(true);
+  });
+  it.each(['bogus', '', 'Sent'])('refuses %p', (status) => {
+    expect(validate({ status })).toBe(false);
   });
 });

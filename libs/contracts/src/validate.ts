@@ -1,11 +1,15 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { isCalendarDate, isDateTime } from './dates';
 import type { ErrorDetail } from './errors';
 import type { JsonSchema } from './schemas/common';
 
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, useDefaults: coerce, strict: false });
-  addFormats(ajv, ['date', 'date-time', 'email', 'uuid', 'uri']);
+  addFormats(ajv, ['email', 'uuid', 'uri']);
+  // Dates are the API's own: real calendar dates in limits.date_min … date_max (see dates.ts).
+  ajv.addFormat('date', { type: 'string', validate: isCalendarDate });
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   return ajv;
 }
 
@@ -18,6 +22,27 @@ export function compileBody(schema: JsonSchema): ValidateFunction {
 }
 export function compileQuery(schema: JsonSchema): ValidateFunction {
   return queryAjv.compile(schema);
+}
+
+const DECIMAL = /^(0|[1-9][0-9]*)$/;
+const SIGNED_DECIMAL = /^(0|-?[1-9][0-9]*)$/;
+
+/**
+ * Query integers must be plain decimal digits: ajv's coercion would take "0x10", "  5", "1e1" or
+ * "+5" as numbers. A sign only where the field allows negatives. Run before the query's validator.
+ */
+export function queryIntegerDetails(schema: JsonSchema, query: Record<string, unknown>): ErrorDetail[] {
+  const props = (schema.properties ?? {}) as Record<string, { type?: unknown; minimum?: unknown }>;
+  const out: ErrorDetail[] = [];
+  for (const [k, value] of Object.entries(query)) {
+    const p = Object.prototype.hasOwnProperty.call(props, k) ? props[k] : undefined;
+    if (p?.type !== 'integer' || typeof value !== 'string') continue;
+    const nonNegative = typeof p.minimum === 'number' && p.minimum >= 0;
+    if (!(nonNegative ? DECIMAL : SIGNED_DECIMAL).test(value)) {
+      out.push({ field: k, issue: 'invalid_type', message: `${k} must be a whole number written in decimal digits${nonNegative ? '' : ' (optionally signed)'}.` });
+    }
+  }
+  return out;
 }
 
 const ISSUE: Record<string, string> = {

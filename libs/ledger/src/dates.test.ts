@@ -1,5 +1,6 @@
 import { AppError } from '@acct/contracts';
-import { accountingDate, addDays, requireOrder, todayUtc } from './dates';
+import { isCalendarDate as contractsIsCalendarDate } from '@acct/contracts';
+import { accountingDate, addDays, isCalendarDate, requireOrder, todayUtc } from './dates';
 import { caught } from '@acct/testing';
 
 describe('accountingDate', () => {
@@ -19,12 +20,21 @@ describe('accountingDate', () => {
     expect(accountingDate(value, 'received_at')).toBe(expected);
   });
 
-  it.each(['garbage', '', 'not-a-date', '2026-13-45T99:00:00Z'])('refuses %p as validation_failed on the named field', (value) => {
-    const err = caught(() => accountingDate(value, 'received_at'));
-    expect(err.code).toBe('validation_failed');
-    expect(err.message).toContain('received_at');
-    expect(err.details).toHaveLength(1);
-    expect(err.details[0]).toMatchObject({ field: '/received_at', issue: 'invalid_format' });
+  it.each(['garbage', '', 'not-a-date', '2026-13-45T99:00:00Z', '0000-01-01', '0001-06-01', '1899-12-31', '9999-12-31T23:59:59-14:00', '1900-01-01T00:00:00+00:01'])(
+    'refuses %p as validation_failed on the named field',
+    (value) => {
+      const err = caught(() => accountingDate(value, 'received_at'));
+      expect(err.code).toBe('validation_failed');
+      expect(err.message).toContain('received_at');
+      expect(err.details).toHaveLength(1);
+      expect(err.details[0]).toMatchObject({ field: '/received_at', issue: 'invalid_format' });
+    },
+  );
+});
+
+describe('isCalendarDate', () => {
+  it('is the one check of contracts (ajv uses it for format date)', () => {
+    expect(isCalendarDate).toBe(contractsIsCalendarDate);
   });
 });
 

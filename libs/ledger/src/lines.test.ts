@@ -1,4 +1,4 @@
-import { limits, type LineItemInput } from '@acct/contracts';
+import { AppError, limits, type LineItemInput } from '@acct/contracts';
 import { currencyOf, priceLines, quantityOk, SUPPORTED_CURRENCIES } from './lines';
 import { caught } from '@acct/testing';
 
@@ -58,9 +58,10 @@ describe('priceLines', () => {
   });
 
   it('refuses a total above 100,000,000,000 cents', () => {
-    const one = caught(() => priceLines([item(1, 100_000_000_001)]));
+    // one line over the limit is named by its index
+    const one = caught(() => priceLines([item(1, 1), item(1, 100_000_000_001)]));
     expect(one.code).toBe('validation_failed');
-    expect(one.details[0]).toMatchObject({ field: '/line_items', issue: 'out_of_range' });
+    expect(one.details[0]).toMatchObject({ field: '/line_items/1', issue: 'out_of_range' });
 
     // each line is under the limit, the sum is not
     const sum = caught(() => priceLines([item(1, 60_000_000_000), item(1, 40_000_000_001)]));
@@ -69,6 +70,14 @@ describe('priceLines', () => {
 
     // via the quantity: 2 × 50,000,000,001
     expect(caught(() => priceLines([item(2, 50_000_000_001)])).code).toBe('validation_failed');
+  });
+
+  it('refuses a line amount beyond 2^53 as validation_failed naming the line, not a LedgerError', () => {
+    // 100,000 × 100,000,000,000 = 10^16 cents: past Number.MAX_SAFE_INTEGER, where lineAmountCents throws.
+    const e = caught(() => priceLines([item(1, 5), item(100_000, limits.amount_cents_max)]));
+    expect(e).toBeInstanceOf(AppError);
+    expect(e.code).toBe('validation_failed');
+    expect(e.details).toEqual([expect.objectContaining({ field: '/line_items/1', issue: 'out_of_range' })]);
   });
 });
 

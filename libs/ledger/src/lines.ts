@@ -1,5 +1,5 @@
 import { AppError, type ErrorDetail, type LineItemInput, limits } from '@acct/contracts';
-import { lineAmountCents, sumCents } from './money';
+import { isLedgerError, lineAmountCents, sumCents } from './money';
 
 export interface LineItem {
   description: string;
@@ -27,11 +27,11 @@ export function priceLines(items: LineItemInput[]): { lines: LineItem[]; totalCe
     }
   });
   if (details.length) throw AppError.validation('A line item is invalid.', details);
-  const lines = items.map((it) => ({
+  const lines = items.map((it, i) => ({
     description: it.description,
     quantity: it.quantity,
     unit_amount_cents: it.unit_amount_cents,
-    amount_cents: lineAmountCents(it.quantity, it.unit_amount_cents),
+    amount_cents: lineAmount(it, i),
   }));
   const totalCents = sumCents(lines.map((l) => l.amount_cents));
   if (totalCents > limits.amount_cents_max) {
@@ -40,6 +40,23 @@ export function priceLines(items: LineItemInput[]): { lines: LineItem[]; totalCe
     ]);
   }
   return { lines, totalCents };
+}
+
+/** One line's amount, or 400 naming the line when it is out of range (LedgerError must not escape as a 500). */
+function lineAmount(it: LineItemInput, i: number): number {
+  const outOfRange = (): AppError =>
+    AppError.validation('A line amount is over the amount limit.', [
+      { field: `/line_items/${i}`, issue: 'out_of_range', message: `quantity × unit_amount_cents must be at most ${limits.amount_cents_max} cents.` },
+    ]);
+  let cents: number;
+  try {
+    cents = lineAmountCents(it.quantity, it.unit_amount_cents);
+  } catch (e) {
+    if (isLedgerError(e)) throw outOfRange();
+    throw e;
+  }
+  if (cents > limits.amount_cents_max) throw outOfRange();
+  return cents;
 }
 
 export const SUPPORTED_CURRENCIES = ['USD'] as const;

@@ -51,6 +51,7 @@ describe('createGatewayApp with a route of each kind', () => {
     log: silentLog(),
     metrics: testMetrics(),
     buckets: new TokenBuckets(1000, 1000),
+    clientBuckets: new TokenBuckets(1000, 1000),
     moduleEnforcement: 'soft',
     openapiYaml: 'openapi: 3.1.0\n',
     routes: TABLE,
@@ -170,6 +171,26 @@ describe('createGatewayApp with a route of each kind', () => {
       expect(r.status).toBe(404);
       expect((await json(r)).error).toMatchObject({ code: 'not_found', message: 'No such file.' });
       expect((await served.call('/t/files/f2')).status).toBe(401);
+    });
+  });
+
+  describe('unknown paths', () => {
+    it('authenticates an unknown /api/v1 path before its 404: no or bad key 401, a valid key 404', async () => {
+      for (const path of ['/api/v1/nothing', '/api/v1', '/api/v1/customers/x/y']) {
+        const none = await served.call(path);
+        expect(none.status).toBe(401);
+        expect((await json(none)).error.code).toBe('unauthorized');
+        expect((await served.call(path, { key: `svc_test_${'b'.repeat(40)}` })).status).toBe(401);
+        const known = await served.call(path, { key: TEST_KEY });
+        expect(known.status).toBe(404);
+        expect((await json(known)).error.code).toBe('not_found');
+        expect(known.headers.get('ratelimit-limit')).toBe('1000');
+      }
+    });
+
+    it('answers 404 outside /api/v1 without asking for a key', async () => {
+      expect((await served.call('/api/v10/things')).status).toBe(404);
+      expect((await served.call('/nowhere')).status).toBe(404);
     });
   });
 

@@ -7,8 +7,10 @@ import type { TokenBuckets } from './rate-limit';
 import { checkRoute, kindOf, takesBody } from './route-kind';
 import { type KeyResolver, authenticate } from './middlewares/authenticate';
 import { parseJson, requireJson } from './middlewares/body';
+import { clientRateLimit } from './middlewares/client-rate-limit';
 import { requestContext } from './middlewares/context';
 import { errors } from './middlewares/errors';
+import { checkInput } from './middlewares/input';
 import { type RpcCaller, forward } from './middlewares/forward';
 import { type IdempotencyRecords, idempotency } from './middlewares/idempotency';
 import { type ModuleEnforcement, moduleGuidance } from './middlewares/module-guidance';
@@ -27,6 +29,8 @@ export interface GatewayDeps {
   log: Logger;
   metrics: GatewayMetrics;
   buckets: TokenBuckets;
+  /** Per client address, before authentication. */
+  clientBuckets: TokenBuckets;
   moduleEnforcement: ModuleEnforcement;
   openapiYaml: string;
   /** The routes to serve; contracts' ROUTES unless a test brings its own table. */
@@ -56,6 +60,8 @@ function koaPath(openApiPath: string): string {
   return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
 
+const API_PREFIX = '/api/v1';
+
 export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router } {
   const local = { ...builtInHandlers(deps), ...deps.handlers };
   const records = { records: deps.idempotency, metrics: deps.metrics };
@@ -76,15 +82,17 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
       ctx.state.routePath = route.path;
       await next();
     };
-  const withKey = (route: RouteDef): Middleware[] => [authenticate(deps), rateLimit(deps), moduleGuidance(route, deps.moduleEnforcement)];
+  const byClient = clientRateLimit(deps);
+  const withKey = (route: RouteDef): Middleware[] => [byClient, authenticate(deps), rateLimit(deps), moduleGuidance(route, deps.moduleEnforcement)];
   const jsonBody = (route: RouteDef): Middleware[] => (takesBody(route) ? [requireJson, parseJson] : []);
+  const input = (route: RouteDef, body = takesBody(route)): Middleware => checkInput({ hasBody: body });
 
   // One chain per route, by its kind, named by its parts.
   const chains = {
-    json: (r: RouteDef) => [mark(r), ...withKey(r), ...jsonBody(r), validate(r), idempotency(r, records), handler(r)],
-    download: (r: RouteDef) => [mark(r), ...withKey(r), validate(r), forward(r, deps)],
-    upload: (r: RouteDef) => [mark(r), ...withKey(r), validate(r), idempotency(r, records), upload(r, named(deps.uploads, r, 'upload handler'))],
-    public: (r: RouteDef) => [mark(r), ...jsonBody(r), validate(r), localHandler(r)],
+    json: (r: RouteDef) => [mark(r), ...withKey(r), ...jsonBody(r), input(r), validate(r), idempotency(r, records), handler(r)],
+    download: (r: RouteDef) => [mark(r), ...withKey(r), input(r, false), validate(r), forward(r, deps)],
+    upload: (r: RouteDef) => [mark(r), ...withKey(r), input(r, false), validate(r), idempotency(r, records), upload(r, named(deps.uploads, r, 'upload handler'))],
+    public: (r: RouteDef) => [mark(r), ...jsonBody(r), input(r), validate(r), localHandler(r)],
   } satisfies Record<NonNullable<RouteDef['kind']>, (r: RouteDef) => Middleware[]>;
 
   const router = new Router();
@@ -93,11 +101,27 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
     router.register(koaPath(route.path), [route.method], chains[kindOf(route)](route));
   }
 
+  // An unknown path under /api/v1 is authenticated (and limited) like a known one before its 404:
+  // without a valid key it is 401, so the API's shape is not shown to a caller without a key.
+  const keyFirst = [byClient, authenticate(deps), rateLimit(deps)];
+  const unknownApiPath: Middleware = async (ctx, next) => {
+    if (ctx.path !== API_PREFIX && !ctx.path.startsWith(`${API_PREFIX}/`)) {
+      await next();
+      return;
+    }
+    const run = (i: number): Promise<void> => (i < keyFirst.length ? keyFirst[i]!(ctx, () => run(i + 1)) : next());
+    await run(0);
+  };
+
   const app = new Koa();
   app.proxy = true;
+  // The client address is the one the nearest proxy appended to X-Forwarded-For (the rightmost),
+  // never one the client wrote further left: the per-address limit keys on it.
+  app.maxIpsCount = 1;
   app.silent = true;
   app.use(requestContext(deps));
   app.use(errors());
   app.use(router.routes());
+  app.use(unknownApiPath); // reached only when no route matched
   return { app, router };
 }

@@ -7,8 +7,12 @@ export const gatewayConfigSpec = {
   GATEWAY_HOST: v.str('0.0.0.0', 'address the public port binds to'),
   RATE_LIMIT_RPS: v.int(50, 'per-key token refill rate, requests per second', 1, 1_000_000),
   RATE_LIMIT_BURST: v.int(100, 'per-key bucket size (burst)', 1, 10_000_000),
+  RATE_LIMIT_CLIENT_RPS: v.int(200, 'per-client-address token refill rate (before authentication), requests per second', 1, 1_000_000),
+  RATE_LIMIT_CLIENT_BURST: v.int(400, 'per-client-address bucket size (burst)', 1, 10_000_000),
   MODULE_ENFORCEMENT: v.oneOf(['soft', 'hard'] as const, 'soft', 'soft: Module-Warning header; hard: 403 module_disabled'),
-  AUTH_CACHE_TTL_MS: v.int(5000, 'how long a key lookup is cached (revocation delay), ms', 0, 300_000),
+  AUTH_CACHE_TTL_MS: v.int(5000, 'how long a key lookup, known or unknown key, is cached (revocation delay), ms', 0, 300_000),
+  HTTP_REQUEST_TIMEOUT_MS: v.int(30_000, 'a request (headers and body) must arrive within this, ms (408 and close otherwise)', 1000, 600_000),
+  HTTP_HEADERS_TIMEOUT_MS: v.int(10_000, 'request headers must arrive within this, ms (at most HTTP_REQUEST_TIMEOUT_MS)', 1000, 600_000),
   IDEMPOTENCY_TTL_SECONDS: v.int(86_400, 'how long an Idempotency-Key response is kept', 1, 30 * 86_400),
 };
 

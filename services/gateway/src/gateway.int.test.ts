@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, type NatsConnection } from 'nats';
@@ -13,6 +13,7 @@ import { IdempotencyStore } from './idempotency';
 import { KeyStore } from './key-store';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics';
 import { TokenBuckets } from './rate-limit';
+import { valueOf } from './testing/fakes';
 import { bootstrap, revokeApiKey, setAppStatus, setModules, type Bootstrap } from './admin/admin';
 
 type Handler = (r: RpcRequest) => Promise<any>;
@@ -50,16 +51,27 @@ describe('gateway against real Postgres and NATS', () => {
   }
 
   async function gateway(
-    over: Partial<{ rps: number; burst: number; enforcement: 'soft' | 'hard'; ttlMs: number; timeoutMs: number; orm: Orm; idempotency: IdempotencyStore }> = {},
+    over: Partial<{
+      rps: number;
+      burst: number;
+      clientRps: number;
+      clientBurst: number;
+      enforcement: 'soft' | 'hard';
+      ttlMs: number;
+      timeoutMs: number;
+      orm: Orm;
+      idempotency: IdempotencyStore;
+    }> = {},
   ) {
     const metrics: GatewayMetrics = createGatewayMetrics(false);
     const { app, router } = createGatewayApp({
-      keys: new KeyStore(over.orm ?? orm, over.ttlMs ?? 200),
+      keys: new KeyStore(over.orm ?? orm, over.ttlMs ?? 200, metrics),
       idempotency: over.idempotency ?? new IdempotencyStore(over.orm ?? orm, 3600),
       rpc: new RpcClient(nc, prefix, over.timeoutMs ?? 2000, metrics),
       log: silentLogger(),
       metrics,
       buckets: new TokenBuckets(over.rps ?? 1000, over.burst ?? 1000),
+      clientBuckets: new TokenBuckets(over.clientRps ?? 1000, over.clientBurst ?? 1000),
       moduleEnforcement: over.enforcement ?? 'soft',
       openapiYaml: renderOpenApiYaml(),
     });
@@ -321,6 +333,36 @@ describe('gateway against real Postgres and NATS', () => {
   });
 
   describe('rate limiting', () => {
+    it('limits requests by client address before authentication: 429 rate_limited with RateLimit headers', async () => {
+      const { base, metrics } = await gateway({ clientRps: 1, clientBurst: 3 });
+      const bad = `svc_test_${'Z'.repeat(40)}`;
+      const statuses: number[] = [];
+      let last: Response | undefined;
+      for (let i = 0; i < 5; i++) {
+        last = await call(base, '/api/v1/customers', { key: bad });
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      expect(last!.headers.get('ratelimit-limit')).toBe('3');
+      expect(last!.headers.get('ratelimit-remaining')).toBe('0');
+      expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((await json(last!)).error.code).toBe('rate_limited');
+      // Unauthenticated paths count too, and a valid key does not get past an exhausted address.
+      expect((await call(base, '/api/v1/auth/check', { key: org.test_key })).status).toBe(429);
+      expect(await valueOf(metrics.clientRateLimited)).toBe(3);
+    });
+
+    it('caches an unknown key: repeating it costs one database lookup within the TTL', async () => {
+      const { base, metrics } = await gateway({ ttlMs: 60_000 });
+      const unknown = `svc_test_${randomBytes(24).toString('hex')}`;
+      for (let i = 0; i < 5; i++) expect((await call(base, '/api/v1/auth/check', { key: unknown })).status).toBe(401);
+      expect(await valueOf(metrics.keyLookups, { result: 'database' })).toBe(1);
+      expect(await valueOf(metrics.keyLookups, { result: 'cached_unknown' })).toBe(4);
+      for (let i = 0; i < 2; i++) expect((await call(base, '/api/v1/auth/check', { key: org.test_key })).status).toBe(200);
+      expect(await valueOf(metrics.keyLookups, { result: 'database' })).toBe(2);
+      expect(await valueOf(metrics.keyLookups, { result: 'cached' })).toBe(1);
+    });
+
     it('refuses past the burst with 429, Retry-After and RateLimit headers, per key', async () => {
       const { base, metrics } = await gateway({ rps: 1, burst: 3 });
       const statuses: number[] = [];

@@ -1,7 +1,7 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RpcClient, runMain, startRuntime } from '@acct/kit';
 import { createGatewayApp } from './app';
+import { createGatewayServer } from './server';
 import { renderOpenApiYaml } from './openapi';
 import { loadGatewayConfig } from './config';
 import { openGatewayOrm } from './db';
@@ -19,19 +19,17 @@ runMain(async () => {
   // A request holds its key at most for the RPC timeout plus its own database round trips.
   const idempotency = new IdempotencyStore(rt.orm, config.IDEMPOTENCY_TTL_SECONDS, Math.ceil((2 * config.RPC_TIMEOUT_MS) / 1000) + 5);
   const { app } = createGatewayApp({
-    keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS),
+    keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS, metrics),
     idempotency,
     rpc: new RpcClient(rt.nc, config.NATS_PREFIX, config.RPC_TIMEOUT_MS, metrics, rt.log),
     log: rt.log,
     metrics,
     buckets: new TokenBuckets(config.RATE_LIMIT_RPS, config.RATE_LIMIT_BURST),
+    clientBuckets: new TokenBuckets(config.RATE_LIMIT_CLIENT_RPS, config.RATE_LIMIT_CLIENT_BURST),
     moduleEnforcement: config.MODULE_ENFORCEMENT,
     openapiYaml: renderOpenApiYaml(),
   });
-  const handler = app.callback();
-  // Koa's handler settles every request itself (errors go to ctx.onerror), so its promise is dropped.
-  const server = http.createServer((req, res) => void handler(req, res));
-  server.keepAliveTimeout = 65_000; // longer than typical load balancer idle timeouts
+  const server = createGatewayServer(app, { requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.GATEWAY_PORT, config.GATEWAY_HOST, () => resolve());

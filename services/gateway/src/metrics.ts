@@ -5,6 +5,8 @@ export interface GatewayMetrics extends ServiceMetrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   httpInFlight: Gauge;
   rateLimited: Counter;
+  clientRateLimited: Counter;
+  keyLookups: Counter<'result'>;
   idempotentReplays: Counter;
   authFailures: Counter<'reason'>;
 }
@@ -22,7 +24,18 @@ export function createGatewayMetrics(withDefaults = true): GatewayMetrics {
       registers,
     }),
     httpInFlight: new Gauge({ name: 'http_requests_in_flight', help: 'Public HTTP requests being served.', registers }),
-    rateLimited: new Counter({ name: 'http_rate_limited_total', help: 'Requests refused with 429.', registers }),
+    rateLimited: new Counter({ name: 'http_rate_limited_total', help: 'Requests refused with 429 by the per-key limit.', registers }),
+    clientRateLimited: new Counter({
+      name: 'http_client_rate_limited_total',
+      help: 'Requests refused with 429 by the per-client-address limit (before authentication).',
+      registers,
+    }),
+    keyLookups: new Counter({
+      name: 'auth_key_lookups_total',
+      help: 'API key resolutions by result: cached (a known key), cached_unknown (negative cache), database.',
+      labelNames: ['result'],
+      registers,
+    }),
     idempotentReplays: new Counter({
       name: 'http_idempotent_replays_total',
       help: 'POSTs answered from a stored Idempotency-Key response.',

@@ -19,8 +19,13 @@ export function Nullable<T extends TSchema>(s: T): TUnsafe<Static<T> | null> {
 }
 
 export const uuid = Type.String({ format: 'uuid' });
-export const date = Type.String({ format: 'date', description: 'Calendar date, YYYY-MM-DD.' });
-export const dateTime = Type.String({ format: 'date-time' });
+/** Said in every date's description: the range the API accepts (limits.date_min … date_max). */
+export const DATE_RANGE_TEXT = `from ${limits.date_min} to ${limits.date_max}`;
+export const date = Type.String({ format: 'date', description: `Calendar date, YYYY-MM-DD, ${DATE_RANGE_TEXT}.` });
+export const dateTime = Type.String({
+  format: 'date-time',
+  description: `RFC 3339 date-time with an offset (Z or ±hh:mm); its UTC date lies ${DATE_RANGE_TEXT}.`,
+});
 export const cents = Type.Integer({ minimum: 0, maximum: limits.amount_cents_max });
 export const externalId = Type.String({ minLength: 1, maxLength: limits.external_id_length_max });
 export const name = Type.String({ minLength: 1, maxLength: limits.name_length_max });

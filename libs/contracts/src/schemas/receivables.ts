@@ -1,6 +1,6 @@
 import { Optional, type Static, type TSchema, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
-import { Nullable, StringEnum, cents, date, dateTime, errorDetail, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from './common';
+import { DATE_RANGE_TEXT, Nullable, StringEnum, cents, date, dateTime, errorDetail, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from './common';
 
 /** Shared by invoices, estimates (and bills later). */
 export const lineItemInput = obj({
@@ -74,7 +74,7 @@ export const PAYMENT_STATUSES = ['posted', 'refunded'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export const receivedAt = Type.String({
   anyOf: [{ format: 'date' }, { format: 'date-time' }],
-  description: 'YYYY-MM-DD or an ISO 8601 date-time; its UTC date is the accounting date.',
+  description: `YYYY-MM-DD or an RFC 3339 date-time with an offset; its UTC date is the accounting date. Dates and UTC dates ${DATE_RANGE_TEXT}.`,
 });
 const positiveCents = Type.Integer({ minimum: 1, maximum: limits.amount_cents_max });
 export const paymentCreateBody = obj({
@@ -109,8 +109,6 @@ export const paymentListResponse = listEnvelope('payments', payment);
 // ---------- estimates ----------
 export const ESTIMATE_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired', 'converted'] as const;
 export type EstimateStatus = (typeof ESTIMATE_STATUSES)[number];
-/** The statuses POST /estimates/{id}/status may ask for (converted comes only from convert). */
-export const ESTIMATE_SETTABLE_STATUSES = ['sent', 'accepted', 'declined', 'expired'] as const satisfies readonly EstimateStatus[];
 export const estimateCreateBody = obj({
   external_estimate_id: externalId,
   customer_id: uuid,
@@ -126,7 +124,7 @@ export const estimate = obj({
   external_estimate_id: Type.String(),
   customer_id: uuid,
   issue_date: date,
-  expiry_date: Optional(Nullable(Type.String({ format: 'date' }))),
+  expiry_date: Optional(Nullable(date)),
   line_items: Type.Array(lineItem),
   status: StringEnum(ESTIMATE_STATUSES),
   total_cents: Type.Integer(),
@@ -136,7 +134,16 @@ export const estimate = obj({
   created_at: dateTime,
 });
 export type EstimateDto = Static<typeof estimate>;
-export const estimateStatusBody = obj({ status: StringEnum(ESTIMATE_SETTABLE_STATUSES) });
+/**
+ * Any estimate status is a well-formed request; whether the move is allowed is the domain's rule
+ * (API-DECISIONS §5), and a move it refuses is 409 conflict (§1), converted included (only POST /convert makes it).
+ */
+export const estimateStatusBody = obj({
+  status: StringEnum(ESTIMATE_STATUSES, {
+    description:
+      'The status to move to. Allowed: draft → sent | accepted; sent → accepted | declined | expired. Other moves, and converted (use POST /estimates/{id}/convert), answer 409 conflict.',
+  }),
+});
 export type EstimateStatusBody = Static<typeof estimateStatusBody>;
 export const estimateStatusResponse = singleEnvelope('estimate', obj({ id: uuid, status: StringEnum(ESTIMATE_STATUSES) }));
 export const estimateConvertBody = obj({
@@ -192,7 +199,10 @@ export type InboundEventStatus = (typeof INBOUND_EVENT_STATUSES)[number];
 export const eventCreateBody = obj({
   event_type: Type.String({ minLength: 1, maxLength: 100 }),
   external_event_id: externalId,
-  payload: Type.Unsafe<Record<string, unknown>>({ type: 'object', description: `At most ${limits.json_body_bytes_max} bytes with the rest of the body.` }),
+  payload: Type.Unsafe<Record<string, unknown>>({
+    type: 'object',
+    description: `At most ${limits.json_body_bytes_max} bytes and ${limits.json_depth_max} levels of nesting with the rest of the body; no string or key may hold U+0000 or a lone surrogate.`,
+  }),
 });
 export type EventCreateBody = Static<typeof eventCreateBody>;
 export const paymentReceivedPayload = obj(

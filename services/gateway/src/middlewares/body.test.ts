@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { limits } from '@acct/contracts';
 import { appOf, json, serve, type Served } from '../testing/fakes';
 import { bodyError, parseJson, requireJson } from './body';
@@ -54,6 +55,26 @@ describe('requireJson + parseJson', () => {
     const r = await post(JSON.stringify({ a: 'x'.repeat(limits.json_body_bytes_max) }), 'application/json');
     expect(r.status).toBe(413);
     expect((await json(r)).error).toMatchObject({ code: 'validation_failed', message: `The request body is over the ${limits.json_body_bytes_max}-byte limit.` });
+  });
+
+  it('reads a gzip-compressed body', async () => {
+    const body = gzipSync(Buffer.from('{"a":"é"}'));
+    const r = await served.call('/', { method: 'POST', body, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    expect(r.status).toBe(200);
+    expect((await json(r)).parsed).toEqual({ a: 'é' });
+  });
+
+  it('refuses a compressed body that inflates past the limit with 413', async () => {
+    const body = gzipSync(Buffer.from(JSON.stringify({ a: 'x'.repeat(limits.json_body_bytes_max) })));
+    const r = await served.call('/', { method: 'POST', body, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    expect(r.status).toBe(413);
+  });
+
+  it('refuses bytes that are not UTF-8 with 400 instead of replacing them with U+FFFD', async () => {
+    const body = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+    const r = await served.call('/', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(400);
+    expect((await json(r)).error).toMatchObject({ code: 'validation_failed', details: [{ field: '/', issue: 'invalid_encoding' }] });
   });
 
   it('refuses an unsupported content encoding with 415', async () => {

@@ -1,6 +1,8 @@
-import { koaBody } from 'koa-body';
-import { AppError, limits } from '@acct/contracts';
-import type { Middleware } from './state';
+import { isUtf8 } from 'node:buffer';
+import type { Readable, Transform } from 'node:stream';
+import zlib from 'node:zlib';
+import { AppError, isAppError, limits } from '@acct/contracts';
+import type { Ctx, Middleware } from './state';
 
 /** Maps a failure of the JSON body parser (raw-body / co-body errors) to the envelope's vocabulary. */
 export function bodyError(err: { status?: number; type?: string }): AppError {
@@ -28,17 +30,70 @@ export const requireJson: Middleware = async (ctx, next) => {
   await next();
 };
 
-/** Strict JSON (objects and arrays only) up to limits.json_body_bytes_max, into ctx.request.body. */
-export const parseJson: Middleware = koaBody({
-  json: true,
-  jsonLimit: limits.json_body_bytes_max,
-  jsonStrict: true,
-  urlencoded: false,
-  text: false,
-  multipart: false,
-  patchNode: false,
-  patchKoa: true,
-  onError: (err: Error) => {
-    throw bodyError(err as { status?: number; type?: string });
-  },
-});
+declare module 'koa' {
+  interface Request {
+    /** The parsed JSON body (parseJson), before validation. */
+    body?: unknown;
+  }
+}
+
+const DECODERS: Record<string, () => Transform> = {
+  gzip: () => zlib.createGunzip(),
+  'x-gzip': () => zlib.createGunzip(),
+  deflate: () => zlib.createInflate(),
+  br: () => zlib.createBrotliDecompress(),
+};
+const STRICT_JSON_START = /^[ \t\n\r]*[[{]/;
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** The body's bytes, decompressed, up to `limit` bytes (413 past it, 415 for an unknown Content-Encoding). */
+async function readBytes(ctx: Ctx, limit: number): Promise<Buffer> {
+  const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
+  let source: Readable = ctx.req;
+  if (encoding !== 'identity') {
+    const decoder = DECODERS[encoding];
+    if (!decoder) throw bodyError({ status: 415, type: 'encoding.unsupported' });
+    source = ctx.req.pipe(decoder());
+  } else if (Number(ctx.get('content-length') || 0) > limit) {
+    throw bodyError({ status: 413 });
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of source) {
+      const b = chunk as Buffer;
+      size += b.length;
+      if (size > limit) throw bodyError({ status: 413 });
+      chunks.push(b);
+    }
+  } catch (e) {
+    if (isAppError(e)) throw e;
+    throw bodyError({}); // a corrupt compressed stream, or the client went away mid-body
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * Strict JSON (objects and arrays only) up to limits.json_body_bytes_max, into ctx.request.body.
+ * The bytes must be valid UTF-8: they are checked before decoding, since a decoder would silently
+ * turn bad bytes into U+FFFD (and two different byte strings into the same text).
+ */
+export const parseJson: Middleware = async (ctx, next) => {
+  let bytes = await readBytes(ctx, limits.json_body_bytes_max);
+  if (bytes.subarray(0, 3).equals(UTF8_BOM)) bytes = bytes.subarray(3);
+  if (!isUtf8(bytes)) {
+    throw AppError.validation('The request body is not valid UTF-8.', [{ field: '/', issue: 'invalid_encoding', message: 'JSON bodies must be UTF-8 encoded.' }]);
+  }
+  const text = bytes.toString('utf8');
+  let parsed: unknown = {};
+  if (text.trim() !== '') {
+    if (!STRICT_JSON_START.test(text)) throw bodyError({});
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw bodyError({});
+    }
+  }
+  ctx.request.body = parsed;
+  await next();
+};

@@ -69,6 +69,18 @@ describe('validate', () => {
     expect((await json(r)).error.message).toBe('The query string is invalid.');
   });
 
+  it.each([['0x10'], ['%20%205'], ['5%20'], ['1e1'], ['%2B5'], ['-1'], ['05'], ['5.0'], ['']])('refuses limit=%s: query integers are plain decimal digits', async (v) => {
+    const r = await served.call(`/api/v1/customers?limit=${v}`);
+    expect(r.status).toBe(400);
+    expect((await json(r)).error).toMatchObject({ code: 'validation_failed', details: [{ field: 'limit', issue: expect.any(String) }] });
+  });
+
+  it('takes plain decimal query integers, 0 included', async () => {
+    const r = await served.call('/api/v1/customers?limit=10&offset=0');
+    expect(r.status).toBe(200);
+    expect((await json(r)).query).toEqual({ limit: 10, offset: 0 });
+  });
+
   it('refuses a bad path parameter', async () => {
     const r = await served.call('/api/v1/customers/not-a-uuid');
     expect(r.status).toBe(400);

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { AppError, type ErrorDetail, type RouteDef, SCOPE_FIELDS, compileBody, compileQuery, toDetails } from '@acct/contracts';
+import { AppError, type ErrorDetail, type RouteDef, SCOPE_FIELDS, compileBody, compileQuery, queryIntegerDetails, toDetails } from '@acct/contracts';
 import { kindOf, takesBody } from '../route-kind';
 import type { Middleware } from './state';
 
@@ -21,7 +21,8 @@ function scopeFieldDetails(where: 'query' | 'body', obj: unknown): ErrorDetail[]
  */
 export function validate(route: RouteDef): Middleware {
   const params: ValidateFunction | undefined = route.params ? compileBody(route.params) : undefined;
-  const query = compileQuery(route.query ?? NOTHING);
+  const querySchema = route.query ?? NOTHING;
+  const query = compileQuery(querySchema);
   const hasBody = takesBody(route) && kindOf(route) !== 'upload';
   const body = compileBody(route.body ?? NOTHING);
   return async (ctx, next) => {
@@ -39,6 +40,8 @@ export function validate(route: RouteDef): Middleware {
         throw AppError.validation(`Query parameter ${k} is given more than once.`, [{ field: k, issue: 'repeated', message: `${k} must be given once.` }]);
       }
     }
+    const notDecimal = queryIntegerDetails(querySchema, q);
+    if (notDecimal.length) throw AppError.validation('The query string is invalid.', notDecimal);
     if (!query(q)) throw AppError.validation('The query string is invalid.', toDetails(query.errors, true));
     if (hasBody) {
       if (typeof b !== 'object' || b === null || Array.isArray(b)) {

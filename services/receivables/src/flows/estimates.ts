@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type EstimateConvertBody, type EstimateStatus } from '@acct/contracts';
-import { addDays, requireOrder, todayUtc } from '@acct/ledger';
+import { AppError, type EstimateConvertBody, type EstimateStatus, limits } from '@acct/contracts';
+import { addDays, isCalendarDate, requireOrder, todayUtc } from '@acct/ledger';
 import type { Db, Tx } from '@acct/posting';
 import { type Estimate, EstimateSchema, type Invoice, InvoiceSchema } from '../entities';
 import { checkEstimateMove } from '../domain/estimates';
@@ -49,6 +49,12 @@ export async function convertEstimate(tx: Tx, id: string, b: EstimateConvertBody
   }
   const issueDate = b.issue_date ?? todayUtc();
   const dueDate = b.due_date ?? addDays(issueDate, DEFAULT_TERMS_DAYS);
+  if (!isCalendarDate(dueDate)) {
+    // Net 30 from an issue date at the end of the range would leave it (10000-01-30).
+    throw AppError.validation('The default due date (issue_date + 30 days) is out of range: send due_date.', [
+      { field: '/due_date', issue: 'required', message: `due_date must be given when issue_date + ${DEFAULT_TERMS_DAYS} days is after ${limits.date_max}.` },
+    ]);
+  }
   requireOrder(issueDate, dueDate, 'issue_date', 'due_date');
   const invoice: Invoice = {
     id: randomUUID(),

@@ -94,7 +94,11 @@ async function processPaymentRefunded(tx: Tx, payload: Record<string, unknown>):
   const payment = await lockPaymentByExternalId(tx, p.external_payment_id);
   if (!payment) return stored('payment_not_found', `No payment has external_payment_id ${p.external_payment_id}.`);
   if (!payment.eventId) return stored('not_from_event', 'Only payments that came from an event are refunded by events.');
-  if (payment.status === 'refunded') return { status: 'processed', details: [], paymentId: payment.id };
+  // A second refund event of a refunded payment changes nothing: stored, saying why. (A repeated
+  // delivery of the same event never gets here: it is answered as a duplicate.)
+  if (payment.status === 'refunded') {
+    return { ...stored('already_refunded', `Payment ${payment.id} is already refunded.`), paymentId: payment.id };
+  }
   if (p.amount_cents !== undefined && p.amount_cents !== payment.amountCents) {
     return stored('partial_refund_not_supported', `Only full refunds (${payment.amountCents} cents) are processed.`, '/payload/amount_cents');
   }

@@ -1,0 +1,44 @@
+import { limits } from './limits';
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** RFC 3339 date-time: seconds required, an offset (Z or ±hh:mm) required. */
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * The one date check of the code base: a real calendar date in YYYY-MM-DD (no 2026-02-30) within
+ * limits.date_min … limits.date_max. ajv's `date` format, the date-time check and libs/ledger use it.
+ */
+export function isCalendarDate(value: string): boolean {
+  const m = DATE.exec(value);
+  if (!m) return false;
+  if (value < limits.date_min || value > limits.date_max) return false;
+  // Years from 1900 on: Date.UTC maps years 0–99 to 1900–1999, which the range check above excludes.
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.toISOString().slice(0, 10) === value;
+}
+
+/**
+ * The UTC date (YYYY-MM-DD) of an RFC 3339 date-time, or null when the value is not one, or when
+ * its own date or its UTC date (after applying the offset) is not a calendar date in range.
+ */
+export function utcDateOf(value: string): string | null {
+  const m = DATE_TIME.exec(value);
+  if (!m || !isCalendarDate(m[1]!)) return null;
+  const [hour, minute, second] = [Number(m[2]), Number(m[3]), Number(m[4])];
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  let offsetMinutes = 0;
+  if (m[6]) {
+    const [oh, om] = [Number(m[7]), Number(m[8])];
+    if (oh > 23 || om > 59) return null;
+    offsetMinutes = (m[6] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const t = Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4]}Z`) - offsetMinutes * 60_000;
+  if (Number.isNaN(t)) return null;
+  const utc = new Date(t).toISOString().slice(0, 10); // past year 9999 this reads "+010000-…": refused below
+  return isCalendarDate(utc) ? utc : null;
+}
+
+/** A date-time in range (see utcDateOf). */
+export function isDateTime(value: string): boolean {
+  return utcDateOf(value) !== null;
+}

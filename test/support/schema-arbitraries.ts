@@ -328,3 +328,35 @@ export function sampleValid(schema: JsonSchema, field = ''): unknown {
       return null;
   }
 }
+
+/** What a single mutation puts into one leaf of an otherwise valid value. */
+const POISONS = ['\u0000', '\ud800', '\udfff', '\u0001', '\u007f', '\u2028', '\ufeff', '\u200b', 'e\u0301', '\u202e'];
+const EDGE_NUMBERS: unknown[] = [0, -1, 0.5, 2 ** 53, 2 ** 53 + 2, 1e20, new RawJson('9007199254740993'), new RawJson('1e400'), new RawJson('-0')];
+
+/**
+ * A valid value with exactly one leaf poisoned: a control character or lone surrogate added to a
+ * string, an odd date in a date, an edge number in a number. Everything else still passes its schema,
+ * so the poisoned value reaches the handler and the database.
+ */
+export function poisonOne(valid: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
+  return fc.tuple(valid, fc.nat(), fc.nat(), fc.boolean()).map(([v, at, pick, append]) => {
+    const leaves: { set: (x: unknown) => void; value: unknown }[] = [];
+    const walk = (x: unknown, set: (y: unknown) => void) => {
+      if (Array.isArray(x)) x.forEach((y, i) => walk(y, (z) => (x[i] = z)));
+      else if (x && typeof x === 'object' && !(x instanceof RawJson)) for (const k of Object.keys(x)) walk((x as Record<string, unknown>)[k], (z) => ((x as Record<string, unknown>)[k] = z));
+      else if (typeof x === 'string' || typeof x === 'number') leaves.push({ set, value: x });
+    };
+    const copy = structuredClone(v);
+    let root = copy;
+    walk(copy, (z) => (root = z));
+    if (!leaves.length) return copy;
+    const leaf = leaves[at % leaves.length]!;
+    if (typeof leaf.value === 'number') leaf.set(EDGE_NUMBERS[pick % EDGE_NUMBERS.length]);
+    else if (/^\d{4}-\d{2}-\d{2}/.test(leaf.value as string) && pick % 2 === 0) leaf.set(ODD_DATES[pick % ODD_DATES.length]);
+    else {
+      const p = POISONS[pick % POISONS.length]!;
+      leaf.set(append ? `${leaf.value as string}${p}` : `${p}${leaf.value as string}`);
+    }
+    return root;
+  });
+}

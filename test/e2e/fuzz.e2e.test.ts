@@ -1,0 +1,172 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { ROUTES, schemas } from '@acct/contracts';
+import { type FuzzCase, type FuzzResponse, type FuzzView, Pools, type Principals, caseArbitrary, describeCase, problemsOf, send, viewOf } from '../support/fuzz-cases';
+import { scanLogs } from '../support/log-scan';
+import type { JsonSchema } from '../support/schema-arbitraries';
+import { FIXTURES } from './fixtures';
+import { type ReceivablesE2E, expectStatus, startReceivablesE2E } from './receivables.helpers';
+
+/**
+ * Property-based fuzzing of every route of the route table through the gateway of one stack:
+ * whatever is sent (valid-ish or hostile path, query, body, headers, keys), the answer is never a
+ * 5xx, every error is the documented envelope, no answer carries a stack trace, SQL, a path or a
+ * key, and the services' logs carry no key, Authorization value, password or customer e-mail.
+ * FUZZ_RUNS sets the number of requests (300 in `npm test`; `npm run fuzz` sends more), FUZZ_SEED
+ * replays a run.
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
+
+/**
+ * Classes of input known to give a 5xx, excluded from the "never a 5xx" property while they are
+ * being fixed (each with a one-line comment). Empty: every class found so far is fixed.
+ */
+export const KNOWN_5XX: { name: string; matches: (v: FuzzView) => boolean }[] = [];
+
+/** Optional: alternative schemas that reach deeper code (a route without hints is still fuzzed). */
+const INBOUND_TYPES = [...schemas.receivables.INBOUND_ACTIVE, ...schemas.receivables.INBOUND_STORED_ONLY, ...schemas.receivables.INBOUND_PLANNED, 'no.such.type'];
+const SCHEMA_HINTS: Record<string, Record<string, JsonSchema[]>> = {
+  createEvent: {
+    '/event_type': [
+      { type: 'string', enum: INBOUND_TYPES },
+      { type: 'string', enum: [...schemas.receivables.INBOUND_ACTIVE] },
+    ],
+    '/payload': [schemas.receivables.paymentReceivedPayload, schemas.receivables.paymentRefundedPayload],
+  },
+};
+
+interface Finding {
+  kind: string;
+  c: FuzzCase;
+  res?: FuzzResponse;
+  problem: string;
+}
+
+describe('fuzz: every route of the route table, through the gateway', () => {
+  let t: ReceivablesE2E;
+  let keys: Principals;
+  const pools = new Pools();
+
+  beforeAll(async () => {
+    t = await startReceivablesE2E('Fuzz org');
+    keys = { testKey: t.keys.test_key, liveKey: t.keys.live_key, otherKey: t.other.test_key };
+    // Real records, so that handlers go deep: two of each kind, then every list route read back.
+    for (const f of Object.values(FIXTURES)) for (let i = 0; i < 2; i++) await f.create(t.api);
+    const lists = ROUTES.filter((x) => x.method === 'GET' && x.auth && !x.path.includes('{') && Object.hasOwn((x.query?.properties as object | undefined) ?? {}, 'limit'));
+    for (const r of lists) {
+      const page = await t.api('GET', `${r.path}?limit=100`);
+      expectStatus(page, 200);
+      pools.harvest(page.json);
+    }
+  });
+  afterAll(async () => t?.e2e.stop());
+
+  it(
+    `answers ${RUNS} generated requests without a 5xx, in the error envelope, leaking nothing, and logs no secret`,
+    async () => {
+      const started = Date.now();
+      const statuses = new Map<number, number>();
+      const known = new Map<string, number>();
+      const findings: Finding[] = [];
+      const emails = new Set<string>(['billing@example.com']);
+      const sentKeys = new Set<string>([t.keys.test_key, t.keys.live_key, t.other.test_key, t.other.live_key]);
+      /** Request ids of the known 5xx: their service log lines may carry what the defect dragged along. */
+      const knownRequestIds: string[] = [];
+      let sent = 0;
+      let fiveXx = 0;
+
+      const arb = fc.constantFrom(...ROUTES).chain((route) => caseArbitrary(route, { keys, pools, hints: SCHEMA_HINTS }));
+      await fc.assert(
+        fc.asyncProperty(arb, async (c) => {
+          const v = viewOf(c);
+          for (const s of v.strings) if (s.length <= 320 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)) emails.add(s);
+          for (const m of (c.headers.authorization ?? '').matchAll(/svc_(?:test|live)_\w+/g)) sentKeys.add(m[0]);
+          let res: FuzzResponse;
+          try {
+            sent++;
+            res = await send(t.e2e.base, c);
+          } catch (e) {
+            // An oversize body may be cut off while it is still being sent: that is a refusal, not a fault.
+            if ((c.bodyText?.length ?? 0) > 1024 * 1024) return;
+            findings.push({ kind: 'transport', c, problem: String(e) });
+            return;
+          }
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (res.status >= 200 && res.status < 300) pools.harvest(res.json);
+          if (res.status >= 500) {
+            fiveXx++;
+            const cls = KNOWN_5XX.find((k) => k.matches(v));
+            if (cls) {
+              known.set(cls.name, (known.get(cls.name) ?? 0) + 1);
+              knownRequestIds.push(String(res.headers['request-id'] ?? ''));
+            } else findings.push({ kind: '5xx', c, res, problem: `status ${res.status}` });
+          }
+          for (const p of problemsOf(res, v, [...sentKeys])) findings.push({ kind: 'property', c, res, problem: p });
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
+      const seconds = (Date.now() - started) / 1000;
+
+      // The services' logs, while the stack still runs (they are deleted with it).
+      await new Promise((r) => setTimeout(r, 300));
+      // A known 5xx may log its failed SQL with the values in it (an e-mail): excused while KNOWN_5XX lists it.
+      const scan = scanLogs(t.e2e.logDir, [...sentKeys, ...emails], { excuseLinesWith: knownRequestIds });
+
+      const knownText = [...known].map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
+      const statusText = [...statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([s, n]) => `${s}×${n}`)
+        .join(' ');
+
+      console.log(
+        [
+          `fuzz: ${sent} requests in ${seconds.toFixed(1)} s (seed ${SEED}; replay with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS})`,
+          `fuzz: statuses ${statusText}`,
+          `fuzz: 5xx ${fiveXx}: known ${fiveXx - findings.filter((f) => f.kind === '5xx').length} (${knownText}), other ${findings.filter((f) => f.kind === '5xx').length}`,
+          `log scan: ${scan.lines} lines in ${scan.files} files, ${scan.findings.length} findings (${scan.excused} lines of known 5xx requests excused)`,
+        ].join('\n'),
+      );
+
+      const report = findings
+        .slice(0, 20)
+        .map((f) => `${f.kind}: ${f.problem}\n  ${describeCase(f.c, keys)}\n  → ${f.res ? `${f.res.status} ${f.res.text.slice(0, 300)}` : 'no answer'}`);
+      expect(report).toEqual([]);
+      expect(scan.findings.slice(0, 20)).toEqual([]);
+      expect(scan.lines).toBeGreaterThan(0);
+    },
+    120_000 + RUNS * 500,
+  );
+
+  it('scanLogs finds planted secrets and leaves clean lines alone', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct_logscan_'));
+    try {
+      const key = `svc_test_${'A'.repeat(40)}`;
+      fs.writeFileSync(
+        path.join(dir, 'svc.log'),
+        [
+          '{"level":30,"msg":"request","status":200}',
+          `{"msg":"x","key":"${key}"}`,
+          '{"headers":{"authorization":"Bearer abc.def"}}',
+          '{"msg":"connect","url":"postgres://user:hunter2@db/x"}',
+          '{"password":"hunter2"}',
+          '{"msg":"customer ada@example.com created"}',
+        ].join('\n'),
+      );
+      const scan = scanLogs(dir, ['ada@example.com']);
+      expect(scan.lines).toBe(6);
+      expect(scan.findings.map((f) => [f.line, f.kind])).toEqual([
+        [2, 'api_key'],
+        [3, 'authorization'],
+        [4, 'url_credentials'],
+        [5, 'password'],
+        [6, 'email'],
+      ]);
+      expect(scan.findings.some((f) => f.excerpt.includes(key) || f.excerpt.includes('ada@example.com'))).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

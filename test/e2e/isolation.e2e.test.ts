@@ -1,0 +1,123 @@
+import { ROUTES, type RouteDef } from '@acct/contracts';
+import { sampleValid, type JsonSchema } from '../support/schema-arbitraries';
+import { FIXTURES, collectionOf, paramsOf } from './fixtures';
+import { client } from './harness';
+import { type Api, type ReceivablesE2E, expectError, expectStatus, startReceivablesE2E } from './receivables.helpers';
+
+/**
+ * The isolation matrix, generated from the route table: a record of one organization and
+ * environment is invisible to every other scope. Every route with a path parameter, called with the
+ * id of the first organization's record, answers 404 not_found to another organization's test key
+ * and to the same organization's live key (and changes nothing); every list route called with those
+ * keys leaves the first organization's records out, also when filtered by one of its ids.
+ */
+const withParams = ROUTES.filter((r) => paramsOf(r.path).length > 0);
+const lists = ROUTES.filter((r) => r.method === 'GET' && r.auth && paramsOf(r.path).length === 0 && hasPagination(r));
+
+function hasPagination(r: RouteDef): boolean {
+  return r.responses.some((x) => Object.prototype.hasOwnProperty.call((x.schema.properties as JsonSchema | undefined) ?? {}, 'pagination'));
+}
+
+/** Query parameters that take a record id (customer_id, invoice_id, ...). */
+function idFilters(r: RouteDef): string[] {
+  const props = (r.query?.properties as Record<string, JsonSchema> | undefined) ?? {};
+  return Object.entries(props)
+    .filter(([, s]) => s.format === 'uuid')
+    .map(([k]) => k);
+}
+
+describe('isolation matrix (from the route table)', () => {
+  let t: ReceivablesE2E;
+  /** The intruders: [name, client]. */
+  let intruders: [string, Api][];
+  /** The first organization's (test key) record per collection, and every id it owns. */
+  const mine: Record<string, string> = {};
+  const mineAll = new Set<string>();
+  /** Ids of the owner's records by field name (customer_id → [...]), for the list filters. */
+  const mineByField: Record<string, string[]> = {};
+  let cases = 0;
+
+  beforeAll(async () => {
+    t = await startReceivablesE2E('Isolation org');
+    intruders = [
+      ['another organization (test key)', t.otherApi],
+      ['the same organization (live key)', client(t.e2e.base, t.keys.live_key)],
+    ];
+    // Every scope gets records of every kind, so that lists are not trivially empty.
+    for (const [collection, f] of Object.entries(FIXTURES)) {
+      mine[collection] = await f.create(t.api);
+      for (const [, api] of intruders) await f.create(api);
+    }
+    for (const r of lists) {
+      const page = await t.api('GET', `${r.path}?limit=100`);
+      expectStatus(page, 200);
+      for (const item of page.json.data as Record<string, unknown>[]) {
+        mineAll.add(item.id as string);
+        for (const [k, v] of Object.entries(item)) if (k.endsWith('_id') && typeof v === 'string') (mineByField[k] ??= []).push(v);
+      }
+    }
+    for (const id of Object.values(mine)) mineAll.add(id);
+  });
+  afterAll(async () => {
+    console.log(`isolation: ${cases} cases (${withParams.length} routes with an id × ${intruders?.length ?? 0} keys, ${lists.length} list routes)`);
+    await t?.e2e.stop();
+  });
+
+  it('has a fixture for every route with a path parameter', () => {
+    const missing = withParams
+      .filter((r) => !FIXTURES[collectionOf(r.path)])
+      .map((r) => `${r.method} ${r.path} (add a factory for ${collectionOf(r.path)} to FIXTURES in test/e2e/fixtures.ts)`);
+    const oddParams = withParams.filter((r) => paramsOf(r.path).length !== 1).map((r) => `${r.method} ${r.path}: more than one path parameter; extend the matrix`);
+    expect([...missing, ...oddParams]).toEqual([]);
+    expect(withParams.length).toBeGreaterThan(0);
+    expect(lists.length).toBeGreaterThan(0);
+  });
+
+  it('answers 404 not_found to another scope for every route with an {id}, and changes nothing', async () => {
+    for (const route of withParams) {
+      const collection = collectionOf(route.path);
+      const id = mine[collection];
+      if (!id) throw new Error(`no fixture for ${route.method} ${route.path}`);
+      const path = route.path.replace(/\{[^}]+\}/, id);
+      const body = route.body ? sampleValid(route.body) : undefined;
+      const reader = ROUTES.find((r) => r.method === 'GET' && r.path === `${collection}/{${paramsOf(route.path)[0]}}`);
+      const before = reader ? await t.api('GET', `${collection}/${id}`) : undefined;
+      if (before) expectStatus(before, 200);
+      for (const [who, api] of intruders) {
+        cases++;
+        const r = await api(route.method, path, body);
+        try {
+          expectError(r, 404, 'not_found');
+        } catch (e) {
+          throw new Error(`${route.method} ${route.path} as ${who}: ${(e as Error).message}`, { cause: e });
+        }
+      }
+      if (before) expect((await t.api('GET', `${collection}/${id}`)).json).toEqual(before.json);
+      // The owner's own read works: the 404s above are about scope, not a bad request.
+      if (route.method === 'GET') expectStatus(await t.api('GET', path), 200);
+    }
+  });
+
+  it('leaves the first organization out of every list route of another scope, filtered or not', async () => {
+    expect(mineAll.size).toBeGreaterThan(0);
+    for (const route of lists) {
+      const own = await t.api('GET', `${route.path}?limit=100`);
+      const ownFixture = mine[route.path];
+      if (ownFixture) expect(own.json.data.map((x: { id: string }) => x.id)).toContain(ownFixture);
+      for (const [who, api] of intruders) {
+        const queries = ['limit=100', ...idFilters(route).flatMap((f) => (mineByField[f] ?? []).slice(0, 1).map((v) => `limit=100&${f}=${v}`))];
+        for (const q of queries) {
+          cases++;
+          const r = await api('GET', `${route.path}?${q}`);
+          expectStatus(r, 200);
+          const ids: string[] = r.json.data.map((x: { id: string }) => x.id);
+          const leaked = ids.filter((x) => mineAll.has(x));
+          expect({ route: `${route.path}?${q}`, who, leaked }).toEqual({ route: `${route.path}?${q}`, who, leaked: [] });
+          if (q.includes('_id=')) expect({ route: `${route.path}?${q}`, who, ids }).toEqual({ route: `${route.path}?${q}`, who, ids: [] });
+          // The intruder's own records are there: the list works, it just is not ours.
+          if (q === 'limit=100' && ownFixture) expect(ids.length).toBeGreaterThan(0);
+        }
+      }
+    }
+  });
+});

@@ -13,7 +13,7 @@
 #
 #   docker build -t accounting-api .
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---------------------------------------------------------------------------------------------
 # manifests: only the package.json files of the root and of every workspace (libs/*, services/*, tools/*),

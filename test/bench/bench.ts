@@ -228,7 +228,7 @@ async function main(): Promise<number> {
     const rows: Row[] = [];
     process.stdout.write(`running: ${DURATION_S} s per scenario, ${CONNECTIONS} connections\n`);
     if (SCENARIOS.has('get-customer'))
-      rows.push({ scenario: 'get-customer', route: 'GET /api/v1/customers/:id', ...(await drive({ ...getOpts, duration: DURATION_S, title: 'get-customer' })) });
+      rows.push({ scenario: 'get-customer', route: 'GET /api/v1/customers/{id}', ...(await drive({ ...getOpts, duration: DURATION_S, title: 'get-customer' })) });
     if (SCENARIOS.has('create-customer'))
       rows.push({ scenario: 'create-customer', route: 'POST /api/v1/customers', ...(await drive({ ...postOpts, duration: DURATION_S, title: 'create-customer' })) });
 
@@ -245,7 +245,7 @@ async function main(): Promise<number> {
       amount: drafts.length,
       requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: `/api/v1/invoices/${drafts[next++ % drafts.length]}/post` }) }],
     };
-    rows.push({ scenario: 'post-invoice', route: 'POST /api/v1/invoices/:id/post', ...(await drive({ ...postInvoiceOpts, title: 'post-invoice' })) });
+    rows.push({ scenario: 'post-invoice', route: 'POST /api/v1/invoices/{id}/post', ...(await drive({ ...postInvoiceOpts, title: 'post-invoice' })) });
     return finish(rows);
   } finally {
     process.removeListener('SIGINT', onSignal);

@@ -2,7 +2,9 @@
  * `npm run bench`: throughput and latency of the gateway + services path on this machine.
  *
  * Starts the whole stack (tools/stack) on its own database and NATS prefix, bootstraps an
- * organization, drives three scenarios with autocannon and prints one table:
+ * organization, drives three scenarios with autocannon and prints one table (requests/s and
+ * p50/p95/p99 per route, from every response's latency), then the same as one JSON line
+ * (also written to the file BENCH_JSON names, when set):
  *   get-customer     GET  /api/v1/customers/{id}
  *   create-customer  POST /api/v1/customers, a new external_customer_id per request
  *   post-invoice     POST /api/v1/invoices/{id}/post, each of BENCH_INVOICES drafts posted once
@@ -45,41 +47,87 @@ const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 interface Row {
   scenario: string;
+  /** Method and route template of the scenario's requests. */
+  route: string;
   result: autocannon.Result;
+  /** Latency of every measured response, ms (autocannon reports no p95). */
+  samples: number[];
+}
+
+/** Nearest-rank percentile of sorted values. */
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
 let current: autocannon.Instance | undefined;
 let interrupted = false;
 
-async function drive(opts: autocannon.Options): Promise<autocannon.Result> {
+async function drive(opts: autocannon.Options): Promise<{ result: autocannon.Result; samples: number[] }> {
   if (interrupted) throw new Error('interrupted');
+  const samples: number[] = [];
   const instance = autocannon(opts);
+  // 'response' gives (client, statusCode, resBytes, responseTime ms).
+  instance.on('response', (...args: unknown[]) => {
+    samples.push(Number(args[3]));
+  });
   current = instance;
   try {
-    return await instance;
+    return { result: await instance, samples };
   } finally {
     current = undefined;
   }
+}
+
+interface Summary {
+  scenario: string;
+  route: string;
+  requests: number;
+  requests_per_s: number;
+  p50_ms: number;
+  p95_ms: number;
+  p99_ms: number;
+  non_2xx: number;
+  errors: number;
+}
+
+function summarize({ scenario, route, result: r, samples }: Row): Summary {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const round = (x: number) => Math.round(x * 100) / 100;
+  return {
+    scenario,
+    route,
+    requests: r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx'],
+    requests_per_s: round(r.requests.mean),
+    p50_ms: round(percentile(sorted, 50)),
+    p95_ms: round(percentile(sorted, 95)),
+    p99_ms: round(percentile(sorted, 99)),
+    non_2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+  };
 }
 
 function errorCount(r: autocannon.Result): number {
   return r.non2xx + r.errors + r.timeouts;
 }
 
-function table(rows: Row[]): string {
-  const head = ['scenario', 'requests/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors+timeouts', 'requests'];
-  const body = rows.map(({ scenario, result: r }) => [
-    scenario,
-    r.requests.mean.toFixed(1),
-    String(r.latency.p50),
-    String(r.latency.p99),
-    String(r.non2xx),
-    String(r.errors + r.timeouts),
-    String(r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx']),
+function table(rows: Summary[]): string {
+  const head = ['route', 'scenario', 'requests/s', 'p50 ms', 'p95 ms', 'p99 ms', 'non-2xx', 'errors+timeouts', 'requests'];
+  const body = rows.map((r) => [
+    r.route,
+    r.scenario,
+    r.requests_per_s.toFixed(1),
+    String(r.p50_ms),
+    String(r.p95_ms),
+    String(r.p99_ms),
+    String(r.non_2xx),
+    String(r.errors),
+    String(r.requests),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
-  return [line(head), `|${widths.map((w, i) => (i === 0 ? ':' : '-') + '-'.repeat(w) + (i === 0 ? '-' : ':')).join('|')}|`, ...body.map(line)].join('\n');
+  const left = (i: number) => i < 2;
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (left(i) ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  return [line(head), `|${widths.map((w, i) => (left(i) ? ':' : '-') + '-'.repeat(w) + (left(i) ? '-' : ':')).join('|')}|`, ...body.map(line)].join('\n');
 }
 
 /** Draft invoices made through the API with `parallel` requests in flight; returns their ids. */
@@ -191,8 +239,10 @@ async function main(): Promise<number> {
 
     const rows: Row[] = [];
     process.stdout.write(`running: ${DURATION_S} s per scenario, ${CONNECTIONS} connections\n`);
-    if (SCENARIOS.has('get-customer')) rows.push({ scenario: 'get-customer', result: await drive({ ...getOpts, duration: DURATION_S, title: 'get-customer' }) });
-    if (SCENARIOS.has('create-customer')) rows.push({ scenario: 'create-customer', result: await drive({ ...postOpts, duration: DURATION_S, title: 'create-customer' }) });
+    if (SCENARIOS.has('get-customer'))
+      rows.push({ scenario: 'get-customer', route: 'GET /api/v1/customers/{id}', ...(await drive({ ...getOpts, duration: DURATION_S, title: 'get-customer' })) });
+    if (SCENARIOS.has('create-customer'))
+      rows.push({ scenario: 'create-customer', route: 'POST /api/v1/customers', ...(await drive({ ...postOpts, duration: DURATION_S, title: 'create-customer' })) });
 
     // Invoice posting (a ledger write: lock, journal entry, outbox rows, JetStream publish):
     // drafts are made first, then each one is posted exactly once under load.
@@ -207,7 +257,7 @@ async function main(): Promise<number> {
         amount: drafts.length,
         requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: `/api/v1/invoices/${drafts[next++ % drafts.length]}/post` }) }],
       };
-      rows.push({ scenario: 'post-invoice', result: await drive({ ...postInvoiceOpts, title: 'post-invoice' }) });
+      rows.push({ scenario: 'post-invoice', route: 'POST /api/v1/invoices/{id}/post', ...(await drive({ ...postInvoiceOpts, title: 'post-invoice' })) });
     }
 
     // Payables: bills posted on create, and vendor payments allocated to posted bills in turn.
@@ -230,7 +280,7 @@ async function main(): Promise<number> {
         duration: DURATION_S,
         requests: [{ method: 'POST', path: '/api/v1/bills', setupRequest: (req) => ({ ...req, body: JSON.stringify(billBody(10_000 + billNo)) }) }],
       };
-      rows.push({ scenario: 'create-bill', result: await drive({ ...createBillOpts, title: 'create-bill' }) });
+      rows.push({ scenario: 'create-bill', route: 'POST /api/v1/bills', ...(await drive({ ...createBillOpts, title: 'create-bill' })) });
     }
     if (SCENARIOS.has('create-vendor-payment')) {
       process.stdout.write(`creating ${BILLS} bills for the create-vendor-payment scenario\n`);
@@ -257,7 +307,7 @@ async function main(): Promise<number> {
           },
         ],
       };
-      rows.push({ scenario: 'create-vendor-payment', result: await drive({ ...payOpts, title: 'create-vendor-payment' }) });
+      rows.push({ scenario: 'create-vendor-payment', route: 'POST /api/v1/vendor-payments', ...(await drive({ ...payOpts, title: 'create-vendor-payment' })) });
     }
     return finish(rows);
   } finally {
@@ -274,7 +324,11 @@ async function main(): Promise<number> {
   }
 
   function finish(rows: Row[]): number {
-    process.stdout.write(`\n${table(rows)}\n\n`);
+    const summaries = rows.map(summarize);
+    process.stdout.write(`\n${table(summaries)}\n\n`);
+    const report = { node: process.version, cpus: os.cpus().length, connections: CONNECTIONS, duration_s: DURATION_S, routes: summaries };
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), every service of SERVICE_MANIFEST as a separate process\n`);
     for (const { scenario, result } of rows) {
       if (errorCount(result)) {

@@ -1,5 +1,5 @@
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, type NatsConnection } from 'nats';
-import { Counter } from 'prom-client';
+import type { Counter } from 'prom-client';
 import { eventsStreamName } from '@acct/contracts';
 import { type EntityManager, type MigrationDef, type Orm, ddlMigration } from './db';
 import type { Logger } from './logger';
@@ -77,17 +77,7 @@ export class EventConsumer {
   private readonly applied?: Counter<'consumer' | 'outcome'>;
 
   constructor(private readonly o: EventConsumerOptions) {
-    if (o.metrics) {
-      const existing = o.metrics.registry.getSingleMetric('events_consumed_total') as Counter<'consumer' | 'outcome'> | undefined;
-      this.applied =
-        existing ??
-        new Counter({
-          name: 'events_consumed_total',
-          help: 'Events a durable consumer handled, by outcome (applied, duplicate, failed, malformed).',
-          labelNames: ['consumer', 'outcome'],
-          registers: [o.metrics.registry],
-        });
-    }
+    this.applied = o.metrics?.eventsConsumed;
   }
 
   /** Creates the durable consumer if missing and starts applying; resolves once it is consuming. */
@@ -113,6 +103,11 @@ export class EventConsumer {
         });
       });
     }
+    // Backlog at scrape time: delivered-but-unacknowledged plus not yet delivered.
+    this.o.metrics?.pendingReaders.set(name, async () => {
+      const info = await jsm.consumers.info(stream, name);
+      return info.num_pending + info.num_ack_pending;
+    });
     const consumer = await nc.jetstream().consumers.get(stream, name);
     this.messages = await consumer.consume({ max_messages: 64 });
     const messages = this.messages;
@@ -143,6 +138,7 @@ export class EventConsumer {
       });
       m.ack();
       this.applied?.inc({ consumer: name, outcome: fresh ? 'applied' : 'duplicate' });
+      if (fresh) this.o.metrics?.consumerLag.observe({ consumer: name }, Math.max(0, Date.now() - m.info.timestampNanos / NS_PER_MS) / 1000);
     } catch (err) {
       log.warn({ err, consumer: name, event_id: event.id, seq: event.seq }, 'applying an event failed; it will be redelivered');
       this.applied?.inc({ consumer: name, outcome: 'failed' });
@@ -153,6 +149,7 @@ export class EventConsumer {
   /** Stops taking messages and waits for the one being applied. */
   async stop(): Promise<void> {
     if (!this.messages) return;
+    this.o.metrics?.pendingReaders.delete(this.o.name);
     await this.messages.close().catch(() => undefined);
     await this.loop;
     this.messages = undefined;

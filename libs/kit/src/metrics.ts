@@ -1,18 +1,55 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** Reads how many events a durable consumer has not applied yet (at scrape time). */
+export type PendingReader = () => Promise<number>;
+
+/**
+ * The metrics every service process exposes on its ops port (/metrics). Every series carries a
+ * `service` label (the registry's default label). deploy/README.md lists them (the e2e metrics
+ * test scrapes a running stack for every listed name, and the alert rules may use only those).
+ */
 export interface ServiceMetrics {
   registry: Registry;
+  /** RED of the NATS handlers: rate, errors (outcome != ok) and duration, by operation. */
   rpcServerDuration: Histogram<'operation' | 'outcome'>;
   rpcClientDuration: Histogram<'operation' | 'outcome'>;
   outboxPublished: Counter<'kind'>;
+  /** Commit of an outbox row to its publish to JetStream, by who published it. */
+  outboxPublishLag: Histogram<'kind'>;
+  /** Journal entries committed (postings), by source type (invoice, payment, ...). */
+  journalEntries: Counter<'source_type'>;
+  /** Events a durable consumer handled, by outcome. */
+  eventsConsumed: Counter<'consumer' | 'outcome'>;
+  /** Publish of an event to the stream to its apply by a consumer. */
+  consumerLag: Histogram<'consumer'>;
+  /** Durable consumers whose backlog events_consumer_pending_messages reports. */
+  pendingReaders: Map<string, PendingReader>;
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Delays that may last minutes (an outage of JetStream, a consumer catching up). */
+const LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900];
 
 export function createMetrics(service: string, withDefaults = true): ServiceMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   if (withDefaults) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const pendingReaders = new Map<string, PendingReader>();
+  new Gauge({
+    name: 'events_consumer_pending_messages',
+    help: 'Events in the stream a durable consumer has not acknowledged yet (undelivered + unacknowledged), read at scrape time; -1 when unknown.',
+    labelNames: ['consumer'],
+    registers,
+    async collect() {
+      this.reset();
+      await Promise.all(
+        [...pendingReaders].map(async ([consumer, read]) => {
+          this.set({ consumer }, await read().catch(() => -1));
+        }),
+      );
+    },
+  });
   return {
     registry,
     rpcServerDuration: new Histogram({
@@ -20,22 +57,49 @@ export function createMetrics(service: string, withDefaults = true): ServiceMetr
       help: 'Time to handle one NATS request, by operation and outcome (ok, error code).',
       labelNames: ['operation', 'outcome'],
       buckets: LATENCY_BUCKETS,
-      registers: [registry],
+      registers,
     }),
     rpcClientDuration: new Histogram({
       name: 'nats_rpc_client_duration_seconds',
       help: 'Round trip of one NATS request as seen by the caller, by operation and outcome.',
       labelNames: ['operation', 'outcome'],
       buckets: LATENCY_BUCKETS,
-      registers: [registry],
+      registers,
     }),
     outboxPublished: new Counter({
       name: 'outbox_published_total',
       help: 'Outbox rows published to JetStream, by who published them (inline or relay).',
       labelNames: ['kind'],
-      registers: [registry],
+      registers,
     }),
+    outboxPublishLag: new Histogram({
+      name: 'outbox_publish_lag_seconds',
+      help: 'Time from writing an outbox row to its publish to JetStream, by who published it (inline or relay).',
+      labelNames: ['kind'],
+      buckets: LAG_BUCKETS,
+      registers,
+    }),
+    journalEntries: new Counter({
+      name: 'ledger_journal_entries_total',
+      help: 'Journal entries committed (postings), by source type.',
+      labelNames: ['source_type'],
+      registers,
+    }),
+    eventsConsumed: new Counter({
+      name: 'events_consumed_total',
+      help: 'Events a durable consumer handled, by outcome (applied, duplicate, failed, malformed).',
+      labelNames: ['consumer', 'outcome'],
+      registers,
+    }),
+    consumerLag: new Histogram({
+      name: 'events_consumer_lag_seconds',
+      help: 'Time from an event entering the stream to a durable consumer applying it.',
+      labelNames: ['consumer'],
+      buckets: LAG_BUCKETS,
+      registers,
+    }),
+    pendingReaders,
   };
 }
 
-export { LATENCY_BUCKETS };
+export { LAG_BUCKETS, LATENCY_BUCKETS };

@@ -98,9 +98,14 @@ export class Outbox {
     this.js = nc.jetstream();
   }
 
+  /** When add() wrote each message (for outbox_publish_lag_seconds); dropped with the message. */
+  private readonly addedAt = new WeakMap<OutboxMessage, number>();
+
   /** Inside the caller's transaction (`em` is the transactional EntityManager). */
   async add(em: EntityManager, messages: OutboxMessage[]): Promise<void> {
     if (!messages.length) return;
+    const now = Date.now();
+    for (const m of messages) this.addedAt.set(m, now);
     const values = messages.map(() => '(?, ?, ?::jsonb)').join(', ');
     const params = messages.flatMap((m) => [m.id, m.subject, JSON.stringify(m.payload)]);
     await em.execute(`INSERT INTO outbox (id, subject, payload) VALUES ${values}`, params, 'run');
@@ -127,10 +132,16 @@ export class Outbox {
    */
   async publish(messages: OutboxMessage[]): Promise<void> {
     if (!messages.length) return;
+    this.countPostings(messages);
     try {
       const sent = await Promise.allSettled(messages.map((m) => this.send(m)));
       const done = messages.filter((_, i) => sent[i]?.status === 'fulfilled').map((m) => m.id);
       this.metrics?.outboxPublished.inc({ kind: 'inline' }, done.length);
+      const now = Date.now();
+      messages.forEach((m, i) => {
+        const at = this.addedAt.get(m);
+        if (at !== undefined && sent[i]?.status === 'fulfilled') this.metrics?.outboxPublishLag.observe({ kind: 'inline' }, (now - at) / 1000);
+      });
       this.toMark.push(...done);
       this.marking ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushMarks());
       if (done.length < messages.length) {
@@ -138,6 +149,15 @@ export class Outbox {
       }
     } catch (err) {
       this.log.warn({ err, pending: messages.length }, 'outbox publish deferred to the relay');
+    }
+  }
+
+  /** publish() runs once per committed transaction: its journal_entry.posted rows are the postings. */
+  private countPostings(messages: OutboxMessage[]): void {
+    if (!this.metrics) return;
+    for (const m of messages) {
+      const p = m.payload as { type?: unknown; entry?: { source_type?: unknown } } | null;
+      if (p?.type === 'journal_entry.posted') this.metrics.journalEntries.inc({ source_type: typeof p.entry?.source_type === 'string' ? p.entry.source_type : 'unknown' });
     }
   }
 
@@ -164,15 +184,16 @@ export class Outbox {
     const minAgeMs = this.opts.relayMinAgeMs ?? 2000;
     const batch = this.opts.relayBatch ?? 200;
     return this.orm.em.fork().transactional(async (em) => {
-      const rows: Array<{ id: string; subject: string; payload: unknown }> = await em.execute(
-        `SELECT id, subject, payload FROM outbox
+      const rows: Array<{ id: string; subject: string; payload: unknown; age: number }> = await em.execute(
+        `SELECT id, subject, payload, extract(epoch FROM now() - created_at)::float AS age FROM outbox
           WHERE published_at IS NULL AND created_at < now() - make_interval(secs => ?)
           ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED`,
         [minAgeMs / 1000, batch],
       );
       for (const r of rows) {
-        await this.send(r);
+        await this.send({ id: r.id, subject: r.subject, payload: r.payload });
         this.metrics?.outboxPublished.inc({ kind: 'relay' });
+        this.metrics?.outboxPublishLag.observe({ kind: 'relay' }, Math.max(0, Number(r.age)));
       }
       if (rows.length) {
         await this.markPublished(

@@ -48,6 +48,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The manifest's ops ports start at this one (gateway 9100, receivables 9101, ...). */
+export const MANIFEST_OPS_BASE = Math.min(...SERVICE_MANIFEST.map((s) => s.opsPort));
+
+/**
+ * Ops ports of `npm start`: the manifest's defaults shifted to start at OPS_PORT_BASE (so a second
+ * stack on the same machine can use e.g. OPS_PORT_BASE=9200), or free ports when it is 0.
+ */
+export async function opsPortsFor(base: number): Promise<Record<string, number>> {
+  const ports: Record<string, number> = {};
+  for (const s of SERVICE_MANIFEST) ports[s.name] = base === 0 ? await freePort() : base + (s.opsPort - MANIFEST_OPS_BASE);
+  return ports;
+}
+
 function run(cmd: string[], env: NodeJS.ProcessEnv, logs: StackOptions['logs'], logName: string): ChildProcess {
   const out = logs === 'inherit' ? 'inherit' : fs.openSync(path.join(logs.dir, `${logName}.log`), 'a');
   const stdio: ['ignore', 'inherit' | number, 'inherit' | number] = ['ignore', out, out];

@@ -1,6 +1,7 @@
-import { OPS_PORT_DEFAULTS, baseConfigSpec, gatewayPortVar, loadConfig, runMain } from '@acct/kit';
+import { SERVICE_MANIFEST } from '@acct/contracts';
+import { baseConfigSpec, gatewayPortVar, loadConfig, runMain, v } from '@acct/kit';
 import { bootstrapDevKey } from './seed';
-import { startStack } from './stack';
+import { MANIFEST_OPS_BASE, opsPortsFor, startStack } from './stack';
 
 /** `npm start`: the whole system on this machine, against Postgres and NATS on localhost. */
 runMain(async () => {
@@ -9,14 +10,16 @@ runMain(async () => {
     NATS_URL: baseConfigSpec.NATS_URL,
     NATS_PREFIX: baseConfigSpec.NATS_PREFIX,
     GATEWAY_PORT: gatewayPortVar(),
+    OPS_PORT_BASE: v.int(MANIFEST_OPS_BASE, 'first ops port (/metrics, /healthz, /readyz) of npm start; 0 picks free ports', 0, 65_000),
   });
+  const opsPorts = await opsPortsFor(config.OPS_PORT_BASE);
   process.stdout.write(`starting: database ${config.DATABASE_URL.replace(/\/\/[^@]*@/, '//')}, NATS ${config.NATS_URL}, prefix ${config.NATS_PREFIX}\n`);
   const stack = await startStack({
     databaseUrl: config.DATABASE_URL,
     natsUrl: config.NATS_URL,
     natsPrefix: config.NATS_PREFIX,
     gatewayPort: config.GATEWAY_PORT,
-    opsPorts: OPS_PORT_DEFAULTS,
+    opsPorts,
     logs: 'inherit',
   });
   const seed = await bootstrapDevKey(config.DATABASE_URL);
@@ -29,7 +32,8 @@ runMain(async () => {
       `  test key          ${seed.test_key}`,
       '',
       `  try: curl -H "Authorization: Bearer ${seed.test_key}" ${stack.gatewayUrl}/api/v1/auth/check`,
-      `  OpenAPI: ${stack.gatewayUrl}/developers/openapi.yaml   metrics: http://127.0.0.1:${OPS_PORT_DEFAULTS.gateway}/metrics`,
+      `  OpenAPI: ${stack.gatewayUrl}/developers/openapi.yaml`,
+      `  ops ports (/metrics, /healthz, /readyz): ${SERVICE_MANIFEST.map((s) => `${s.name} ${opsPorts[s.name]}`).join(', ')}`,
       '  Ctrl-C stops everything.',
       '',
     ].join('\n'),

@@ -1,0 +1,102 @@
+{{/* Chart name. */}}
+{{- define "acct.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Full name prefix of every resource. */}}
+{{- define "acct.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Labels of every resource. */}}
+{{- define "acct.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "acct.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{/* Selector labels of one component: (dict "root" $ "component" "gateway"). */}}
+{{- define "acct.selector" -}}
+app.kubernetes.io/name: {{ include "acct.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "acct.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+
+{{- define "acct.secretName" -}}
+{{ .Values.existingSecret | default (printf "%s-secret" (include "acct.fullname" .)) }}
+{{- end -}}
+
+{{- define "acct.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{ .Values.serviceAccount.name | default (include "acct.fullname" .) }}
+{{- else -}}
+{{ .Values.serviceAccount.name | default "default" }}
+{{- end -}}
+{{- end -}}
+
+{{/* Secret data (string values): DATABASE_URL, NATS_URL, WEBHOOK_SECRET_KEY, S3 keys. */}}
+{{- define "acct.secretData" -}}
+{{- $name := printf "%s-secret" (include "acct.fullname" .) -}}
+{{- $key := .Values.webhooks.secretKey -}}
+{{- if not $key -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace $name -}}
+{{- if and $existing $existing.data (hasKey $existing.data "WEBHOOK_SECRET_KEY") -}}
+{{- $key = index $existing.data "WEBHOOK_SECRET_KEY" | b64dec -}}
+{{- else -}}
+{{- $key = randAlphaNum 48 -}}
+{{- end -}}
+{{- end -}}
+DATABASE_URL: {{ .Values.database.url | quote }}
+NATS_URL: {{ .Values.nats.url | quote }}
+WEBHOOK_SECRET_KEY: {{ $key | quote }}
+{{- if .Values.s3.accessKeyId }}
+S3_ACCESS_KEY_ID: {{ .Values.s3.accessKeyId | quote }}
+S3_SECRET_ACCESS_KEY: {{ .Values.s3.secretAccessKey | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* Non-secret settings every process reads. */}}
+{{- define "acct.configData" -}}
+NATS_PREFIX: {{ .Values.nats.prefix | quote }}
+DB_POOL_MAX: {{ .Values.database.poolMax | toString | quote }}
+{{- range $k, $v := .Values.config }}
+{{ $k }}: {{ $v | toString | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* S3 settings (non-secret) for services with s3: true. */}}
+{{- define "acct.s3Env" -}}
+- name: S3_ENDPOINT
+  value: {{ .Values.s3.endpoint | quote }}
+- name: S3_REGION
+  value: {{ .Values.s3.region | quote }}
+- name: S3_BUCKET
+  value: {{ .Values.s3.bucket | quote }}
+- name: S3_FORCE_PATH_STYLE
+  value: {{ .Values.s3.forcePathStyle | toString | quote }}
+{{- end -}}
+
+{{/* Fails the render when a pod could be killed before it has drained. */}}
+{{- define "acct.checkGrace" -}}
+{{- $drainMs := int (.Values.config.SHUTDOWN_TIMEOUT_MS | default "15000") -}}
+{{- $graceMs := mul (int .Values.terminationGracePeriodSeconds) 1000 -}}
+{{- $preStopMs := mul (int .Values.preStopSleepSeconds) 1000 -}}
+{{- if le $graceMs (add $drainMs $preStopMs) -}}
+{{- fail (printf "terminationGracePeriodSeconds (%d s) must be longer than preStopSleepSeconds + SHUTDOWN_TIMEOUT_MS (%d ms)" (int .Values.terminationGracePeriodSeconds) (add $drainMs $preStopMs)) -}}
+{{- end -}}
+{{- end -}}

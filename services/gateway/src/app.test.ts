@@ -95,6 +95,26 @@ describe('createGatewayApp with a route of each kind', () => {
     uploads.length = 0;
   });
 
+  describe('client address (per-address limit before authentication)', () => {
+    const twoClients = async (trustedProxies: number) => {
+      const one = await serve(createGatewayApp(deps({ clientBuckets: new TokenBuckets(1, 1), trustedProxies })).app);
+      try {
+        const as = (ip: string) => one.call('/t/me', { key: TEST_KEY, headers: { 'x-forwarded-for': ip } });
+        return [(await as('10.0.0.1')).status, (await as('10.0.0.2')).status];
+      } finally {
+        await one.close();
+      }
+    };
+
+    it('is the socket address by default: a client cannot pick another one with X-Forwarded-For', async () => {
+      expect(await twoClients(0)).toEqual([200, 429]);
+    });
+
+    it('is what the trusted proxy appended to X-Forwarded-For when one is configured', async () => {
+      expect(await twoClients(1)).toEqual([200, 200]);
+    });
+  });
+
   describe('json', () => {
     it('authenticates, validates the JSON body and forwards it', async () => {
       reply = { ok: true, status: 201, body: { data: { id: 't1' } } };

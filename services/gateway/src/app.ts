@@ -39,6 +39,11 @@ export interface GatewayDeps {
   handlers?: Record<string, LocalHandler>;
   /** The handler of each upload route, by operationId. */
   uploads?: Record<string, UploadHandler>;
+  /**
+   * Proxies in front of the gateway that append to X-Forwarded-For (0: none, the socket's address
+   * is the client's; a client cannot then choose its address for the per-address limit).
+   */
+  trustedProxies?: number;
 }
 
 function builtInHandlers(deps: GatewayDeps): Record<string, LocalHandler> {
@@ -114,10 +119,11 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
   };
 
   const app = new Koa();
-  app.proxy = true;
-  // The client address is the one the nearest proxy appended to X-Forwarded-For (the rightmost),
-  // never one the client wrote further left: the per-address limit keys on it.
-  app.maxIpsCount = 1;
+  // Behind N trusted proxies the client address is the entry the outermost of them appended to
+  // X-Forwarded-For, never one the client wrote further left: the per-address limit keys on it.
+  const hops = deps.trustedProxies ?? 0;
+  app.proxy = hops > 0;
+  app.maxIpsCount = hops;
   app.silent = true;
   app.use(requestContext(deps));
   app.use(errors());

@@ -26,6 +26,7 @@ runMain(async () => {
     metrics,
     buckets: new TokenBuckets(config.RATE_LIMIT_RPS, config.RATE_LIMIT_BURST),
     clientBuckets: new TokenBuckets(config.RATE_LIMIT_CLIENT_RPS, config.RATE_LIMIT_CLIENT_BURST),
+    trustedProxies: config.GATEWAY_TRUSTED_PROXIES,
     moduleEnforcement: config.MODULE_ENFORCEMENT,
     openapiYaml: renderOpenApiYaml(),
   });

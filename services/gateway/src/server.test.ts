@@ -60,6 +60,20 @@ describe('createGatewayServer', () => {
     const r = await rawExchange(port, 'GET /x HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n', 5000);
     expect(r.reply).toMatch(/^HTTP\/1\.1 200/);
   });
+
+  it('answers a request head over the size limit with 431 in the error envelope', async () => {
+    const r = await rawExchange(port, `GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: t\r\n\r\n`, 5000);
+    expect(r.reply).toMatch(/^HTTP\/1\.1 431/);
+    const body = JSON.parse(r.reply.slice(r.reply.indexOf('\r\n\r\n') + 4));
+    expect(body.error).toMatchObject({ code: 'validation_failed', details: [] });
+    expect(r.reply).toContain(`Request-Id: ${body.error.request_id}`);
+  });
+
+  it('answers bytes that are not HTTP with 400 in the error envelope', async () => {
+    const r = await rawExchange(port, 'HELLO THERE\r\n\r\n', 5000);
+    expect(r.reply).toMatch(/^HTTP\/1\.1 400/);
+    expect(JSON.parse(r.reply.slice(r.reply.indexOf('\r\n\r\n') + 4)).error.code).toBe('validation_failed');
+  });
 });
 
 describe('gateway config', () => {

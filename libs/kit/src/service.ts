@@ -73,18 +73,26 @@ export function startService(def: ServiceDefinition): void {
     const config = loadConfig({ ...baseConfigSpec, OPS_PORT: opsPortVar(def.name), ...serviceConfigSpec });
     const metrics = createMetrics(def.name);
     let wiring: ServiceWiring | undefined;
+    // Ready only once the NATS server knows every RPC subscription: before that, a request the
+    // gateway sends on a green /readyz would find no responder (503).
+    let serving = false;
     const rt = await startRuntime({
       name: def.name,
       config,
       metrics,
       openOrm: ormOpener(def),
-      checks: Object.fromEntries(Object.entries(def.checks ?? {}).map(([name, check]): [string, ReadinessCheck] => [name, async () => (wiring ? check(wiring) : false)])),
+      checks: {
+        rpc: () => Promise.resolve(serving),
+        ...Object.fromEntries(Object.entries(def.checks ?? {}).map(([name, check]): [string, ReadinessCheck] => [name, async () => (wiring ? check(wiring) : false)])),
+      },
     });
     const posts = manifestOf(def.name).posts;
     if (posts) await ensureEventsStream(rt.nc, config.NATS_PREFIX, { duplicateWindowMs: config.EVENTS_DUPLICATE_WINDOW_S * 1000 });
     const outbox = posts ? new Outbox(rt.nc, rt.orm, rt.log, metrics, { relayIntervalMs: config.OUTBOX_RELAY_INTERVAL_MS }) : undefined;
     wiring = wireService(def, { nc: rt.nc, prefix: config.NATS_PREFIX, orm: rt.orm, log: rt.log, metrics, outbox });
     wiring.server.start();
+    await rt.nc.flush(); // the subscriptions have reached the server
+    serving = true;
     if (outbox) {
       // Publish anything a previous process committed but did not get to publish, then keep watching.
       await outbox.relayOnce().catch((err) => rt.log.warn({ err }, 'initial outbox relay failed'));

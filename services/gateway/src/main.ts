@@ -15,7 +15,9 @@ const PURGE_EVERY_MS = 10 * 60 * 1000;
 runMain(async () => {
   const config = loadGatewayConfig();
   const metrics = createGatewayMetrics();
-  const rt = await startRuntime({ name: 'gateway', config, metrics, openOrm: openGatewayOrm });
+  // Ready only once the public port listens (a green /readyz must mean requests are taken).
+  let listening = false;
+  const rt = await startRuntime({ name: 'gateway', config, metrics, openOrm: openGatewayOrm, checks: { http: () => Promise.resolve(listening) } });
   // A request holds its key at most for the RPC timeout plus its own database round trips.
   const idempotency = new IdempotencyStore(rt.orm, config.IDEMPOTENCY_TTL_SECONDS, Math.ceil((2 * config.RPC_TIMEOUT_MS) / 1000) + 5);
   const { app } = createGatewayApp({
@@ -35,6 +37,7 @@ runMain(async () => {
     server.once('error', reject);
     server.listen(config.GATEWAY_PORT, config.GATEWAY_HOST, () => resolve());
   });
+  listening = true;
   const purge = setInterval(() => {
     idempotency.purgeExpired().catch((err) => rt.log.warn({ err }, 'idempotency purge failed'));
   }, PURGE_EVERY_MS);

@@ -147,6 +147,36 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     expect(counts.every((r) => r.n === 1)).toBe(true);
   });
 
+  it('outbox.flushMarks waits for the batched mark already in flight', async () => {
+    const outbox = new Outbox(nc, orm, silentLogger());
+    const msgs = Array.from({ length: 5 }, () => {
+      const id = randomUUID();
+      return { id, subject: subject(), payload: { id, type: 'invoice.posted' } };
+    });
+    await orm.em.fork().transactional((em) => outbox.add(em, msgs));
+    // Another transaction holds the rows, so the batched mark (started on the next turn of the
+    // event loop) stays in flight until it lets go.
+    const holder = await orm.em.fork().getConnection().getKnex().client.acquireConnection();
+    const lock = (q: string) => new Promise<void>((resolve, reject) => holder.query(q, (err: Error | null) => (err ? reject(err) : resolve())));
+    await lock('BEGIN');
+    await lock(`SELECT 1 FROM consumer_it.outbox WHERE id IN (${msgs.map((m) => `'${m.id}'`).join(', ')}) FOR UPDATE`);
+    let early: unknown;
+    let flushed: Promise<string>;
+    try {
+      await outbox.publish(msgs);
+      await new Promise((r) => setImmediate(r));
+      flushed = outbox.flushMarks().then(() => 'flushed');
+      early = await Promise.race([flushed, new Promise((r) => setTimeout(() => r('still waiting'), 300))]);
+    } finally {
+      await lock('COMMIT');
+      await orm.em.getConnection().getKnex().client.releaseConnection(holder);
+    }
+    expect(early).toBe('still waiting');
+    expect(await flushed).toBe('flushed');
+    const rows = await sql(`SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL AND id = ANY(?::uuid[])`, [`{${msgs.map((m) => m.id).join(',')}}`]);
+    expect(firstRow(rows).n).toBe(0);
+  });
+
   it('drops a message that is not an event (no id) instead of blocking behind it', async () => {
     const js = nc.jetstream();
     await js.publish(subject(), new TextEncoder().encode('{"no":"id"}'));

@@ -87,6 +87,8 @@ export class Outbox {
   /** Rows published inline, marked in batches off the reply path (see publish()). */
   private toMark: string[] = [];
   private marking?: Promise<void>;
+  /** Mark UPDATEs in flight. */
+  private readonly updating = new Set<Promise<void>>();
 
   constructor(
     nc: NatsConnection,
@@ -161,16 +163,22 @@ export class Outbox {
     }
   }
 
-  /** Marks every inline-published row so far in one UPDATE. */
+  /**
+   * Marks every inline-published row so far in one UPDATE, and resolves once every mark started
+   * before it (the batched one included) has landed.
+   */
   async flushMarks(): Promise<void> {
     const ids = this.toMark;
     this.toMark = [];
     this.marking = undefined;
-    try {
-      await this.markPublished(ids);
-    } catch (err) {
-      this.log.warn({ err, count: ids.length }, 'marking outbox rows failed; the relay will republish them (deduplicated)');
+    if (ids.length) {
+      const update = this.markPublished(ids).catch((err: unknown) => {
+        this.log.warn({ err, count: ids.length }, 'marking outbox rows failed; the relay will republish them (deduplicated)');
+      });
+      this.updating.add(update);
+      void update.finally(() => this.updating.delete(update));
     }
+    await Promise.all([...this.updating]);
   }
 
   /** Publishes unpublished rows in commit order; returns how many it published. */
@@ -253,6 +261,7 @@ export class Outbox {
     if (this.timer) clearInterval(this.timer);
     await this.relaying?.catch(() => undefined);
     await this.marking;
+    await this.flushMarks();
   }
 }
 

@@ -5,9 +5,11 @@
 //   k6 run -e API_KEY=svc_test_... -e PROFILE=spike  deploy/k6/scenarios.js   # RATE -> PEAK_RATE in 10 s, hold, back
 //   k6 run -e API_KEY=svc_test_... -e PROFILE=soak   deploy/k6/scenarios.js   # constant rate for SOAK_DURATION (2h)
 //
-// One iteration (tagged by request name) reads a customer and the invoice list every time, and
-// in turn writes: every 2nd iteration creates a customer, every 4th bills one (create invoice,
-// post it, pay it) and reads the invoice back. About 3.5 requests per iteration.
+// One iteration (tagged by request name) reads two things every time, in turn a customer and the
+// invoice list or a vendor and the bill list, and writes in a cycle of four: bill a customer
+// (create an invoice, post it, pay it, read it back); create a customer; pay a vendor (create a
+// vendor, a bill posted on create, a vendor payment allocating half of it, read the bill back);
+// list the vendor payments. About 4.5 requests per iteration (45/s at the default RATE).
 //
 // Environment (all optional except API_KEY):
 //   BASE_URL           gateway URL                                         http://127.0.0.1:8080
@@ -22,7 +24,7 @@
 //   P95_MS / P99_MS    latency thresholds per request name, ms              300 / 1000
 //
 // The gateway limits each key (RATE_LIMIT_RPS=50 by default, per gateway replica): the default
-// steady rate stays under it; for spike and soak raise RATE_LIMIT_RPS / RATE_LIMIT_BURST, or the
+// steady rate (10 iterations/s, about 45 requests/s) stays under it; for spike and soak raise RATE_LIMIT_RPS / RATE_LIMIT_BURST, or the
 // 429s fail the http_req_failed threshold.
 
 import http from 'k6/http';
@@ -62,7 +64,22 @@ const PROFILES = {
 if (!PROFILES[PROFILE]) throw new Error(`PROFILE must be one of ${Object.keys(PROFILES).join(', ')}, got "${PROFILE}"`);
 
 /** Request names (the `name` tag): each gets its own latency thresholds. */
-export const ROUTES = ['get-customer', 'list-invoices', 'create-customer', 'create-invoice', 'post-invoice', 'create-payment', 'get-invoice'];
+export const ROUTES = [
+  'get-customer',
+  'list-invoices',
+  'create-customer',
+  'create-invoice',
+  'post-invoice',
+  'create-payment',
+  'get-invoice',
+  'get-vendor',
+  'list-bills',
+  'create-vendor',
+  'create-bill',
+  'create-vendor-payment',
+  'get-bill',
+  'list-vendor-payments',
+];
 
 const thresholds = {
   // Failed = status >= 400 or a transport error. The smoke test tolerates none.
@@ -86,7 +103,7 @@ function get(path, name) {
   return http.get(`${BASE_URL}${path}`, { headers: HEADERS, tags: { name } });
 }
 
-/** The key works, and a few customers exist for the reads. Runs once. */
+/** The key works, and a few customers and vendors exist for the reads. Runs once. */
 export function setup() {
   const auth = get('/api/v1/auth/check', 'auth-check');
   if (auth.status !== 200) fail(`auth check failed: ${auth.status} ${auth.body}`);
@@ -97,7 +114,13 @@ export function setup() {
     if (res.status !== 201) fail(`creating a seed customer failed: ${res.status} ${res.body}`);
     customers.push(res.json('customer.id'));
   }
-  return { run, customers };
+  const vendors = [];
+  for (let i = 0; i < 5; i++) {
+    const res = post('/api/v1/vendors', { external_vendor_id: `k6-${run}-seed-${i}`, display_name: `k6 seed vendor ${i}` }, 'setup');
+    if (res.status !== 201) fail(`creating a seed vendor failed: ${res.status} ${res.body}`);
+    vendors.push(res.json('vendor.id'));
+  }
+  return { run, customers, vendors };
 }
 
 export function mix(data) {
@@ -105,17 +128,38 @@ export function mix(data) {
   const n = `${data.run}-${i}`;
   const customerId = data.customers[i % data.customers.length];
 
-  const c = get(`/api/v1/customers/${customerId}`, 'get-customer');
-  check(c, { 'get-customer 200': (r) => r.status === 200 });
-  const list = get('/api/v1/invoices?limit=20', 'list-invoices');
-  check(list, { 'list-invoices 200': (r) => r.status === 200 });
-
   if (i % 2 === 0) {
-    const created = post('/api/v1/customers', { external_customer_id: `k6-${n}`, name: `k6 ${n}` }, 'create-customer');
-    check(created, { 'create-customer 201': (r) => r.status === 201 });
+    const c = get(`/api/v1/customers/${customerId}`, 'get-customer');
+    check(c, { 'get-customer 200': (r) => r.status === 200 });
+    const list = get('/api/v1/invoices?limit=20', 'list-invoices');
+    check(list, { 'list-invoices 200': (r) => r.status === 200 });
+  } else {
+    const v = get(`/api/v1/vendors/${data.vendors[i % data.vendors.length]}`, 'get-vendor');
+    check(v, { 'get-vendor 200': (r) => r.status === 200 });
+    const list = get('/api/v1/bills?limit=20', 'list-bills');
+    check(list, { 'list-bills 200': (r) => r.status === 200 });
   }
-  if (i % 4 !== 0) return;
+
   const total = 10_000 + (i % 5_000);
+  switch (i % 4) {
+    case 0:
+      return billCustomer(n, customerId, total);
+    case 1: {
+      const created = post('/api/v1/customers', { external_customer_id: `k6-${n}`, name: `k6 ${n}` }, 'create-customer');
+      check(created, { 'create-customer 201': (r) => r.status === 201 });
+      return;
+    }
+    case 2:
+      return payVendor(n, total);
+    default: {
+      const list = get('/api/v1/vendor-payments?limit=20', 'list-vendor-payments');
+      check(list, { 'list-vendor-payments 200': (r) => r.status === 200 });
+    }
+  }
+}
+
+/** Receivables: create an invoice, post it, pay it in full, read it back paid. */
+function billCustomer(n, customerId, total) {
   const inv = post(
     '/api/v1/invoices',
     {
@@ -136,4 +180,34 @@ export function mix(data) {
   check(paid, { 'create-payment 201': (r) => r.status === 201 });
   const read = get(`/api/v1/invoices/${invoiceId}`, 'get-invoice');
   check(read, { 'get-invoice paid': (r) => r.status === 200 && r.json('data.status') === 'paid' });
+}
+
+/** Payables: create a vendor, a bill (posted on create: Dr expense / Cr A/P), pay half of it, read it back. */
+function payVendor(n, total) {
+  const vendor = post('/api/v1/vendors', { external_vendor_id: `k6-ven-${n}`, display_name: `k6 vendor ${n}` }, 'create-vendor');
+  if (!check(vendor, { 'create-vendor 201': (r) => r.status === 201 })) return;
+  const vendorId = vendor.json('data.id');
+  const bill = post(
+    '/api/v1/bills',
+    {
+      external_bill_id: `k6-bill-${n}`,
+      vendor_id: vendorId,
+      bill_number: `K6B-${n}`,
+      issue_date: '2026-11-01',
+      due_date: '2026-12-01',
+      line_items: [{ description: 'Load test', quantity: 1, unit_amount_cents: total }],
+    },
+    'create-bill',
+  );
+  if (!check(bill, { 'create-bill posted': (r) => r.status === 201 && r.json('data.status') === 'posted' })) return;
+  const billId = bill.json('data.id');
+  const half = Math.floor(total / 2);
+  const paid = post(
+    '/api/v1/vendor-payments',
+    { external_vendor_payment_id: `k6-vp-${n}`, vendor_id: vendorId, amount_cents: half, payment_date: '2026-11-05', allocations: [{ bill_id: billId, amount_cents: half }] },
+    'create-vendor-payment',
+  );
+  check(paid, { 'create-vendor-payment posted': (r) => r.status === 201 && r.json('data.status') === 'posted' });
+  const read = get(`/api/v1/bills/${billId}`, 'get-bill');
+  check(read, { 'get-bill half open': (r) => r.status === 200 && r.json('data.open_balance_cents') === total - half });
 }

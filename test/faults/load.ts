@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-/** Customer e-mails of the load end with this: the log scan looks for it in every line. */
+/** Customer and vendor e-mails of the load end with this: the log scan looks for it in every line. */
 export const EMAIL_DOMAIN = 'leakcheck.faults.example';
 
 /** A write the gateway acknowledged with a 2xx. */
@@ -28,7 +28,26 @@ export type Ack =
       paymentExt: string;
       invoiceId: string;
       amountCents: number;
-    };
+    }
+  | { kind: 'vendor'; ext: string; id: string; email: string }
+  | { kind: 'bill'; ext: string; id: string; vendorId: string; totalCents: number }
+  | {
+      kind: 'vendor_payment';
+      ext: string;
+      id: string;
+      vendorId: string;
+      billId: string;
+      amountCents: number;
+    }
+  | { kind: 'bill_reversal'; ext: string; id: string };
+
+export type AckKind = Ack['kind'];
+/** The writes each service books: progress after a fault is counted for each. */
+export const RECEIVABLES_KINDS: readonly AckKind[] = ['customer', 'invoice', 'post', 'payment', 'event'];
+export const PAYABLES_KINDS: readonly AckKind[] = ['vendor', 'bill', 'vendor_payment', 'bill_reversal'];
+
+/** The `what` of payables' writes (the rest are receivables'). */
+const PAYABLES_WRITES = new Set(['vendor', 'bill', 'bill reversal', 'vendor payment']);
 
 /** A final answer that was not the expected 2xx (or a request that never got a final answer). */
 export interface Unexpected {
@@ -55,6 +74,8 @@ export interface LoadStats {
    * was lost to a fault (the case where a write could have been doubled).
    */
   replayedAfterRetry: number;
+  /** Per service: writes that needed more than one attempt, and of those, answered as replays. */
+  byService: Record<'receivables' | 'payables', { retried: number; replayed: number }>;
 }
 
 interface Final {
@@ -71,8 +92,10 @@ const ATTEMPT_TIMEOUT_MS = 20_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * A steady write load through the gateway: workers each loop customer → invoice → post → payments
- * (POST /payments and a payment.received event). Every request is retried with the same body
+ * A steady write load through the gateway: workers each alternate two chains, receivables'
+ * customer → invoice → post → payments (POST /payments and a payment.received event) and
+ * payables' vendor → bill (posted) → vendor payments allocating part or all of it, or a reversal
+ * of the unpaid bill. Every request is retried with the same body
  * (same external ids, same Idempotency-Key) on a network error, a 5xx or a 409 in_flight ("retry
  * shortly"), until it gets another answer, as a well-behaved client does.
  */
@@ -88,6 +111,7 @@ export class WriteLoad {
     retriedRequests: 0,
     conflictsAfterRetry: 0,
     replayedAfterRetry: 0,
+    byService: { receivables: { retried: 0, replayed: 0 }, payables: { retried: 0, replayed: 0 } },
   };
   private stopping = false;
   private workers: Promise<void>[] = [];
@@ -112,6 +136,11 @@ export class WriteLoad {
     return this.acks.length;
   }
 
+  /** Acknowledged writes of these kinds (one service's). */
+  ackedOf(kinds: readonly AckKind[]): number {
+    return this.acks.filter((a) => kinds.includes(a.kind)).length;
+  }
+
   start(workers: number): void {
     for (let w = 0; w < workers; w++) this.workers.push(this.worker(w));
   }
@@ -123,9 +152,10 @@ export class WriteLoad {
   }
 
   private async worker(w: number): Promise<void> {
-    while (!this.stopping) {
+    for (let round = w; !this.stopping; round++) {
       try {
-        await this.chain(w);
+        // Alternating, and out of step between workers: both services always have writes in flight.
+        await (round % 2 === 0 ? this.chain(w) : this.payablesChain(w));
       } catch (e) {
         // A request that never converged: recorded, and this worker stops (its chain is broken).
         this.unexpected.push({
@@ -193,6 +223,11 @@ export class WriteLoad {
   /** Sends a write and returns its data when the answer is 2xx; records anything else. */
   private async write(what: string, method: string, path: string, body: unknown, idempotencyKey?: string): Promise<any> {
     const r = await this.send(method, path, body, idempotencyKey);
+    if (r.attempts > 1) {
+      const of = this.stats.byService[PAYABLES_WRITES.has(what) ? 'payables' : 'receivables'];
+      of.retried++;
+      if (r.replayed) of.replayed++;
+    }
     if (r.status < 200 || r.status > 299) {
       this.unexpected.push({
         what: `${what} ${method} ${path}`,
@@ -318,6 +353,75 @@ export class WriteLoad {
         invoiceId: inv.id,
         amountCents,
       });
+    }
+  }
+
+  /**
+   * Payables: vendor → bill (posted on create) → none, one vendor payment allocating part of the
+   * bill, two paying it in full, or a reversal of the unpaid bill.
+   */
+  private async payablesChain(w: number): Promise<void> {
+    const tag = randomUUID();
+    const email = `ap-${tag.slice(0, 8)}@${EMAIL_DOMAIN}`;
+    const venExt = `ven-${tag}`;
+    const ven = await this.write('vendor', 'POST', '/api/v1/vendors', {
+      external_vendor_id: venExt,
+      display_name: `Fault vendor ${w}`,
+      email,
+    });
+    if (!ven) return;
+    this.acks.push({ kind: 'vendor', ext: venExt, id: ven.id, email });
+
+    const unit = 1000 + this.rand(20_000);
+    const totalCents = unit + 3 * 250;
+    const billExt = `bill-${tag}`;
+    const bill = await this.write('bill', 'POST', '/api/v1/bills', {
+      external_bill_id: billExt,
+      vendor_id: ven.id,
+      bill_number: `FB-${tag.slice(0, 8)}`,
+      issue_date: '2026-03-02',
+      due_date: '2026-04-01',
+      line_items: [
+        { description: 'Supplies', quantity: 1, unit_amount_cents: unit },
+        { description: 'Freight', quantity: 3, unit_amount_cents: 250 },
+      ],
+    });
+    if (!bill) return;
+    if (bill.status !== 'posted' || bill.open_balance_cents !== totalCents) {
+      this.unexpected.push({ what: 'bill: status', status: 201, attempts: 1, body: bill });
+      return;
+    }
+    this.acks.push({ kind: 'bill', ext: billExt, id: bill.id, vendorId: ven.id, totalCents });
+
+    const plan = this.rand(5);
+    if (plan === 4) {
+      // A reversal has no external id: the Idempotency-Key makes the retry the same request (and
+      // a reversed bill answers a repeat as a replay anyway).
+      const reversed = await this.write('bill reversal', 'POST', `/api/v1/bills/${bill.id}/reverse`, { reversal_reason: 'Entered in error' }, `rev-${tag}`);
+      if (!reversed) return;
+      if (reversed.status !== 'reversed') this.unexpected.push({ what: 'bill reversal: status', status: 200, attempts: 1, body: reversed });
+      this.acks.push({ kind: 'bill_reversal', ext: billExt, id: bill.id });
+      return;
+    }
+    if (plan === 0) return;
+    // Part of the bill; with plan 3 a second payment pays the rest.
+    const first = 1 + this.rand(totalCents - 1);
+    const amounts = plan === 3 ? [first, totalCents - first] : [first];
+    for (const [k, amountCents] of amounts.entries()) {
+      const vpExt = `vp-${tag}-${k}`;
+      const vp = await this.write('vendor payment', 'POST', '/api/v1/vendor-payments', {
+        external_vendor_payment_id: vpExt,
+        vendor_id: ven.id,
+        amount_cents: amountCents,
+        payment_date: '2026-03-10',
+        allocations: [{ bill_id: bill.id, amount_cents: amountCents }],
+      });
+      if (!vp) return;
+      if (vp.status !== 'posted') {
+        this.unexpected.push({ what: 'vendor payment: status', status: 201, attempts: 1, body: vp });
+        return;
+      }
+      this.acks.push({ kind: 'vendor_payment', ext: vpExt, id: vp.id, vendorId: ven.id, billId: bill.id, amountCents });
     }
   }
 }

@@ -151,6 +151,21 @@ describe('hostile input', () => {
     });
   });
 
+  describe('free-form payloads', () => {
+    it.each(['payment.received', 'payment.refunded', 'customer.created'])(
+      'stores a %s event whose payload has keys like constructor, __proto__ and toString, as sent',
+      async (type) => {
+        const payload = JSON.parse('{"constructor":-5.79e81,"__proto__":{"x":1},"toString":"s","hasOwnProperty":[1],"valueOf":{"constructor":2}}');
+        const r = await t.api('POST', '/api/v1/events', { event_type: type, external_event_id: uid('evt'), payload });
+        expect(r.status).toBeLessThan(500);
+        expect([200, 201]).toContain(r.status);
+        // A resend of the same event is its duplicate: the stored payload hashes the same.
+        const again = await t.api('POST', '/api/v1/events', { event_type: type, external_event_id: r.json.data.external_event_id, payload });
+        expect(again.status).toBe(200);
+      },
+    );
+  });
+
   describe('query integers', () => {
     it.each(['0x10', '%20%205', '1e1', '%2B5', '05'])('refuses limit=%s with 400 (plain decimal digits only)', async (v) => {
       expect400(await t.api('GET', `/api/v1/customers?limit=${v}`), 'limit');

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError, type ErrorDetail, INBOUND_ACTIVE, INBOUND_PLANNED, INBOUND_STORED_ONLY, canonicalJson, compileBody, isAppError, schemas, toDetails } from '@acct/contracts';
 import type { Db, Tx } from '@acct/posting';
-import { type InboundEvent, InboundEventSchema } from '../entities';
+import type { InboundEvent } from '../entities';
 import { findFirstEvent, findInvoiceIdByExternalId, lockPaymentByExternalId } from '../queries';
 import { recordPayment, refundPayment } from './payments';
 
@@ -125,6 +125,26 @@ export async function storeEvent(tx: Tx, input: EventInput, hash: string): Promi
     createdAt: new Date(),
   };
   await tx.em.flush(); // payments first: the event row points at its payment
-  await tx.em.insert(InboundEventSchema, row);
+  // Written as plain SQL: the payload is the caller's free-form JSON, and MikroORM's insert walks
+  // its values as query parameters (a key named "constructor" holding a number makes it throw).
+  await tx.em.execute(
+    `INSERT INTO inbound_events (id, organization_id, environment, created_at, external_event_id, idempotency_key, event_type, payload, payload_hash, status, details, payment_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?::jsonb, ?)`,
+    [
+      row.id,
+      row.organizationId,
+      row.environment,
+      row.createdAt,
+      row.externalEventId,
+      row.idempotencyKey,
+      row.eventType,
+      JSON.stringify(row.payload),
+      row.payloadHash,
+      row.status,
+      JSON.stringify(row.details),
+      row.paymentId,
+    ],
+    'run',
+  );
   return row;
 }

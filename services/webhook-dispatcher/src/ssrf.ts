@@ -91,7 +91,7 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.
 export function guardedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
   dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, []);
-    const list = addresses as dns.LookupAddress[];
+    const list = addresses;
     const bad = list.find((a) => isForbiddenAddress(a.address));
     if (bad || list.length === 0) {
       const e: NodeJS.ErrnoException = new Error(`refused: ${hostname} resolves to a forbidden address${bad ? ` (${bad.address})` : ''}`);

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { AppError, WEBHOOK_EVENT_TYPES, list, page, pageWithin, single } from '@acct/contracts';
 import { type Orm, type RpcServer, pageQuery } from '@acct/kit';
 import type { WebhookConfig } from './config';
-import { deliveryBody } from './domain/body';
 import { encryptSecret, newSecret } from './domain/secrets';
 import {
   type EndpointRow,
@@ -11,7 +10,7 @@ import {
   endpointDto,
   findEndpoint,
   getDelivery,
-  insertDelivery,
+  queueTestDelivery,
   insertEndpoint,
   listDeliveries,
   listEndpoints,
@@ -74,17 +73,8 @@ export function registerHandlers(server: RpcServer, orm: Orm, config: WebhookCon
   server.handle('webhook_endpoints.test', async (req) => {
     const ep = await mustFind(scope(req.ctx), req.params.id);
     if (ep.status !== 'enabled') throw AppError.conflict(`Webhook endpoint ${ep.id} is disabled.`);
-    const id = randomUUID();
-    const body = deliveryBody(id, {
-      type: 'webhook.test',
-      created_at: new Date().toISOString(),
-      organization_id: ep.organization_id,
-      connected_app_id: ep.connected_app_id,
-      environment: ep.environment,
-      data: { endpoint_id: ep.id },
-    });
     const em = orm.em.fork();
-    await insertDelivery(em, { id, endpointId: ep.id, eventId: randomUUID(), eventType: 'webhook.test', body, createdAt: new Date() });
+    const id = await queueTestDelivery(em, ep);
     o.onDeliveries?.();
     return { ok: true, status: 201, body: single('webhook_delivery', (await getDelivery(em, id))!) };
   });

@@ -1,5 +1,7 @@
 import type { Environment, WebhookAttemptDto, WebhookDeliveryDto, WebhookEndpointDto, WebhookEventType } from '@acct/contracts';
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@acct/kit';
+import { deliveryBody } from './domain/body';
 
 /** Every SQL statement of the service (raw SQL: the tables are small and the claim needs SKIP LOCKED). */
 
@@ -97,6 +99,27 @@ export async function insertDelivery(em: EntityManager, d: NewDelivery): Promise
     [d.id, d.endpointId, d.eventId, d.eventType, d.body, d.createdAt, d.createdAt],
   );
   return rows.length > 0;
+}
+
+/** A webhook.test delivery to the endpoint (the test action and `admin webhooks test`); returns its id. */
+export async function queueTestDelivery(em: EntityManager, ep: EndpointRow): Promise<string> {
+  const id = randomUUID();
+  const body = deliveryBody(id, {
+    type: 'webhook.test',
+    created_at: new Date().toISOString(),
+    organization_id: ep.organization_id,
+    connected_app_id: ep.connected_app_id,
+    environment: ep.environment,
+    data: { endpoint_id: ep.id },
+  });
+  await insertDelivery(em, { id, endpointId: ep.id, eventId: randomUUID(), eventType: 'webhook.test', body, createdAt: new Date() });
+  return id;
+}
+
+/** An endpoint by id alone (the operator's CLI), deleted ones excluded. */
+export async function findEndpointById(em: EntityManager, id: string): Promise<EndpointRow | null> {
+  const rows = await em.execute<EndpointRow[]>(`SELECT * FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL`, [id]);
+  return rows[0] ?? null;
 }
 
 interface DeliveryRow {

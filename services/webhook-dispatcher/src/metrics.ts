@@ -8,8 +8,18 @@ export interface WebhookMetrics {
   attemptDuration: Histogram<'outcome'>;
 }
 
-/** Deliveries by outcome, attempt latency, and the backlog (read from Postgres at scrape time). */
+const made = new WeakMap<object, WebhookMetrics>();
+
+/** Deliveries by outcome, attempt latency, and the backlog (read from Postgres at scrape time); once per registry. */
 export function webhookMetrics(metrics: ServiceMetrics | undefined, orm: Orm): WebhookMetrics {
+  const existing = metrics && made.get(metrics.registry);
+  if (existing) return existing;
+  const m = createWebhookMetrics(metrics, orm);
+  if (metrics) made.set(metrics.registry, m);
+  return m;
+}
+
+function createWebhookMetrics(metrics: ServiceMetrics | undefined, orm: Orm): WebhookMetrics {
   const registers = metrics ? [metrics.registry] : [];
   let last: Promise<{ pending: number; oldestAgeSeconds: number }> | null = null;
   const read = () => (last ??= backlog(orm.em.fork()).finally(() => setTimeout(() => (last = null), 100)));

@@ -15,8 +15,9 @@ export class Sender {
   private readonly test: Agent;
   private readonly live: Agent;
 
-  constructor(private readonly o: { timeoutMs: number; connectionsPerOrigin: number }) {
-    const common = { keepAliveTimeout: 30_000, connections: o.connectionsPerOrigin, headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs };
+  constructor(private readonly o: { timeoutMs: number }) {
+    // No cap per origin: the dispatcher limits sends per endpoint, and endpoints may share a host.
+    const common = { keepAliveTimeout: 30_000, headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs };
     this.test = new Agent({ ...common, connect: { timeout: o.timeoutMs } });
     this.live = new Agent({ ...common, connect: { timeout: o.timeoutMs, lookup: guardedLookup } });
   }

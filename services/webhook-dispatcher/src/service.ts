@@ -14,7 +14,7 @@ export async function startDelivery(
   wiring: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log' | 'metrics'>,
   config: WebhookConfig,
 ): Promise<{ dispatcher: Dispatcher; stop: () => Promise<void> }> {
-  const sender = new Sender({ timeoutMs: config.timeoutMs, connectionsPerOrigin: config.endpointConcurrency });
+  const sender = new Sender({ timeoutMs: config.timeoutMs });
   const dispatcher = new Dispatcher({ orm: wiring.orm, log: wiring.log, config, sender, metrics: webhookMetrics(wiring.metrics, wiring.orm) });
   const consumer = new EventConsumer({
     nc: wiring.nc,

@@ -9,6 +9,7 @@ import { type Orm, RpcClient, createMetrics, ensureEventsStream, migrate, ormOpe
 import { NATS_URL, freshDatabase, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { parseSchedule } from './domain/schedule';
 import { webhookDispatcher, startDelivery } from './service';
+import { claimDue } from './queries';
 import type { WebhookConfig } from './config';
 
 /** The receiver's own check of a delivery (not the service's code): signature and a 5-minute window. */
@@ -35,6 +36,7 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
   let server: RpcServer;
   let client: RpcClient;
   let stopDelivery: () => Promise<void>;
+  let wiring: ReturnType<typeof wireService>;
   let receiver: http.Server;
   let base: string;
   const received: Received[] = [];
@@ -83,7 +85,7 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
   const deliveries = async (c: TrustedContext, id: string) =>
     (
       (await call('webhook_endpoints.deliveries', c, { params: { id } })) as {
-        body: { data: { id: string; status: string; attempts: { status_code: number | null; error: string | null; response_body: string | null }[] }[] };
+        body: { data: { id: string; status: string; attempt_count: number; attempts: { status_code: number | null; error: string | null; response_body: string | null }[] }[] };
       }
     ).body.data;
 
@@ -130,7 +132,7 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
       }),
     );
     const metrics = createMetrics('webhook-dispatcher', false);
-    const wiring = wireService(def, { nc, prefix, orm, log, metrics });
+    wiring = wireService(def, { nc, prefix, orm, log, metrics });
     server = wiring.server;
     server.start();
     ({ stop: stopDelivery } = await startDelivery(wiring, config));
@@ -234,6 +236,54 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     expect(r.body.data.event_type).toBe('webhook.test');
     const got = await until(() => received.find((x) => x.path === '/test-action'));
     expect(JSON.parse(got.raw)).toMatchObject({ id: r.body.data.id, type: 'webhook.test', data: { endpoint_id: ep.body.data.id } });
+  });
+
+  it('a slow endpoint does not delay the others', async () => {
+    const c = ctx('test', { organizationId: randomUUID(), connectedAppId: randomUUID() });
+    const slow = await create(c, `${base}/hang-slow`, ['invoice.posted']);
+    await create(c, `${base}/fast`, ['payment.posted']);
+    for (let i = 0; i < 6; i++) await publish(c, 'invoice.posted', { invoice_id: randomUUID() });
+    await until(() => received.filter((r) => r.path === '/hang-slow').length >= 2 || undefined);
+    const t0 = Date.now();
+    await publish(c, 'payment.posted', { payment_id: randomUUID() });
+    await until(() => received.find((r) => r.path === '/fast'));
+    expect(Date.now() - t0).toBeLessThan(500); // each send to the slow endpoint takes the 1 s timeout
+    expect(received.filter((r) => r.path === '/hang-slow').length).toBeLessThanOrEqual(config.endpointConcurrency);
+    await call('webhook_endpoints.delete', c, { params: { id: slow.body.data.id } });
+  });
+
+  it('a worker that dies mid-send leaves a delivery that is retried, not lost', async () => {
+    const c = ctx('test', { organizationId: randomUUID(), connectedAppId: randomUUID() });
+    await stopDelivery();
+    const ep = await create(c, `${base}/after-crash`);
+    await call('webhook_endpoints.test', c, { params: { id: ep.body.data.id } });
+    // A worker claims it (its lease: 300 ms) and dies before sending.
+    const claimed = await orm.em.fork().transactional((em) => claimDue(em, { limit: 10, leaseMs: 300, saturated: [], slots: () => 10 }));
+    expect(claimed.map((d) => d.endpoint_id)).toContain(ep.body.data.id);
+    ({ stop: stopDelivery } = await startDelivery(wiring, config));
+    const [d] = await until(async () => {
+      const list = await deliveries(c, ep.body.data.id);
+      return list[0]?.status === 'delivered' ? list : undefined;
+    });
+    expect(d!.attempt_count).toBe(2);
+    expect(d!.attempts.map((a) => a.status_code)).toEqual([200]);
+    expect(received.filter((r) => r.path === '/after-crash')).toHaveLength(1);
+  });
+
+  it('disables an endpoint whose deliveries have all failed for 3 days, and says so', async () => {
+    const c = ctx('test', { organizationId: randomUUID(), connectedAppId: randomUUID() });
+    failuresLeft.set('/always-fails', 1000);
+    const ep = await create(c, `${base}/always-fails`);
+    await orm.em.getConnection().execute(`UPDATE webhook_endpoints SET failing_since = now() - interval '3 days 1 minute' WHERE id = ?`, [ep.body.data.id]);
+    await publish(c, 'invoice.posted', { invoice_id: randomUUID() });
+    const got = await until(async () => {
+      const r = (await call('webhook_endpoints.get', c, { params: { id: ep.body.data.id } })) as { body: { data: { status: string; disabled_reason: string | null } } };
+      return r.body.data.status === 'disabled' ? r.body.data : undefined;
+    });
+    expect(got.disabled_reason).toMatch(/every delivery failed since/);
+    expect((await deliveries(c, ep.body.data.id))[0]).toMatchObject({ status: 'failed', attempts: [{ status_code: 500 }] });
+    const test = (await call('webhook_endpoints.test', c, { params: { id: ep.body.data.id } })) as { ok: boolean; error?: { code: string } };
+    expect(test).toMatchObject({ ok: false, error: { code: 'conflict' } });
   });
 
   it.each([

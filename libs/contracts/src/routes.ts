@@ -561,7 +561,7 @@ export const ROUTES: RouteDef[] = [
       'Deliveries are signed JSON POSTs: Service-Signature is the hex HMAC-SHA-256 under the secret of `<Service-Timestamp>.<raw body>`, Service-Timestamp is Unix seconds, ' +
       'Service-Event-Id equals the body id (the delivery id, the same across retries). A 2xx within 10 s is success; redirects are not followed. Failed deliveries are retried after ' +
       '1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h and 24 h, then marked failed; an endpoint whose deliveries all fail for 3 days is disabled (disabled_reason says why). ' +
-      'Live mode: https only, and the host must not resolve to a private, loopback or link-local address (400 unsafe_url).',
+      'Live mode: https only, and the host must not resolve to a private, loopback or link-local address (400 validation_failed, issue unsafe_url).',
     tag: 'Webhooks',
     module: 'webhooks',
     rpc: 'webhook_endpoints.create',

@@ -68,6 +68,14 @@ export const FIXTURES: Record<string, Fixture> = {
     },
   },
   '/api/v1/vendors': { create: createVendor },
+  /** An endpoint at a public documentation address (TEST-NET-1): acceptable in test and live mode. */
+  '/api/v1/webhook-endpoints': {
+    create: async (api) => {
+      const r = await api('POST', '/api/v1/webhook-endpoints', { url: 'https://192.0.2.10/hook', event_types: ['invoice.partially_paid'] });
+      expectStatus(r, 201);
+      return r.json.data.id as string;
+    },
+  },
   /** A draft bill: posting or reversing it would succeed, so a leak across scopes would show. */
   '/api/v1/bills': { create: async (api) => createBill(api, await createVendor(api), 'draft') },
   /** A ready payment of a posted bill: posting it would succeed. */

@@ -39,7 +39,9 @@ describe('e2e: /metrics of every service', () => {
 
   it.each(SERVICE_MANIFEST.map((s) => [s.name, s] as const))('%s exposes every documented metric that applies to it', (name, s) => {
     const text = scraped.get(name)!;
-    const applies = documentedMetrics().filter((m) => m.exposedBy === 'all' || (m.exposedBy === 'gateway' && s.public) || (m.exposedBy === 'posting services' && s.posts));
+    const applies = documentedMetrics().filter(
+      (m) => m.exposedBy === 'all' || (m.exposedBy === 'gateway' && s.public) || (m.exposedBy === 'posting services' && s.posts) || m.exposedBy === s.name,
+    );
     expect(applies.length).toBeGreaterThan(10);
     const missing = applies.filter((m) => !text.includes(`# TYPE ${m.name} ${m.type}`)).map((m) => m.name);
     expect(missing).toEqual([]);

@@ -191,3 +191,8 @@ export function eventErrors(type: EventType, payload: unknown): ErrorDetail[] {
   const v = validatorOf(type);
   return v(payload) ? [] : toDetails(v.errors);
 }
+
+/** Every outbound event (the webhook dispatcher's consumer filter). */
+export function outboundSubjectFilter(prefix: string): string {
+  return `${prefix}.events.outbound.>`;
+}

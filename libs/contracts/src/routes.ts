@@ -4,6 +4,7 @@ import * as customers from './schemas/customers';
 import * as auth from './schemas/auth';
 import * as r from './schemas/receivables';
 import * as ap from './schemas/payables';
+import * as wh from './schemas/webhooks';
 
 /** Modules of SPEC.md §1: guidance per route group (warning header, optional hard enforcement). */
 export const MODULES = [
@@ -549,6 +550,86 @@ export const ROUTES: RouteDef[] = [
     params: idParams,
     body: ap.vendorPaymentReverseBody,
     responses: [{ status: 200, description: 'The reversed payment with action {type: reversed, status: completed}.', schema: ap.vendorPaymentReverseResponse }],
+  },
+  // ---------- webhook endpoints ----------
+  {
+    operationId: 'createWebhookEndpoint',
+    method: 'POST',
+    path: '/api/v1/webhook-endpoints',
+    summary: 'Register a webhook endpoint for the connected app and environment of the key; the response alone carries its signing secret.',
+    description:
+      'Deliveries are signed JSON POSTs: Service-Signature is the hex HMAC-SHA-256 under the secret of `<Service-Timestamp>.<raw body>`, Service-Timestamp is Unix seconds, ' +
+      'Service-Event-Id equals the body id (the delivery id, the same across retries). A 2xx within 10 s is success; redirects are not followed. Failed deliveries are retried after ' +
+      '1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h and 24 h, then marked failed; an endpoint whose deliveries all fail for 3 days is disabled (disabled_reason says why). ' +
+      'Live mode: https only, and the host must not resolve to a private, loopback or link-local address (400 validation_failed, issue unsafe_url).',
+    tag: 'Webhooks',
+    module: 'webhooks',
+    rpc: 'webhook_endpoints.create',
+    auth: true,
+    body: wh.webhookEndpointCreateBody,
+    responses: [{ status: 201, description: 'Endpoint created; secret is shown only here.', schema: wh.webhookEndpointCreateResponse }],
+  },
+  {
+    operationId: 'listWebhookEndpoints',
+    method: 'GET',
+    path: '/api/v1/webhook-endpoints',
+    summary: 'List webhook endpoints, newest first (never their secrets).',
+    tag: 'Webhooks',
+    module: 'webhooks',
+    rpc: 'webhook_endpoints.list',
+    auth: true,
+    query: wh.webhookEndpointListQuery,
+    responses: [{ status: 200, description: 'A page of endpoints.', schema: wh.webhookEndpointListResponse }],
+  },
+  {
+    operationId: 'getWebhookEndpoint',
+    method: 'GET',
+    path: '/api/v1/webhook-endpoints/{id}',
+    summary: 'Get one webhook endpoint (never its secret).',
+    tag: 'Webhooks',
+    module: 'webhooks',
+    rpc: 'webhook_endpoints.get',
+    auth: true,
+    params: idParams,
+    responses: [{ status: 200, description: 'The endpoint.', schema: wh.webhookEndpointResponse }],
+  },
+  {
+    operationId: 'deleteWebhookEndpoint',
+    method: 'DELETE',
+    path: '/api/v1/webhook-endpoints/{id}',
+    summary: 'Delete a webhook endpoint: nothing more is delivered to it (pending deliveries are dropped).',
+    tag: 'Webhooks',
+    module: 'webhooks',
+    rpc: 'webhook_endpoints.delete',
+    auth: true,
+    params: idParams,
+    responses: [{ status: 200, description: '{id, deleted: true}.', schema: wh.webhookEndpointDeleteResponse }],
+  },
+  {
+    operationId: 'testWebhookEndpoint',
+    method: 'POST',
+    path: '/api/v1/webhook-endpoints/{id}/test',
+    summary: 'Send a webhook.test delivery to the endpoint (queued; see its deliveries for the outcome).',
+    description: 'A disabled endpoint is refused with 409 conflict.',
+    tag: 'Webhooks',
+    module: 'webhooks',
+    rpc: 'webhook_endpoints.test',
+    auth: true,
+    params: idParams,
+    responses: [{ status: 201, description: 'The queued delivery.', schema: wh.webhookDeliveryResponse }],
+  },
+  {
+    operationId: 'listWebhookDeliveries',
+    method: 'GET',
+    path: '/api/v1/webhook-endpoints/{id}/deliveries',
+    summary: "The endpoint's deliveries, newest first, each with its attempts (time, status code, duration, error, first 1 KiB of the response).",
+    tag: 'Webhooks',
+    module: 'webhooks',
+    rpc: 'webhook_endpoints.deliveries',
+    auth: true,
+    params: idParams,
+    query: wh.webhookDeliveryListQuery,
+    responses: [{ status: 200, description: 'A page of deliveries.', schema: wh.webhookDeliveryListResponse }],
   },
 ];
 

@@ -10,6 +10,7 @@ import { idParams } from './schemas/common';
 import * as customers from './schemas/customers';
 import * as r from './schemas/receivables';
 import * as ap from './schemas/payables';
+import * as wh from './schemas/webhooks';
 
 export interface RpcDef {
   service: ServiceName;
@@ -22,6 +23,7 @@ export interface RpcDef {
 
 const receivables = 'receivables';
 const payables = 'payables';
+const webhooks = 'webhook-dispatcher';
 
 export const RPC_CATALOGUE = {
   'customers.create': { service: receivables, body: customers.customerCreateBody, reply: customers.customerResponse },
@@ -57,6 +59,12 @@ export const RPC_CATALOGUE = {
   'vendor_payments.get': { service: payables, params: idParams, reply: ap.vendorPaymentResponse },
   'vendor_payments.post': { service: payables, params: idParams, reply: ap.vendorPaymentPostResponse },
   'vendor_payments.reverse': { service: payables, params: idParams, body: ap.vendorPaymentReverseBody, reply: ap.vendorPaymentReverseResponse },
+  'webhook_endpoints.create': { service: webhooks, body: wh.webhookEndpointCreateBody, reply: wh.webhookEndpointCreateResponse },
+  'webhook_endpoints.list': { service: webhooks, query: wh.webhookEndpointListQuery, reply: wh.webhookEndpointListResponse },
+  'webhook_endpoints.get': { service: webhooks, params: idParams, reply: wh.webhookEndpointResponse },
+  'webhook_endpoints.delete': { service: webhooks, params: idParams, reply: wh.webhookEndpointDeleteResponse },
+  'webhook_endpoints.test': { service: webhooks, params: idParams, reply: wh.webhookDeliveryResponse },
+  'webhook_endpoints.deliveries': { service: webhooks, params: idParams, query: wh.webhookDeliveryListQuery, reply: wh.webhookDeliveryListResponse },
 } as const satisfies Record<string, RpcDef>;
 
 export type RpcCatalogue = typeof RPC_CATALOGUE;

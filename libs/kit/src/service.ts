@@ -8,7 +8,7 @@ import { type ServiceMetrics, createMetrics } from './metrics';
 import { Outbox, ensureEventsStream } from './outbox';
 import { RpcServer } from './rpc';
 import { migrateMain, startRuntime, type OrmOpener } from './runtime';
-import { runMain } from './lifecycle';
+import { type ShutdownStep, runMain } from './lifecycle';
 import type { ReadinessCheck } from './ops';
 
 /** What a service's register() gets: the wired RPC server and, for a posting service, its outbox. */
@@ -33,6 +33,19 @@ export interface ServiceDefinition {
   register(wiring: ServiceWiring): void;
   /** Extra readiness checks beside Postgres and NATS (e.g. the documents bucket). */
   checks?: Record<string, (wiring: ServiceWiring) => Promise<boolean>>;
+  /**
+   * Background work beside the RPC server (event consumers, delivery workers): started once the
+   * service serves; the steps it returns run at shutdown after the RPC server drained, before NATS
+   * and Postgres close.
+   */
+  start?(wiring: ServiceWiring): Promise<ShutdownStep[]>;
+}
+
+/** Starts a service's background work (none without a start hook); returns its shutdown steps. */
+export async function startBackground(def: Pick<ServiceDefinition, 'name' | 'start'>, wiring: ServiceWiring): Promise<ShutdownStep[]> {
+  if (!def.start) return [];
+  const steps = await def.start(wiring);
+  return steps.map((s) => ({ ...s, name: `${def.name}:${s.name}` }));
 }
 
 /** The Postgres schema a service owns: its name in snake case. */
@@ -99,8 +112,9 @@ export function startService(def: ServiceDefinition): void {
       outbox.startRelay();
       outbox.registerBacklogMetrics();
     }
+    const background = await startBackground(def, wiring);
     const server = wiring.server;
-    rt.onShutdown([{ name: 'rpc', run: () => server.drain() }, ...(outbox ? [{ name: 'outbox', run: () => outbox.stopRelay() }] : [])]);
+    rt.onShutdown([{ name: 'rpc', run: () => server.drain() }, ...background, ...(outbox ? [{ name: 'outbox', run: () => outbox.stopRelay() }] : [])]);
     rt.log.info({ ops_port: rt.ops.port }, `${def.name} serving`);
   });
 }

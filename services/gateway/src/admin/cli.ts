@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MODULES, type ModuleName } from '@acct/contracts';
 import { loadConfig, baseConfigSpec, migrate, runMain } from '@acct/kit';
@@ -16,6 +18,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
   modules --org ORG_ID [--enable a,b] [--disable c,d]
                                              enable/disable modules (${MODULES.join(', ')})
   disable-app --app APP_ID | enable-app --app APP_ID
+  webhooks test ENDPOINT_ID                  send a webhook.test delivery (run by the webhook dispatcher)
 
 Reads DATABASE_URL (default postgres://postgres@127.0.0.1:5432/accounting); runs the gateway's
 migrations first, so it works on a fresh database.`;
@@ -77,6 +80,12 @@ async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   if (!command || command === 'help' || command === '--help') {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command === 'webhooks') {
+    // Webhook endpoints live in the webhook dispatcher's schema: its own script serves these commands.
+    const r = spawnSync(process.execPath, [path.resolve(__dirname, '../../../webhook-dispatcher/dist/admin.js'), ...rest], { stdio: 'inherit' });
+    process.exitCode = r.status ?? 1;
     return;
   }
   const o = opts(rest);

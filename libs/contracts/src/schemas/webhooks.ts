@@ -1,0 +1,76 @@
+import { Optional, type Static, Type } from '@sinclair/typebox';
+import { limits } from '../limits';
+import { Nullable, StringEnum, dateTime, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from './common';
+
+/** Webhook endpoints, deliveries and attempts (the webhook-dispatcher service). */
+
+/** What an endpoint can subscribe to: the outbound events (webhook.test is sent by the test action only). */
+export const WEBHOOK_EVENT_TYPES = ['invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export const WEBHOOK_ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
+export type WebhookEndpointStatus = (typeof WEBHOOK_ENDPOINT_STATUSES)[number];
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+export const webhook_url_length_max = 2048;
+
+export const webhookEndpointCreateBody = obj({
+  url: Type.String({
+    minLength: 1,
+    maxLength: webhook_url_length_max,
+    description:
+      'Where deliveries are POSTed. Live mode: https only, and the host must not resolve to a private, loopback or link-local address (checked now and at every delivery). Test mode also accepts http.',
+  }),
+  event_types: Optional(Type.Array(StringEnum(WEBHOOK_EVENT_TYPES), { minItems: 1, uniqueItems: true, description: 'Outbound event types to deliver; default all of them.' })),
+  description: Optional(Type.String({ maxLength: limits.description_length_max })),
+});
+export type WebhookEndpointCreateBody = Static<typeof webhookEndpointCreateBody>;
+
+export const webhookEndpoint = obj({
+  id: uuid,
+  url: Type.String(),
+  event_types: Type.Array(StringEnum(WEBHOOK_EVENT_TYPES)),
+  description: Nullable(Type.String()),
+  status: StringEnum(WEBHOOK_ENDPOINT_STATUSES),
+  disabled_reason: Nullable(Type.String({ description: 'Why the endpoint was disabled (e.g. every delivery failed for 3 days).' })),
+  created_at: dateTime,
+});
+export type WebhookEndpointDto = Static<typeof webhookEndpoint>;
+/** The create reply alone carries the signing secret. */
+export const webhookEndpointCreated = obj({
+  ...webhookEndpoint.properties,
+  secret: Type.String({ description: 'whsec_… signing secret, shown only in this response.' }),
+});
+export type WebhookEndpointCreatedDto = Static<typeof webhookEndpointCreated>;
+
+export const webhookAttempt = obj({
+  attempted_at: dateTime,
+  status_code: Nullable(Type.Integer({ description: 'HTTP status of the response; null when none arrived.' })),
+  duration_ms: Type.Integer({ minimum: 0 }),
+  error: Nullable(Type.String({ description: 'timeout, connection error, refused address, redirect, …' })),
+  response_body: Nullable(Type.String({ description: 'The first 1 KiB of the response body.' })),
+});
+export type WebhookAttemptDto = Static<typeof webhookAttempt>;
+
+export const webhookDelivery = obj({
+  id: uuid,
+  endpoint_id: uuid,
+  event_id: uuid,
+  event_type: Type.String(),
+  status: StringEnum(WEBHOOK_DELIVERY_STATUSES),
+  attempt_count: Type.Integer({ minimum: 0 }),
+  next_attempt_at: Nullable(dateTime),
+  delivered_at: Nullable(dateTime),
+  created_at: dateTime,
+  attempts: Type.Array(webhookAttempt, { description: 'Oldest first.' }),
+});
+export type WebhookDeliveryDto = Static<typeof webhookDelivery>;
+
+export const webhookEndpointListQuery = obj({ ...paginationQuery });
+export const webhookDeliveryListQuery = obj({ ...paginationQuery });
+export const webhookEndpointResponse = singleEnvelope('webhook_endpoint', webhookEndpoint);
+export const webhookEndpointCreateResponse = singleEnvelope('webhook_endpoint', webhookEndpointCreated);
+export const webhookEndpointListResponse = listEnvelope('webhook_endpoints', webhookEndpoint);
+export const webhookDeliveryResponse = singleEnvelope('webhook_delivery', webhookDelivery);
+export const webhookDeliveryListResponse = listEnvelope('webhook_deliveries', webhookDelivery);
+export const webhookEndpointDeleted = obj({ id: uuid, deleted: Type.Literal(true) });
+export const webhookEndpointDeleteResponse = singleEnvelope('webhook_endpoint', webhookEndpointDeleted);

@@ -1,0 +1,40 @@
+import { type VarSpec, loadConfig, v } from '@acct/kit';
+import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseSchedule } from './domain/schedule';
+import { parseSecretKey } from './domain/secrets';
+
+function parsed<T>(def: string | undefined, doc: string, parse: (raw: string) => T): VarSpec<T> {
+  return { default: def === undefined ? undefined : parse(def), doc, parse };
+}
+
+export const webhookConfigSpec = {
+  WEBHOOK_SECRET_KEY: parsed(undefined, 'key (64 hex digits, or at least 32 random characters) that encrypts endpoint secrets at rest with AES-256-GCM; required', parseSecretKey),
+  WEBHOOK_RETRY_SCHEDULE: parsed(DEFAULT_RETRY_SCHEDULE, 'delays between attempts of a failing delivery, e.g. 1s,2s,3s', parseSchedule),
+  WEBHOOK_TIMEOUT_MS: v.int(10_000, 'a delivery must answer within this', 100, 60_000),
+  WEBHOOK_CONCURRENCY: v.int(32, 'deliveries in flight per process', 1, 1000),
+  WEBHOOK_ENDPOINT_CONCURRENCY: v.int(4, 'deliveries in flight per endpoint and process', 1, 100),
+  WEBHOOK_POLL_INTERVAL_MS: v.int(250, 'how often workers look for due deliveries', 10, 60_000),
+  WEBHOOK_DISABLE_AFTER: parsed('3d', 'an endpoint whose deliveries all fail for this long is disabled', parseDuration),
+};
+
+export interface WebhookConfig {
+  secretKey: Buffer;
+  retrySchedule: number[];
+  timeoutMs: number;
+  concurrency: number;
+  endpointConcurrency: number;
+  pollIntervalMs: number;
+  disableAfterMs: number;
+}
+
+export function loadWebhookConfig(env: NodeJS.ProcessEnv = process.env): WebhookConfig {
+  const c = loadConfig(webhookConfigSpec, env);
+  return {
+    secretKey: c.WEBHOOK_SECRET_KEY,
+    retrySchedule: c.WEBHOOK_RETRY_SCHEDULE,
+    timeoutMs: c.WEBHOOK_TIMEOUT_MS,
+    concurrency: c.WEBHOOK_CONCURRENCY,
+    endpointConcurrency: c.WEBHOOK_ENDPOINT_CONCURRENCY,
+    pollIntervalMs: c.WEBHOOK_POLL_INTERVAL_MS,
+    disableAfterMs: c.WEBHOOK_DISABLE_AFTER,
+  };
+}

@@ -1,0 +1,114 @@
+import type { Logger, Orm } from '@acct/kit';
+import type { WebhookConfig } from './config';
+import type { WebhookMetrics } from './metrics';
+import { type ClaimedDelivery, claimDue, markAttemptFailed, markDelivered, noteEndpointFailure, recordAttempt } from './queries';
+import { retryDelay } from './domain/schedule';
+import { decryptSecret } from './domain/secrets';
+import type { Sender } from './sender';
+
+/**
+ * The delivery workers of one process: claim due deliveries (SKIP LOCKED, leased past the send's
+ * timeout), send each, record the attempt and the outcome. At most `concurrency` sends in flight,
+ * at most `endpointConcurrency` per endpoint, so a slow endpoint holds only its own slots.
+ */
+export class Dispatcher {
+  private readonly inflight = new Map<string, number>();
+  private total = 0;
+  private timer?: NodeJS.Timeout;
+  private stopped = true;
+  private ticking = false;
+  private again = false;
+  private readonly sends = new Set<Promise<void>>();
+
+  constructor(private readonly o: { orm: Orm; log: Logger; config: WebhookConfig; sender: Sender; metrics: WebhookMetrics }) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** New deliveries were committed: look now rather than at the next poll. */
+  wake(): void {
+    if (!this.stopped) this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), ms);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = true;
+    try {
+      do {
+        this.again = false;
+        const free = this.o.config.concurrency - this.total;
+        if (free <= 0) break;
+        const { endpointConcurrency, timeoutMs } = this.o.config;
+        const saturated = [...this.inflight].filter(([, n]) => n >= endpointConcurrency).map(([id]) => id);
+        const claimed = await this.o.orm.em
+          .fork()
+          .transactional((em) => claimDue(em, { limit: free, leaseMs: timeoutMs + 30_000, saturated, slots: (id) => endpointConcurrency - (this.inflight.get(id) ?? 0) }));
+        for (const d of claimed) this.launch(d);
+        if (claimed.length === free) this.again = true;
+      } while (this.again && !this.stopped);
+    } catch (err) {
+      this.o.log.warn({ err }, 'claiming deliveries failed');
+    } finally {
+      this.ticking = false;
+      this.schedule(this.o.config.pollIntervalMs);
+    }
+  }
+
+  private launch(d: ClaimedDelivery): void {
+    this.total++;
+    this.inflight.set(d.endpoint_id, (this.inflight.get(d.endpoint_id) ?? 0) + 1);
+    const p = this.deliver(d)
+      .catch((err) => this.o.log.error({ err, delivery_id: d.id }, 'delivery bookkeeping failed; the lease will retry it'))
+      .finally(() => {
+        this.total--;
+        const n = (this.inflight.get(d.endpoint_id) ?? 1) - 1;
+        if (n <= 0) this.inflight.delete(d.endpoint_id);
+        else this.inflight.set(d.endpoint_id, n);
+        this.sends.delete(p);
+        this.wake();
+      });
+    this.sends.add(p);
+  }
+
+  private async deliver(d: ClaimedDelivery): Promise<void> {
+    const { config, sender, metrics, log } = this.o;
+    const secret = decryptSecret(config.secretKey, d.endpoint_id, d.secret_encrypted);
+    const result = await sender.send({ url: d.url, environment: d.environment, body: d.body, deliveryId: d.id, secret });
+    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const retryIn = ok ? null : retryDelay(config.retrySchedule, d.attempt_count);
+    const outcome = ok ? 'success' : retryIn === null ? 'failed' : 'retry';
+    let disabled = false;
+    await this.o.orm.em.fork().transactional(async (em) => {
+      await recordAttempt(em, d.id, result);
+      if (ok) await markDelivered(em, d.id, d.endpoint_id);
+      else {
+        await markAttemptFailed(em, d.id, retryIn);
+        disabled = await noteEndpointFailure(em, d.endpoint_id, config.disableAfterMs);
+      }
+    });
+    metrics.attempts.inc({ outcome });
+    metrics.attemptDuration.observe({ outcome }, result.durationMs / 1000);
+    if (ok) metrics.deliveries.inc({ outcome: 'delivered' });
+    else if (retryIn === null) metrics.deliveries.inc({ outcome: 'failed' });
+    log.debug({ delivery_id: d.id, endpoint_id: d.endpoint_id, attempt: d.attempt_count, status_code: result.statusCode, error: result.error, outcome }, 'webhook attempt');
+    if (disabled) log.warn({ endpoint_id: d.endpoint_id }, 'endpoint disabled: every delivery failed for too long');
+  }
+
+  /** Stops claiming and waits for the sends in flight (their leases cover a crash instead). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await Promise.allSettled([...this.sends]);
+  }
+}

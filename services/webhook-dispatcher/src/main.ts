@@ -1,0 +1,4 @@
+import { startService } from '@acct/kit';
+import { webhookDispatcher } from './service';
+
+startService(webhookDispatcher());

@@ -1,0 +1,4 @@
+import { migrateService } from '@acct/kit';
+import { webhookDispatcher } from './service';
+
+migrateService(webhookDispatcher());

@@ -1,0 +1,78 @@
+import { Agent, request } from 'undici';
+import type { Environment } from '@acct/contracts';
+import type { AttemptResult } from './queries';
+import { sign } from './domain/secrets';
+import { guardedLookup, urlProblem } from './ssrf';
+
+const RESPONSE_KEPT = 1024;
+const RESPONSE_DRAINED = 64 * 1024;
+
+/**
+ * Sends deliveries over keep-alive pools per origin (undici), never following a redirect. Live-mode
+ * deliveries go through an agent whose DNS lookup refuses private addresses at connect time.
+ */
+export class Sender {
+  private readonly test: Agent;
+  private readonly live: Agent;
+
+  constructor(private readonly o: { timeoutMs: number }) {
+    // No cap per origin: the dispatcher limits sends per endpoint, and endpoints may share a host.
+    const common = { keepAliveTimeout: 30_000, headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs };
+    this.test = new Agent({ ...common, connect: { timeout: o.timeoutMs } });
+    this.live = new Agent({ ...common, connect: { timeout: o.timeoutMs, lookup: guardedLookup } });
+  }
+
+  async send(d: { url: string; environment: Environment; body: string; deliveryId: string; secret: string }): Promise<AttemptResult> {
+    const attemptedAt = new Date();
+    const started = performance.now();
+    const done = (r: Omit<AttemptResult, 'attemptedAt' | 'durationMs'>): AttemptResult => ({ attemptedAt, durationMs: Math.round(performance.now() - started), ...r });
+    if (d.environment === 'live') {
+      const problem = await urlProblem(d.url, 'live');
+      if (problem) return done({ statusCode: null, error: `refused: URL ${problem}`, responseBody: null });
+    }
+    const timestamp = Math.floor(Date.now() / 1000);
+    try {
+      const res = await request(d.url, {
+        method: 'POST',
+        dispatcher: d.environment === 'live' ? this.live : this.test,
+        body: d.body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'accounting-api-webhooks/1',
+          'service-signature': sign(d.secret, timestamp, d.body),
+          'service-timestamp': String(timestamp),
+          'service-event-id': d.deliveryId,
+        },
+        signal: AbortSignal.timeout(this.o.timeoutMs),
+      });
+      let kept = Buffer.alloc(0);
+      let seen = 0;
+      try {
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          if (kept.length < RESPONSE_KEPT) kept = Buffer.concat([kept, chunk.subarray(0, RESPONSE_KEPT - kept.length)]);
+          seen += chunk.length;
+          if (seen > RESPONSE_DRAINED) break;
+        }
+      } catch {
+        // A body cut short still leaves its status.
+      }
+      if (seen > RESPONSE_DRAINED) res.body.destroy();
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      const redirect = res.statusCode >= 300 && res.statusCode < 400;
+      return done({
+        statusCode: res.statusCode,
+        error: ok ? null : redirect ? `redirect to ${String(res.headers.location ?? '?')} not followed` : `HTTP ${res.statusCode}`,
+        responseBody: kept.length ? kept.toString('utf8') : null,
+      });
+    } catch (err) {
+      const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
+      const timeout = e.name === 'TimeoutError' || e.name === 'AbortError' || /timeout/i.test(e.code ?? '');
+      const message = timeout ? `timeout after ${this.o.timeoutMs} ms` : `${e.code ?? e.cause?.code ?? e.name}: ${e.cause?.message ?? e.message}`;
+      return done({ statusCode: null, error: message.slice(0, 500), responseBody: null });
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.test.close(), this.live.close()]);
+  }
+}

@@ -1,0 +1,62 @@
+import { CONSUMERS, outboundSubjectFilter } from '@acct/contracts';
+import { EventConsumer, type ServiceDefinition, type ServiceWiring } from '@acct/kit';
+import { type WebhookConfig, loadWebhookConfig } from './config';
+import { applyOutboundEvent } from './consume';
+import { Dispatcher } from './dispatcher';
+import { registerHandlers } from './handlers';
+import { webhookMetrics } from './metrics';
+import { migrations } from './migrations';
+import { Sender } from './sender';
+import type { Resolver } from './ssrf';
+
+/** The consumer and the delivery workers of one process (also started by the integration tests). */
+export async function startDelivery(
+  wiring: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log' | 'metrics'>,
+  config: WebhookConfig,
+): Promise<{ dispatcher: Dispatcher; stop: () => Promise<void> }> {
+  const sender = new Sender({ timeoutMs: config.timeoutMs });
+  const dispatcher = new Dispatcher({ orm: wiring.orm, log: wiring.log, config, sender, metrics: webhookMetrics(wiring.metrics, wiring.orm) });
+  const consumer = new EventConsumer({
+    nc: wiring.nc,
+    prefix: wiring.prefix,
+    orm: wiring.orm,
+    log: wiring.log,
+    metrics: wiring.metrics,
+    name: CONSUMERS.webhookOutbound,
+    filterSubject: outboundSubjectFilter(wiring.prefix),
+    apply: async (em, event) => {
+      // Wake the workers once the transaction that creates the deliveries has committed.
+      if ((await applyOutboundEvent(em, event, wiring.log)) > 0) setTimeout(() => dispatcher.wake(), 5);
+    },
+  });
+  dispatcher.start();
+  await consumer.start();
+  return {
+    dispatcher,
+    stop: async () => {
+      await consumer.stop();
+      await dispatcher.stop();
+      await sender.close();
+    },
+  };
+}
+
+/** The webhook dispatcher: endpoints (RPC), the outbound-event consumer and the delivery workers. */
+export function webhookDispatcher(opts: { config?: WebhookConfig; resolve?: Resolver } = {}): ServiceDefinition {
+  let config = opts.config;
+  let wake: () => void = () => undefined;
+  const cfg = () => (config ??= loadWebhookConfig());
+  return {
+    name: 'webhook-dispatcher',
+    entities: [],
+    migrations,
+    register(wiring) {
+      registerHandlers(wiring.server, wiring.orm, cfg(), { resolve: opts.resolve, onDeliveries: () => wake() });
+    },
+    async start(wiring) {
+      const delivery = await startDelivery(wiring, cfg());
+      wake = () => delivery.dispatcher.wake();
+      return [{ name: 'delivery', run: () => delivery.stop() }];
+    },
+  };
+}

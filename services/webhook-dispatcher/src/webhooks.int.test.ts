@@ -1,0 +1,302 @@
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { connect, type NatsConnection } from 'nats';
+import pino from 'pino';
+import { type TrustedContext, outboundSubject } from '@acct/contracts';
+import { type Orm, RpcClient, createMetrics, ensureEventsStream, migrate, ormOpener, wireService, type RpcServer } from '@acct/kit';
+import { NATS_URL, freshDatabase, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { parseSchedule } from './domain/schedule';
+import { webhookDispatcher, startDelivery } from './service';
+import { claimDue } from './queries';
+import type { WebhookConfig } from './config';
+
+/** The receiver's own check of a delivery (not the service's code): signature and a 5-minute window. */
+function verify(secret: string, headers: http.IncomingHttpHeaders, raw: string, nowS = Math.floor(Date.now() / 1000)): boolean {
+  const ts = Number(headers['service-timestamp']);
+  const sig = String(headers['service-signature'] ?? '');
+  if (!Number.isInteger(ts) || Math.abs(nowS - ts) > 300) return false;
+  const want = createHmac('sha256', secret).update(`${ts}.${raw}`).digest();
+  const got = Buffer.from(sig, 'hex');
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
+interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  raw: string;
+}
+
+describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiver', () => {
+  let db: TestDatabase;
+  let orm: Orm;
+  let nc: NatsConnection;
+  let prefix: string;
+  let server: RpcServer;
+  let client: RpcClient;
+  let stopDelivery: () => Promise<void>;
+  let wiring: ReturnType<typeof wireService>;
+  let receiver: http.Server;
+  let base: string;
+  const received: Received[] = [];
+  const failuresLeft = new Map<string, number>();
+  const logLines: string[] = [];
+  const config: WebhookConfig = {
+    secretKey: Buffer.alloc(32, 7),
+    retrySchedule: parseSchedule('300ms,300ms,300ms'),
+    timeoutMs: 1000,
+    concurrency: 16,
+    endpointConcurrency: 2,
+    pollIntervalMs: 50,
+    disableAfterMs: 3 * 86_400_000,
+  };
+  const appA: { organizationId: string; connectedAppId: string } = { organizationId: randomUUID(), connectedAppId: randomUUID() };
+  const ctx = (env: 'test' | 'live', app: { organizationId: string; connectedAppId: string } = appA): TrustedContext => ({
+    ...app,
+    environment: env,
+    apiKeyId: randomUUID(),
+    requestId: randomUUID(),
+  });
+  const call = async (op: Parameters<RpcClient['call']>[0], c: TrustedContext, req: { body?: unknown; params?: Record<string, string>; query?: Record<string, unknown> } = {}) =>
+    client.call(op as never, { ctx: c, params: req.params ?? {}, query: req.query ?? { limit: 25, offset: 0 }, body: req.body });
+  const create = async (c: TrustedContext, url: string, event_types?: string[]) => {
+    const r = (await call('webhook_endpoints.create', c, { body: { url, ...(event_types ? { event_types } : {}) } })) as {
+      ok: boolean;
+      body: { data: { id: string; secret: string } };
+    };
+    return r;
+  };
+  const publish = async (c: TrustedContext, type: 'invoice.posted' | 'payment.posted', data: Record<string, unknown>) => {
+    const id = randomUUID();
+    const payload = { id, type, created_at: new Date().toISOString(), organization_id: c.organizationId, connected_app_id: c.connectedAppId, environment: c.environment, data };
+    await nc.jetstream().publish(outboundSubject(prefix, type), JSON.stringify(payload), { msgID: id });
+    return id;
+  };
+  const until = async <T>(f: () => T | undefined | Promise<T | undefined>, ms = 10_000): Promise<T> => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await f();
+      if (v !== undefined && v !== false) return v;
+      if (Date.now() > end) throw new Error('timed out waiting');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const deliveries = async (c: TrustedContext, id: string) =>
+    (
+      (await call('webhook_endpoints.deliveries', c, { params: { id } })) as {
+        body: { data: { id: string; status: string; attempt_count: number; attempts: { status_code: number | null; error: string | null; response_body: string | null }[] }[] };
+      }
+    ).body.data;
+
+  beforeAll(async () => {
+    receiver = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        const path = req.url ?? '/';
+        received.push({ path, headers: req.headers, raw });
+        if (path.startsWith('/hang')) return; // never answers
+        if (path.startsWith('/redirect')) {
+          res.writeHead(302, { location: `${base}/ok-after-redirect` });
+          res.end();
+          return;
+        }
+        const left = failuresLeft.get(path) ?? 0;
+        if (left > 0) {
+          failuresLeft.set(path, left - 1);
+          res.writeHead(500);
+          res.end('x'.repeat(5000));
+          return;
+        }
+        res.writeHead(200);
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    db = await freshDatabase('acct_wh_it');
+    const def = webhookDispatcher({ config, resolve: async (h) => (h === 'internal.example.com' ? ['10.1.2.3'] : ['93.184.216.34']) });
+    orm = await ormOpener(def)(db.url, 10);
+    await migrate(orm);
+    nc = await connect({ servers: NATS_URL });
+    prefix = uniquePrefix();
+    await ensureEventsStream(nc, prefix);
+    const log = pino(
+      { level: 'debug' },
+      new Writable({
+        write(chunk, _e, cb) {
+          logLines.push(String(chunk));
+          cb();
+        },
+      }),
+    );
+    const metrics = createMetrics('webhook-dispatcher', false);
+    wiring = wireService(def, { nc, prefix, orm, log, metrics });
+    server = wiring.server;
+    server.start();
+    ({ stop: stopDelivery } = await startDelivery(wiring, config));
+    client = new RpcClient(nc, prefix, 20_000);
+  });
+
+  afterAll(async () => {
+    await stopDelivery?.();
+    await server?.drain();
+    await nc?.drain();
+    await orm?.close(true);
+    await db?.drop();
+    receiver.closeAllConnections();
+    await new Promise((r) => receiver.close(r));
+  });
+
+  it('delivers a signed event the receiver verifies; a tampered body or an old timestamp fails its check', async () => {
+    const c = ctx('test');
+    const ep = await create(c, `${base}/signed`);
+    expect(ep.ok).toBe(true);
+    const secret = ep.body.data.secret;
+    expect(secret).toMatch(/^whsec_/);
+    const eventId = await publish(c, 'invoice.posted', { invoice_id: randomUUID() });
+    const got = await until(() => received.find((r) => r.path === '/signed'));
+    const body = JSON.parse(got.raw);
+    expect(body).toMatchObject({ type: 'invoice.posted', organization_id: appA.organizationId, connected_app_id: appA.connectedAppId, environment: 'test' });
+    expect(got.headers['service-event-id']).toBe(body.id);
+    expect(body.id).not.toBe(eventId);
+    expect(verify(secret, got.headers, got.raw)).toBe(true);
+    expect(verify(secret, got.headers, got.raw.replace('invoice.posted', 'invoice.paid'))).toBe(false);
+    expect(verify(secret, got.headers, got.raw, Number(got.headers['service-timestamp']) + 3600)).toBe(false);
+    expect(verify('whsec_other', got.headers, got.raw)).toBe(false);
+    // The secret is never shown again, nor stored or logged in clear.
+    const read = JSON.stringify([await call('webhook_endpoints.get', c, { params: { id: ep.body.data.id } }), await call('webhook_endpoints.list', c)]);
+    expect(read).not.toContain(secret);
+    const stored = await orm.em.getConnection().execute(`SELECT secret_encrypted FROM webhook_endpoints WHERE id = ?`, [ep.body.data.id]);
+    expect(JSON.stringify(stored)).not.toContain(secret.slice(6));
+    expect(logLines.join('')).not.toContain(secret.slice(6));
+  });
+
+  it('retries a failing receiver with the same delivery id: fail, fail, then 2xx gives three attempts', async () => {
+    const c = ctx('test');
+    failuresLeft.set('/flaky', 2);
+    const ep = await create(c, `${base}/flaky`, ['payment.posted']);
+    await publish(c, 'payment.posted', { payment_id: randomUUID() });
+    const [d] = await until(async () => {
+      const list = await deliveries(c, ep.body.data.id);
+      return list[0]?.status === 'delivered' ? list : undefined;
+    });
+    expect(d!.attempts.map((a) => a.status_code)).toEqual([500, 500, 200]);
+    expect(d!.attempts[0]!.response_body).toHaveLength(1024);
+    const ids = received.filter((r) => r.path === '/flaky').map((r) => r.headers['service-event-id']);
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids)).toEqual(new Set([d!.id]));
+  });
+
+  it('cuts a hanging receiver at the timeout and does not follow a redirect', async () => {
+    const c = ctx('test');
+    const hang = await create(c, `${base}/hang`);
+    const redirect = await create(c, `${base}/redirect`);
+    await publish(c, 'invoice.posted', { invoice_id: randomUUID() });
+    const [h] = await until(async () => {
+      const list = await deliveries(c, hang.body.data.id);
+      return list[0]?.attempts.length ? list : undefined;
+    });
+    expect(h!.attempts[0]).toMatchObject({ status_code: null, error: expect.stringMatching(/timeout/) });
+    const [r] = await until(async () => {
+      const list = await deliveries(c, redirect.body.data.id);
+      return list[0]?.attempts.length ? list : undefined;
+    });
+    expect(r!.attempts[0]).toMatchObject({ status_code: 302, error: expect.stringMatching(/redirect .* not followed/) });
+    expect(received.some((x) => x.path === '/ok-after-redirect')).toBe(false);
+    await call('webhook_endpoints.delete', c, { params: { id: hang.body.data.id } });
+    await call('webhook_endpoints.delete', c, { params: { id: redirect.body.data.id } });
+  });
+
+  it('delivers nothing to the endpoints of another app or environment', async () => {
+    const mine = ctx('test', { organizationId: randomUUID(), connectedAppId: randomUUID() });
+    const otherApp = ctx('test', { organizationId: mine.organizationId, connectedAppId: randomUUID() });
+    const otherEnv = { ...mine, environment: 'live' as const };
+    await create(mine, `${base}/mine`);
+    await create(otherApp, `${base}/other-app`);
+    // A live endpoint cannot be http://127.0.0.1; its table row stands in for one.
+    await orm.em
+      .getConnection()
+      .execute(
+        `INSERT INTO webhook_endpoints (id, organization_id, connected_app_id, environment, url, event_types, status, secret_encrypted, created_at) SELECT ?, organization_id, connected_app_id, 'live', ?, event_types, status, secret_encrypted, now() FROM webhook_endpoints WHERE url = ?`,
+        [randomUUID(), `${base}/other-env`, `${base}/mine`],
+      );
+    await publish(mine, 'invoice.posted', { invoice_id: randomUUID() });
+    await until(() => received.find((r) => r.path === '/mine'));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(received.filter((r) => r.path === '/other-app' || r.path === '/other-env')).toEqual([]);
+    expect(otherEnv.environment).toBe('live');
+  });
+
+  it('sends a webhook.test delivery on request', async () => {
+    const c = ctx('test');
+    const ep = await create(c, `${base}/test-action`);
+    const r = (await call('webhook_endpoints.test', c, { params: { id: ep.body.data.id } })) as { body: { data: { id: string; event_type: string } } };
+    expect(r.body.data.event_type).toBe('webhook.test');
+    const got = await until(() => received.find((x) => x.path === '/test-action'));
+    expect(JSON.parse(got.raw)).toMatchObject({ id: r.body.data.id, type: 'webhook.test', data: { endpoint_id: ep.body.data.id } });
+  });
+
+  it('a slow endpoint does not delay the others', async () => {
+    const c = ctx('test', { organizationId: randomUUID(), connectedAppId: randomUUID() });
+    const slow = await create(c, `${base}/hang-slow`, ['invoice.posted']);
+    await create(c, `${base}/fast`, ['payment.posted']);
+    for (let i = 0; i < 6; i++) await publish(c, 'invoice.posted', { invoice_id: randomUUID() });
+    await until(() => received.filter((r) => r.path === '/hang-slow').length >= 2 || undefined);
+    const t0 = Date.now();
+    await publish(c, 'payment.posted', { payment_id: randomUUID() });
+    await until(() => received.find((r) => r.path === '/fast'));
+    expect(Date.now() - t0).toBeLessThan(500); // each send to the slow endpoint takes the 1 s timeout
+    expect(received.filter((r) => r.path === '/hang-slow').length).toBeLessThanOrEqual(config.endpointConcurrency);
+    await call('webhook_endpoints.delete', c, { params: { id: slow.body.data.id } });
+  });
+
+  it('a worker that dies mid-send leaves a delivery that is retried, not lost', async () => {
+    const c = ctx('test', { organizationId: randomUUID(), connectedAppId: randomUUID() });
+    await stopDelivery();
+    const ep = await create(c, `${base}/after-crash`);
+    await call('webhook_endpoints.test', c, { params: { id: ep.body.data.id } });
+    // A worker claims it (its lease: 300 ms) and dies before sending.
+    const claimed = await orm.em.fork().transactional((em) => claimDue(em, { limit: 10, leaseMs: 300, saturated: [], slots: () => 10 }));
+    expect(claimed.map((d) => d.endpoint_id)).toContain(ep.body.data.id);
+    ({ stop: stopDelivery } = await startDelivery(wiring, config));
+    const [d] = await until(async () => {
+      const list = await deliveries(c, ep.body.data.id);
+      return list[0]?.status === 'delivered' ? list : undefined;
+    });
+    expect(d!.attempt_count).toBe(2);
+    expect(d!.attempts.map((a) => a.status_code)).toEqual([200]);
+    expect(received.filter((r) => r.path === '/after-crash')).toHaveLength(1);
+  });
+
+  it('disables an endpoint whose deliveries have all failed for 3 days, and says so', async () => {
+    const c = ctx('test', { organizationId: randomUUID(), connectedAppId: randomUUID() });
+    failuresLeft.set('/always-fails', 1000);
+    const ep = await create(c, `${base}/always-fails`);
+    await orm.em.getConnection().execute(`UPDATE webhook_endpoints SET failing_since = now() - interval '3 days 1 minute' WHERE id = ?`, [ep.body.data.id]);
+    await publish(c, 'invoice.posted', { invoice_id: randomUUID() });
+    const got = await until(async () => {
+      const r = (await call('webhook_endpoints.get', c, { params: { id: ep.body.data.id } })) as { body: { data: { status: string; disabled_reason: string | null } } };
+      return r.body.data.status === 'disabled' ? r.body.data : undefined;
+    });
+    expect(got.disabled_reason).toMatch(/every delivery failed since/);
+    expect((await deliveries(c, ep.body.data.id))[0]).toMatchObject({ status: 'failed', attempts: [{ status_code: 500 }] });
+    const test = (await call('webhook_endpoints.test', c, { params: { id: ep.body.data.id } })) as { ok: boolean; error?: { code: string } };
+    expect(test).toMatchObject({ ok: false, error: { code: 'conflict' } });
+  });
+
+  it.each([
+    ['http://example.com/h', /https/],
+    ['https://127.0.0.1/h', /loopback/],
+    ['https://[::1]/h', /loopback/],
+    ['https://10.0.0.8/h', /private/],
+    ['https://169.254.169.254/latest/meta-data', /link-local/],
+    ['https://internal.example.com/h', /10\.1\.2\.3/],
+  ])('refuses %s for a live endpoint', async (url, why) => {
+    const r = (await call('webhook_endpoints.create', ctx('live'), { body: { url } })) as { ok: boolean; error: { code: string; details: { issue: string; message: string }[] } };
+    expect(r.ok).toBe(false);
+    expect(r.error.code).toBe('validation_failed');
+    expect(r.error.details[0]).toMatchObject({ issue: 'unsafe_url', message: expect.stringMatching(why) });
+  });
+});

@@ -79,6 +79,7 @@ export const ROUTES = [
   'create-vendor-payment',
   'get-bill',
   'list-vendor-payments',
+  'list-webhook-endpoints',
 ];
 
 const thresholds = {
@@ -120,6 +121,10 @@ export function setup() {
     if (res.status !== 201) fail(`creating a seed vendor failed: ${res.status} ${res.body}`);
     vendors.push(res.json('vendor.id'));
   }
+  // One webhook endpoint, so that every posting also loads the dispatcher (deliveries to a port
+  // that refuses them are retried on the schedule: set WEBHOOK_URL to a real receiver to measure).
+  const endpoint = post('/api/v1/webhook-endpoints', { url: __ENV.WEBHOOK_URL || 'http://127.0.0.1:9/k6', description: `k6 ${run}` }, 'setup');
+  if (endpoint.status !== 201) fail(`creating the webhook endpoint failed: ${endpoint.status} ${endpoint.body}`);
   return { run, customers, vendors };
 }
 
@@ -154,6 +159,8 @@ export function mix(data) {
     default: {
       const list = get('/api/v1/vendor-payments?limit=20', 'list-vendor-payments');
       check(list, { 'list-vendor-payments 200': (r) => r.status === 200 });
+      const endpoints = get('/api/v1/webhook-endpoints?limit=20', 'list-webhook-endpoints');
+      check(endpoints, { 'list-webhook-endpoints 200': (r) => r.status === 200 });
     }
   }
 }

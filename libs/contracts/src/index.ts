@@ -29,3 +29,4 @@ export * from './events';
 export * from './canonical';
 export type * from './schemas/payables';
 export { BILL_STATUSES, VENDOR_PAYMENT_STATUSES, VENDOR_TYPES, allocations_max } from './schemas/payables';
+export type * from './schemas/reporting';

@@ -10,6 +10,7 @@ import { idParams } from './schemas/common';
 import * as customers from './schemas/customers';
 import * as r from './schemas/receivables';
 import * as ap from './schemas/payables';
+import * as rep from './schemas/reporting';
 
 export interface RpcDef {
   service: ServiceName;
@@ -22,6 +23,7 @@ export interface RpcDef {
 
 const receivables = 'receivables';
 const payables = 'payables';
+const reporting = 'reporting';
 
 export const RPC_CATALOGUE = {
   'customers.create': { service: receivables, body: customers.customerCreateBody, reply: customers.customerResponse },
@@ -57,6 +59,14 @@ export const RPC_CATALOGUE = {
   'vendor_payments.get': { service: payables, params: idParams, reply: ap.vendorPaymentResponse },
   'vendor_payments.post': { service: payables, params: idParams, reply: ap.vendorPaymentPostResponse },
   'vendor_payments.reverse': { service: payables, params: idParams, body: ap.vendorPaymentReverseBody, reply: ap.vendorPaymentReverseResponse },
+  'accounts.list': { service: reporting, query: rep.accountListQuery, reply: rep.accountListResponse },
+  'accounts.get': { service: reporting, params: idParams, reply: rep.accountResponse },
+  'journal_entries.list': { service: reporting, query: rep.journalEntryListQuery, reply: rep.journalEntryListResponse },
+  'reports.summary': { service: reporting, query: rep.summaryQuery, reply: rep.summaryResponse },
+  'reports.accounts_receivable': { service: reporting, query: rep.agingQuery, reply: rep.receivablesReportResponse },
+  'reports.accounts_payable': { service: reporting, query: rep.agingQuery, reply: rep.payablesReportResponse },
+  'reports.form_1099': { service: reporting, query: rep.form1099Query, reply: rep.form1099Response },
+  'reports.trial_balance': { service: reporting, query: rep.trialBalanceQuery, reply: rep.trialBalanceResponse },
 } as const satisfies Record<string, RpcDef>;
 
 export type RpcCatalogue = typeof RPC_CATALOGUE;

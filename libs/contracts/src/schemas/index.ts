@@ -2,3 +2,4 @@ export * as customers from './customers';
 export * as auth from './auth';
 export * as receivables from './receivables';
 export * as payables from './payables';
+export * as reporting from './reporting';

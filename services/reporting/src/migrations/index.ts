@@ -1,0 +1,8 @@
+import { CONSUMER_MIGRATIONS, type MigrationDef } from '@acct/kit';
+import { Migration20261123000001Reporting } from './Migration20261123000001Reporting';
+
+/** The consumer's bookkeeping (shared, versioned), then the projection. */
+export const migrations: MigrationDef[] = [...CONSUMER_MIGRATIONS, { name: 'Migration20261123000001Reporting', class: Migration20261123000001Reporting }];
+
+/** The tables a rebuild empties (consumed_events of the consumer too). */
+export const PROJECTION_TABLES = ['journal_lines', 'journal_entries', 'documents', 'parties'] as const;

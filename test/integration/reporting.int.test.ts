@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { CONSUMERS, type RpcOperation, type RpcReply, type RpcRequest, type TrustedContext, eventsStreamName } from '@acct/contracts';
-import { Outbox, RpcClient, migrate, ormOpener, type Orm, type ServiceWiring, encodeJson, ensureEventsStream, wireService } from '@acct/kit';
+import { Outbox, RpcClient, claimEvent, migrate, ormOpener, type Orm, type ServiceWiring, encodeJson, ensureEventsStream, wireService } from '@acct/kit';
 import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, waitFor, type TestDatabase } from '@acct/testing';
 import { payables } from '../../services/payables/src/service';
 import { reporting, reportingState } from '../../services/reporting/src/service';
 import { rebuild } from '../../services/reporting/src/rebuild';
+import { applyEvent } from '../../services/reporting/src/projection';
 
 /**
  * Reporting against real Postgres and JetStream, fed by the real payables service: reports read
@@ -136,6 +137,50 @@ describe('reporting against real Postgres and JetStream', () => {
     }, 20_000);
     expect(await figures()).toEqual(before);
   }, 30_000);
+
+  it('a crash after commit and before the ack: the redelivered event is a duplicate and changes nothing', async () => {
+    const before = await figures();
+    const id = randomUUID();
+    const event = {
+      id,
+      type: 'journal_entry.posted',
+      organization_id: c.organizationId,
+      environment: 'test',
+      occurred_at: new Date().toISOString(),
+      entry: { id: randomUUID(), entry_date: '2026-06-01', source_type: 'bill', source_id: randomUUID(), memo: null, reverses_entry_id: null, lines: [] },
+      source: { type: 'none' },
+    };
+    // The consumer's transaction committed (claim + projection) and the process died before m.ack().
+    await repOrm.em.fork().transactional(async (em) => {
+      expect(await claimEvent(em, CONSUMERS.reportingPostings, id, 0)).toBe(true);
+      await applyEvent(em, { id, subject: 'x', seq: 0, payload: event });
+    });
+    const committed = await figures();
+    expect(committed.entries).toBe(before.entries + 1);
+    await nc.jetstream().publish(`${prefix}.events.posting.payables`, encodeJson(event), { msgID: id });
+    expect(await figures()).toEqual(committed);
+  });
+
+  it('reference events out of order: the newest version of a vendor wins whatever the arrival order', async () => {
+    const vendorId = randomUUID();
+    const ref = (type: string, at: string, eligible: boolean) => ({
+      id: randomUUID(),
+      type,
+      created_at: at,
+      organization_id: c.organizationId,
+      environment: 'test',
+      data: { id: vendorId, display_name: `V ${at}`, is_1099_eligible: eligible, w9_on_file: false, updated_at: at },
+    });
+    const newer = ref('vendor.updated', '2026-05-02T00:00:00.000Z', true);
+    const older = ref('vendor.created', '2026-05-01T00:00:00.000Z', false);
+    for (const e of [newer, older, newer]) await nc.jetstream().publish(`${prefix}.events.reference.${e.type}`, encodeJson(e), { msgID: randomUUID() });
+    await figures(); // waits until applied
+    const rows = await repOrm.em
+      .fork()
+      .getConnection()
+      .execute<{ display_name: string; is_1099_eligible: boolean }[]>(`SELECT display_name, is_1099_eligible FROM parties WHERE id = ?`, [vendorId]);
+    expect(rows).toEqual([{ display_name: 'V 2026-05-02T00:00:00.000Z', is_1099_eligible: true }]);
+  });
 
   it('rebuilds from the stream to the same figures', async () => {
     const before = await figures();

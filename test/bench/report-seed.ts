@@ -51,8 +51,17 @@ export async function seedReportingLines(databaseUrl: string, organizationId: st
        SELECT DISTINCT ON (party) party, $1::uuid, 'test', CASE WHEN kind IN (0, 2) THEN 'customer' ELSE 'vendor' END, 'Seeded ' || party, kind IN (1, 3), false, now() FROM seed ON CONFLICT DO NOTHING`,
       [organizationId],
     );
+    await client.query(`
+      INSERT INTO account_days (organization_id, environment, account_code, entry_date, debit_cents, credit_cents)
+      SELECT organization_id, environment, account_code, entry_date,
+             coalesce(sum(amount_cents) FILTER (WHERE side = 'debit'), 0), coalesce(sum(amount_cents) FILTER (WHERE side = 'credit'), 0)
+        FROM journal_lines l WHERE l.entry_id IN (SELECT id FROM seed) GROUP BY 1, 2, 3, 4
+      ON CONFLICT (organization_id, environment, account_code, entry_date)
+      DO UPDATE SET debit_cents = account_days.debit_cents + EXCLUDED.debit_cents, credit_cents = account_days.credit_cents + EXCLUDED.credit_cents`);
     await client.query('COMMIT');
-    await client.query('ANALYZE reporting.journal_lines; ANALYZE reporting.journal_entries; ANALYZE reporting.documents; ANALYZE reporting.parties');
+    await client.query(
+      'ANALYZE reporting.journal_lines; ANALYZE reporting.journal_entries; ANALYZE reporting.documents; ANALYZE reporting.parties; ANALYZE reporting.account_days',
+    );
     return Date.now() - started;
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -72,13 +81,13 @@ export async function explainReports(databaseUrl: string, organizationId: string
     const queries: [string, string, unknown[]][] = [
       [
         'account totals (accounts, trial balance)',
-        `SELECT account_code, sum(amount_cents) FILTER (WHERE side = 'debit'), sum(amount_cents) FILTER (WHERE side = 'credit') FROM journal_lines
+        `SELECT account_code, sum(debit_cents), sum(credit_cents) FROM account_days
           WHERE organization_id = $1::uuid AND environment = $2 AND entry_date <= '2025-06-30' GROUP BY account_code`,
         s,
       ],
       [
         'summary revenue',
-        `SELECT sum(CASE WHEN side = 'credit' THEN amount_cents ELSE -amount_cents END) FROM journal_lines
+        `SELECT sum(credit_cents - debit_cents) FROM account_days
           WHERE organization_id = $1::uuid AND environment = $2 AND account_code = '4000' AND entry_date >= '2024-01-01' AND entry_date <= '2024-12-31'`,
         s,
       ],

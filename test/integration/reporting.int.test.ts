@@ -187,6 +187,18 @@ describe('reporting against real Postgres and JetStream', () => {
     const r = await rebuild(rep, reportingState(rep));
     expect(r.last_seq).toBeGreaterThan(0);
     expect(await figures()).toEqual(before);
+    // The daily totals agree with the lines they sum.
+    const diff = await repOrm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `SELECT account_code, entry_date FROM account_days d FULL JOIN (
+         SELECT organization_id, environment, account_code, entry_date,
+                sum(amount_cents) FILTER (WHERE side = 'debit') AS debit, sum(amount_cents) FILTER (WHERE side = 'credit') AS credit
+           FROM journal_lines GROUP BY 1, 2, 3, 4) l USING (organization_id, environment, account_code, entry_date)
+        WHERE coalesce(d.debit_cents, -1) <> coalesce(l.debit, 0) OR coalesce(d.credit_cents, -1) <> coalesce(l.credit, 0)`,
+      );
+    expect(diff).toEqual([]);
     const info = await jsm.consumers.info(eventsStreamName(prefix), CONSUMERS.reportingPostings);
     expect(info.num_pending).toBe(0);
   }, 60_000);

@@ -34,6 +34,13 @@ async function applyPosting(exec: Exec, e: PostingEvent<PostingSource>, eventId:
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [entry.id, n++, ...scope, entry.entry_date, l.account_id, l.account_code, l.side, l.amount_cents, l.customer_id, l.invoice_id, l.vendor_id, l.bill_id],
     );
+    const debit = l.side === 'debit' ? l.amount_cents : 0;
+    await exec(
+      `INSERT INTO account_days (organization_id, environment, account_code, entry_date, debit_cents, credit_cents) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (organization_id, environment, account_code, entry_date)
+       DO UPDATE SET debit_cents = account_days.debit_cents + EXCLUDED.debit_cents, credit_cents = account_days.credit_cents + EXCLUDED.credit_cents`,
+      [...scope, l.account_code, entry.entry_date, debit, l.amount_cents - debit],
+    );
   }
   for (const d of documentsOf(e.source)) {
     await exec(`INSERT INTO documents (id, organization_id, environment, kind, party_id, issue_date, due_date) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, [

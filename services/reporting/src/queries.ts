@@ -6,14 +6,12 @@ import type { AccountTotals, OpenDocument, VendorPaid } from './domain/reports';
 type Row = Record<string, unknown>;
 const q = (orm: Orm, sql: string, params: unknown[]) => orm.em.fork().getConnection().execute<Row[]>(sql, params);
 
-/** Debit and credit totals per account code, of lines dated on or before asOf (all when null). */
+/** Debit and credit totals per account code, of lines dated on or before asOf (all when null), from the daily totals. */
 export async function accountTotals(orm: Orm, s: Scope, asOf: string | null): Promise<Map<string, AccountTotals>> {
   const rows = await q(
     orm,
-    `SELECT account_code,
-            coalesce(sum(amount_cents) FILTER (WHERE side = 'debit'), 0)::bigint AS debit,
-            coalesce(sum(amount_cents) FILTER (WHERE side = 'credit'), 0)::bigint AS credit
-       FROM journal_lines WHERE organization_id = ? AND environment = ? AND (?::date IS NULL OR entry_date <= ?::date)
+    `SELECT account_code, sum(debit_cents)::bigint AS debit, sum(credit_cents)::bigint AS credit
+       FROM account_days WHERE organization_id = ? AND environment = ? AND (?::date IS NULL OR entry_date <= ?::date)
       GROUP BY account_code`,
     [s.organizationId, s.environment, asOf, asOf],
   );
@@ -24,8 +22,8 @@ export async function accountTotals(orm: Orm, s: Scope, asOf: string | null): Pr
 export async function netCredit(orm: Orm, s: Scope, code: string, from: string | null, to: string): Promise<number> {
   const [r] = await q(
     orm,
-    `SELECT coalesce(sum(CASE WHEN side = 'credit' THEN amount_cents ELSE -amount_cents END), 0)::bigint AS n
-       FROM journal_lines WHERE organization_id = ? AND environment = ? AND account_code = ? AND (?::date IS NULL OR entry_date >= ?::date) AND entry_date <= ?::date`,
+    `SELECT coalesce(sum(credit_cents - debit_cents), 0)::bigint AS n
+       FROM account_days WHERE organization_id = ? AND environment = ? AND account_code = ? AND (?::date IS NULL OR entry_date >= ?::date) AND entry_date <= ?::date`,
     [s.organizationId, s.environment, code, from, from, to],
   );
   return Number(r?.n ?? 0);

@@ -17,7 +17,7 @@ module.exports = {
       testMatch: ['<rootDir>/{libs,services,tools}/*/src/**/*.test.ts', '<rootDir>/test/deploy/**/*.test.ts'],
       testPathIgnorePatterns: ['\\.int\\.test\\.ts$'],
     },
-    { ...base, displayName: 'integration', testMatch: ['<rootDir>/{libs,services,tools}/*/src/**/*.int.test.ts'] },
+    { ...base, displayName: 'integration', testMatch: ['<rootDir>/{libs,services,tools}/*/src/**/*.int.test.ts', '<rootDir>/test/integration/**/*.int.test.ts'] },
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'] },
   ],
 };

@@ -80,6 +80,9 @@ export const ROUTES = [
   'get-bill',
   'list-vendor-payments',
   'list-webhook-endpoints',
+  'report-summary',
+  'report-receivables',
+  'list-accounts',
 ];
 
 const thresholds = {
@@ -161,6 +164,13 @@ export function mix(data) {
       check(list, { 'list-vendor-payments 200': (r) => r.status === 200 });
       const endpoints = get('/api/v1/webhook-endpoints?limit=20', 'list-webhook-endpoints');
       check(endpoints, { 'list-webhook-endpoints 200': (r) => r.status === 200 });
+      // Reports read their own writes: each waits until the postings so far are applied.
+      const summary = get('/api/v1/reports/summary', 'report-summary');
+      check(summary, { 'report-summary 200': (r) => r.status === 200 });
+      const ar = get('/api/v1/reports/accounts-receivable', 'report-receivables');
+      check(ar, { 'report-receivables 200': (r) => r.status === 200 });
+      const accounts = get('/api/v1/accounts', 'list-accounts');
+      check(accounts, { 'list-accounts 200': (r) => r.status === 200 });
     }
   }
 }

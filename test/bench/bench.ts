@@ -13,6 +13,10 @@
  *                    (Dr expense / Cr A/P, outbox row, JetStream publish)
  *   create-vendor-payment  POST /api/v1/vendor-payments, one allocation to one of BENCH_BILLS
  *                    bills in turn (bill row locks, journal entry, outbox row, publish)
+ *   reports          BENCH_REPORT_LINES (1,000,000) journal lines seeded straight into the reporting
+ *                    projection (report-seed.ts), then each report and ledger read through the
+ *                    gateway (GET /reports/*, /accounts, /journal-entries), and EXPLAIN ANALYZE of
+ *                    each report query printed
  * Then stops the stack and drops the database, also when something failed.
  *
  * Environment: BENCH_CONNECTIONS (20), BENCH_DURATION_S (10), BENCH_WARMUP_S (2, not reported),
@@ -27,6 +31,8 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { adminCli, freePort, startStack, type Stack } from '@acct/stack';
 import { dropDatabase, dropEventsStream } from '@acct/kit';
+import { accountId } from '@acct/ledger';
+import { explainReports, seedReportingLines } from './report-seed';
 
 function envInt(name: string, def: number, min: number): number {
   const raw = process.env[name];
@@ -41,7 +47,8 @@ const DURATION_S = envInt('BENCH_DURATION_S', 10, 1);
 const WARMUP_S = envInt('BENCH_WARMUP_S', 2, 0);
 const INVOICES = envInt('BENCH_INVOICES', 3000, 1);
 const BILLS = envInt('BENCH_BILLS', 200, 1);
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'get-customer,create-customer,post-invoice,create-bill,create-vendor-payment').split(',').map((x) => x.trim()));
+const REPORT_LINES = envInt('BENCH_REPORT_LINES', 1_000_000, 2);
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'get-customer,create-customer,post-invoice,create-bill,create-vendor-payment,reports').split(',').map((x) => x.trim()));
 const PG_SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -193,7 +200,8 @@ async function main(): Promise<number> {
       env: { LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_CLIENT_RPS: '1000000', RATE_LIMIT_CLIENT_BURST: '1000000' },
     });
 
-    const key = (await adminCli<{ test_key: string }>(databaseUrl, 'bootstrap', '--name', 'Bench organization', '--json')).test_key;
+    const boot = await adminCli<{ test_key: string; organization_id: string }>(databaseUrl, 'bootstrap', '--name', 'Bench organization', '--json');
+    const key = boot.test_key;
 
     const url = stack.gatewayUrl;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' };
@@ -258,6 +266,28 @@ async function main(): Promise<number> {
         requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: `/api/v1/invoices/${drafts[next++ % drafts.length]}/post` }) }],
       };
       rows.push({ scenario: 'post-invoice', route: 'POST /api/v1/invoices/{id}/post', ...(await drive({ ...postInvoiceOpts, title: 'post-invoice' })) });
+    }
+
+    // Reports over a large projection: seeded straight into the reporting schema, read through the gateway.
+    if (SCENARIOS.has('reports')) {
+      const ids = Object.fromEntries(['1000', '1010', '1100', '1200', '2000', '4000', '5000', '5200'].map((c) => [c, accountId(boot.organization_id, 'test', c)]));
+      process.stdout.write(`seeding ${REPORT_LINES} journal lines into the reporting projection\n`);
+      const ms = await seedReportingLines(databaseUrl, boot.organization_id, ids, REPORT_LINES);
+      process.stdout.write(`seeded in ${(ms / 1000).toFixed(1)} s\n`);
+      process.stdout.write(`${await explainReports(databaseUrl, boot.organization_id)}\n`);
+      const reads: [string, string][] = [
+        ['report-summary', '/api/v1/reports/summary?from=2024-01-01&to=2024-12-31'],
+        ['report-ar', '/api/v1/reports/accounts-receivable?as_of=2025-06-30'],
+        ['report-ap', '/api/v1/reports/accounts-payable?as_of=2025-06-30'],
+        ['report-1099', '/api/v1/reports/1099-summary?year=2025'],
+        ['report-trial-balance', '/api/v1/reports/trial-balance?as_of=2025-06-30'],
+        ['accounts', '/api/v1/accounts'],
+        ['journal-entries', '/api/v1/journal-entries?source_type=invoice&from=2025-01-01&to=2025-01-31'],
+      ];
+      for (const [scenario, p] of reads) {
+        const opts: autocannon.Options = { url: `${url}${p}`, connections: Math.min(CONNECTIONS, 4), method: 'GET', headers, duration: DURATION_S, title: scenario };
+        rows.push({ scenario, route: `GET ${p.split('?')[0]}`, ...(await drive(opts)) });
+      }
     }
 
     // Payables: bills posted on create, and vendor payments allocated to posted bills in turn.

@@ -76,6 +76,14 @@ export const FIXTURES: Record<string, Fixture> = {
       return r.json.data.id as string;
     },
   },
+  /** The organization's A/R account (accounts come from the chart, one set per organization and environment). */
+  '/api/v1/accounts': {
+    create: async (api) => {
+      const r = await api('GET', '/api/v1/accounts');
+      expectStatus(r, 200);
+      return (r.json.data as { id: string; code: string }[]).find((a) => a.code === '1100')!.id;
+    },
+  },
   /** A draft bill: posting or reversing it would succeed, so a leak across scopes would show. */
   '/api/v1/bills': { create: async (api) => createBill(api, await createVendor(api), 'draft') },
   /** A ready payment of a posted bill: posting it would succeed. */

@@ -14,6 +14,8 @@ export interface E2E {
   base: string;
   databaseUrl: string;
   logDir: string;
+  /** The stack's NATS_PREFIX (for admin commands that talk to a service). */
+  natsPrefix: string;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     base: stack.gatewayUrl,
     databaseUrl,
     logDir,
+    natsPrefix,
     stop: async () => {
       await stack.stop();
       await dropDatabase(databaseUrl);

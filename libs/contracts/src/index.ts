@@ -31,3 +31,4 @@ export type * from './schemas/payables';
 export { BILL_STATUSES, VENDOR_PAYMENT_STATUSES, VENDOR_TYPES, allocations_max } from './schemas/payables';
 export type * from './schemas/webhooks';
 export { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_ENDPOINT_STATUSES, WEBHOOK_EVENT_TYPES, webhook_url_length_max } from './schemas/webhooks';
+export type * from './schemas/reporting';

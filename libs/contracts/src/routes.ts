@@ -5,6 +5,7 @@ import * as auth from './schemas/auth';
 import * as r from './schemas/receivables';
 import * as ap from './schemas/payables';
 import * as wh from './schemas/webhooks';
+import * as rep from './schemas/reporting';
 
 /** Modules of SPEC.md §1: guidance per route group (warning header, optional hard enforcement). */
 export const MODULES = [
@@ -630,6 +631,119 @@ export const ROUTES: RouteDef[] = [
     params: idParams,
     query: wh.webhookDeliveryListQuery,
     responses: [{ status: 200, description: 'A page of deliveries.', schema: wh.webhookDeliveryListResponse }],
+  },
+  // ---------- ledger and reports (reporting) ----------
+  {
+    operationId: 'listAccounts',
+    method: 'GET',
+    path: '/api/v1/accounts',
+    summary: 'The chart of accounts with each account’s debit and credit totals and balance.',
+    description:
+      'Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.',
+    tag: 'Ledger',
+    module: 'reports',
+    rpc: 'accounts.list',
+    auth: true,
+    query: rep.accountListQuery,
+    responses: [{ status: 200, description: 'A page of accounts, by code.', schema: rep.accountListResponse }],
+  },
+  {
+    operationId: 'getAccount',
+    method: 'GET',
+    path: '/api/v1/accounts/{id}',
+    summary: 'One account with its balance.',
+    description:
+      'Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.',
+    tag: 'Ledger',
+    module: 'reports',
+    rpc: 'accounts.get',
+    auth: true,
+    params: idParams,
+    responses: [{ status: 200, description: 'The account.', schema: rep.accountResponse }],
+  },
+  {
+    operationId: 'listJournalEntries',
+    method: 'GET',
+    path: '/api/v1/journal-entries',
+    summary: 'Journal entries with their lines, newest first; filter by source_type, source_id and entry date from/to.',
+    description:
+      'Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.',
+    tag: 'Ledger',
+    module: 'reports',
+    rpc: 'journal_entries.list',
+    auth: true,
+    query: rep.journalEntryListQuery,
+    responses: [{ status: 200, description: 'A page of journal entries.', schema: rep.journalEntryListResponse }],
+  },
+  {
+    operationId: 'getSummaryReport',
+    method: 'GET',
+    path: '/api/v1/reports/summary',
+    summary: 'Revenue over [from, to] and the A/R (and A/P) balance at the end of to.',
+    description:
+      'Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.',
+    tag: 'Reports',
+    module: 'reports',
+    rpc: 'reports.summary',
+    auth: true,
+    query: rep.summaryQuery,
+    responses: [{ status: 200, description: 'The summary.', schema: rep.summaryResponse }],
+  },
+  {
+    operationId: 'getAccountsReceivableReport',
+    method: 'GET',
+    path: '/api/v1/reports/accounts-receivable',
+    summary: 'Open A/R as of as_of: total, customers with a balance, aging buckets by due date, one row per customer.',
+    description:
+      'Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.',
+    tag: 'Reports',
+    module: 'reports',
+    rpc: 'reports.accounts_receivable',
+    auth: true,
+    query: rep.agingQuery,
+    responses: [{ status: 200, description: 'The A/R report.', schema: rep.receivablesReportResponse }],
+  },
+  {
+    operationId: 'getAccountsPayableReport',
+    method: 'GET',
+    path: '/api/v1/reports/accounts-payable',
+    summary: 'Open A/P as of as_of: total, vendors with a balance, aging buckets by due date, one row per vendor.',
+    description:
+      'Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.',
+    tag: 'Reports',
+    module: 'bills_ap',
+    rpc: 'reports.accounts_payable',
+    auth: true,
+    query: rep.agingQuery,
+    responses: [{ status: 200, description: 'The A/P report.', schema: rep.payablesReportResponse }],
+  },
+  {
+    operationId: 'get1099Summary',
+    method: 'GET',
+    path: '/api/v1/reports/1099-summary',
+    summary: 'Payments to vendors in a year against the 1099 threshold (60000 cents up to 2025, 200000 from 2026).',
+    description:
+      'Paid = posted vendor payments never reversed, by payment date. Totals count 1099-eligible vendors at or over the threshold; include_ineligible=true lists ineligible vendors (flagged), never in the totals. Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.',
+    tag: 'Reports',
+    module: 'tax_1099',
+    rpc: 'reports.form_1099',
+    auth: true,
+    query: rep.form1099Query,
+    responses: [{ status: 200, description: 'The 1099 summary.', schema: rep.form1099Response }],
+  },
+  {
+    operationId: 'getTrialBalance',
+    method: 'GET',
+    path: '/api/v1/reports/trial-balance',
+    summary: 'Every account’s balance as of as_of in the debit or credit column; the two columns are equal.',
+    description:
+      'Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.',
+    tag: 'Reports',
+    module: 'reports',
+    rpc: 'reports.trial_balance',
+    auth: true,
+    query: rep.trialBalanceQuery,
+    responses: [{ status: 200, description: 'The trial balance.', schema: rep.trialBalanceResponse }],
   },
 ];
 

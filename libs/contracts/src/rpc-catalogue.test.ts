@@ -8,8 +8,9 @@ describe('RPC_CATALOGUE', () => {
   it('is where RPC_OPERATIONS, operationsOf and rpcSubject come from', () => {
     expect(Object.keys(RPC_OPERATIONS)).toEqual(ops);
     for (const op of ops) expect(RPC_OPERATIONS[op]).toBe(RPC_CATALOGUE[op].service);
-    expect([...operationsOf('receivables'), ...operationsOf('payables'), ...operationsOf('webhook-dispatcher')]).toEqual(ops);
+    expect([...operationsOf('receivables'), ...operationsOf('payables'), ...operationsOf('reporting'), ...operationsOf('webhook-dispatcher')].sort()).toEqual([...ops].sort());
     expect(operationsOf('webhook-dispatcher')).toEqual(ops.filter((op) => op.startsWith('webhook_endpoints.')));
+    expect(operationsOf('reporting')).toEqual(ops.filter((op) => /^(accounts|journal_entries|reports)\./.test(op)));
     expect(operationsOf('payables')).toEqual(ops.filter((op) => /^(vendors|bills|vendor_payments)\./.test(op)));
     expect(rpcSubject('acct', 'invoices.post')).toBe('acct.rpc.receivables.invoices.post');
   });

@@ -11,6 +11,7 @@ import * as customers from './schemas/customers';
 import * as r from './schemas/receivables';
 import * as ap from './schemas/payables';
 import * as wh from './schemas/webhooks';
+import * as rep from './schemas/reporting';
 
 export interface RpcDef {
   service: ServiceName;
@@ -24,6 +25,7 @@ export interface RpcDef {
 const receivables = 'receivables';
 const payables = 'payables';
 const webhooks = 'webhook-dispatcher';
+const reporting = 'reporting';
 
 export const RPC_CATALOGUE = {
   'customers.create': { service: receivables, body: customers.customerCreateBody, reply: customers.customerResponse },
@@ -65,6 +67,14 @@ export const RPC_CATALOGUE = {
   'webhook_endpoints.delete': { service: webhooks, params: idParams, reply: wh.webhookEndpointDeleteResponse },
   'webhook_endpoints.test': { service: webhooks, params: idParams, reply: wh.webhookDeliveryResponse },
   'webhook_endpoints.deliveries': { service: webhooks, params: idParams, query: wh.webhookDeliveryListQuery, reply: wh.webhookDeliveryListResponse },
+  'accounts.list': { service: reporting, query: rep.accountListQuery, reply: rep.accountListResponse },
+  'accounts.get': { service: reporting, params: idParams, reply: rep.accountResponse },
+  'journal_entries.list': { service: reporting, query: rep.journalEntryListQuery, reply: rep.journalEntryListResponse },
+  'reports.summary': { service: reporting, query: rep.summaryQuery, reply: rep.summaryResponse },
+  'reports.accounts_receivable': { service: reporting, query: rep.agingQuery, reply: rep.receivablesReportResponse },
+  'reports.accounts_payable': { service: reporting, query: rep.agingQuery, reply: rep.payablesReportResponse },
+  'reports.form_1099': { service: reporting, query: rep.form1099Query, reply: rep.form1099Response },
+  'reports.trial_balance': { service: reporting, query: rep.trialBalanceQuery, reply: rep.trialBalanceResponse },
 } as const satisfies Record<string, RpcDef>;
 
 export type RpcCatalogue = typeof RPC_CATALOGUE;

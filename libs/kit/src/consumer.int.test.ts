@@ -48,7 +48,7 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     await db.drop();
   });
 
-  function consumer(name: string, over: { fail?: (e: ConsumedEvent) => boolean } = {}) {
+  function consumer(name: string, over: { fail?: (e: ConsumedEvent) => boolean; maxDeliveries?: number } = {}) {
     const metrics = createMetrics('test', false);
     const c = new EventConsumer({
       nc,
@@ -59,6 +59,7 @@ describe('EventConsumer against real Postgres and JetStream', () => {
       filterSubject: `${prefix}.events.>`,
       metrics,
       retryDelayMs: 50,
+      maxDeliveries: over.maxDeliveries,
       apply: async (em, e) => {
         if (over.fail?.(e)) throw new Error('projection failed');
         await em.execute('INSERT INTO applied (consumer, event_id, seq) VALUES (?, ?, ?)', [name, e.id, e.seq]);
@@ -186,5 +187,19 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     await c.start();
     await waitFor(async () => (await appliedCounts('tolerant', [id])).length === 1, 10_000);
     await c.stop();
+  });
+
+  it('parks an event that keeps failing (recorded, counted, terminated) and goes on with the next ones', async () => {
+    const outbox = new Outbox(nc, orm, silentLogger());
+    const ids = await commitAndPublish(outbox, 3);
+    const { c, metrics } = consumer('parking', { fail: (e) => e.id === ids[1], maxDeliveries: 3 });
+    await c.start();
+    await ackedAll('parking');
+    await c.stop();
+    const counts = await appliedCounts('parking', ids);
+    expect(counts.map((r) => r.event_id).sort()).toEqual([ids[0], ids[2]].sort());
+    const parked = await sql(`SELECT event_id, deliveries, error FROM parked_events WHERE consumer = 'parking'`);
+    expect(parked).toEqual([{ event_id: ids[1], deliveries: 3, error: 'projection failed' }]);
+    expect(await metrics.registry.getSingleMetricAsString('events_consumed_total')).toMatch(/outcome="parked"[^}]*} 1/);
   });
 });

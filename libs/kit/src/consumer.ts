@@ -20,7 +20,25 @@ const CONSUMED_DDL_V1 = `
   );
 `;
 
-export const CONSUMED_DDL: readonly { version: number; sql: string }[] = Object.freeze([{ version: 1, sql: CONSUMED_DDL_V1 }]);
+/** Version 2: events that kept failing are parked here (skipped, counted, kept for an operator). FROZEN. */
+const CONSUMED_DDL_V2 = `
+  CREATE TABLE parked_events (
+    consumer text NOT NULL,
+    event_id text NOT NULL,
+    stream_seq bigint NOT NULL,
+    subject text NOT NULL,
+    payload jsonb,
+    error text NOT NULL,
+    deliveries integer NOT NULL,
+    parked_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (consumer, stream_seq)
+  );
+`;
+
+export const CONSUMED_DDL: readonly { version: number; sql: string }[] = Object.freeze([
+  { version: 1, sql: CONSUMED_DDL_V1 },
+  { version: 2, sql: CONSUMED_DDL_V2 },
+]);
 
 /** The migrations every consuming service runs first (its consumed_events table). */
 export const CONSUMER_MIGRATIONS: readonly MigrationDef[] = Object.freeze(CONSUMED_DDL.map((d) => ({ name: `Consumer_Consumed_v${d.version}`, class: ddlMigration(d.sql) })));
@@ -62,6 +80,11 @@ export interface EventConsumerOptions {
   retryDelayMs?: number;
   /** How long the server waits for an ack before redelivering. */
   ackWaitMs?: number;
+  /**
+   * Deliveries of a failing event before it is parked (parked_events, outcome "parked", terminated
+   * on the server) instead of retried forever; default 5. A parked event is never applied.
+   */
+  maxDeliveries?: number;
 }
 
 const NS_PER_MS = 1_000_000;
@@ -140,9 +163,38 @@ export class EventConsumer {
       this.applied?.inc({ consumer: name, outcome: fresh ? 'applied' : 'duplicate' });
       if (fresh) this.o.metrics?.consumerLag.observe({ consumer: name }, Math.max(0, Date.now() - m.info.timestampNanos / NS_PER_MS) / 1000);
     } catch (err) {
+      const deliveries = m.info.deliveryCount;
+      if (deliveries >= (this.o.maxDeliveries ?? 5) && (await this.park(event, deliveries, err))) {
+        log.error({ err, consumer: name, event_id: event.id, seq: event.seq, deliveries }, 'event parked after repeated failures');
+        this.applied?.inc({ consumer: name, outcome: 'parked' });
+        m.term();
+        return;
+      }
       log.warn({ err, consumer: name, event_id: event.id, seq: event.seq }, 'applying an event failed; it will be redelivered');
       this.applied?.inc({ consumer: name, outcome: 'failed' });
       m.nak(this.o.retryDelayMs ?? 1000);
+    }
+  }
+
+  /** Records a poison event; false if even that failed (then it is redelivered as usual). */
+  private async park(event: ConsumedEvent, deliveries: number, err: unknown): Promise<boolean> {
+    try {
+      await this.o.orm.em
+        .fork()
+        .getConnection()
+        .execute(`INSERT INTO parked_events (consumer, event_id, stream_seq, subject, payload, error, deliveries) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, [
+          this.o.name,
+          event.id,
+          event.seq,
+          event.subject,
+          JSON.stringify(event.payload),
+          String((err as Error)?.message ?? err).slice(0, 2000),
+          deliveries,
+        ]);
+      return true;
+    } catch (e) {
+      this.o.log.error({ err: e, consumer: this.o.name, seq: event.seq }, 'could not park an event');
+      return false;
     }
   }
 

@@ -55,7 +55,10 @@ export async function ensureEventsStream(nc: NatsConnection, prefix: string, opt
         retention: RetentionPolicy.Limits,
         storage: StorageType.File,
         duplicate_window: (opts.duplicateWindowMs ?? DUPLICATE_WINDOW_MS) * NS_PER_MS,
-        max_age: 30 * 24 * 3600 * 1000 * NS_PER_MS,
+        // Kept forever (max_age 0, no message or byte limit): the stream is the log the reporting
+        // projection is rebuilt from (`npm run admin -- reporting rebuild` replays it from sequence 1),
+        // so it must hold every event ever published. Size it by disk (about 1-2 KB per event).
+        max_age: 0,
       });
     } catch (e) {
       // Another replica created it between our info and add.

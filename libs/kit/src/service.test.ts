@@ -1,5 +1,5 @@
 import type { ServiceWiring } from './service';
-import { startBackground } from './service';
+import { startBackground, startWorkers, type Worker } from './service';
 
 describe('startBackground', () => {
   const wiring = { name: 'webhook-dispatcher' } as ServiceWiring;
@@ -25,5 +25,25 @@ describe('startBackground', () => {
     expect(steps.map((s) => s.name)).toEqual(['webhook-dispatcher:workers']);
     await steps[0]!.run();
     expect(stopped).toEqual(['workers']);
+  });
+});
+
+describe('startWorkers', () => {
+  it('starts workers in order and returns shutdown steps that stop them in reverse', async () => {
+    const calls: string[] = [];
+    const worker = (name: string): Worker => ({
+      name,
+      start: () => Promise.resolve(void calls.push(`start ${name}`)),
+      stop: () => Promise.resolve(void calls.push(`stop ${name}`)),
+    });
+    const steps = await startWorkers([worker('a'), worker('b')]);
+    expect(calls).toEqual(['start a', 'start b']);
+    expect(steps.map((s) => s.name)).toEqual(['b', 'a']);
+    for (const s of steps) await s.run();
+    expect(calls).toEqual(['start a', 'start b', 'stop b', 'stop a']);
+  });
+
+  it('has nothing to stop when a service has no workers', async () => {
+    expect(await startWorkers([])).toEqual([]);
   });
 });

@@ -31,6 +31,11 @@ export interface ServiceDefinition {
   migrations: MigrationDef[];
   /** Registers every RPC operation of the service on wiring.server. */
   register(wiring: ServiceWiring): void;
+  /**
+   * Background work started after the RPC server serves and stopped after it drained (e.g. an
+   * EventConsumer). Created from the wiring, so register() can share state with it.
+   */
+  workers?(wiring: ServiceWiring): Worker[];
   /** Extra readiness checks beside Postgres and NATS (e.g. the documents bucket). */
   checks?: Record<string, (wiring: ServiceWiring) => Promise<boolean>>;
   /**
@@ -46,6 +51,19 @@ export async function startBackground(def: Pick<ServiceDefinition, 'name' | 'sta
   if (!def.start) return [];
   const steps = await def.start(wiring);
   return steps.map((s) => ({ ...s, name: `${def.name}:${s.name}` }));
+}
+
+/** Something a service runs beside its RPC server (an event consumer, a poller). */
+export interface Worker {
+  name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts the workers of a service in order; returns the shutdown steps that stop them in reverse. */
+export async function startWorkers(workers: readonly Worker[]): Promise<ShutdownStep[]> {
+  for (const w of workers) await w.start();
+  return [...workers].reverse().map((w) => ({ name: w.name, run: () => w.stop() }));
 }
 
 /** The Postgres schema a service owns: its name in snake case. */
@@ -113,8 +131,9 @@ export function startService(def: ServiceDefinition): void {
       outbox.registerBacklogMetrics();
     }
     const background = await startBackground(def, wiring);
+    const stopWorkers = await startWorkers(def.workers?.(wiring) ?? []);
     const server = wiring.server;
-    rt.onShutdown([{ name: 'rpc', run: () => server.drain() }, ...background, ...(outbox ? [{ name: 'outbox', run: () => outbox.stopRelay() }] : [])]);
+    rt.onShutdown([{ name: 'rpc', run: () => server.drain() }, ...stopWorkers, ...background, ...(outbox ? [{ name: 'outbox', run: () => outbox.stopRelay() }] : [])]);
     rt.log.info({ ops_port: rt.ops.port }, `${def.name} serving`);
   });
 }

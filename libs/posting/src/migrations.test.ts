@@ -12,6 +12,7 @@ const FROZEN: Record<string, string> = {
   ledger_v1: 'd9da523df74175c0c5a57586f0a175bd27c5c7c9393e3a6fee1742ad8c366907',
   outbox_v1: '9d5b6277fed4714d75d1af738cde808e50f291cc0ab6debc3c02cee679eeda0a',
   consumed_v1: '000c97678d0f259db7e21fc3effe9f9f00c108990a3195a0e573319915c9ad47',
+  consumed_v2: 'cc6ddd52e5be5496e9504c572501240ebd002624aba3ddc2453934236cbe84f8',
 };
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');

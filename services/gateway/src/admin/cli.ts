@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { MODULES, type ModuleName } from '@acct/contracts';
-import { loadConfig, baseConfigSpec, migrate, runMain } from '@acct/kit';
+import { MODULES, type ModuleName, adminSubject } from '@acct/contracts';
+import { connect } from 'nats';
+import { loadConfig, baseConfigSpec, decodeJson, migrate, runMain } from '@acct/kit';
 import { openGatewayOrm } from '../db';
 import * as admin from './admin';
 
@@ -19,6 +20,8 @@ const USAGE = `usage: npm run admin -- <command> [options]
                                              enable/disable modules (${MODULES.join(', ')})
   disable-app --app APP_ID | enable-app --app APP_ID
   webhooks test ENDPOINT_ID                  send a webhook.test delivery (run by the webhook dispatcher)
+  reporting rebuild                          drop the reporting projection and replay the events stream
+                                             (asks a running reporting service over NATS; waits until done)
 
 Reads DATABASE_URL (default postgres://postgres@127.0.0.1:5432/accounting); runs the gateway's
 migrations first, so it works on a fresh database.`;
@@ -88,6 +91,10 @@ async function main(): Promise<void> {
     process.exitCode = r.status ?? 1;
     return;
   }
+  if (command === 'reporting') {
+    if (rest[0] !== 'rebuild' || rest.length > 1) throw new UsageError(`usage: npm run admin -- reporting rebuild\n\n${USAGE}`);
+    return reportingRebuild();
+  }
   const o = opts(rest);
   const { DATABASE_URL } = loadConfig({ DATABASE_URL: baseConfigSpec.DATABASE_URL });
   const { ensureDatabase } = await import('@acct/kit');
@@ -146,5 +153,20 @@ async function main(): Promise<void> {
     }
   } finally {
     await orm.close(true);
+  }
+}
+
+/** Asks the reporting service to rebuild its projection from the stream (NATS_URL, NATS_PREFIX). */
+async function reportingRebuild(): Promise<void> {
+  const { NATS_URL, NATS_PREFIX } = loadConfig({ NATS_URL: baseConfigSpec.NATS_URL, NATS_PREFIX: baseConfigSpec.NATS_PREFIX });
+  const nc = await connect({ servers: NATS_URL.split(','), name: 'admin' });
+  try {
+    const reply = decodeJson<{ ok: boolean; applied?: number; last_seq?: number; error?: string }>(
+      (await nc.request(adminSubject(NATS_PREFIX, 'reporting', 'rebuild'), new Uint8Array(), { timeout: 15 * 60_000 })).data,
+    );
+    if (!reply.ok) throw new Error(`rebuild failed: ${reply.error}`);
+    process.stdout.write(`${JSON.stringify({ applied: reply.applied, last_seq: reply.last_seq })}\n`);
+  } finally {
+    await nc.drain();
   }
 }

@@ -1,0 +1,46 @@
+import type { NatsConnection } from 'nats';
+import { AppError } from '@acct/contracts';
+import { Freshness } from './freshness';
+
+/** A Freshness whose stream and consumer positions are scripted. */
+function scripted(positions: () => { lastSeq: number; ackFloor: number }, waitMs = 200): Freshness {
+  const f = new Freshness({} as NatsConnection, 'acct', 'reporting-postings', waitMs, 5);
+  f.positions = () => Promise.resolve(positions());
+  return f;
+}
+
+describe('read-your-writes (Freshness)', () => {
+  it('answers at once when the consumer has acknowledged the last sequence', async () => {
+    await expect(scripted(() => ({ lastSeq: 7, ackFloor: 7 })).awaitCaughtUp()).resolves.toBeUndefined();
+  });
+
+  it('waits until the ack floor reaches the sequence noted first, not a later one', async () => {
+    let calls = 0;
+    const f = scripted(() => {
+      calls += 1;
+      return calls === 1 ? { lastSeq: 10, ackFloor: 8 } : { lastSeq: 10 + calls, ackFloor: calls >= 4 ? 10 : 9 };
+    });
+    await f.awaitCaughtUp();
+    expect(calls).toBe(4);
+  });
+
+  it('gives up after its bound with service_unavailable, never a stale answer', async () => {
+    const started = Date.now();
+    const err = await scripted(() => ({ lastSeq: 5, ackFloor: 4 }), 100)
+      .awaitCaughtUp()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('service_unavailable');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(100);
+  });
+
+  it('answers service_unavailable during a rebuild and when the stream cannot be read', async () => {
+    const f = scripted(() => ({ lastSeq: 1, ackFloor: 1 }));
+    f.rebuilding = true;
+    await expect(f.awaitCaughtUp()).rejects.toMatchObject({ code: 'service_unavailable' });
+    const broken = scripted(() => {
+      throw new Error('no stream');
+    });
+    await expect(broken.awaitCaughtUp()).rejects.toMatchObject({ code: 'service_unavailable' });
+  });
+});

@@ -1,0 +1,4 @@
+import { startService } from '@acct/kit';
+import { reporting } from './service';
+
+startService(reporting);

@@ -1,0 +1,4 @@
+import { migrateService } from '@acct/kit';
+import { reporting } from './service';
+
+migrateService(reporting);

@@ -1,0 +1,85 @@
+import type { ConsumedEvent, EntityManager } from '@acct/kit';
+import type { PostingEvent, PostingSource, ReferenceEvent } from '@acct/contracts';
+
+type Exec = (sql: string, params: unknown[]) => Promise<unknown>;
+
+/**
+ * Applies one event to the projection, in the consumer's transaction (after its claim). Every
+ * write commutes: entries are inserted once by id, documents once by id, parties last-writer-wins
+ * by the event's time, so duplicates and any delivery order give the same tables.
+ */
+export async function applyEvent(em: EntityManager, event: ConsumedEvent): Promise<void> {
+  const exec: Exec = (sql, params) => em.execute(sql, params, 'run');
+  const type = event.payload.type;
+  if (type === 'journal_entry.posted') return applyPosting(exec, event.payload as unknown as PostingEvent<PostingSource>, event.id);
+  if (type === 'customer.created' || type === 'customer.updated' || type === 'vendor.created' || type === 'vendor.updated') {
+    return applyParty(exec, event.payload as unknown as ReferenceEvent);
+  }
+  // Outbound events (webhooks) are not reporting's concern.
+}
+
+async function applyPosting(exec: Exec, e: PostingEvent<PostingSource>, eventId: string): Promise<void> {
+  const { entry } = e;
+  const scope = [e.organization_id, e.environment];
+  const inserted = (await exec(
+    `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id, posted_at, event_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    [entry.id, ...scope, entry.entry_date, entry.source_type, entry.source_id, entry.memo, entry.reverses_entry_id, e.occurred_at, eventId],
+  )) as { affectedRows?: number };
+  if (inserted.affectedRows === 0) return; // the same entry under another event id
+  let n = 0;
+  for (const l of entry.lines) {
+    await exec(
+      `INSERT INTO journal_lines (entry_id, line_no, organization_id, environment, entry_date, account_id, account_code, side, amount_cents, customer_id, invoice_id, vendor_id, bill_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [entry.id, n++, ...scope, entry.entry_date, l.account_id, l.account_code, l.side, l.amount_cents, l.customer_id, l.invoice_id, l.vendor_id, l.bill_id],
+    );
+    const debit = l.side === 'debit' ? l.amount_cents : 0;
+    await exec(
+      `INSERT INTO account_days (organization_id, environment, account_code, entry_date, debit_cents, credit_cents) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (organization_id, environment, account_code, entry_date)
+       DO UPDATE SET debit_cents = account_days.debit_cents + EXCLUDED.debit_cents, credit_cents = account_days.credit_cents + EXCLUDED.credit_cents`,
+      [...scope, l.account_code, entry.entry_date, debit, l.amount_cents - debit],
+    );
+  }
+  for (const d of documentsOf(e.source)) {
+    await exec(`INSERT INTO documents (id, organization_id, environment, kind, party_id, issue_date, due_date) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, [
+      d.id,
+      ...scope,
+      d.kind,
+      d.partyId,
+      d.issueDate,
+      d.dueDate,
+    ]);
+  }
+}
+
+/** The invoices and bills a posting's source shows (for their due dates). */
+export function documentsOf(source: PostingSource): { id: string; kind: 'invoice' | 'bill'; partyId: string; issueDate: string; dueDate: string }[] {
+  switch (source.type) {
+    case 'invoice':
+    case 'payment':
+    case 'payment_refund':
+      return [{ id: source.invoice.id, kind: 'invoice', partyId: source.invoice.customer_id, issueDate: source.invoice.issue_date, dueDate: source.invoice.due_date }];
+    case 'bill':
+    case 'bill_reversal':
+      return [{ id: source.bill.id, kind: 'bill', partyId: source.bill.vendor_id, issueDate: source.bill.issue_date, dueDate: source.bill.due_date }];
+    case 'vendor_payment':
+    case 'vendor_payment_reversal':
+      return source.bills.map((b) => ({ id: b.id, kind: 'bill' as const, partyId: b.vendor_id, issueDate: b.issue_date, dueDate: b.due_date }));
+    default:
+      return [];
+  }
+}
+
+async function applyParty(exec: Exec, e: ReferenceEvent): Promise<void> {
+  const vendor = e.type.startsWith('vendor.');
+  const d = e.data as { id: string; name?: string; display_name?: string; is_1099_eligible?: boolean; w9_on_file?: boolean; updated_at?: string };
+  const version = d.updated_at ?? e.created_at;
+  await exec(
+    `INSERT INTO parties (id, organization_id, environment, kind, display_name, is_1099_eligible, w9_on_file, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET display_name = EXCLUDED.display_name, is_1099_eligible = EXCLUDED.is_1099_eligible, w9_on_file = EXCLUDED.w9_on_file, version = EXCLUDED.version
+     WHERE parties.version < EXCLUDED.version`,
+    [d.id, e.organization_id, e.environment, vendor ? 'vendor' : 'customer', (vendor ? d.display_name : d.name) ?? '', d.is_1099_eligible ?? false, d.w9_on_file ?? false, version],
+  );
+}

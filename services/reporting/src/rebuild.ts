@@ -1,0 +1,38 @@
+import { CONSUMERS, eventsStreamName } from '@acct/contracts';
+import type { ServiceWiring } from '@acct/kit';
+import { PROJECTION_TABLES } from './migrations';
+import type { ReportingState } from './service';
+
+/**
+ * Drops the projection and replays the events stream from its first message (the stream keeps
+ * every event: max_age 0). Reads answer 503 meanwhile; resolves once the consumer caught up.
+ */
+export async function rebuild(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log'>, state: ReportingState, timeoutMs = 600_000): Promise<{ applied: number; last_seq: number }> {
+  state.fresh.rebuilding = true;
+  try {
+    await state.consumer.stop();
+    const jsm = await w.nc.jetstreamManager();
+    await jsm.consumers.delete(eventsStreamName(w.prefix), CONSUMERS.reportingPostings).catch(() => undefined);
+    await w.orm.em.fork().transactional(async (em) => {
+      await em.execute(`TRUNCATE ${PROJECTION_TABLES.join(', ')}`, [], 'run');
+      await em.execute(`DELETE FROM consumed_events WHERE consumer = ?`, [CONSUMERS.reportingPostings], 'run');
+    });
+    await state.consumer.start();
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const p = await state.fresh.positions();
+      if (p.ackFloor >= p.lastSeq) {
+        const [row] = await w.orm.em
+          .fork()
+          .getConnection()
+          .execute<{ n: number }[]>(`SELECT count(*)::int AS n FROM consumed_events WHERE consumer = ?`, [CONSUMERS.reportingPostings]);
+        w.log.info({ applied: row?.n, last_seq: p.lastSeq }, 'reporting projection rebuilt');
+        return { applied: row?.n ?? 0, last_seq: p.lastSeq };
+      }
+      if (Date.now() > deadline) throw new Error(`rebuild did not catch up within ${timeoutMs} ms (at ${p.ackFloor} of ${p.lastSeq})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    state.fresh.rebuilding = false;
+  }
+}

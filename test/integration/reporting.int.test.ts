@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { CONSUMERS, type RpcOperation, type RpcReply, type RpcRequest, type TrustedContext, eventsStreamName } from '@acct/contracts';
+import { Outbox, RpcClient, claimEvent, migrate, ormOpener, type Orm, type ServiceWiring, encodeJson, ensureEventsStream, wireService } from '@acct/kit';
+import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, waitFor, type TestDatabase } from '@acct/testing';
+import { payables } from '../../services/payables/src/service';
+import { reporting, reportingState } from '../../services/reporting/src/service';
+import { rebuild } from '../../services/reporting/src/rebuild';
+import { applyEvent } from '../../services/reporting/src/projection';
+
+/**
+ * Reporting against real Postgres and JetStream, fed by the real payables service: reports read
+ * right after a write include it; duplicate copies, redelivery and a poison message change nothing;
+ * a rebuild from the stream gives the same figures.
+ */
+describe('reporting against real Postgres and JetStream', () => {
+  let db: TestDatabase;
+  let apOrm: Orm;
+  let repOrm: Orm;
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let prefix: string;
+  let ap: ServiceWiring;
+  let rep: ServiceWiring;
+  let client: RpcClient;
+  const c: TrustedContext = { organizationId: randomUUID(), connectedAppId: randomUUID(), environment: 'test', apiKeyId: randomUUID(), requestId: randomUUID() };
+  const call = (op: RpcOperation, over: Partial<RpcRequest> = {}): Promise<RpcReply<any>> => client.call(op, { ctx: c, params: {}, query: {}, body: {}, ...over });
+  const ok = async (p: Promise<RpcReply<any>>): Promise<any> => {
+    const r = await p;
+    if (!r.ok) throw new Error(`expected ok: ${JSON.stringify(r.error)}`);
+    return r.body.data;
+  };
+  const figures = async () => ({
+    ap: await ok(call('reports.accounts_payable', { query: { as_of: '2026-03-31' } })),
+    tb: await ok(call('reports.trial_balance', { query: { as_of: '2026-12-31' } })),
+    f1099: await ok(call('reports.form_1099', { query: { year: '2026', include_ineligible: true } })),
+    entries: (await ok(call('journal_entries.list', { query: { limit: 100, offset: 0 } }))).length,
+  });
+
+  beforeAll(async () => {
+    db = await freshDatabase('acct_rep_it');
+    apOrm = await ormOpener(payables)(db.url, 5);
+    repOrm = await ormOpener(reporting)(db.url, 5);
+    await migrate(apOrm);
+    await migrate(repOrm);
+    nc = await connect({ servers: NATS_URL });
+    prefix = uniquePrefix();
+    jsm = await ensureEventsStream(nc, prefix);
+    ap = wireService(payables, { nc, prefix, orm: apOrm, log: silentLogger(), outbox: new Outbox(nc, apOrm, silentLogger()) });
+    ap.server.start();
+    rep = wireService(reporting, { nc, prefix, orm: repOrm, log: silentLogger() });
+    rep.server.start();
+    for (const w of reporting.workers!(rep)) await w.start();
+    client = new RpcClient(nc, prefix, 20_000);
+  });
+
+  afterAll(async () => {
+    await reportingState(rep).consumer.stop();
+    await ap.server.drain();
+    await rep.server.drain();
+    await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
+    await nc.drain();
+    await apOrm.close(true);
+    await repOrm.close(true);
+    await db.drop();
+  });
+
+  it('reads its writes: bills, payments and a reversal show in A/P, the trial balance and the 1099 summary at once', async () => {
+    const v = await ok(call('vendors.create', { body: { external_vendor_id: randomUUID(), display_name: 'Acme', is_1099_eligible: true } }));
+    const bill = (total: number, issue: string, due: string) =>
+      ok(
+        call('bills.create', {
+          body: {
+            external_bill_id: randomUUID(),
+            vendor_id: v.id,
+            bill_number: 'B',
+            issue_date: issue,
+            due_date: due,
+            line_items: [{ description: 'x', quantity: 1, unit_amount_cents: total }],
+          },
+        }),
+      );
+    const b1 = await bill(300_000, '2026-01-10', '2026-02-10');
+    await bill(50_000, '2026-03-01', '2026-03-31');
+    const pay = (allocs: { bill_id: string; amount_cents: number }[], date: string) =>
+      ok(
+        call('vendor_payments.create', {
+          body: {
+            external_vendor_payment_id: randomUUID(),
+            vendor_id: v.id,
+            amount_cents: allocs.reduce((s, a) => s + a.amount_cents, 0),
+            payment_date: date,
+            allocations: allocs,
+          },
+        }),
+      );
+    await pay([{ bill_id: b1.id, amount_cents: 250_000 }], '2026-02-01');
+    const p2 = await pay([{ bill_id: b1.id, amount_cents: 10_000 }], '2026-02-02');
+    await ok(call('vendor_payments.reverse', { params: { id: p2.id }, body: { reversal_reason: 'duplicate' } }));
+
+    const apr = await ok(call('reports.accounts_payable', { query: { as_of: '2026-03-31' } }));
+    // b1: 300000 − 250000 − 10000 open, due 2026-02-10 (49 days late): the reversal is dated today, after
+    // as_of, so the reversed payment still counts then; b2 due on as_of: current.
+    expect(apr).toMatchObject({ total_open_cents: 90_000, vendor_count: 1, aging: { current: 50_000, days_31_60: 40_000 } });
+    expect(apr.vendors).toEqual([expect.objectContaining({ vendor_id: v.id, display_name: 'Acme', open_cents: 90_000 })]);
+    expect((await ok(call('reports.accounts_payable', { query: { as_of: '2026-12-31' } }))).total_open_cents).toBe(100_000);
+    // As of the day before the payment, the whole bill is open; b2 not yet issued.
+    expect((await ok(call('reports.accounts_payable', { query: { as_of: '2026-01-31' } }))).total_open_cents).toBe(300_000);
+    const f = await ok(call('reports.form_1099', { query: { year: '2026' } }));
+    expect(f).toMatchObject({ threshold_cents: 200_000, total_reportable_paid_cents: 250_000, eligible_vendor_count: 1, missing_w9_count: 1 });
+    expect((await ok(call('reports.form_1099', { query: { year: '2025' } }))).vendors).toEqual([]);
+    const tb = await ok(call('reports.trial_balance', { query: { as_of: '2026-12-31' } }));
+    expect(tb.balanced).toBe(true);
+    expect(tb.accounts.find((a: { code: string }) => a.code === '2000').credit_cents).toBe(100_000);
+    const entries = await ok(call('journal_entries.list', { query: { limit: 100, offset: 0, source_type: 'vendor_payment' } }));
+    expect(entries).toHaveLength(3); // two payments and one reversal (mirror keeps the source type)
+    expect(entries[0].lines.length).toBeGreaterThan(0);
+  });
+
+  it('refuses from after to, naming the parameter, and an unknown year', async () => {
+    const r = await call('reports.summary', { query: { from: '2026-02-01', to: '2026-01-01' } });
+    expect(r.ok ? null : r.error.details[0]?.field).toBe('from');
+    const y = await call('reports.form_1099', { query: { year: '1200' } });
+    expect(y.ok ? null : y.error.details[0]?.field).toBe('year');
+  });
+
+  it('ignores a second copy of an event (another stream message, same event id) and parks a poison message', async () => {
+    const before = await figures();
+    const last = await jsm.streams.getMessage(eventsStreamName(prefix), { last_by_subj: `${prefix}.events.posting.payables` });
+    await nc.jetstream().publish(last.subject, last.data, { msgID: randomUUID() });
+    // A posting event whose apply fails every time (lines missing): parked after 5 deliveries, not retried forever.
+    const poison = { id: randomUUID(), type: 'journal_entry.posted', organization_id: c.organizationId, environment: 'test', occurred_at: new Date().toISOString(), entry: null };
+    await nc.jetstream().publish(`${prefix}.events.posting.payables`, encodeJson(poison), { msgID: poison.id });
+    await waitFor(async () => {
+      const rows = await repOrm.em.fork().getConnection().execute<{ n: number }[]>(`SELECT count(*)::int AS n FROM parked_events WHERE event_id = ?`, [poison.id]);
+      return rows[0]?.n === 1;
+    }, 20_000);
+    expect(await figures()).toEqual(before);
+  }, 30_000);
+
+  it('a crash after commit and before the ack: the redelivered event is a duplicate and changes nothing', async () => {
+    const before = await figures();
+    const id = randomUUID();
+    const event = {
+      id,
+      type: 'journal_entry.posted',
+      organization_id: c.organizationId,
+      environment: 'test',
+      occurred_at: new Date().toISOString(),
+      entry: { id: randomUUID(), entry_date: '2026-06-01', source_type: 'bill', source_id: randomUUID(), memo: null, reverses_entry_id: null, lines: [] },
+      source: { type: 'none' },
+    };
+    // The consumer's transaction committed (claim + projection) and the process died before m.ack().
+    await repOrm.em.fork().transactional(async (em) => {
+      expect(await claimEvent(em, CONSUMERS.reportingPostings, id, 0)).toBe(true);
+      await applyEvent(em, { id, subject: 'x', seq: 0, payload: event });
+    });
+    const committed = await figures();
+    expect(committed.entries).toBe(before.entries + 1);
+    await nc.jetstream().publish(`${prefix}.events.posting.payables`, encodeJson(event), { msgID: id });
+    expect(await figures()).toEqual(committed);
+  });
+
+  it('reference events out of order: the newest version of a vendor wins whatever the arrival order', async () => {
+    const vendorId = randomUUID();
+    const ref = (type: string, at: string, eligible: boolean) => ({
+      id: randomUUID(),
+      type,
+      created_at: at,
+      organization_id: c.organizationId,
+      environment: 'test',
+      data: { id: vendorId, display_name: `V ${at}`, is_1099_eligible: eligible, w9_on_file: false, updated_at: at },
+    });
+    const newer = ref('vendor.updated', '2026-05-02T00:00:00.000Z', true);
+    const older = ref('vendor.created', '2026-05-01T00:00:00.000Z', false);
+    for (const e of [newer, older, newer]) await nc.jetstream().publish(`${prefix}.events.reference.${e.type}`, encodeJson(e), { msgID: randomUUID() });
+    await figures(); // waits until applied
+    const rows = await repOrm.em
+      .fork()
+      .getConnection()
+      .execute<{ display_name: string; is_1099_eligible: boolean }[]>(`SELECT display_name, is_1099_eligible FROM parties WHERE id = ?`, [vendorId]);
+    expect(rows).toEqual([{ display_name: 'V 2026-05-02T00:00:00.000Z', is_1099_eligible: true }]);
+  });
+
+  it('rebuilds from the stream to the same figures', async () => {
+    const before = await figures();
+    const r = await rebuild(rep, reportingState(rep));
+    expect(r.last_seq).toBeGreaterThan(0);
+    expect(await figures()).toEqual(before);
+    // The daily totals agree with the lines they sum.
+    const diff = await repOrm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `SELECT account_code, entry_date FROM account_days d FULL JOIN (
+         SELECT organization_id, environment, account_code, entry_date,
+                sum(amount_cents) FILTER (WHERE side = 'debit') AS debit, sum(amount_cents) FILTER (WHERE side = 'credit') AS credit
+           FROM journal_lines GROUP BY 1, 2, 3, 4) l USING (organization_id, environment, account_code, entry_date)
+        WHERE coalesce(d.debit_cents, -1) <> coalesce(l.debit, 0) OR coalesce(d.credit_cents, -1) <> coalesce(l.credit, 0)`,
+      );
+    expect(diff).toEqual([]);
+    const info = await jsm.consumers.info(eventsStreamName(prefix), CONSUMERS.reportingPostings);
+    expect(info.num_pending).toBe(0);
+  }, 60_000);
+});

@@ -28,6 +28,13 @@ describe('SERVICE_MANIFEST', () => {
     for (const s of SERVICE_MANIFEST) expect(OPS_PORT_DEFAULTS[s.name]).toBe(s.opsPort);
   });
 
+  it('lists every folder under services/ (so each gets a Deployment, a compose block and a scrape job)', () => {
+    const folders = fs
+      .readdirSync(path.join(ROOT, 'services'), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && fs.existsSync(path.join(ROOT, 'services', d.name, 'package.json')));
+    expect(folders.map((d) => d.name).sort()).toEqual(SERVICE_MANIFEST.map((s) => s.name).sort());
+  });
+
   it.each(SERVICE_MANIFEST.map((s) => [s.name, s] as const))('%s has its folder with main.ts and migrate.ts', (_, s) => {
     for (const f of ['main.ts', 'migrate.ts']) expect(fs.existsSync(path.join(ROOT, serviceDir(s.name), 'src', f))).toBe(true);
   });

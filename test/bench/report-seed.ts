@@ -58,9 +58,27 @@ export async function seedReportingLines(databaseUrl: string, organizationId: st
         FROM journal_lines l WHERE l.entry_id IN (SELECT id FROM seed) GROUP BY 1, 2, 3, 4
       ON CONFLICT (organization_id, environment, account_code, entry_date)
       DO UPDATE SET debit_cents = account_days.debit_cents + EXCLUDED.debit_cents, credit_cents = account_days.credit_cents + EXCLUDED.credit_cents`);
+    // As the projection does per line (A/R and A/P lines per document, party and day) and per vendor payment nothing reverses.
+    await client.query(`
+      INSERT INTO document_days (organization_id, environment, account_code, entry_date, document_id, party_id, debit_cents, credit_cents)
+      SELECT organization_id, environment, account_code, entry_date,
+             coalesce(CASE WHEN account_code = '1100' THEN invoice_id ELSE bill_id END, '00000000-0000-0000-0000-000000000000'),
+             coalesce(CASE WHEN account_code = '1100' THEN customer_id ELSE vendor_id END, '00000000-0000-0000-0000-000000000000'),
+             coalesce(sum(amount_cents) FILTER (WHERE side = 'debit'), 0), coalesce(sum(amount_cents) FILTER (WHERE side = 'credit'), 0)
+        FROM journal_lines l WHERE l.entry_id IN (SELECT id FROM seed) AND account_code IN ('1100', '2000') GROUP BY 1, 2, 3, 4, 5, 6
+      ON CONFLICT (organization_id, environment, account_code, entry_date, document_id, party_id)
+      DO UPDATE SET debit_cents = document_days.debit_cents + EXCLUDED.debit_cents, credit_cents = document_days.credit_cents + EXCLUDED.credit_cents`);
+    await client.query(`
+      INSERT INTO vendor_payment_days (organization_id, environment, entry_date, vendor_id, paid_cents)
+      SELECT e.organization_id, e.environment, e.entry_date, coalesce(l.vendor_id, '00000000-0000-0000-0000-000000000000'), sum(l.amount_cents)
+        FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id AND l.account_code = '2000' AND l.side = 'debit'
+       WHERE e.id IN (SELECT id FROM seed) AND e.source_type = 'vendor_payment' AND e.reverses_entry_id IS NULL
+         AND NOT EXISTS (SELECT 1 FROM journal_entries r WHERE r.reverses_entry_id = e.id)
+       GROUP BY 1, 2, 3, 4
+      ON CONFLICT (organization_id, environment, entry_date, vendor_id) DO UPDATE SET paid_cents = vendor_payment_days.paid_cents + EXCLUDED.paid_cents`);
     await client.query('COMMIT');
     await client.query(
-      'ANALYZE reporting.journal_lines; ANALYZE reporting.journal_entries; ANALYZE reporting.documents; ANALYZE reporting.parties; ANALYZE reporting.account_days',
+      'ANALYZE reporting.journal_lines; ANALYZE reporting.journal_entries; ANALYZE reporting.documents; ANALYZE reporting.parties; ANALYZE reporting.account_days; ANALYZE reporting.document_days; ANALYZE reporting.vendor_payment_days',
     );
     return Date.now() - started;
   } catch (e) {
@@ -93,16 +111,18 @@ export async function explainReports(databaseUrl: string, organizationId: string
       ],
       [
         'A/R open documents',
-        `SELECT o.party_id, o.open, d.due_date FROM (SELECT invoice_id AS doc_id, max(customer_id::text) AS party_id, sum(CASE WHEN side = 'debit' THEN amount_cents ELSE -amount_cents END) AS open
-           FROM journal_lines WHERE organization_id = $1::uuid AND environment = $2 AND account_code = '1100' AND entry_date <= '2025-06-30' GROUP BY invoice_id) o
-           LEFT JOIN documents d ON d.id = o.doc_id WHERE o.open <> 0`,
+        `SELECT o.party_id, sum(o.open), d.due_date, p.display_name
+           FROM (SELECT document_id AS doc_id, max(nullif(party_id, '00000000-0000-0000-0000-000000000000')::text) AS party_id, sum(debit_cents - credit_cents) AS open
+                   FROM document_days WHERE organization_id = $1::uuid AND environment = $2 AND account_code = '1100' AND entry_date <= '2025-06-30' GROUP BY document_id) o
+           LEFT JOIN documents d ON d.id = nullif(o.doc_id, '00000000-0000-0000-0000-000000000000') LEFT JOIN parties p ON p.id = o.party_id::uuid
+          WHERE o.open <> 0 GROUP BY o.party_id, d.due_date, p.id, p.display_name`,
         s,
       ],
       [
         '1099 vendor payments',
-        `SELECT l.vendor_id, sum(l.amount_cents) FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id AND l.account_code = '2000' AND l.side = 'debit'
-          WHERE e.organization_id = $1::uuid AND e.environment = $2 AND e.source_type = 'vendor_payment' AND e.reverses_entry_id IS NULL
-            AND e.entry_date >= '2025-01-01' AND e.entry_date < '2026-01-01' AND NOT EXISTS (SELECT 1 FROM journal_entries r WHERE r.reverses_entry_id = e.id) GROUP BY l.vendor_id`,
+        `SELECT v.vendor_id, v.paid, p.display_name FROM (SELECT nullif(vendor_id, '00000000-0000-0000-0000-000000000000') AS vendor_id, sum(paid_cents) AS paid
+           FROM vendor_payment_days WHERE organization_id = $1::uuid AND environment = $2 AND entry_date >= '2025-01-01' AND entry_date < '2026-01-01'
+          GROUP BY vendor_id HAVING sum(paid_cents) <> 0) v LEFT JOIN parties p ON p.id = v.vendor_id`,
         s,
       ],
     ];

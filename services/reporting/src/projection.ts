@@ -1,5 +1,9 @@
 import type { ConsumedEvent, EntityManager } from '@acct/kit';
 import type { PostingEvent, PostingSource, ReferenceEvent } from '@acct/contracts';
+import { ACCOUNT } from '@acct/ledger';
+
+/** Stands for a missing document, customer or vendor id in the key columns of the daily totals. */
+export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
 type Exec = (sql: string, params: unknown[]) => Promise<unknown>;
 
@@ -41,7 +45,27 @@ async function applyPosting(exec: Exec, e: PostingEvent<PostingSource>, eventId:
        DO UPDATE SET debit_cents = account_days.debit_cents + EXCLUDED.debit_cents, credit_cents = account_days.credit_cents + EXCLUDED.credit_cents`,
       [...scope, l.account_code, entry.entry_date, debit, l.amount_cents - debit],
     );
+    if (l.account_code === ACCOUNT.receivable || l.account_code === ACCOUNT.payable) {
+      const receivable = l.account_code === ACCOUNT.receivable;
+      await exec(
+        `INSERT INTO document_days (organization_id, environment, account_code, entry_date, document_id, party_id, debit_cents, credit_cents) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (organization_id, environment, account_code, entry_date, document_id, party_id)
+         DO UPDATE SET debit_cents = document_days.debit_cents + EXCLUDED.debit_cents, credit_cents = document_days.credit_cents + EXCLUDED.credit_cents`,
+        [
+          ...scope,
+          l.account_code,
+          entry.entry_date,
+          (receivable ? l.invoice_id : l.bill_id) ?? NIL_UUID,
+          (receivable ? l.customer_id : l.vendor_id) ?? NIL_UUID,
+          debit,
+          l.amount_cents - debit,
+        ],
+      );
+    }
   }
+  // 1099: this entry's vendor payment counts unless something already reversed it; a first reversal takes its payment out.
+  await exec(vendorPaymentDelta(1), [entry.id]);
+  if (entry.reverses_entry_id) await exec(vendorPaymentDelta(-1), [entry.reverses_entry_id]);
   for (const d of documentsOf(e.source)) {
     await exec(`INSERT INTO documents (id, organization_id, environment, kind, party_id, issue_date, due_date) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, [
       d.id,
@@ -52,6 +76,22 @@ async function applyPosting(exec: Exec, e: PostingEvent<PostingSource>, eventId:
       d.dueDate,
     ]);
   }
+}
+
+/**
+ * Adds (sign 1) or takes out (sign -1) the A/P debits of one entry in vendor_payment_days when it is
+ * a vendor payment that reverses nothing: added when it arrives and no entry reverses it yet, taken
+ * out when its first reversal arrives after it. Either order ends with the same totals.
+ */
+function vendorPaymentDelta(sign: 1 | -1): string {
+  const reversals =
+    sign === 1 ? `NOT EXISTS (SELECT 1 FROM journal_entries r WHERE r.reverses_entry_id = e.id)` : `(SELECT count(*) FROM journal_entries r WHERE r.reverses_entry_id = e.id) = 1`;
+  return `INSERT INTO vendor_payment_days (organization_id, environment, entry_date, vendor_id, paid_cents)
+    SELECT e.organization_id, e.environment, e.entry_date, coalesce(l.vendor_id, '${NIL_UUID}'::uuid), ${sign === 1 ? '' : '-'}sum(l.amount_cents)
+      FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id AND l.account_code = '${ACCOUNT.payable}' AND l.side = 'debit'
+     WHERE e.id = ? AND e.source_type = 'vendor_payment' AND e.reverses_entry_id IS NULL AND ${reversals}
+     GROUP BY 1, 2, 3, 4
+    ON CONFLICT (organization_id, environment, entry_date, vendor_id) DO UPDATE SET paid_cents = vendor_payment_days.paid_cents + EXCLUDED.paid_cents`;
 }
 
 /** The invoices and bills a posting's source shows (for their due dates). */

@@ -1,5 +1,6 @@
 import type { Orm, Scope } from '@acct/kit';
 import { ACCOUNT } from '@acct/ledger';
+import { NIL_UUID } from './projection';
 import type { AccountTotals, OpenDocument, VendorPaid } from './domain/reports';
 
 /** Every read of the projection. Scope first; dates inclusive. */
@@ -29,22 +30,26 @@ export async function netCredit(orm: Orm, s: Scope, code: string, from: string |
   return Number(r?.n ?? 0);
 }
 
-/** Open amount per invoice (A/R) or bill (A/P) as of asOf, with its party and due date. */
+/**
+ * Open amounts as of asOf by party and due date, with the party's name: each invoice (A/R) or bill
+ * (A/P) is summed from its daily totals, its party is the greatest on its lines, documents with
+ * nothing open are left out, and the rest are added up per party and due date (the aging arithmetic
+ * only sums them per party and bucket, so the figures are the same as per document).
+ */
 export async function openDocuments(orm: Orm, s: Scope, kind: 'invoice' | 'bill', asOf: string): Promise<OpenDocument[]> {
   const receivable = kind === 'invoice';
-  const doc = receivable ? 'invoice_id' : 'bill_id';
-  const party = receivable ? 'customer_id' : 'vendor_id';
-  const sign = receivable ? `CASE WHEN l.side = 'debit' THEN l.amount_cents ELSE -l.amount_cents END` : `CASE WHEN l.side = 'credit' THEN l.amount_cents ELSE -l.amount_cents END`;
+  const sign = receivable ? `debit_cents - credit_cents` : `credit_cents - debit_cents`;
   const rows = await q(
     orm,
-    `SELECT o.party_id, o.open, to_char(d.due_date, 'YYYY-MM-DD') AS due_date, p.display_name
-       FROM (SELECT l.${doc} AS doc_id, max(l.${party}::text) AS party_id, sum(${sign})::bigint AS open
-               FROM journal_lines l
-              WHERE l.organization_id = ? AND l.environment = ? AND l.account_code = ? AND l.entry_date <= ?::date
-              GROUP BY l.${doc}) o
-       LEFT JOIN documents d ON d.id = o.doc_id
+    `SELECT o.party_id, sum(o.open)::bigint AS open, to_char(d.due_date, 'YYYY-MM-DD') AS due_date, p.display_name
+       FROM (SELECT dd.document_id AS doc_id, max(nullif(dd.party_id, '${NIL_UUID}')::text) AS party_id, sum(${sign})::bigint AS open
+               FROM document_days dd
+              WHERE dd.organization_id = ? AND dd.environment = ? AND dd.account_code = ? AND dd.entry_date <= ?::date
+              GROUP BY dd.document_id) o
+       LEFT JOIN documents d ON d.id = nullif(o.doc_id, '${NIL_UUID}')
        LEFT JOIN parties p ON p.id = o.party_id::uuid
-      WHERE o.open <> 0`,
+      WHERE o.open <> 0
+      GROUP BY o.party_id, d.due_date, p.id, p.display_name`,
     [s.organizationId, s.environment, receivable ? ACCOUNT.receivable : ACCOUNT.payable, asOf],
   );
   return rows.map((r) => ({
@@ -55,19 +60,17 @@ export async function openDocuments(orm: Orm, s: Scope, kind: 'invoice' | 'bill'
   }));
 }
 
-/** Per vendor: A/P debits of vendor payments dated in the year and never reversed. */
+/** Per vendor: A/P debits of vendor payments dated in the year and never reversed (vendor_payment_days keeps only those). */
 export async function vendorPaymentsInYear(orm: Orm, s: Scope, year: number): Promise<VendorPaid[]> {
   const rows = await q(
     orm,
-    `SELECT l.vendor_id, sum(l.amount_cents)::bigint AS paid, p.display_name, coalesce(p.is_1099_eligible, false) AS eligible, coalesce(p.w9_on_file, false) AS w9
-       FROM journal_entries e
-       JOIN journal_lines l ON l.entry_id = e.id AND l.account_code = ? AND l.side = 'debit'
-       LEFT JOIN parties p ON p.id = l.vendor_id
-      WHERE e.organization_id = ? AND e.environment = ? AND e.source_type = 'vendor_payment' AND e.reverses_entry_id IS NULL
-        AND e.entry_date >= make_date(?, 1, 1) AND e.entry_date < make_date(? + 1, 1, 1)
-        AND NOT EXISTS (SELECT 1 FROM journal_entries r WHERE r.reverses_entry_id = e.id)
-      GROUP BY l.vendor_id, p.display_name, p.is_1099_eligible, p.w9_on_file`,
-    [ACCOUNT.payable, s.organizationId, s.environment, year, year],
+    `SELECT v.vendor_id, v.paid, p.display_name, coalesce(p.is_1099_eligible, false) AS eligible, coalesce(p.w9_on_file, false) AS w9
+       FROM (SELECT nullif(vendor_id, '${NIL_UUID}') AS vendor_id, sum(paid_cents)::bigint AS paid
+               FROM vendor_payment_days
+              WHERE organization_id = ? AND environment = ? AND entry_date >= make_date(?, 1, 1) AND entry_date < make_date(? + 1, 1, 1)
+              GROUP BY vendor_id HAVING sum(paid_cents) <> 0) v
+       LEFT JOIN parties p ON p.id = v.vendor_id`,
+    [s.organizationId, s.environment, year, year],
   );
   return rows.map((r) => ({
     vendorId: String(r.vendor_id),

@@ -14,6 +14,8 @@ export const webhookConfigSpec = {
   WEBHOOK_ENDPOINT_CONCURRENCY: v.int(4, 'deliveries in flight per endpoint and process', 1, 100),
   WEBHOOK_POLL_INTERVAL_MS: v.int(250, 'how often workers look for due deliveries', 10, 60_000),
   WEBHOOK_DISABLE_AFTER: parsed('3d', 'an endpoint whose deliveries all fail for this long is disabled', parseDuration),
+  WEBHOOK_ACK_WAIT_MS: v.int(30_000, 'JetStream redelivers an outbound event not acknowledged within this (lower only in tests)', 1000, 600_000),
+  WEBHOOK_LEASE_MARGIN_MS: v.int(30_000, 'a claimed delivery is leased for the timeout plus this; after a crash it is due again then (lower only in tests)', 1000, 600_000),
 };
 
 export interface WebhookConfig {
@@ -24,6 +26,10 @@ export interface WebhookConfig {
   endpointConcurrency: number;
   pollIntervalMs: number;
   disableAfterMs: number;
+  /** JetStream ack wait of the outbound consumer (default 30 s). */
+  ackWaitMs?: number;
+  /** A claim leases a delivery for timeoutMs + this (default 30 s). */
+  leaseMarginMs?: number;
 }
 
 export function loadWebhookConfig(env: NodeJS.ProcessEnv = process.env): WebhookConfig {
@@ -36,5 +42,7 @@ export function loadWebhookConfig(env: NodeJS.ProcessEnv = process.env): Webhook
     endpointConcurrency: c.WEBHOOK_ENDPOINT_CONCURRENCY,
     pollIntervalMs: c.WEBHOOK_POLL_INTERVAL_MS,
     disableAfterMs: c.WEBHOOK_DISABLE_AFTER,
+    ackWaitMs: c.WEBHOOK_ACK_WAIT_MS,
+    leaseMarginMs: c.WEBHOOK_LEASE_MARGIN_MS,
   };
 }

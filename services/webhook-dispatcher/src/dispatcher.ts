@@ -49,11 +49,11 @@ export class Dispatcher {
         this.again = false;
         const free = this.o.config.concurrency - this.total;
         if (free <= 0) break;
-        const { endpointConcurrency, timeoutMs } = this.o.config;
+        const { endpointConcurrency, timeoutMs, leaseMarginMs = 30_000 } = this.o.config;
         const saturated = [...this.inflight].filter(([, n]) => n >= endpointConcurrency).map(([id]) => id);
         const claimed = await this.o.orm.em
           .fork()
-          .transactional((em) => claimDue(em, { limit: free, leaseMs: timeoutMs + 30_000, saturated, slots: (id) => endpointConcurrency - (this.inflight.get(id) ?? 0) }));
+          .transactional((em) => claimDue(em, { limit: free, leaseMs: timeoutMs + leaseMarginMs, saturated, slots: (id) => endpointConcurrency - (this.inflight.get(id) ?? 0) }));
         for (const d of claimed) this.launch(d);
         if (claimed.length === free) this.again = true;
       } while (this.again && !this.stopped);

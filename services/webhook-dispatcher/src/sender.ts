@@ -2,7 +2,7 @@ import { Agent, request } from 'undici';
 import type { Environment } from '@acct/contracts';
 import type { AttemptResult } from './queries';
 import { sign } from './domain/secrets';
-import { guardedLookup, urlProblem } from './ssrf';
+import { type Resolver, guardedLookupWith, urlProblem } from './ssrf';
 
 const RESPONSE_KEPT = 1024;
 const RESPONSE_DRAINED = 64 * 1024;
@@ -10,16 +10,17 @@ const RESPONSE_DRAINED = 64 * 1024;
 /**
  * Sends deliveries over keep-alive pools per origin (undici), never following a redirect. Live-mode
  * deliveries go through an agent whose DNS lookup refuses private addresses at connect time.
+ * `resolve` (tests) replaces the system DNS for both the check before a send and the connection.
  */
 export class Sender {
   private readonly test: Agent;
   private readonly live: Agent;
 
-  constructor(private readonly o: { timeoutMs: number }) {
+  constructor(private readonly o: { timeoutMs: number; resolve?: Resolver }) {
     // No cap per origin: the dispatcher limits sends per endpoint, and endpoints may share a host.
     const common = { keepAliveTimeout: 30_000, headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs };
     this.test = new Agent({ ...common, connect: { timeout: o.timeoutMs } });
-    this.live = new Agent({ ...common, connect: { timeout: o.timeoutMs, lookup: guardedLookup } });
+    this.live = new Agent({ ...common, connect: { timeout: o.timeoutMs, lookup: guardedLookupWith(o.resolve) } });
   }
 
   async send(d: { url: string; environment: Environment; body: string; deliveryId: string; secret: string }): Promise<AttemptResult> {
@@ -27,7 +28,7 @@ export class Sender {
     const started = performance.now();
     const done = (r: Omit<AttemptResult, 'attemptedAt' | 'durationMs'>): AttemptResult => ({ attemptedAt, durationMs: Math.round(performance.now() - started), ...r });
     if (d.environment === 'live') {
-      const problem = await urlProblem(d.url, 'live');
+      const problem = await urlProblem(d.url, 'live', this.o.resolve);
       if (problem) return done({ statusCode: null, error: `refused: URL ${problem}`, responseBody: null });
     }
     const timestamp = Math.floor(Date.now() / 1000);

@@ -13,8 +13,9 @@ import type { Resolver } from './ssrf';
 export async function startDelivery(
   wiring: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log' | 'metrics'>,
   config: WebhookConfig,
+  opts: { resolve?: Resolver } = {},
 ): Promise<{ dispatcher: Dispatcher; stop: () => Promise<void> }> {
-  const sender = new Sender({ timeoutMs: config.timeoutMs });
+  const sender = new Sender({ timeoutMs: config.timeoutMs, resolve: opts.resolve });
   const dispatcher = new Dispatcher({ orm: wiring.orm, log: wiring.log, config, sender, metrics: webhookMetrics(wiring.metrics, wiring.orm) });
   const consumer = new EventConsumer({
     nc: wiring.nc,
@@ -23,6 +24,7 @@ export async function startDelivery(
     log: wiring.log,
     metrics: wiring.metrics,
     name: CONSUMERS.webhookOutbound,
+    ackWaitMs: config.ackWaitMs,
     filterSubject: outboundSubjectFilter(wiring.prefix),
     apply: async (em, event) => {
       // Wake the workers once the transaction that creates the deliveries has committed.
@@ -54,7 +56,7 @@ export function webhookDispatcher(opts: { config?: WebhookConfig; resolve?: Reso
       registerHandlers(wiring.server, wiring.orm, cfg(), { resolve: opts.resolve, onDeliveries: () => wake() });
     },
     async start(wiring) {
-      const delivery = await startDelivery(wiring, cfg());
+      const delivery = await startDelivery(wiring, cfg(), { resolve: opts.resolve });
       wake = () => delivery.dispatcher.wake();
       return [{ name: 'delivery', run: () => delivery.stop() }];
     },

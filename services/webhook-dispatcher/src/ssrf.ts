@@ -86,19 +86,32 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.
 
 /**
  * A dns.lookup for the connections of live-mode deliveries: the address actually connected to is
- * checked, so a name that re-resolves to a private address after the URL check (DNS rebinding) is refused.
+ * checked, so a name that re-resolves to a private address after the URL check (DNS rebinding) is
+ * refused. `resolve` replaces the system lookup (tests inject a name whose answer changes).
  */
-export function guardedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, []);
-    const list = addresses;
-    const bad = list.find((a) => isForbiddenAddress(a.address));
-    if (bad || list.length === 0) {
-      const e: NodeJS.ErrnoException = new Error(`refused: ${hostname} resolves to a forbidden address${bad ? ` (${bad.address})` : ''}`);
-      e.code = 'EFORBIDDENADDRESS';
-      return callback(e, []);
-    }
-    if (options.all) return callback(null, list);
-    callback(null, list[0]!.address, list[0]!.family);
-  });
+export function guardedLookupWith(resolve?: Resolver) {
+  return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
+    const answer = (err: NodeJS.ErrnoException | null, list: dns.LookupAddress[]): void => {
+      if (err) return callback(err, []);
+      const bad = list.find((a) => isForbiddenAddress(a.address));
+      if (bad || list.length === 0) {
+        const e: NodeJS.ErrnoException = new Error(`refused: ${hostname} resolves to a forbidden address${bad ? ` (${bad.address})` : ''}`);
+        e.code = 'EFORBIDDENADDRESS';
+        return callback(e, []);
+      }
+      if (options.all) return callback(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    };
+    if (!resolve) return dns.lookup(hostname, { ...options, all: true }, answer);
+    resolve(hostname).then(
+      (addresses) =>
+        answer(
+          null,
+          addresses.map((address) => ({ address, family: net.isIP(address) || 4 })),
+        ),
+      (err: NodeJS.ErrnoException) => answer(err, []),
+    );
+  };
 }
+
+export const guardedLookup = guardedLookupWith();

@@ -1,6 +1,6 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { connect, type NatsConnection } from 'nats';
 import pino from 'pino';
@@ -284,6 +284,52 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     expect((await deliveries(c, ep.body.data.id))[0]).toMatchObject({ status: 'failed', attempts: [{ status_code: 500 }] });
     const test = (await call('webhook_endpoints.test', c, { params: { id: ep.body.data.id } })) as { ok: boolean; error?: { code: string } };
     expect(test).toMatchObject({ ok: false, error: { code: 'conflict' } });
+  });
+
+  it('refuses a live connection when the name rebinds to 127.0.0.1 after the check (connect-time lookup)', async () => {
+    // A TCP listener on 127.0.0.1 that counts connections: nothing may reach it.
+    let connections = 0;
+    const local = net.createServer((s) => {
+      connections++;
+      s.destroy();
+    });
+    await new Promise<void>((r) => local.listen(0, '127.0.0.1', r));
+    const port = (local.address() as AddressInfo).port;
+    // The attacker's name: public on one answer, 127.0.0.1 on the next (TTL 0), alternately.
+    const answers: string[] = [];
+    const rebinding = async (host: string) => {
+      if (host !== 'rebind.example.com') return ['93.184.216.34'];
+      const a = answers.length % 2 === 0 ? '93.184.216.34' : '127.0.0.1';
+      answers.push(a);
+      return [a];
+    };
+    await stopDelivery();
+    ({ stop: stopDelivery } = await startDelivery(wiring, config, { resolve: rebinding }));
+    try {
+      const c = ctx('live', { organizationId: randomUUID(), connectedAppId: randomUUID() });
+      const ep = await create(c, `https://rebind.example.com:${port}/hook`); // checked at creation: public
+      expect(ep.ok).toBe(true);
+      expect(((await call('webhook_endpoints.test', c, { params: { id: ep.body.data.id } })) as { ok: boolean }).ok).toBe(true);
+      const [d] = await until(async () => {
+        const list = await deliveries(c, ep.body.data.id);
+        return list[0]?.status === 'failed' ? list : undefined;
+      });
+      expect(d!.attempt_count).toBe(config.retrySchedule.length + 1);
+      // Every attempt passed the check before the send (public answer) and was refused by the
+      // connection's own lookup (127.0.0.1), not by the pre-send URL check.
+      expect(d!.attempts).toHaveLength(d!.attempt_count);
+      for (const a of d!.attempts) {
+        expect(a.status_code).toBeNull();
+        expect(a.error).toMatch(/EFORBIDDENADDRESS.*127\.0\.0\.1/);
+        expect(a.error).not.toMatch(/refused: URL/);
+      }
+      expect(answers).toEqual(Array.from({ length: 2 * d!.attempt_count }, (_, i) => (i % 2 === 0 ? '93.184.216.34' : '127.0.0.1')));
+      expect(connections).toBe(0);
+    } finally {
+      await stopDelivery();
+      ({ stop: stopDelivery } = await startDelivery(wiring, config));
+      await new Promise((r) => local.close(r));
+    }
   });
 
   it.each([

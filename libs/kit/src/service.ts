@@ -38,19 +38,6 @@ export interface ServiceDefinition {
   workers?(wiring: ServiceWiring): Worker[];
   /** Extra readiness checks beside Postgres and NATS (e.g. the documents bucket). */
   checks?: Record<string, (wiring: ServiceWiring) => Promise<boolean>>;
-  /**
-   * Background work beside the RPC server (event consumers, delivery workers): started once the
-   * service serves; the steps it returns run at shutdown after the RPC server drained, before NATS
-   * and Postgres close.
-   */
-  start?(wiring: ServiceWiring): Promise<ShutdownStep[]>;
-}
-
-/** Starts a service's background work (none without a start hook); returns its shutdown steps. */
-export async function startBackground(def: Pick<ServiceDefinition, 'name' | 'start'>, wiring: ServiceWiring): Promise<ShutdownStep[]> {
-  if (!def.start) return [];
-  const steps = await def.start(wiring);
-  return steps.map((s) => ({ ...s, name: `${def.name}:${s.name}` }));
 }
 
 /** Something a service runs beside its RPC server (an event consumer, a poller). */
@@ -130,10 +117,9 @@ export function startService(def: ServiceDefinition): void {
       outbox.startRelay();
       outbox.registerBacklogMetrics();
     }
-    const background = await startBackground(def, wiring);
     const stopWorkers = await startWorkers(def.workers?.(wiring) ?? []);
     const server = wiring.server;
-    rt.onShutdown([{ name: 'rpc', run: () => server.drain() }, ...stopWorkers, ...background, ...(outbox ? [{ name: 'outbox', run: () => outbox.stopRelay() }] : [])]);
+    rt.onShutdown([{ name: 'rpc', run: () => server.drain() }, ...stopWorkers, ...(outbox ? [{ name: 'outbox', run: () => outbox.stopRelay() }] : [])]);
     rt.log.info({ ops_port: rt.ops.port }, `${def.name} serving`);
   });
 }

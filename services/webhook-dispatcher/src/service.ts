@@ -55,10 +55,21 @@ export function webhookDispatcher(opts: { config?: WebhookConfig; resolve?: Reso
     register(wiring) {
       registerHandlers(wiring.server, wiring.orm, cfg(), { resolve: opts.resolve, onDeliveries: () => wake() });
     },
-    async start(wiring) {
-      const delivery = await startDelivery(wiring, cfg(), { resolve: opts.resolve });
-      wake = () => delivery.dispatcher.wake();
-      return [{ name: 'delivery', run: () => delivery.stop() }];
+    workers(wiring) {
+      let delivery: Awaited<ReturnType<typeof startDelivery>> | undefined;
+      return [
+        {
+          name: 'delivery',
+          start: async () => {
+            const started = await startDelivery(wiring, cfg(), { resolve: opts.resolve });
+            delivery = started;
+            wake = () => started.dispatcher.wake();
+          },
+          stop: async () => {
+            await delivery?.stop();
+          },
+        },
+      ];
     },
   };
 }

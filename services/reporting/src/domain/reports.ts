@@ -1,5 +1,5 @@
 import { type AccountDef, DEFAULT_CHART, accountId, normalBalance, type LedgerEnvironment } from '@acct/ledger';
-import type { AccountDto, AgingBucketsDto, Form1099ReportDto } from '@acct/contracts';
+import { type AccountDto, type AgingBucketsDto, type Form1099ReportDto, limits } from '@acct/contracts';
 
 /** Pure report arithmetic (API-DECISIONS §8): no I/O. */
 
@@ -139,5 +139,5 @@ export function trialBalance(accounts: readonly AccountDto[]) {
 export function parseYear(s: string): number | null {
   if (!/^\d{4}$/.test(s)) return null;
   const y = Number(s);
-  return y >= 1900 && y <= 9999 ? y : null;
+  return y >= Number(limits.date_min.slice(0, 4)) && y <= Number(limits.date_max.slice(0, 4)) ? y : null;
 }

@@ -1,11 +1,10 @@
-import { AppError, list, single } from '@acct/contracts';
-import { type Orm, type RpcServer, scopeOf } from '@acct/kit';
+import { AppError, list, page, single } from '@acct/contracts';
+import { type Orm, type RpcServer, pageQuery, scopeOf } from '@acct/kit';
 import { aging, chartWithTotals, form1099, parseYear, trialBalance } from '../domain/reports';
 import type { Freshness } from '../freshness';
 import { accountTotals, journalEntries, netCredit, openDocuments, vendorPaymentsInYear } from '../queries';
-import { ACCOUNT } from '@acct/ledger';
+import { ACCOUNT, todayUtc as today } from '@acct/ledger';
 
-const today = () => new Date().toISOString().slice(0, 10);
 const bad = (field: string, message: string) => AppError.validation(message, [{ field, issue: 'invalid', message }]);
 
 /** The ledger reads and reports; each waits for the projection to hold every write acknowledged so far. */
@@ -14,10 +13,9 @@ export function registerReportHandlers(server: RpcServer, orm: Orm, fresh: Fresh
     await fresh.awaitCaughtUp();
     const s = scopeOf(req.ctx);
     const all = chartWithTotals(s.organizationId, s.environment, await accountTotals(orm, s, null));
-    const limit = Number(req.query.limit ?? 25);
-    const offset = Number(req.query.offset ?? 0);
-    const items = all.slice(offset, offset + limit);
-    return { ok: true, status: 200, body: list('accounts', items, { limit, offset, count: items.length, has_more: offset + limit < all.length }) };
+    const { limit, offset } = pageQuery(req.query);
+    const p = page(all.slice(offset, offset + limit + 1), limit, offset);
+    return { ok: true, status: 200, body: list('accounts', p.items, p.pagination) };
   });
 
   server.handle('accounts.get', async (req) => {
@@ -32,10 +30,9 @@ export function registerReportHandlers(server: RpcServer, orm: Orm, fresh: Fresh
     const { from, to } = req.query;
     if (from && to && from > to) throw bad('from', 'from must not be after to.');
     await fresh.awaitCaughtUp();
-    const limit = Number(req.query.limit ?? 25);
-    const offset = Number(req.query.offset ?? 0);
-    const rows = await journalEntries(orm, scopeOf(req.ctx), req.query, limit, offset);
-    const items = rows.slice(0, limit).map((r) => ({
+    const { limit, offset } = pageQuery(req.query);
+    const p = page(await journalEntries(orm, scopeOf(req.ctx), req.query, limit, offset), limit, offset);
+    const items = p.items.map((r) => ({
       id: String(r.id),
       entry_date: String(r.entry_date),
       source_type: String(r.source_type),
@@ -45,7 +42,7 @@ export function registerReportHandlers(server: RpcServer, orm: Orm, fresh: Fresh
       posted_at: new Date(r.posted_at as string).toISOString(),
       lines: ((r.lines ?? []) as { amount_cents: number | string }[]).map((l) => ({ ...l, amount_cents: Number(l.amount_cents) })) as never,
     }));
-    return { ok: true, status: 200, body: list('journal_entries', items, { limit, offset, count: items.length, has_more: rows.length > limit }) };
+    return { ok: true, status: 200, body: list('journal_entries', items, p.pagination) };
   });
 
   server.handle('reports.summary', async (req) => {

@@ -57,6 +57,11 @@ export function single<N extends string, T>(name: N, value: T): { data: T } & Re
   return { data: value, [name]: value } as { data: T } & Record<N, T>;
 }
 
+/** `{data: x, <name>: x, action: {type, status: 'completed'}}`: the reply of an action route (post, reverse). */
+export function actionReply<N extends string, T, A extends string>(name: N, value: T, type: A): { data: T; action: { type: A; status: 'completed' } } & Record<N, T> {
+  return { ...single(name, value), action: { type, status: 'completed' as const } };
+}
+
 /** `{data: [...], <plural>: [...], pagination}`: the list envelope of SPEC.md §1. */
 export function list<N extends string, T>(plural: N, items: T[], pagination: Pagination): { data: T[]; pagination: Pagination } & Record<N, T[]> {
   return { data: items, [plural]: items, pagination } as { data: T[]; pagination: Pagination } & Record<N, T[]>;

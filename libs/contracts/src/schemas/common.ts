@@ -90,3 +90,10 @@ export function listEnvelope<N extends string, T extends TSchema>(plural: N, ite
   const arr = Type.Array(item);
   return obj({ data: arr, [plural]: arr, pagination } as { data: typeof arr; pagination: typeof pagination } & { [K in N]: typeof arr });
 }
+
+/** `{type, status: 'completed'}`: the action object of an action route (post, reverse). */
+export const action = <const A extends string>(type: A) => obj({ type: StringEnum([type] as const), status: StringEnum(['completed'] as const) });
+
+/** `{data, <name>, action}`: the reply of an action route. */
+export const withAction = <N extends string, T extends TSchema, A extends string>(nameOf: N, item: T, type: A) =>
+  obj({ data: item, [nameOf]: item, action: action(type) } as { data: T; action: ReturnType<typeof action<A>> } & { [K in N]: T });

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
-import { Nullable, StringEnum, date, dateTime, email, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from './common';
+import { Nullable, StringEnum, withAction, date, dateTime, email, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from './common';
 import { currency, lineItem, lineItemsInput } from './receivables';
 
 /** Vendors, bills and vendor payments (the payables service). */
@@ -8,8 +8,6 @@ import { currency, lineItem, lineItemsInput } from './receivables';
 const memo = Type.String({ maxLength: limits.description_length_max });
 const reason = Type.String({ minLength: 1, maxLength: limits.description_length_max, description: 'Why the record is reversed (kept on it).' });
 const positiveCents = Type.Integer({ minimum: 1, maximum: limits.amount_cents_max });
-const completed = <const A extends string>(type: A) => obj({ type: StringEnum([type] as const), status: StringEnum(['completed'] as const) });
-
 // ---------- vendors ----------
 export const VENDOR_TYPES = ['contractor', 'business'] as const;
 export type VendorType = (typeof VENDOR_TYPES)[number];
@@ -98,8 +96,8 @@ export const billReverseBody = obj({ reversal_reason: reason });
 export type BillReverseBody = Static<typeof billReverseBody>;
 export const billResponse = singleEnvelope('bill', bill);
 export const billListResponse = listEnvelope('bills', bill);
-export const billPostResponse = obj({ data: bill, bill, action: completed('posted') });
-export const billReverseResponse = obj({ data: bill, bill, action: completed('reversed') });
+export const billPostResponse = withAction('bill', bill, 'posted');
+export const billReverseResponse = withAction('bill', bill, 'reversed');
 
 // ---------- vendor payments ----------
 export const VENDOR_PAYMENT_STATUSES = ['ready', 'posted', 'reversed'] as const;
@@ -141,5 +139,5 @@ export type VendorPaymentListQuery = Static<typeof vendorPaymentListQuery>;
 export const vendorPaymentReverseBody = obj({ reversal_reason: reason });
 export const vendorPaymentResponse = singleEnvelope('vendor_payment', vendorPayment);
 export const vendorPaymentListResponse = listEnvelope('vendor_payments', vendorPayment);
-export const vendorPaymentPostResponse = obj({ data: vendorPayment, vendor_payment: vendorPayment, action: completed('posted') });
-export const vendorPaymentReverseResponse = obj({ data: vendorPayment, vendor_payment: vendorPayment, action: completed('reversed') });
+export const vendorPaymentPostResponse = withAction('vendor_payment', vendorPayment, 'posted');
+export const vendorPaymentReverseResponse = withAction('vendor_payment', vendorPayment, 'reversed');

@@ -1,6 +1,22 @@
-import { Optional, type Static, type TSchema, Type } from '@sinclair/typebox';
+import { Optional, type Static, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
-import { DATE_RANGE_TEXT, Nullable, StringEnum, cents, date, dateTime, errorDetail, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from './common';
+import {
+  DATE_RANGE_TEXT,
+  Nullable,
+  StringEnum,
+  cents,
+  withAction,
+  date,
+  dateTime,
+  errorDetail,
+  externalId,
+  listEnvelope,
+  name,
+  obj,
+  paginationQuery,
+  singleEnvelope,
+  uuid,
+} from './common';
 
 /** Shared by invoices, estimates (and bills later). */
 export const lineItemInput = obj({
@@ -24,9 +40,6 @@ export type LineItemDto = Static<typeof lineItem>;
 export const currency = Type.String({ minLength: 1, maxLength: 8, description: 'Only USD is accepted today (default USD).' });
 const memo = Type.String({ maxLength: limits.description_length_max });
 const number = Type.String({ minLength: 1, maxLength: limits.number_length_max });
-const action = <const A extends string>(type: A) => obj({ type: StringEnum([type] as const), status: StringEnum(['completed'] as const) });
-const withAction = <N extends string, T extends TSchema, A extends string>(nameOf: N, item: T, type: A) =>
-  obj({ data: item, [nameOf]: item, action: action(type) } as { data: T; action: ReturnType<typeof action<A>> } & { [K in N]: T });
 
 // ---------- invoices ----------
 export const INVOICE_STATUSES = ['draft', 'open', 'partially_paid', 'paid'] as const;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { single } from '@acct/contracts';
+import { actionReply, single } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { accountingDate, currencyOf, priceLines, requireOrder } from '@acct/ledger';
 import { type Books, createOnce, sameJson } from '@acct/posting';
@@ -57,12 +57,12 @@ export function registerBillHandlers(server: RpcServer, books: Books): void {
 
   server.handle('bills.post', async (req) => {
     const { bill, replayed } = await books.transact(req.ctx, (tx) => postBill(tx, req.params.id));
-    return { ok: true, status: 200, replayed, body: { ...single('bill', billDto(bill)), action: { type: 'posted', status: 'completed' } as const } };
+    return { ok: true, status: 200, replayed, body: actionReply('bill', billDto(bill), 'posted') };
   });
 
   server.handle('bills.reverse', async (req) => {
     const { bill, replayed } = await books.transact(req.ctx, (tx) => reverseBill(tx, req.params.id, req.body.reversal_reason));
-    return { ok: true, status: 200, replayed, body: { ...single('bill', billDto(bill)), action: { type: 'reversed', status: 'completed' } as const } };
+    return { ok: true, status: 200, replayed, body: actionReply('bill', billDto(bill), 'reversed') };
   });
 
   registerReads(server, orm, {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { single } from '@acct/contracts';
+import { actionReply, single } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { accountingDate, currencyOf } from '@acct/ledger';
 import { type Books, retryOnceOnUnique } from '@acct/posting';
@@ -45,12 +45,12 @@ export function registerVendorPaymentHandlers(server: RpcServer, books: Books): 
 
   server.handle('vendor_payments.post', async (req) => {
     const { payment, replayed } = await books.transact(req.ctx, (tx) => postVendorPayment(tx, req.params.id));
-    return { ok: true, status: 200, replayed, body: { ...single('vendor_payment', vendorPaymentDto(payment)), action: { type: 'posted', status: 'completed' } as const } };
+    return { ok: true, status: 200, replayed, body: actionReply('vendor_payment', vendorPaymentDto(payment), 'posted') };
   });
 
   server.handle('vendor_payments.reverse', async (req) => {
     const { payment, replayed } = await books.transact(req.ctx, (tx) => reverseVendorPayment(tx, req.params.id, req.body.reversal_reason));
-    return { ok: true, status: 200, replayed, body: { ...single('vendor_payment', vendorPaymentDto(payment)), action: { type: 'reversed', status: 'completed' } as const } };
+    return { ok: true, status: 200, replayed, body: actionReply('vendor_payment', vendorPaymentDto(payment), 'reversed') };
   });
 
   registerReads(server, orm, {

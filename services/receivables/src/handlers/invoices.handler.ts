@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { single } from '@acct/contracts';
+import { actionReply, single } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { currencyOf, priceLines, requireOrder } from '@acct/ledger';
 import { type Books, createOnce, sameJson } from '@acct/posting';
@@ -49,7 +49,7 @@ export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
 
   server.handle('invoices.post', async (req) => {
     const { invoice, replayed } = await books.transact(req.ctx, (tx) => postInvoice(tx, req.params.id));
-    return { ok: true, status: 200, replayed, body: { ...single('invoice', invoiceDto(invoice)), action: { type: 'posted', status: 'completed' } as const } };
+    return { ok: true, status: 200, replayed, body: actionReply('invoice', invoiceDto(invoice), 'posted') };
   });
 
   registerReads(server, orm, {

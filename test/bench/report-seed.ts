@@ -1,11 +1,14 @@
 import pg from 'pg';
+import { positional, reportQueries, type ReportQuery } from '@acct/reporting/dist/queries';
 
 /**
  * Seeds the reporting projection straight (no events): `lines` journal lines for one organization's
  * test environment, two per entry, in four kinds that cycle: an invoice (Dr 1100 / Cr 4000), a bill
  * (Dr 5000 / Cr 2000), a payment of half the invoice two entries before (Dr 1000 / Cr 1100) and a
  * vendor payment of half the bill two before (Dr 2000 / Cr 1000), over 1000 customers or vendors and
- * 1000 days from 2024-01-01; with the documents (due 30 days after issue) and the parties.
+ * 1000 days from 2024-01-01 (each party in turn on every day, so no two documents share a party and
+ * day: the worst case for the open amounts per party, due date and day); documents are due 30 days
+ * after issue; with the parties.
  */
 export async function seedReportingLines(databaseUrl: string, organizationId: string, accountIds: Record<string, string>, lines: number): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -20,7 +23,7 @@ export async function seedReportingLines(databaseUrl: string, organizationId: st
       CREATE TEMP TABLE seed ON COMMIT DROP AS
       SELECT g, g % 4 AS kind, gen_random_uuid() AS id,
              md5('doc' || CASE WHEN g % 4 < 2 THEN g ELSE g - 2 END)::uuid AS doc,
-             md5('party' || ((g / 4) % 1000) || CASE WHEN g % 2 = 0 THEN 'c' ELSE 'v' END)::uuid AS party,
+             md5('party' || ((g / 4000) % 1000) || CASE WHEN g % 2 = 0 THEN 'c' ELSE 'v' END)::uuid AS party,
              DATE '2024-01-01' + ((g / 4) % 1000)::int AS d,
              (1000 + (g / 4) % 5000) * CASE WHEN g % 4 < 2 THEN 2 ELSE 1 END AS amount
         FROM generate_series(4, ${entries + 3}) g`);
@@ -42,11 +45,6 @@ export async function seedReportingLines(databaseUrl: string, organizationId: st
       [organizationId],
     );
     await client.query(
-      `INSERT INTO documents (id, organization_id, environment, kind, party_id, issue_date, due_date)
-       SELECT doc, $1::uuid, 'test', CASE WHEN kind = 0 THEN 'invoice' ELSE 'bill' END, party, d, d + 30 FROM seed WHERE kind < 2 ON CONFLICT DO NOTHING`,
-      [organizationId],
-    );
-    await client.query(
       `INSERT INTO parties (id, organization_id, environment, kind, display_name, is_1099_eligible, w9_on_file, version)
        SELECT DISTINCT ON (party) party, $1::uuid, 'test', CASE WHEN kind IN (0, 2) THEN 'customer' ELSE 'vendor' END, 'Seeded ' || party, kind IN (1, 3), false, now() FROM seed ON CONFLICT DO NOTHING`,
       [organizationId],
@@ -58,16 +56,16 @@ export async function seedReportingLines(databaseUrl: string, organizationId: st
         FROM journal_lines l WHERE l.entry_id IN (SELECT id FROM seed) GROUP BY 1, 2, 3, 4
       ON CONFLICT (organization_id, environment, account_code, entry_date)
       DO UPDATE SET debit_cents = account_days.debit_cents + EXCLUDED.debit_cents, credit_cents = account_days.credit_cents + EXCLUDED.credit_cents`);
-    // As the projection does per line (A/R and A/P lines per document, party and day) and per vendor payment nothing reverses.
-    await client.query(`
-      INSERT INTO document_days (organization_id, environment, account_code, entry_date, document_id, party_id, debit_cents, credit_cents)
-      SELECT organization_id, environment, account_code, entry_date,
-             coalesce(CASE WHEN account_code = '1100' THEN invoice_id ELSE bill_id END, '00000000-0000-0000-0000-000000000000'),
-             coalesce(CASE WHEN account_code = '1100' THEN customer_id ELSE vendor_id END, '00000000-0000-0000-0000-000000000000'),
-             coalesce(sum(amount_cents) FILTER (WHERE side = 'debit'), 0), coalesce(sum(amount_cents) FILTER (WHERE side = 'credit'), 0)
-        FROM journal_lines l WHERE l.entry_id IN (SELECT id FROM seed) AND account_code IN ('1100', '2000') GROUP BY 1, 2, 3, 4, 5, 6
-      ON CONFLICT (organization_id, environment, account_code, entry_date, document_id, party_id)
-      DO UPDATE SET debit_cents = document_days.debit_cents + EXCLUDED.debit_cents, credit_cents = document_days.credit_cents + EXCLUDED.credit_cents`);
+    // As the projection does per line (A/R and A/P lines per party, due date and day) and per vendor payment nothing reverses.
+    await client.query(
+      `INSERT INTO open_days (organization_id, environment, account_code, entry_date, party_id, due_date, open_cents)
+       SELECT l.organization_id, l.environment, l.account_code, l.entry_date, coalesce(l.customer_id, l.vendor_id), s.d + 30,
+              sum(CASE WHEN (l.side = 'debit') = (l.account_code = '1100') THEN l.amount_cents ELSE -l.amount_cents END)
+         FROM journal_lines l JOIN seed s ON s.id = l.entry_id -- a payment's document is issued on its own day
+        WHERE l.account_code IN ('1100', '2000') GROUP BY 1, 2, 3, 4, 5, 6
+       ON CONFLICT (organization_id, environment, account_code, entry_date, party_id, due_date)
+       DO UPDATE SET open_cents = open_days.open_cents + EXCLUDED.open_cents`,
+    );
     await client.query(`
       INSERT INTO vendor_payment_days (organization_id, environment, entry_date, vendor_id, paid_cents)
       SELECT e.organization_id, e.environment, e.entry_date, coalesce(l.vendor_id, '00000000-0000-0000-0000-000000000000'), sum(l.amount_cents)
@@ -78,7 +76,7 @@ export async function seedReportingLines(databaseUrl: string, organizationId: st
       ON CONFLICT (organization_id, environment, entry_date, vendor_id) DO UPDATE SET paid_cents = vendor_payment_days.paid_cents + EXCLUDED.paid_cents`);
     await client.query('COMMIT');
     await client.query(
-      'ANALYZE reporting.journal_lines; ANALYZE reporting.journal_entries; ANALYZE reporting.documents; ANALYZE reporting.parties; ANALYZE reporting.account_days; ANALYZE reporting.document_days; ANALYZE reporting.vendor_payment_days',
+      'ANALYZE reporting.journal_lines; ANALYZE reporting.journal_entries; ANALYZE reporting.parties; ANALYZE reporting.account_days; ANALYZE reporting.open_days; ANALYZE reporting.vendor_payment_days',
     );
     return Date.now() - started;
   } catch (e) {
@@ -89,46 +87,24 @@ export async function seedReportingLines(databaseUrl: string, organizationId: st
   }
 }
 
-/** EXPLAIN ANALYZE of the report queries (as services/reporting/src/queries.ts has them), summarized. */
+/** EXPLAIN ANALYZE of the report queries, built by services/reporting/src/queries.ts as the service runs them. */
 export async function explainReports(databaseUrl: string, organizationId: string): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     await client.query('SET search_path = reporting');
-    const s = [organizationId, 'test'];
-    const queries: [string, string, unknown[]][] = [
-      [
-        'account totals (accounts, trial balance)',
-        `SELECT account_code, sum(debit_cents), sum(credit_cents) FROM account_days
-          WHERE organization_id = $1::uuid AND environment = $2 AND entry_date <= '2025-06-30' GROUP BY account_code`,
-        s,
-      ],
-      [
-        'summary revenue',
-        `SELECT sum(credit_cents - debit_cents) FROM account_days
-          WHERE organization_id = $1::uuid AND environment = $2 AND account_code = '4000' AND entry_date >= '2024-01-01' AND entry_date <= '2024-12-31'`,
-        s,
-      ],
-      [
-        'A/R open documents',
-        `SELECT o.party_id, sum(o.open), d.due_date, p.display_name
-           FROM (SELECT document_id AS doc_id, max(nullif(party_id, '00000000-0000-0000-0000-000000000000')::text) AS party_id, sum(debit_cents - credit_cents) AS open
-                   FROM document_days WHERE organization_id = $1::uuid AND environment = $2 AND account_code = '1100' AND entry_date <= '2025-06-30' GROUP BY document_id) o
-           LEFT JOIN documents d ON d.id = nullif(o.doc_id, '00000000-0000-0000-0000-000000000000') LEFT JOIN parties p ON p.id = o.party_id::uuid
-          WHERE o.open <> 0 GROUP BY o.party_id, d.due_date, p.id, p.display_name`,
-        s,
-      ],
-      [
-        '1099 vendor payments',
-        `SELECT v.vendor_id, v.paid, p.display_name FROM (SELECT nullif(vendor_id, '00000000-0000-0000-0000-000000000000') AS vendor_id, sum(paid_cents) AS paid
-           FROM vendor_payment_days WHERE organization_id = $1::uuid AND environment = $2 AND entry_date >= '2025-01-01' AND entry_date < '2026-01-01'
-          GROUP BY vendor_id HAVING sum(paid_cents) <> 0) v LEFT JOIN parties p ON p.id = v.vendor_id`,
-        s,
-      ],
+    const s = { organizationId, environment: 'test' as const };
+    const queries: [string, ReportQuery][] = [
+      ['account totals (accounts, trial balance)', reportQueries.accountTotals(s, '2025-06-30')],
+      ['summary revenue', reportQueries.netCredit(s, '4000', '2024-01-01', '2024-12-31')],
+      ['A/R open amounts per party and bucket', reportQueries.openAmounts(s, 'invoice', '2025-06-30')],
+      ['A/P open amounts per party and bucket', reportQueries.openAmounts(s, 'bill', '2025-06-30')],
+      ['1099 vendor payments', reportQueries.vendorPaymentsInYear(s, 2025)],
+      ['journal entries (first page)', reportQueries.journalEntries(s, {}, 50, 0)],
     ];
     const out: string[] = [];
-    for (const [name, sql, params] of queries) {
-      const r = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) ${sql}`, params);
+    for (const [name, { sql, params }] of queries) {
+      const r = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) ${positional(sql)}`, params);
       const plan = r.rows.map((x: Record<string, string>) => x['QUERY PLAN']);
       out.push(`-- ${name}\n${plan.join('\n')}`);
     }

@@ -7,6 +7,8 @@ import { payables } from '../../services/payables/src/service';
 import { reporting, reportingState } from '../../services/reporting/src/service';
 import { rebuild } from '../../services/reporting/src/rebuild';
 import { applyEvent } from '../../services/reporting/src/projection';
+import { bucketSql, reportQueries, type ReportQuery } from '../../services/reporting/src/queries';
+import { bucketOf } from '../../services/reporting/src/domain/reports';
 
 /**
  * Reporting against real Postgres and JetStream, fed by the real payables service: reports read
@@ -199,7 +201,65 @@ describe('reporting against real Postgres and JetStream', () => {
         WHERE coalesce(d.debit_cents, -1) <> coalesce(l.debit, 0) OR coalesce(d.credit_cents, -1) <> coalesce(l.credit, 0)`,
       );
     expect(diff).toEqual([]);
+    // So do the open amounts (A/R debit − credit, A/P credit − debit).
+    const open = await repOrm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `SELECT account_code FROM (SELECT account_code, sum(open_cents) AS o FROM open_days GROUP BY 1) d FULL JOIN (
+         SELECT account_code, sum(CASE WHEN (side = 'debit') = (account_code = '1100') THEN amount_cents ELSE -amount_cents END) AS o
+           FROM journal_lines WHERE account_code IN ('1100', '2000') GROUP BY 1) l USING (account_code)
+        WHERE d.o IS DISTINCT FROM l.o`,
+      );
+    expect(open).toEqual([]);
     const info = await jsm.consumers.info(eventsStreamName(prefix), CONSUMERS.reportingPostings);
     expect(info.num_pending).toBe(0);
   }, 60_000);
+
+  it('puts a due date in the same aging bucket in SQL as bucketOf does, on every edge', async () => {
+    const asOf = '2026-03-31';
+    const dues = [
+      '2026-04-01',
+      '2026-03-31',
+      '2026-03-30',
+      '2026-03-01',
+      '2026-02-28',
+      '2026-01-31',
+      '2026-01-30',
+      '2026-01-01',
+      '2025-12-31',
+      '2025-12-30',
+      '2024-02-29',
+      'infinity',
+    ];
+    const conn = repOrm.em.fork().getConnection();
+    for (const due of dues) {
+      const [row] = await conn.execute<{ b: string }[]>(`SELECT ${bucketSql('?::date', '?::date')} AS b`, Array.from({ length: 4 }, () => [due, asOf]).flat());
+      expect([due, row?.b]).toEqual([due, bucketOf(due === 'infinity' ? null : due, asOf)]);
+    }
+  });
+
+  it('each report query reads only its summary tables, never the journal lines (EXPLAIN)', async () => {
+    const s = { organizationId: c.organizationId, environment: c.environment };
+    const expected: [ReportQuery, string[]][] = [
+      [reportQueries.accountTotals(s, '2026-06-30'), ['account_days']],
+      [reportQueries.netCredit(s, '4000', '2026-01-01', '2026-12-31'), ['account_days']],
+      [reportQueries.openAmounts(s, 'invoice', '2026-06-30'), ['open_days', 'parties']],
+      [reportQueries.openAmounts(s, 'bill', '2026-06-30'), ['open_days', 'parties']],
+      [reportQueries.vendorPaymentsInYear(s, 2026), ['vendor_payment_days', 'parties']],
+    ];
+    const conn = repOrm.em.fork().getConnection();
+    for (const [q, tables] of expected) {
+      const [row] = await conn.execute<{ 'QUERY PLAN': unknown }[]>(`EXPLAIN (FORMAT JSON) ${q.sql}`, q.params);
+      const relations = new Set<string>();
+      const walk = (node: unknown): void => {
+        if (!node || typeof node !== 'object') return;
+        const n = node as Record<string, unknown>;
+        if (typeof n['Relation Name'] === 'string') relations.add(n['Relation Name']);
+        for (const v of Object.values(n)) if (typeof v === 'object') walk(v);
+      };
+      walk(row?.['QUERY PLAN']);
+      expect([...relations].sort()).toEqual([...tables].sort());
+    }
+  });
 });

@@ -7,6 +7,9 @@ export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
 type Exec = (sql: string, params: unknown[]) => Promise<unknown>;
 
+/** `(?, ?), (?, ?)`: the placeholders of a multi-row VALUES list. */
+const rowsOf = (rows: unknown[][]): string => rows.map((r) => `(${r.map(() => '?').join(', ')})`).join(', ');
+
 /**
  * Applies one event to the projection, in the consumer's transaction (after its claim). Every
  * write commutes: entries are inserted once by id, documents once by id, parties last-writer-wins
@@ -31,51 +34,65 @@ async function applyPosting(exec: Exec, e: PostingEvent<PostingSource>, eventId:
     [entry.id, ...scope, entry.entry_date, entry.source_type, entry.source_id, entry.memo, entry.reverses_entry_id, e.occurred_at, eventId],
   )) as { affectedRows?: number };
   if (inserted.affectedRows === 0) return; // the same entry under another event id
-  let n = 0;
-  for (const l of entry.lines) {
+  const documents = documentsOf(e.source);
+  // One multi-row statement per table; the daily totals summed per key first (one row per key).
+  const lines = entry.lines.map((l, n) => [
+    entry.id,
+    n,
+    ...scope,
+    entry.entry_date,
+    l.account_id,
+    l.account_code,
+    l.side,
+    l.amount_cents,
+    l.customer_id,
+    l.invoice_id,
+    l.vendor_id,
+    l.bill_id,
+  ]);
+  if (lines.length > 0) {
     await exec(
       `INSERT INTO journal_lines (entry_id, line_no, organization_id, environment, entry_date, account_id, account_code, side, amount_cents, customer_id, invoice_id, vendor_id, bill_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [entry.id, n++, ...scope, entry.entry_date, l.account_id, l.account_code, l.side, l.amount_cents, l.customer_id, l.invoice_id, l.vendor_id, l.bill_id],
+       VALUES ${rowsOf(lines)}`,
+      lines.flat(),
     );
+  }
+  const days = new Map<string, [number, number]>();
+  const open = new Map<string, [string, string, string, number]>();
+  for (const l of entry.lines) {
     const debit = l.side === 'debit' ? l.amount_cents : 0;
-    await exec(
-      `INSERT INTO account_days (organization_id, environment, account_code, entry_date, debit_cents, credit_cents) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (organization_id, environment, account_code, entry_date)
-       DO UPDATE SET debit_cents = account_days.debit_cents + EXCLUDED.debit_cents, credit_cents = account_days.credit_cents + EXCLUDED.credit_cents`,
-      [...scope, l.account_code, entry.entry_date, debit, l.amount_cents - debit],
-    );
+    const d = days.get(l.account_code) ?? [0, 0];
+    days.set(l.account_code, [d[0] + debit, d[1] + l.amount_cents - debit]);
     if (l.account_code === ACCOUNT.receivable || l.account_code === ACCOUNT.payable) {
       const receivable = l.account_code === ACCOUNT.receivable;
-      await exec(
-        `INSERT INTO document_days (organization_id, environment, account_code, entry_date, document_id, party_id, debit_cents, credit_cents) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (organization_id, environment, account_code, entry_date, document_id, party_id)
-         DO UPDATE SET debit_cents = document_days.debit_cents + EXCLUDED.debit_cents, credit_cents = document_days.credit_cents + EXCLUDED.credit_cents`,
-        [
-          ...scope,
-          l.account_code,
-          entry.entry_date,
-          (receivable ? l.invoice_id : l.bill_id) ?? NIL_UUID,
-          (receivable ? l.customer_id : l.vendor_id) ?? NIL_UUID,
-          debit,
-          l.amount_cents - debit,
-        ],
-      );
+      const doc = documents.find((x) => x.id === (receivable ? l.invoice_id : l.bill_id));
+      const party = (receivable ? l.customer_id : l.vendor_id) ?? doc?.partyId ?? NIL_UUID;
+      const due = doc?.dueDate ?? 'infinity';
+      const key = `${l.account_code} ${party} ${due}`;
+      open.set(key, [l.account_code, party, due, (open.get(key)?.[3] ?? 0) + ((l.side === 'debit') === receivable ? l.amount_cents : -l.amount_cents)]);
     }
+  }
+  const dayRows = [...days].map(([code, [debit, credit]]) => [...scope, code, entry.entry_date, debit, credit]);
+  if (dayRows.length > 0) {
+    await exec(
+      `INSERT INTO account_days (organization_id, environment, account_code, entry_date, debit_cents, credit_cents) VALUES ${rowsOf(dayRows)}
+     ON CONFLICT (organization_id, environment, account_code, entry_date)
+     DO UPDATE SET debit_cents = account_days.debit_cents + EXCLUDED.debit_cents, credit_cents = account_days.credit_cents + EXCLUDED.credit_cents`,
+      dayRows.flat(),
+    );
+  }
+  if (open.size > 0) {
+    const openRows = [...open.values()].map(([code, party, due, cents]) => [...scope, code, entry.entry_date, party, due, cents]);
+    await exec(
+      `INSERT INTO open_days (organization_id, environment, account_code, entry_date, party_id, due_date, open_cents) VALUES ${rowsOf(openRows)}
+       ON CONFLICT (organization_id, environment, account_code, entry_date, party_id, due_date)
+       DO UPDATE SET open_cents = open_days.open_cents + EXCLUDED.open_cents`,
+      openRows.flat(),
+    );
   }
   // 1099: this entry's vendor payment counts unless something already reversed it; a first reversal takes its payment out.
   await exec(vendorPaymentDelta(1), [entry.id]);
   if (entry.reverses_entry_id) await exec(vendorPaymentDelta(-1), [entry.reverses_entry_id]);
-  for (const d of documentsOf(e.source)) {
-    await exec(`INSERT INTO documents (id, organization_id, environment, kind, party_id, issue_date, due_date) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, [
-      d.id,
-      ...scope,
-      d.kind,
-      d.partyId,
-      d.issueDate,
-      d.dueDate,
-    ]);
-  }
 }
 
 /**
@@ -94,7 +111,7 @@ function vendorPaymentDelta(sign: 1 | -1): string {
     ON CONFLICT (organization_id, environment, entry_date, vendor_id) DO UPDATE SET paid_cents = vendor_payment_days.paid_cents + EXCLUDED.paid_cents`;
 }
 
-/** The invoices and bills a posting's source shows (for their due dates). */
+/** The invoices and bills a posting's source shows, with their parties and due dates. */
 export function documentsOf(source: PostingSource): { id: string; kind: 'invoice' | 'bill'; partyId: string; issueDate: string; dueDate: string }[] {
   switch (source.type) {
     case 'invoice':

@@ -1,77 +1,116 @@
 import type { Orm, Scope } from '@acct/kit';
 import { ACCOUNT } from '@acct/ledger';
 import { NIL_UUID } from './projection';
-import type { AccountTotals, OpenDocument, VendorPaid } from './domain/reports';
+import { BUCKET_UPTO, LATEST_BUCKET, type AccountTotals, type Bucket, type PartyBucketAmount, type VendorPaid } from './domain/reports';
 
 /** Every read of the projection. Scope first; dates inclusive. */
 type Row = Record<string, unknown>;
-const q = (orm: Orm, sql: string, params: unknown[]) => orm.em.fork().getConnection().execute<Row[]>(sql, params);
+/** A report query: SQL with `?` placeholders and its values (also EXPLAINed by a test and by the bench). */
+export interface ReportQuery {
+  sql: string;
+  params: unknown[];
+}
+/** The SQL with `$1, $2, …` for node-postgres (EXPLAIN in tests and the bench). */
+export const positional = (sql: string): string => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
+const q = (orm: Orm, { sql, params }: ReportQuery) => orm.em.fork().getConnection().execute<Row[]>(sql, params);
 
-/** Debit and credit totals per account code, of lines dated on or before asOf (all when null), from the daily totals. */
-export async function accountTotals(orm: Orm, s: Scope, asOf: string | null): Promise<Map<string, AccountTotals>> {
-  const rows = await q(
-    orm,
-    `SELECT account_code, sum(debit_cents)::bigint AS debit, sum(credit_cents)::bigint AS credit
+/** The SQL of each report query, by name, as the reads below run it. */
+export const reportQueries = {
+  accountTotals: (s: Scope, asOf: string | null): ReportQuery => ({
+    sql: `SELECT account_code, sum(debit_cents)::bigint AS debit, sum(credit_cents)::bigint AS credit
        FROM account_days WHERE organization_id = ? AND environment = ? AND (?::date IS NULL OR entry_date <= ?::date)
       GROUP BY account_code`,
-    [s.organizationId, s.environment, asOf, asOf],
-  );
-  return new Map(rows.map((r) => [String(r.account_code), { debitCents: Number(r.debit), creditCents: Number(r.credit) }]));
-}
-
-/** Credits − debits of one account over [from, to]. */
-export async function netCredit(orm: Orm, s: Scope, code: string, from: string | null, to: string): Promise<number> {
-  const [r] = await q(
-    orm,
-    `SELECT coalesce(sum(credit_cents - debit_cents), 0)::bigint AS n
+    params: [s.organizationId, s.environment, asOf, asOf],
+  }),
+  netCredit: (s: Scope, code: string, from: string | null, to: string): ReportQuery => ({
+    sql: `SELECT coalesce(sum(credit_cents - debit_cents), 0)::bigint AS n
        FROM account_days WHERE organization_id = ? AND environment = ? AND account_code = ? AND (?::date IS NULL OR entry_date >= ?::date) AND entry_date <= ?::date`,
-    [s.organizationId, s.environment, code, from, from, to],
-  );
-  return Number(r?.n ?? 0);
-}
-
-/**
- * Open amounts as of asOf by party and due date, with the party's name: each invoice (A/R) or bill
- * (A/P) is summed from its daily totals, its party is the greatest on its lines, documents with
- * nothing open are left out, and the rest are added up per party and due date (the aging arithmetic
- * only sums them per party and bucket, so the figures are the same as per document).
- */
-export async function openDocuments(orm: Orm, s: Scope, kind: 'invoice' | 'bill', asOf: string): Promise<OpenDocument[]> {
-  const receivable = kind === 'invoice';
-  const sign = receivable ? `debit_cents - credit_cents` : `credit_cents - debit_cents`;
-  const rows = await q(
-    orm,
-    `SELECT o.party_id, sum(o.open)::bigint AS open, to_char(d.due_date, 'YYYY-MM-DD') AS due_date, p.display_name
-       FROM (SELECT dd.document_id AS doc_id, max(nullif(dd.party_id, '${NIL_UUID}')::text) AS party_id, sum(${sign})::bigint AS open
-               FROM document_days dd
-              WHERE dd.organization_id = ? AND dd.environment = ? AND dd.account_code = ? AND dd.entry_date <= ?::date
-              GROUP BY dd.document_id) o
-       LEFT JOIN documents d ON d.id = nullif(o.doc_id, '${NIL_UUID}')
-       LEFT JOIN parties p ON p.id = o.party_id::uuid
-      WHERE o.open <> 0
-      GROUP BY o.party_id, d.due_date, p.id, p.display_name`,
-    [s.organizationId, s.environment, receivable ? ACCOUNT.receivable : ACCOUNT.payable, asOf],
-  );
-  return rows.map((r) => ({
-    partyId: String(r.party_id),
-    displayName: (r.display_name as string | null) ?? null,
-    openCents: Number(r.open),
-    dueDate: (r.due_date as string | null) ?? null,
-  }));
-}
-
-/** Per vendor: A/P debits of vendor payments dated in the year and never reversed (vendor_payment_days keeps only those). */
-export async function vendorPaymentsInYear(orm: Orm, s: Scope, year: number): Promise<VendorPaid[]> {
-  const rows = await q(
-    orm,
-    `SELECT v.vendor_id, v.paid, p.display_name, coalesce(p.is_1099_eligible, false) AS eligible, coalesce(p.w9_on_file, false) AS w9
+    params: [s.organizationId, s.environment, code, from, from, to],
+  }),
+  openAmounts: (s: Scope, kind: 'invoice' | 'bill', asOf: string): ReportQuery => ({
+    sql: `SELECT o.party_id, o.bucket, o.open, p.display_name
+       FROM (SELECT nullif(party_id, '${NIL_UUID}') AS party_id, ${bucketSql('due_date', '?::date')} AS bucket, sum(open_cents)::bigint AS open
+               FROM open_days
+              WHERE organization_id = ? AND environment = ? AND account_code = ? AND entry_date <= ?::date
+              GROUP BY 1, 2) o
+       LEFT JOIN parties p ON p.id = o.party_id`,
+    params: [...BUCKET_UPTO.map(() => asOf), s.organizationId, s.environment, kind === 'invoice' ? ACCOUNT.receivable : ACCOUNT.payable, asOf],
+  }),
+  vendorPaymentsInYear: (s: Scope, year: number): ReportQuery => ({
+    sql: `SELECT v.vendor_id, v.paid, p.display_name, coalesce(p.is_1099_eligible, false) AS eligible, coalesce(p.w9_on_file, false) AS w9
        FROM (SELECT nullif(vendor_id, '${NIL_UUID}') AS vendor_id, sum(paid_cents)::bigint AS paid
                FROM vendor_payment_days
               WHERE organization_id = ? AND environment = ? AND entry_date >= make_date(?, 1, 1) AND entry_date < make_date(? + 1, 1, 1)
               GROUP BY vendor_id HAVING sum(paid_cents) <> 0) v
        LEFT JOIN parties p ON p.id = v.vendor_id`,
-    [s.organizationId, s.environment, year, year],
-  );
+    params: [s.organizationId, s.environment, year, year],
+  }),
+  journalEntries: (s: Scope, f: EntryFilter, limit: number, offset: number): ReportQuery => ({
+    sql: `SELECT e.id, to_char(e.entry_date, 'YYYY-MM-DD') AS entry_date, e.source_type, e.source_id, e.memo, e.reverses_entry_id, e.posted_at,
+            (SELECT json_agg(json_build_object('account_id', l.account_id, 'account_code', l.account_code, 'side', l.side, 'amount_cents', l.amount_cents,
+                    'customer_id', l.customer_id, 'invoice_id', l.invoice_id, 'vendor_id', l.vendor_id, 'bill_id', l.bill_id) ORDER BY l.line_no)
+               FROM journal_lines l WHERE l.entry_id = e.id) AS lines
+       FROM journal_entries e
+      WHERE e.organization_id = ? AND e.environment = ?
+        AND (?::text IS NULL OR e.source_type = ?) AND (?::uuid IS NULL OR e.source_id = ?::uuid)
+        AND (?::date IS NULL OR e.entry_date >= ?::date) AND (?::date IS NULL OR e.entry_date <= ?::date)
+      ORDER BY e.posted_at DESC, e.id DESC LIMIT ? OFFSET ?`,
+    params: [
+      s.organizationId,
+      s.environment,
+      f.source_type ?? null,
+      f.source_type ?? null,
+      f.source_id ?? null,
+      f.source_id ?? null,
+      f.from ?? null,
+      f.from ?? null,
+      f.to ?? null,
+      f.to ?? null,
+      limit + 1,
+      offset,
+    ],
+  }),
+};
+
+/** Debit and credit totals per account code, of lines dated on or before asOf (all when null), from the daily totals. */
+export async function accountTotals(orm: Orm, s: Scope, asOf: string | null): Promise<Map<string, AccountTotals>> {
+  const rows = await q(orm, reportQueries.accountTotals(s, asOf));
+  return new Map(rows.map((r) => [String(r.account_code), { debitCents: Number(r.debit), creditCents: Number(r.credit) }]));
+}
+
+/** Credits − debits of one account over [from, to]. */
+export async function netCredit(orm: Orm, s: Scope, code: string, from: string | null, to: string): Promise<number> {
+  const [r] = await q(orm, reportQueries.netCredit(s, code, from, to));
+  return Number(r?.n ?? 0);
+}
+
+/** SQL for the aging bucket of a due date seen on the date parameter `asOf` (bucketOf's definition, from the same table). */
+export function bucketSql(due: string, asOf: string): string {
+  const arms = BUCKET_UPTO.map(([upto, bucket]) => `WHEN ${due} >= ${asOf} - ${upto} THEN '${bucket}'`).join(' ');
+  return `CASE ${arms} ELSE '${LATEST_BUCKET}' END`;
+}
+
+/**
+ * Open amounts as of asOf per party and aging bucket, with the party's name: one range of open_days
+ * (every A/R or A/P line up to asOf, already summed per party, due date and day) grouped by party
+ * and bucket. Documents add up per party and bucket, so the figures are those of per-document sums.
+ */
+export async function openAmounts(orm: Orm, s: Scope, kind: 'invoice' | 'bill', asOf: string): Promise<PartyBucketAmount[]> {
+  const rows = await q(orm, reportQueries.openAmounts(s, kind, asOf));
+  return rows.map((r) => ({
+    partyId: String(r.party_id),
+    displayName: (r.display_name as string | null) ?? null,
+    bucket: r.bucket as Bucket,
+    openCents: Number(r.open),
+  }));
+}
+
+/** Per vendor: A/P debits of vendor payments dated in the year and never reversed (vendor_payment_days keeps only those). */
+export async function vendorPaymentsInYear(orm: Orm, s: Scope, year: number): Promise<VendorPaid[]> {
+  const rows = await q(orm, reportQueries.vendorPaymentsInYear(s, year));
   return rows.map((r) => ({
     vendorId: String(r.vendor_id),
     displayName: (r.display_name as string | null) ?? null,
@@ -90,30 +129,5 @@ export interface EntryFilter {
 
 /** A page of journal entries (newest first, ties by id) with their lines; one row more than limit says has_more. */
 export async function journalEntries(orm: Orm, s: Scope, f: EntryFilter, limit: number, offset: number): Promise<Row[]> {
-  return q(
-    orm,
-    `SELECT e.id, to_char(e.entry_date, 'YYYY-MM-DD') AS entry_date, e.source_type, e.source_id, e.memo, e.reverses_entry_id, e.posted_at,
-            (SELECT json_agg(json_build_object('account_id', l.account_id, 'account_code', l.account_code, 'side', l.side, 'amount_cents', l.amount_cents,
-                    'customer_id', l.customer_id, 'invoice_id', l.invoice_id, 'vendor_id', l.vendor_id, 'bill_id', l.bill_id) ORDER BY l.line_no)
-               FROM journal_lines l WHERE l.entry_id = e.id) AS lines
-       FROM journal_entries e
-      WHERE e.organization_id = ? AND e.environment = ?
-        AND (?::text IS NULL OR e.source_type = ?) AND (?::uuid IS NULL OR e.source_id = ?::uuid)
-        AND (?::date IS NULL OR e.entry_date >= ?::date) AND (?::date IS NULL OR e.entry_date <= ?::date)
-      ORDER BY e.posted_at DESC, e.id DESC LIMIT ? OFFSET ?`,
-    [
-      s.organizationId,
-      s.environment,
-      f.source_type ?? null,
-      f.source_type ?? null,
-      f.source_id ?? null,
-      f.source_id ?? null,
-      f.from ?? null,
-      f.from ?? null,
-      f.to ?? null,
-      f.to ?? null,
-      limit + 1,
-      offset,
-    ],
-  );
+  return q(orm, reportQueries.journalEntries(s, f, limit, offset));
 }

@@ -10,15 +10,21 @@ export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
 }
 
+/** Days late (as_of − due date) up to which each bucket holds, in order; later than the last: days_over_90. */
+export const BUCKET_UPTO: readonly (readonly [number, Bucket])[] = [
+  [0, 'current'],
+  [30, 'days_1_30'],
+  [60, 'days_31_60'],
+  [90, 'days_61_90'],
+];
+export const LATEST_BUCKET: Bucket = 'days_over_90';
+
 /** The aging bucket of an amount due on dueDate, seen on asOf (due on asOf or later: current). */
 export function bucketOf(dueDate: string | null, asOf: string): Bucket {
   if (!dueDate) return 'current';
   const late = daysBetween(dueDate, asOf);
-  if (late <= 0) return 'current';
-  if (late <= 30) return 'days_1_30';
-  if (late <= 60) return 'days_31_60';
-  if (late <= 90) return 'days_61_90';
-  return 'days_over_90';
+  for (const [upto, bucket] of BUCKET_UPTO) if (late <= upto) return bucket;
+  return LATEST_BUCKET;
 }
 
 export const emptyBuckets = (): AgingBucketsDto => ({ current: 0, days_1_30: 0, days_31_60: 0, days_61_90: 0, days_over_90: 0 });
@@ -38,25 +44,36 @@ export interface AgingResult {
   rows: { party_id: string; display_name: string | null; open_cents: number; aging: AgingBucketsDto }[];
 }
 
+/** An open amount of one party in one aging bucket (the sum of its documents' open amounts there). */
+export interface PartyBucketAmount {
+  partyId: string;
+  displayName: string | null;
+  bucket: Bucket;
+  openCents: number;
+}
+
 /** Totals, buckets and per-party rows; a party counts when its balance is above zero. */
 export function aging(docs: readonly OpenDocument[], asOf: string): AgingResult {
+  return agingOf(docs.map((d) => ({ partyId: d.partyId, displayName: d.displayName, bucket: bucketOf(d.dueDate, asOf), openCents: d.openCents })));
+}
+
+/** As aging, from amounts already put in buckets (the reports' query does that in SQL). */
+export function agingOf(amounts: readonly PartyBucketAmount[]): AgingResult {
   const total = emptyBuckets();
   const byParty = new Map<string, AgingResult['rows'][number]>();
-  for (const d of docs) {
+  for (const d of amounts) {
     if (d.openCents === 0) continue;
-    const b = bucketOf(d.dueDate, asOf);
-    total[b] += d.openCents;
+    total[d.bucket] += d.openCents;
     let row = byParty.get(d.partyId);
     if (!row) byParty.set(d.partyId, (row = { party_id: d.partyId, display_name: d.displayName, open_cents: 0, aging: emptyBuckets() }));
     row.open_cents += d.openCents;
-    row.aging[b] += d.openCents;
+    row.aging[d.bucket] += d.openCents;
   }
   const rows = [...byParty.values()].filter((r) => r.open_cents !== 0).sort((a, b) => b.open_cents - a.open_cents || a.party_id.localeCompare(b.party_id));
   const totalOpenCents = Object.values(total).reduce((a, b) => a + b, 0);
   return { totalOpenCents, partyCount: rows.filter((r) => r.open_cents > 0).length, aging: total, rows };
 }
 
-/** 60000 cents (USD 600) for years up to 2025, 200000 cents from 2026. */
 export function threshold1099(year: number): number {
   return year <= 2025 ? 60_000 : 200_000;
 }

@@ -1,8 +1,8 @@
 import { AppError, list, page, single } from '@acct/contracts';
 import { type Orm, type RpcServer, pageQuery, scopeOf } from '@acct/kit';
-import { aging, chartWithTotals, form1099, parseYear, trialBalance } from '../domain/reports';
+import { agingOf, chartWithTotals, form1099, parseYear, trialBalance } from '../domain/reports';
 import type { Freshness } from '../freshness';
-import { accountTotals, journalEntries, netCredit, openDocuments, vendorPaymentsInYear } from '../queries';
+import { accountTotals, journalEntries, netCredit, openAmounts, vendorPaymentsInYear } from '../queries';
 import { ACCOUNT, todayUtc as today } from '@acct/ledger';
 
 const bad = (field: string, message: string) => AppError.validation(message, [{ field, issue: 'invalid', message }]);
@@ -62,7 +62,7 @@ export function registerReportHandlers(server: RpcServer, orm: Orm, fresh: Fresh
   server.handle('reports.accounts_receivable', async (req) => {
     const asOf = req.query.as_of ?? today();
     await fresh.awaitCaughtUp();
-    const r = aging(await openDocuments(orm, scopeOf(req.ctx), 'invoice', asOf), asOf);
+    const r = agingOf(await openAmounts(orm, scopeOf(req.ctx), 'invoice', asOf));
     const report = {
       as_of: asOf,
       total_open_cents: r.totalOpenCents,
@@ -76,7 +76,7 @@ export function registerReportHandlers(server: RpcServer, orm: Orm, fresh: Fresh
   server.handle('reports.accounts_payable', async (req) => {
     const asOf = req.query.as_of ?? today();
     await fresh.awaitCaughtUp();
-    const r = aging(await openDocuments(orm, scopeOf(req.ctx), 'bill', asOf), asOf);
+    const r = agingOf(await openAmounts(orm, scopeOf(req.ctx), 'bill', asOf));
     const report = {
       as_of: asOf,
       total_open_cents: r.totalOpenCents,

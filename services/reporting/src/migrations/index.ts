@@ -2,6 +2,7 @@ import { CONSUMER_MIGRATIONS, type MigrationDef } from '@acct/kit';
 import { Migration20261123000001Reporting } from './Migration20261123000001Reporting';
 import { Migration20261123000002AccountDays } from './Migration20261123000002AccountDays';
 import { Migration20261123000003DocumentDays } from './Migration20261123000003DocumentDays';
+import { Migration20261124000001OpenDays } from './Migration20261124000001OpenDays';
 
 /** The consumer's bookkeeping (shared, versioned), then the projection. */
 export const migrations: MigrationDef[] = [
@@ -9,7 +10,8 @@ export const migrations: MigrationDef[] = [
   { name: 'Migration20261123000001Reporting', class: Migration20261123000001Reporting },
   { name: 'Migration20261123000002AccountDays', class: Migration20261123000002AccountDays },
   { name: 'Migration20261123000003DocumentDays', class: Migration20261123000003DocumentDays },
+  { name: 'Migration20261124000001OpenDays', class: Migration20261124000001OpenDays },
 ];
 
 /** The tables a rebuild empties (consumed_events of the consumer too). */
-export const PROJECTION_TABLES = ['journal_lines', 'journal_entries', 'documents', 'parties', 'account_days', 'document_days', 'vendor_payment_days'] as const;
+export const PROJECTION_TABLES = ['journal_lines', 'journal_entries', 'parties', 'account_days', 'open_days', 'vendor_payment_days'] as const;

@@ -88,6 +88,18 @@ export interface EventConsumerOptions {
 }
 
 const NS_PER_MS = 1_000_000;
+/** Most events applied in one transaction (those already received when the first is taken). */
+const BATCH_MAX = 64;
+
+/** The event a message holds, or undefined when it is not one of ours. */
+function tryDecode(m: JsMsg): ConsumedEvent['payload'] | undefined {
+  try {
+    const payload = decodeJson<ConsumedEvent['payload']>(m.data);
+    return typeof payload?.id === 'string' ? payload : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A durable JetStream consumer that applies each event exactly once to its own Postgres schema:
@@ -134,9 +146,83 @@ export class EventConsumer {
     const consumer = await nc.jetstream().consumers.get(stream, name);
     this.messages = await consumer.consume({ max_messages: 64 });
     const messages = this.messages;
+    // The reader queues what the server delivers (at most 2 × BATCH_MAX ahead); the applier takes
+    // everything queued (up to BATCH_MAX) into one transaction.
+    const queue: JsMsg[] = [];
+    let done = false;
+    let wakeApplier: (() => void) | undefined;
+    let wakeReader: (() => void) | undefined;
+    const reader = (async () => {
+      try {
+        for await (const m of messages) {
+          queue.push(m);
+          wakeApplier?.();
+          while (queue.length >= 2 * BATCH_MAX) await new Promise<void>((r) => (wakeReader = r));
+        }
+      } finally {
+        done = true;
+        wakeApplier?.();
+      }
+    })();
     this.loop = (async () => {
-      for await (const m of messages) await this.handle(m);
+      for (;;) {
+        if (queue.length === 0) {
+          if (done) break;
+          await new Promise<void>((r) => (wakeApplier = r));
+          wakeApplier = undefined;
+          continue;
+        }
+        const batch = queue.splice(0, BATCH_MAX);
+        wakeReader?.();
+        wakeReader = undefined;
+        await this.handleBatch(batch);
+      }
+      await reader;
     })().catch((err) => this.o.log.error({ err, consumer: name }, 'event consumer stopped'));
+  }
+
+  /**
+   * Claims and applies the events of several messages in one transaction and acks them after its
+   * commit; if any of them fails, the transaction rolls back and each is handled alone (so a poison
+   * event is retried and parked on its own, and never fails its neighbours).
+   */
+  private async handleBatch(batch: JsMsg[]): Promise<void> {
+    if (batch.length === 1) return this.handle(batch[0]!);
+    const { name } = this.o;
+    const events: { m: JsMsg; event: ConsumedEvent }[] = [];
+    const single: JsMsg[] = [];
+    for (const m of batch) {
+      const payload = tryDecode(m);
+      if (payload) events.push({ m, event: { id: payload.id, subject: m.subject, seq: m.seq, payload } });
+      else single.push(m); // handle() drops it, counted
+    }
+    let fresh: boolean[] | undefined;
+    try {
+      fresh = await this.o.orm.em.fork().transactional(async (em) => {
+        const out: boolean[] = [];
+        for (const { event } of events) {
+          const claimed = await claimEvent(em, name, event.id, event.seq);
+          if (claimed) await this.o.apply(em, event);
+          out.push(claimed);
+        }
+        return out;
+      });
+    } catch {
+      fresh = undefined;
+    }
+    if (!fresh) {
+      for (const m of batch) await this.handle(m);
+      return;
+    }
+    events.forEach(({ m }, i) => this.acked(m, fresh[i]!));
+    for (const m of single) await this.handle(m);
+  }
+
+  private acked(m: JsMsg, fresh: boolean): void {
+    const { name } = this.o;
+    m.ack();
+    this.applied?.inc({ consumer: name, outcome: fresh ? 'applied' : 'duplicate' });
+    if (fresh) this.o.metrics?.consumerLag.observe({ consumer: name }, Math.max(0, Date.now() - m.info.timestampNanos / NS_PER_MS) / 1000);
   }
 
   private async handle(m: JsMsg): Promise<void> {
@@ -159,9 +245,7 @@ export class EventConsumer {
         await this.o.apply(em, event);
         return true;
       });
-      m.ack();
-      this.applied?.inc({ consumer: name, outcome: fresh ? 'applied' : 'duplicate' });
-      if (fresh) this.o.metrics?.consumerLag.observe({ consumer: name }, Math.max(0, Date.now() - m.info.timestampNanos / NS_PER_MS) / 1000);
+      this.acked(m, fresh);
     } catch (err) {
       const deliveries = m.info.deliveryCount;
       if (deliveries >= (this.o.maxDeliveries ?? 5) && (await this.park(event, deliveries, err))) {

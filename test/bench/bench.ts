@@ -33,6 +33,7 @@ import { adminCli, freePort, startStack, type Stack } from '@acct/stack';
 import { dropDatabase, dropEventsStream } from '@acct/kit';
 import { accountId } from '@acct/ledger';
 import { explainReports, seedReportingLines } from './report-seed';
+import { reportingLag } from './lag';
 
 function envInt(name: string, def: number, min: number): number {
   const raw = process.env[name];
@@ -291,7 +292,7 @@ async function main(): Promise<number> {
     }
 
     // Payables: bills posted on create, and vendor payments allocated to posted bills in turn.
-    if (!SCENARIOS.has('create-bill') && !SCENARIOS.has('create-vendor-payment')) return finish(rows);
+    if (!SCENARIOS.has('create-bill') && !SCENARIOS.has('create-vendor-payment')) return finish(rows, await reportingLag(databaseUrl, boot.organization_id));
     const vendorId = await createOne(`${url}/api/v1/vendors`, headers, { external_vendor_id: `bench-vendor-${id}`, display_name: 'Bench vendor', is_1099_eligible: true });
     let billNo = 0;
     const billBody = (cents: number) => ({
@@ -339,7 +340,7 @@ async function main(): Promise<number> {
       };
       rows.push({ scenario: 'create-vendor-payment', route: 'POST /api/v1/vendor-payments', ...(await drive({ ...payOpts, title: 'create-vendor-payment' })) });
     }
-    return finish(rows);
+    return finish(rows, await reportingLag(databaseUrl, boot.organization_id));
   } finally {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
@@ -353,9 +354,9 @@ async function main(): Promise<number> {
     }
   }
 
-  function finish(rows: Row[]): number {
+  function finish(rows: Row[], lag: string): number {
     const summaries = rows.map(summarize);
-    process.stdout.write(`\n${table(summaries)}\n\n`);
+    process.stdout.write(`\n${table(summaries)}\n\n${lag}\n\n`);
     const report = { node: process.version, cpus: os.cpus().length, connections: CONNECTIONS, duration_s: DURATION_S, routes: summaries };
     process.stdout.write(`${JSON.stringify(report)}\n`);
     if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(report, null, 2)}\n`);

@@ -1,0 +1,54 @@
+import pg from 'pg';
+import { CONSUMERS } from '@acct/contracts';
+
+/**
+ * Posting → reporting lag of every journal entry the write scenarios posted through the services
+ * (seeded entries have no consumed event and are left out): the time from the posting event's
+ * occurred_at (stamped in the posting transaction, before its commit) to the start of the reporting
+ * consumer's transaction that applied it (consumed_events.consumed_at). Waits first until reporting
+ * holds every entry the services' ledgers hold for the organization (at most waitMs).
+ */
+export async function reportingLag(databaseUrl: string, organizationId: string, waitMs = 60_000): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows: schemas } = await client.query<{ s: string }>(
+      `SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'journal_entries' AND table_schema <> 'reporting'`,
+    );
+    const posted = async () => {
+      let n = 0;
+      for (const { s } of schemas) {
+        const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM "${s}".journal_entries WHERE organization_id = $1`, [organizationId]);
+        n += Number(rows[0]?.n ?? 0);
+      }
+      return n;
+    };
+    const applied = async () => {
+      const { rows } = await client.query<{ n: string }>(
+        `SELECT count(*) AS n FROM reporting.journal_entries e JOIN reporting.consumed_events c ON c.consumer = $2 AND c.event_id = e.event_id WHERE e.organization_id = $1`,
+        [organizationId, CONSUMERS.reportingPostings],
+      );
+      return Number(rows[0]?.n ?? 0);
+    };
+    const deadline = Date.now() + waitMs;
+    const want = await posted();
+    let got = await applied();
+    while (got < want && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      got = await applied();
+    }
+    const { rows } = await client.query<{ n: string; p50: number; p99: number; max: number }>(
+      `SELECT count(*) AS n,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99, max(ms) AS max
+         FROM (SELECT extract(epoch FROM c.consumed_at - e.posted_at) * 1000 AS ms
+                 FROM reporting.journal_entries e JOIN reporting.consumed_events c ON c.consumer = $2 AND c.event_id = e.event_id
+                WHERE e.organization_id = $1) x`,
+      [organizationId, CONSUMERS.reportingPostings],
+    );
+    const r = rows[0];
+    const f = (x: number | null | undefined) => (x == null ? '-' : Number(x).toFixed(1));
+    return `posting → reporting applied: ${r?.n ?? 0} entries measured (reporting holds ${got}, the services' ledgers ${want}), p50 ${f(r?.p50)} ms, p99 ${f(r?.p99)} ms, max ${f(r?.max)} ms`;
+  } finally {
+    await client.end();
+  }
+}

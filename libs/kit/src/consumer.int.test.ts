@@ -202,4 +202,18 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     expect(parked).toEqual([{ event_id: ids[1], deliveries: 3, error: 'projection failed' }]);
     expect(await metrics.registry.getSingleMetricAsString('events_consumed_total')).toMatch(/outcome="parked"[^}]*} 1/);
   });
+
+  it('applies a backlog in batches where a failing event fails none of its neighbours: each applied once, the poison parked', async () => {
+    const outbox = new Outbox(nc, orm, silentLogger());
+    const ids = await commitAndPublish(outbox, 40); // all in the stream before the consumer starts: delivered together
+    const poison = ids[17]!;
+    const { c } = consumer('batched', { fail: (e) => e.id === poison, maxDeliveries: 2 });
+    await c.start();
+    await ackedAll('batched');
+    await c.stop();
+    const counts = await appliedCounts('batched', ids);
+    expect(counts.map((r) => r.event_id).sort()).toEqual(ids.filter((id) => id !== poison).sort());
+    expect(counts.every((r) => r.n === 1)).toBe(true);
+    expect(await sql(`SELECT event_id FROM parked_events WHERE consumer = 'batched'`)).toEqual([{ event_id: poison }]);
+  });
 });

@@ -212,6 +212,23 @@ describe('the chart follows SERVICE_MANIFEST', () => {
     }
   });
 
+  it('gives the services listed in database.perService a database of their own (<SERVICE>_DATABASE_URL), in the pods and the migrations Job', () => {
+    const docs = render('-f', path.join(CHART, 'ci', 'per-service-databases-values.yaml'));
+    const secret = find(docs, 'Secret', 'rel-accounting-api-secret')!;
+    expect(secret.stringData).toMatchObject({
+      DATABASE_URL: expect.stringMatching(/^postgres:/),
+      RECEIVABLES_DATABASE_URL: 'postgres://acct@pg-receivables:5432/accounting',
+      WEBHOOK_DISPATCHER_DATABASE_URL: 'postgres://acct@pg-webhooks:5432/accounting',
+    });
+    expect(secret.stringData.PAYABLES_DATABASE_URL).toBeUndefined();
+    const hook = docs.find((d) => d.kind === 'Secret' && d.metadata.annotations?.['helm.sh/hook'])!;
+    expect(hook.stringData.RECEIVABLES_DATABASE_URL).toBe('postgres://acct@pg-receivables:5432/accounting');
+    expect(helmRun(['template', 'rel', CHART, '--set', 'database.perService.nosuch=postgres://x/y']).status).not.toBe(0);
+    const schema = JSON.parse(fs.readFileSync(path.join(CHART, 'values.schema.json'), 'utf8'));
+    expect(schema.properties.database.properties.perService.propertyNames.enum).toEqual(SERVICE_MANIFEST.map((s) => s.name));
+    expect(helmRun(['template', 'rel', CHART, '--set', 'database.perService.payables=mysql://x/y']).status).not.toBe(0);
+  });
+
   it('monitoring: the ServiceMonitor scrapes every ops Service, the PrometheusRule carries deploy/ alerts', () => {
     const sm = find(allOn, 'ServiceMonitor', 'rel-accounting-api')!;
     const scraped = allOn.filter((d) => d.kind === 'Service' && Object.entries(sm.spec.selector.matchLabels).every(([k, v]) => d.metadata.labels?.[k] === v));

@@ -62,6 +62,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 DATABASE_URL: {{ .Values.database.url | quote }}
+{{ include "acct.perServiceDatabases" . }}
 NATS_URL: {{ .Values.nats.url | quote }}
 WEBHOOK_SECRET_KEY: {{ $key | quote }}
 {{- if .Values.s3.accessKeyId }}
@@ -99,4 +100,11 @@ DB_POOL_MAX: {{ .Values.database.poolMax | toString | quote }}
 {{- if le $graceMs (add $drainMs $preStopMs) -}}
 {{- fail (printf "terminationGracePeriodSeconds (%d s) must be longer than preStopSleepSeconds + SHUTDOWN_TIMEOUT_MS (%d ms)" (int .Values.terminationGracePeriodSeconds) (add $drainMs $preStopMs)) -}}
 {{- end -}}
+{{- end -}}
+
+{{/* <SERVICE>_DATABASE_URL of each service with a database of its own (database.perService). */}}
+{{- define "acct.perServiceDatabases" -}}
+{{- range $name, $url := .Values.database.perService }}
+{{ printf "%s_DATABASE_URL" ($name | upper | replace "-" "_") }}: {{ $url | quote }}
+{{- end }}
 {{- end -}}

@@ -244,6 +244,7 @@ export type PaymentRefundedPayload = Static<typeof paymentRefundedPayload>;
 export const EVENT_SOURCES = ['api', 'stripe'] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
 export const event = obj({
+  id: Optional(uuid),
   event_id: uuid,
   event_type: Type.String(),
   external_event_id: Optional(Type.String()),

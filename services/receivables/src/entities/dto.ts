@@ -73,6 +73,7 @@ export function payoutDto(p: Payout) {
 
 export function eventDto(e: InboundEvent, duplicate: boolean) {
   return {
+    id: e.id,
     event_id: e.id,
     event_type: e.eventType,
     external_event_id: e.externalEventId,

@@ -103,7 +103,7 @@ describe('mapStripeEvent', () => {
 
   it('charge.refunded → a refund of the payment intent when fully refunded, stored with a reason when partial', () => {
     const ch = { id: 'ch_1', payment_intent: 'pi_1', amount: 5000, amount_refunded: 5000, currency: 'usd' };
-    expect(mapStripeEvent(ev('charge.refunded', ch))).toEqual({ kind: 'refund', externalPaymentId: 'pi_1', amountCents: 5000 });
+    expect(mapStripeEvent(ev('charge.refunded', ch))).toEqual({ kind: 'refund', externalPaymentId: 'pi_1', chargeId: 'ch_1', amountCents: 5000 });
     expect(mapStripeEvent(ev('charge.refunded', { ...ch, amount_refunded: 1000 }))).toMatchObject({
       kind: 'stored',
       details: [{ field: '/data/object/amount_refunded', issue: 'partial_refund_not_supported' }],

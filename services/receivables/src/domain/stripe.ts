@@ -76,7 +76,8 @@ export type StripeMapping =
       amountCents: number;
       receivedAt: string;
     }
-  | { kind: 'refund'; externalPaymentId: string; amountCents: number }
+  /** The payment is under its payment intent's id, or (paid by invoice.paid with a charge only) the charge's. */
+  | { kind: 'refund'; externalPaymentId: string; chargeId: string | null; amountCents: number }
   | { kind: 'payout'; externalPayoutId: string; payoutDate: string; grossCents: number; feeCents: number; netCents: number }
   /** Kept without a ledger effect: a type we do not map (no details), or a mappable one that lacks what the mapping needs. */
   | { kind: 'stored'; details: ErrorDetail[] }
@@ -158,7 +159,7 @@ function chargeRefunded(ch: Record<string, unknown>): StripeMapping {
   }
   const wrongCurrency = usd(ch.currency, `${OBJ}/currency`);
   if (wrongCurrency) return wrongCurrency;
-  return { kind: 'refund', externalPaymentId: payment, amountCents: ch.amount_refunded };
+  return { kind: 'refund', externalPaymentId: payment, chargeId: idOf(ch.id), amountCents: ch.amount_refunded };
 }
 
 /** Metadata values are strings in Stripe: digits only. */

@@ -54,8 +54,10 @@ export async function applyStripeEvent(tx: Tx, eventId: string, input: EventInpu
         received_at: m.receivedAt,
       });
     }
-    case 'refund':
-      return processPaymentRefunded(tx, { external_payment_id: m.externalPaymentId, amount_cents: m.amountCents });
+    case 'refund': {
+      const known = m.chargeId !== null && !(await findPaymentByExternalId(tx, m.externalPaymentId)) && (await findPaymentByExternalId(tx, m.chargeId));
+      return processPaymentRefunded(tx, { external_payment_id: known ? m.chargeId! : m.externalPaymentId, amount_cents: m.amountCents });
+    }
     case 'payout': {
       const existing = await findPayoutByExternalId(tx, m.externalPayoutId);
       if (existing) {

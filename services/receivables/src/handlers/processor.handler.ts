@@ -95,7 +95,8 @@ export function registerProcessorHandlers(server: RpcServer, books: Books, confi
       throw AppError.validation('The signed body is not a Stripe event (id, type and data.object).', [
         { field: '/', issue: 'not_a_stripe_event', message: 'Expected a Stripe event object.' },
       ]);
-    await markProcessorVerified(orm.em.fork(), source.id, new Date());
+    // Only the first correctly signed event writes: later ones skip the round trip.
+    if (source.status === 'unverified') await markProcessorVerified(orm.em.fork(), source.id, new Date());
 
     // The processor's app and environment are the tenancy of everything the event touches.
     const ctx: TrustedContext = {

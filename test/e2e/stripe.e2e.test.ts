@@ -152,6 +152,11 @@ describe('e2e: Stripe webhook input through the gateway', () => {
       expectError(await deliver({ ...hook, path: '/hooks/stripe/not-a-uuid' }, body), 400, 'validation_failed');
       expectError(await deliver(hook, '{"hello": "world"}'), 400, 'validation_failed');
       expectError(await deliver(hook, 'not json at all'), 400, 'validation_failed');
+      // Signed, but not storable: a NUL, a lone surrogate, nesting past 32 levels (never a 500).
+      expectError(await deliver(hook, eventBody('customer.created', { id: 'cus_\u0000' })), 400, 'validation_failed');
+      expectError(await deliver(hook, eventBody('customer.created', { ['k\ud800']: 1 })), 400, 'validation_failed');
+      const deep = `{"id":"${uid('evt')}","type":"customer.created","data":{"object":{"deep":${'['.repeat(3000)}${']'.repeat(3000)}}}}`;
+      expectError(await deliver(hook, deep), 400, 'validation_failed');
     });
   });
 

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { STRIPE_TOLERANCE_SECONDS, asStripeEvent, mapStripeEvent, verifyStripeSignature, type StripeEvent } from './stripe';
+import { STRIPE_TOLERANCE_SECONDS, asStripeEvent, mapStripeEvent, unstorable, verifyStripeSignature, type StripeEvent } from './stripe';
 
 // Signed by the real Stripe library, never by our own signer.
 const stripe = new Stripe('sk_test_unused');
@@ -47,6 +47,18 @@ describe('verifyStripeSignature (headers from stripe.webhooks.generateTestHeader
     for (const h of ['garbage', `v1=${good}`, `t=${now}`, `t=abc,v1=${good}`, `t=${now},v1=zz`, `t=${now},v0=${good}`, `t=${now},v1=${good.slice(2)}`]) {
       expect(verify(h)).toMatchObject({ ok: false, issue: 'malformed' });
     }
+  });
+});
+
+describe('unstorable', () => {
+  it('finds NUL and lone surrogates in strings and keys, and nesting past the limit', () => {
+    expect(unstorable(JSON.parse(body), 32)).toBeNull();
+    expect(unstorable(JSON.parse('{"a":["x\\u0000"]}'), 32)).toMatch(/U\+0000/);
+    expect(unstorable(JSON.parse('{"a\\ud800":1}'), 32)).toMatch(/key/);
+    expect(unstorable(JSON.parse('{"a":"\\udfff"}'), 32)).toMatch(/lone surrogate/);
+    expect(unstorable(JSON.parse('{"a":"\\ud83d\\ude00"}'), 32)).toBeNull();
+    const deep = JSON.parse(`${'['.repeat(5000)}${']'.repeat(5000)}`);
+    expect(unstorable(deep, 32)).toMatch(/deeper than 32/);
   });
 });
 

@@ -57,6 +57,32 @@ export interface StripeEvent {
   data: { object: Record<string, unknown> };
 }
 
+/** A NUL, or a UTF-16 surrogate without its partner (matched per code unit): Postgres' jsonb refuses both. */
+// eslint-disable-next-line no-control-regex -- U+0000 is what this looks for
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Why a parsed (signed) body cannot be stored as it is, or null: text jsonb refuses, or nesting
+ * deeper than depthMax (the event hash recurses). Walked iteratively, so depth alone cannot overflow.
+ */
+export function unstorable(root: unknown, depthMax: number): string | null {
+  const stack: Array<{ v: unknown; depth: number }> = [{ v: root, depth: 0 }];
+  while (stack.length) {
+    const { v, depth } = stack.pop()!;
+    if (typeof v === 'string') {
+      if (UNSTORABLE.test(v)) return 'a string holds U+0000 or a lone surrogate';
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > depthMax) return `nested deeper than ${depthMax} levels`;
+    for (const [k, child] of Array.isArray(v) ? v.entries() : Object.entries(v)) {
+      if (typeof k === 'string' && UNSTORABLE.test(k)) return 'a key holds U+0000 or a lone surrogate';
+      stack.push({ v: child, depth: depth + 1 });
+    }
+  }
+  return null;
+}
+
 /** A signed body that is not a Stripe event object: null (the caller answers 400). */
 export function asStripeEvent(v: unknown): StripeEvent | null {
   if (!isObject(v)) return null;

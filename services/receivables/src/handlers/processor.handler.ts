@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type TrustedContext, single } from '@acct/contracts';
+import { AppError, type TrustedContext, limits, single } from '@acct/contracts';
 import { type RpcServer, decryptSecret, encryptSecret, scopeOf } from '@acct/kit';
 import { type Books, isUniqueViolation, retryOnceOnUnique } from '@acct/posting';
 import type { ReceivablesConfig } from '../config';
 import { type PaymentProcessor, PaymentProcessorSchema, eventDto, paymentProcessorDto } from '../entities';
-import { asStripeEvent, verifyStripeSignature } from '../domain/stripe';
+import { asStripeEvent, unstorable, verifyStripeSignature } from '../domain/stripe';
 import { type EventInput, eventHash, storeEvent } from '../flows/events';
 import { applyStripeEvent } from '../flows/stripe';
 import { findFirstEvent, findProcessor, findProcessorBySourceId, markProcessorVerified } from '../queries';
@@ -90,6 +90,8 @@ export function registerProcessorHandlers(server: RpcServer, books: Books, confi
     } catch {
       parsed = null;
     }
+    const why = unstorable(parsed, limits.json_depth_max);
+    if (why) throw AppError.validation(`The signed body cannot be stored: ${why}.`, [{ field: '/', issue: 'invalid_body', message: why }]);
     const event = asStripeEvent(parsed);
     if (!event)
       throw AppError.validation('The signed body is not a Stripe event (id, type and data.object).', [

@@ -199,10 +199,13 @@ describe('the chart follows SERVICE_MANIFEST', () => {
     }
   });
 
-  it('keeps DATABASE_URL, NATS_URL, S3 keys and the webhook key in a Secret, or uses existingSecret', () => {
+  it('keeps DATABASE_URL, NATS_URL, S3 keys, the webhook and payment-processor keys in a Secret, or uses existingSecret', () => {
     const secret = find(allOn, 'Secret', 'rel-accounting-api-secret')!;
-    expect(Object.keys(secret.stringData).sort()).toEqual(['DATABASE_URL', 'NATS_URL', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'WEBHOOK_SECRET_KEY']);
-    expect(find(byDefault, 'Secret', 'rel-accounting-api-secret')!.stringData.WEBHOOK_SECRET_KEY).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(Object.keys(secret.stringData).sort()).toEqual(['DATABASE_URL', 'NATS_URL', 'PROCESSOR_SECRET_KEY', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'WEBHOOK_SECRET_KEY']);
+    const generated = find(byDefault, 'Secret', 'rel-accounting-api-secret')!.stringData;
+    expect(generated.WEBHOOK_SECRET_KEY).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(generated.PROCESSOR_SECRET_KEY).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(generated.PROCESSOR_SECRET_KEY).not.toBe(generated.WEBHOOK_SECRET_KEY);
     const rec = find(allOn, 'Deployment', 'rel-accounting-api-receivables')!.spec.template.spec.containers[0];
     expect(rec.env.map((e: any) => e.name)).toEqual(expect.arrayContaining(['S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION']));
     const ext = render('-f', EXISTING);

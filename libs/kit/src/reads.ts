@@ -1,5 +1,5 @@
 import type { EntitySchema } from '@mikro-orm/core';
-import { AppError, type RpcOperation, limits, list, pageWithin, single } from '@acct/contracts';
+import { AppError, type KeyedOperation, limits, list, pageWithin, single } from '@acct/contracts';
 import type { Orm } from './db';
 import type { RpcServer } from './rpc';
 import { pageQuery, scopeOf } from './scope';
@@ -13,8 +13,8 @@ export function registerReads<E extends object>(
   server: RpcServer,
   orm: Orm,
   r: {
-    list: RpcOperation;
-    get: RpcOperation;
+    list: KeyedOperation;
+    get: KeyedOperation;
     schema: EntitySchema<E, never>;
     name: string;
     plural: string;

@@ -113,8 +113,9 @@ async function waitReady(svc: RunningService, timeoutMs: number): Promise<void> 
 export async function startStack(opts: StackOptions): Promise<Stack> {
   if (opts.logs !== 'inherit') fs.mkdirSync(opts.logs.dir, { recursive: true });
   const baseEnv: NodeJS.ProcessEnv = {
-    // Local stacks only: the key that encrypts webhook endpoint secrets, unless one is given.
+    // Local stacks only: the keys that encrypt webhook endpoint and payment-processor secrets, unless given.
     WEBHOOK_SECRET_KEY: 'dev-only-webhook-secret-key-change-me-please',
+    PROCESSOR_SECRET_KEY: 'dev-only-processor-secret-key-change-me-please',
     ...process.env,
     ...opts.env,
     DATABASE_URL: opts.databaseUrl,

@@ -78,7 +78,7 @@ export function wireService(def: ServiceDefinition, deps: { nc: NatsConnection; 
 /** Variables a service process reads beside the base ones. */
 export const serviceConfigSpec = {
   OUTBOX_RELAY_INTERVAL_MS: v.int(5000, 'how often the outbox relay publishes rows a crash left behind', 50, 600_000),
-  EVENTS_STREAM_REPLICAS: v.int(1, "copies of the events stream on a JetStream cluster when this service creates it (3 on a 3-node cluster)", 1, 5),
+  EVENTS_STREAM_REPLICAS: v.int(1, 'copies of the events stream on a JetStream cluster when this service creates it (3 on a 3-node cluster)', 1, 5),
   EVENTS_DUPLICATE_WINDOW_S: v.int(120, "the events stream's dedupe window when this service creates it, seconds", 1, 86_400),
 };
 

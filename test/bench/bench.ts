@@ -25,7 +25,7 @@
  * Then stops the stack and drops the database, also when something failed.
  *
  * Environment: BENCH_CONNECTIONS (20), BENCH_DURATION_S (10), BENCH_WARMUP_S (2, not reported),
- * BENCH_INVOICES (3000), BENCH_BILLS (200), BENCH_SCENARIOS (all of the above, comma-separated),
+ * BENCH_INVOICES (3000), BENCH_BILLS (200), BENCH_SCENARIOS (all of the above, comma-separated), BENCH_REPLICAS (1: processes of each service and gateways),
  * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres: the server, not the database),
  * NATS_URL (nats://127.0.0.1:4222). Exits 1 if a scenario had a non-2xx reply, an error or a timeout.
  */
@@ -55,6 +55,8 @@ const WARMUP_S = envInt('BENCH_WARMUP_S', 2, 0);
 const INVOICES = envInt('BENCH_INVOICES', 3000, 1);
 const BILLS = envInt('BENCH_BILLS', 200, 1);
 const REPORT_LINES = envInt('BENCH_REPORT_LINES', 1_000_000, 2);
+/** Processes of every service and gateways (behind the stack's round-robin balancer). */
+const REPLICAS = envInt('BENCH_REPLICAS', 1, 1);
 const SCENARIOS = new Set(
   (process.env.BENCH_SCENARIOS ?? 'get-customer,create-customer,post-invoice,event-api,stripe-hook,create-bill,create-vendor-payment,reports').split(',').map((x) => x.trim()),
 );
@@ -233,6 +235,7 @@ async function main(): Promise<number> {
       natsPrefix,
       gatewayPort: await freePort(),
       logs: { dir: logDir },
+      replicas: REPLICAS,
       env: { LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_CLIENT_RPS: '1000000', RATE_LIMIT_CLIENT_BURST: '1000000' },
     });
 
@@ -452,7 +455,9 @@ async function main(): Promise<number> {
     const report = { node: process.version, cpus: os.cpus().length, connections: CONNECTIONS, duration_s: DURATION_S, routes: summaries };
     process.stdout.write(`${JSON.stringify(report)}\n`);
     if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), every service of SERVICE_MANIFEST as a separate process\n`);
+    process.stdout.write(
+      `node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), every service of SERVICE_MANIFEST as ${REPLICAS} separate process(es)\n`,
+    );
     for (const { scenario, result } of rows) {
       if (errorCount(result)) {
         const codes = Object.entries(result.statusCodeStats)

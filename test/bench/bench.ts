@@ -62,7 +62,7 @@ interface Row {
 }
 
 /** Nearest-rank percentile of sorted values. */
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
@@ -70,7 +70,7 @@ function percentile(sorted: number[], p: number): number {
 let current: autocannon.Instance | undefined;
 let interrupted = false;
 
-async function drive(opts: autocannon.Options): Promise<{ result: autocannon.Result; samples: number[] }> {
+export async function drive(opts: autocannon.Options): Promise<{ result: autocannon.Result; samples: number[] }> {
   if (interrupted) throw new Error('interrupted');
   const samples: number[] = [];
   const instance = autocannon(opts);
@@ -138,7 +138,7 @@ function table(rows: Summary[]): string {
 }
 
 /** Draft invoices made through the API with `parallel` requests in flight; returns their ids. */
-async function createDrafts(url: string, headers: Record<string, string>, customerId: string, runId: string, count: number, parallel: number): Promise<string[]> {
+export async function createDrafts(url: string, headers: Record<string, string>, customerId: string, runId: string, count: number, parallel: number): Promise<string[]> {
   const ids: string[] = [];
   let made = 0;
   const worker = async () => {
@@ -165,7 +165,7 @@ async function createDrafts(url: string, headers: Record<string, string>, custom
 }
 
 /** One POST that must answer 201; returns the new record's id. */
-async function createOne(url: string, headers: Record<string, string>, body: unknown): Promise<string> {
+export async function createOne(url: string, headers: Record<string, string>, body: unknown): Promise<string> {
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   if (res.status !== 201) throw new Error(`POST ${url} failed: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { data: { id: string } }).data.id;
@@ -373,10 +373,13 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+// bench-compare.ts reuses the helpers above: run the bench only when this is the entry point.
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -91,31 +91,35 @@ function procs(): { pid: number; comm: string; cmdline: string }[] {
 }
 
 type CpuSample = Record<string, number>;
+/** CPU ms so far of each process, by "group/pid" (a process that exits meanwhile is not counted). */
+type CpuSnapshot = Map<string, number>;
 
-/** CPU ms so far per group: each stack process, pg (backends of `dbName`), pg* (all postgres), nats, client. */
-function sampleCpu(stack: Stack | undefined, dbName: string): CpuSample {
-  const s: CpuSample = {};
-  for (const [name, svc] of stack?.services ?? []) s[name] = svc.child.pid ? cpuMs(svc.child.pid) : 0;
-  s.pg = 0;
-  s['pg*'] = 0;
-  s.nats = 0;
+/** Groups: each stack process, pg (backends of `dbName`), pg* (every postgres process), nats, client. */
+function sampleCpu(stack: Stack | undefined, dbName: string): CpuSnapshot {
+  const s: CpuSnapshot = new Map();
+  for (const [name, svc] of stack?.services ?? []) if (svc.child.pid) s.set(`${name}/${svc.child.pid}`, cpuMs(svc.child.pid));
   for (const p of procs()) {
     const ms = cpuMs(p.pid);
-    if (p.comm === 'nats-server') s.nats += ms;
+    if (p.comm === 'nats-server') s.set(`nats/${p.pid}`, ms);
     else {
-      s['pg*'] += ms;
+      s.set(`pg*/${p.pid}`, ms);
       // A backend's title: "postgres: [<cluster>: ]<user> <database> <host> <state>".
-      if (p.cmdline.split(/\s+/).includes(dbName)) s.pg += ms;
+      if (p.cmdline.split(/\s+/).includes(dbName)) s.set(`pg/${p.pid}`, ms);
     }
   }
   const u = process.cpuUsage();
-  s.client = (u.user + u.system) / 1000;
+  s.set('client/0', (u.user + u.system) / 1000);
   return s;
 }
 
-function cpuPerRequest(before: CpuSample, after: CpuSample, requests: number): CpuSample {
+/** Per group, the CPU the processes alive at the end spent since `before` (all of it for new ones), per request. */
+function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests: number): CpuSample {
   const out: CpuSample = {};
-  for (const k of Object.keys(after)) out[k] = requests ? Math.max(0, (after[k] ?? 0) - (before[k] ?? 0)) / requests : NaN;
+  for (const [key, ms] of after) {
+    const group = key.slice(0, key.lastIndexOf('/'));
+    out[group] = (out[group] ?? 0) + Math.max(0, ms - (before.get(key) ?? 0));
+  }
+  for (const k of Object.keys(out)) out[k] = requests ? out[k]! / requests : NaN;
   return out;
 }
 

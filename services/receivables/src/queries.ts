@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
+import { findInScope } from '@acct/kit';
 import type { Db } from '@acct/posting';
 import { CustomerSchema, type Estimate, EstimateSchema, type InboundEvent, InboundEventSchema, type Invoice, InvoiceSchema, type Payment, PaymentSchema } from './entities';
 
@@ -11,7 +12,7 @@ import { CustomerSchema, type Estimate, EstimateSchema, type InboundEvent, Inbou
 
 /** Locks an invoice of the scope for the rest of the transaction (payments queue on it). */
 export function lockInvoice(db: Db, id: string): Promise<Invoice | null> {
-  return db.em.findOne(InvoiceSchema, { id, ...db.scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return findInScope(db.em, InvoiceSchema, id, db.scope, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
 /** Locks a payment by its external id (concurrent refunds of one payment queue on it). */
@@ -20,7 +21,7 @@ export function lockPaymentByExternalId(db: Db, externalPaymentId: string): Prom
 }
 
 export function lockEstimate(db: Db, id: string): Promise<Estimate | null> {
-  return db.em.findOne(EstimateSchema, { id, ...db.scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return findInScope(db.em, EstimateSchema, id, db.scope, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
 export function findPaymentByExternalId(db: Db, externalPaymentId: string): Promise<Payment | null> {
@@ -41,7 +42,7 @@ export function findFirstEvent(db: Db, externalEventId: string, idempotencyKey: 
 
 /** 404 naming /customer_id unless the customer exists in the scope. */
 export async function requireCustomer(db: Db, customerId: string): Promise<void> {
-  const c = await db.em.findOne(CustomerSchema, { id: customerId, ...db.scope }, { fields: ['id'] });
+  const c = await findInScope(db.em, CustomerSchema, customerId, db.scope);
   if (!c) {
     throw new AppError('not_found', `Customer ${customerId} was not found.`, [
       { field: '/customer_id', issue: 'not_found', message: 'No such customer in this organization and environment.' },

@@ -19,6 +19,9 @@
  * other users' load), nats-server ("nats", shared) and this load generator ("client").
  * Prints each run's table, then the median of the runs per row (BENCH_JSON: also as JSON).
  *
+ * BENCH_BASELINE_DIR: another built checkout (e.g. main at the commit before a change): its stack
+ * runs beside this one, each scenario on both in turn ("build" column), for before/after in one run.
+ *
  * Environment: BENCH_CLIENTS (16), BENCH_DURATION_S (10), BENCH_PGBENCH_S (12), BENCH_RUNS (3),
  * BENCH_ORG_SIZES (1000,100000), BENCH_POST_INVOICES (3000), BENCH_SCENARIOS (all four),
  * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres), NATS_URL, PGBENCH
@@ -127,6 +130,8 @@ function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests: number
 
 interface Result {
   run: number;
+  /** Which checkout's stack answered: "this", or "baseline" (BENCH_BASELINE_DIR); "-" for pgbench. */
+  build: string;
   org_invoices: number | null;
   scenario: string;
   tps: number;
@@ -142,10 +147,11 @@ const CPU_COLS = ['gateway', 'receivables', 'payables', 'reporting', 'webhook-di
 const CPU_SHORT: Record<string, string> = { receivables: 'recv', payables: 'pay', reporting: 'rep', 'webhook-dispatcher': 'whd', gateway: 'gw' };
 
 function table(rows: Result[]): string {
-  const head = ['org', 'scenario', 'tps', 'p50 ms', 'p99 ms', 'errors', 'ratio', ...CPU_COLS.map((c) => `${CPU_SHORT[c] ?? c} cpu`), 'sum cpu'];
+  const head = ['build', 'org', 'scenario', 'tps', 'p50 ms', 'p99 ms', 'errors', 'ratio', ...CPU_COLS.map((c) => `${CPU_SHORT[c] ?? c} cpu`), 'sum cpu'];
   const body = rows.map((r) => {
     const sum = CPU_COLS.filter((c) => c !== 'pg*' && c !== 'client').reduce((a, c) => a + (r.cpu_ms_per_req[c] ?? 0), 0);
     return [
+      r.build,
       r.org_invoices === null ? '-' : String(r.org_invoices),
       r.scenario,
       r.tps.toFixed(0),
@@ -158,7 +164,7 @@ function table(rows: Result[]): string {
     ];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
-  const left = (i: number) => i < 2;
+  const left = (i: number) => i < 3;
   const line = (cells: string[]) => `| ${cells.map((c, i) => (left(i) ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
   return [line(head), `|${widths.map((w, i) => (left(i) ? ':' : '-') + '-'.repeat(w) + (left(i) ? '-' : ':')).join('|')}|`, ...body.map(line)].join('\n');
 }
@@ -171,14 +177,16 @@ function median(xs: number[]): number {
 }
 
 function medians(results: Result[]): Result[] {
-  const keys = [...new Set(results.map((r) => `${r.org_invoices}|${r.scenario}`))];
+  const keyOf = (r: Result) => `${r.org_invoices}|${r.scenario}|${r.build}`;
+  const keys = [...new Set(results.map(keyOf))];
   return keys.map((k) => {
-    const rs = results.filter((r) => `${r.org_invoices}|${r.scenario}` === k);
+    const rs = results.filter((r) => keyOf(r) === k);
     const first = rs[0]!;
     const cpu: CpuSample = {};
     for (const c of Object.keys(first.cpu_ms_per_req)) cpu[c] = median(rs.map((r) => r.cpu_ms_per_req[c] ?? NaN));
     return {
       run: 0,
+      build: first.build,
       org_invoices: first.org_invoices,
       scenario: first.scenario,
       tps: median(rs.map((r) => r.tps)),
@@ -239,6 +247,7 @@ async function pgbench(stack: Stack | undefined, pgbDb: string, mode: '-N' | '-S
   const keep: CpuSample = { pg: cpu.pg ?? NaN, 'pg*': cpu['pg*'] ?? NaN };
   return {
     run: runNo,
+    build: '-',
     org_invoices: null,
     scenario: `pgbench ${mode}`,
     tps,
@@ -254,6 +263,7 @@ async function pgbench(stack: Stack | undefined, pgbDb: string, mode: '-N' | '-S
 // ---- the organization under test ----
 
 interface Org {
+  build: string;
   invoices: number;
   headers: Record<string, string>;
   customerId: string;
@@ -282,8 +292,10 @@ async function copyRows(db: Client, schema: string, table: string, templateId: s
   ]);
 }
 
-async function makeOrg(databaseUrl: string, url: string, invoices: number, tag: string): Promise<Org> {
-  const boot = await adminCli<{ test_key: string; organization_id: string }>(databaseUrl, 'bootstrap', '--name', `Bench ${tag}`, '--json');
+async function makeOrg(v: Variant, invoices: number, tag: string): Promise<Org> {
+  const { databaseUrl } = v;
+  const url = v.stack!.gatewayUrl;
+  const boot = await v.adminCli<{ test_key: string; organization_id: string }>(databaseUrl, 'bootstrap', '--name', `Bench ${tag}`, '--json');
   const headers = { authorization: `Bearer ${boot.test_key}`, 'content-type': 'application/json', accept: 'application/json' };
   const cRes = await fetch(`${url}/api/v1/customers`, {
     method: 'POST',
@@ -335,7 +347,7 @@ async function makeOrg(databaseUrl: string, url: string, invoices: number, tag: 
       [boot.organization_id, invoiceTemplate, POST_INVOICES],
     );
     if (rows.length < Math.min(POST_INVOICES, invoices - 1)) throw new Error('seeding drafts failed');
-    return { invoices, headers, customerId, vendorId, readId: invoiceTemplate, drafts: rows.map((r) => r.id) };
+    return { build: v.label, invoices, headers, customerId, vendorId, readId: invoiceTemplate, drafts: rows.map((r) => r.id) };
   } finally {
     await db.end();
   }
@@ -359,6 +371,7 @@ async function scenario(
   const tps = (samples.length * 1000) / Math.max(1, result.duration * 1000);
   return {
     run: runNo,
+    build: org?.build ?? '-',
     org_invoices: org?.invoices ?? null,
     scenario: name,
     tps,
@@ -465,47 +478,70 @@ async function orgScenarios(stack: Stack, dbName: string, runNo: number, org: Or
   return out;
 }
 
+/** One checkout's stack under test, on its own database and NATS prefix. */
+interface Variant {
+  label: string;
+  dbName: string;
+  databaseUrl: string;
+  natsPrefix: string;
+  startStack: typeof startStack;
+  adminCli: typeof adminCli;
+  stack?: Stack;
+}
+
 async function main(): Promise<number> {
   const id = `${process.pid}_${randomBytes(4).toString('hex')}`;
-  const dbName = `acct_cmp_${id}`;
   const pgbDb = `acct_pgb_${id}`;
   const dbUrl = new URL(PG_SERVER_URL);
-  dbUrl.pathname = `/${dbName}`;
-  const databaseUrl = dbUrl.toString();
   dbUrl.pathname = `/${pgbDb}`;
   const pgbUrl = dbUrl.toString();
-  const natsPrefix = `cmp-${id}`.replace(/_/g, '-');
+  const variant = (label: string, stackLib: { startStack: typeof startStack; adminCli: typeof adminCli }): Variant => {
+    const dbName = `acct_cmp_${id}_${label}`;
+    const u = new URL(PG_SERVER_URL);
+    u.pathname = `/${dbName}`;
+    return { label, dbName, databaseUrl: u.toString(), natsPrefix: `cmp-${id}-${label}`.replace(/_/g, '-'), ...stackLib };
+  };
+  // BENCH_BASELINE_DIR: another built checkout (e.g. main); its stack runs beside this one and each
+  // scenario runs on both in turn, so that before and after share one run of a noisy machine.
+  const baselineDir = process.env.BENCH_BASELINE_DIR;
+  const variants: Variant[] = [];
+  if (baselineDir)
+    variants.push(variant('baseline', (await import(path.resolve(baselineDir, 'tools/stack/dist/index.js'))) as { startStack: typeof startStack; adminCli: typeof adminCli }));
+  variants.push(variant('this', { startStack, adminCli }));
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-bench-compare-'));
-  let stack: Stack | undefined;
   let failed = true;
   try {
-    process.stdout.write(`bench:compare: database ${dbName}, pgbench database ${pgbDb}, NATS prefix ${natsPrefix}, logs in ${logDir}\n`);
+    process.stdout.write(`bench:compare: databases ${variants.map((v) => v.dbName).join(', ')}, pgbench database ${pgbDb}, logs in ${logDir}\n`);
     await ensureDatabase(pgbUrl);
     const u = new URL(PG_SERVER_URL);
     await run(PGBENCH, ['-i', '-q', '-s', '10', '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres'), pgbDb]);
-    stack = await startStack({
-      databaseUrl,
-      natsUrl: NATS_URL,
-      natsPrefix,
-      gatewayPort: await freePort(),
-      logs: { dir: logDir },
-      env: { LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_CLIENT_RPS: '1000000', RATE_LIMIT_CLIENT_BURST: '1000000' },
-    });
-    // Warm-up (not reported): JIT, pools and caches of every process.
-    const warm = await makeOrg(databaseUrl, stack.gatewayUrl, 10, `${id}-warm`);
-    await orgScenarios(stack, dbName, 0, { ...warm, drafts: warm.drafts }, { '-N': 1, '-S': 1 }, `${id}-warm`).catch(() => undefined);
+    for (const v of variants) {
+      v.stack = await v.startStack({
+        databaseUrl: v.databaseUrl,
+        natsUrl: NATS_URL,
+        natsPrefix: v.natsPrefix,
+        gatewayPort: await freePort(),
+        logs: { dir: path.join(logDir, v.label) },
+        env: { LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_CLIENT_RPS: '1000000', RATE_LIMIT_CLIENT_BURST: '1000000' },
+      });
+      // Warm-up (not reported): JIT, pools and caches of every process.
+      const warm = await makeOrg(v, 10, `${id}-warm`);
+      await orgScenarios(v.stack, v.dbName, 0, warm, { '-N': 1, '-S': 1 }, `${id}-warm`).catch(() => undefined);
+    }
 
     const all: Result[] = [];
     for (let r = 1; r <= RUNS; r++) {
       const rows: Result[] = [];
-      const n = await pgbench(stack, pgbDb, '-N', r);
-      const s = await pgbench(stack, pgbDb, '-S', r);
+      const n = await pgbench(undefined, pgbDb, '-N', r);
+      const s = await pgbench(undefined, pgbDb, '-S', r);
       rows.push(n, s);
       for (const size of ORG_SIZES) {
-        const tag = `${id}-r${r}-${size}`;
-        process.stdout.write(`run ${r}/${RUNS}: organization with ${size} invoices and bills\n`);
-        const org = await makeOrg(databaseUrl, stack.gatewayUrl, size, tag);
-        rows.push(...(await orgScenarios(stack, dbName, r, org, { '-N': n.tps, '-S': s.tps }, tag)));
+        for (const v of variants) {
+          const tag = `${id}-r${r}-${size}`;
+          process.stdout.write(`run ${r}/${RUNS}: ${v.label}, organization with ${size} invoices and bills\n`);
+          const org = await makeOrg(v, size, tag);
+          rows.push(...(await orgScenarios(v.stack!, v.dbName, r, org, { '-N': n.tps, '-S': s.tps }, tag)));
+        }
       }
       process.stdout.write(`\nrun ${r}/${RUNS} (${CLIENTS} clients; CPU = ms per request per process)\n${table(rows)}\n\n`);
       all.push(...rows);
@@ -521,15 +557,17 @@ async function main(): Promise<number> {
     if (failed) process.stderr.write('some requests failed (see the errors column)\n');
     return failed ? 1 : 0;
   } finally {
-    try {
-      await stack?.stop();
-    } finally {
-      await dropDatabase(databaseUrl);
-      await dropDatabase(pgbUrl);
-      await dropEventsStream(NATS_URL, natsPrefix).catch(() => undefined);
-      if (failed) process.stderr.write(`service logs kept in ${logDir}\n`);
-      else fs.rmSync(logDir, { recursive: true, force: true });
+    for (const v of variants) {
+      try {
+        await v.stack?.stop();
+      } finally {
+        await dropDatabase(v.databaseUrl);
+        await dropEventsStream(NATS_URL, v.natsPrefix).catch(() => undefined);
+      }
     }
+    await dropDatabase(pgbUrl);
+    if (failed) process.stderr.write(`service logs kept in ${logDir}\n`);
+    else fs.rmSync(logDir, { recursive: true, force: true });
   }
 }
 

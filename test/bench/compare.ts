@@ -8,7 +8,10 @@
  *   pgbench -N (simple update) and -S (select only), BENCH_CLIENTS clients, BENCH_PGBENCH_S s each;
  *   for each organization size of BENCH_ORG_SIZES (1000,100000): a fresh organization whose
  *   receivables and payables are seeded with that many invoices and bills (SQL copies of one draft
- *   made through the API, then ANALYZE), then through the gateway with BENCH_CLIENTS connections:
+ *   made through the API; the tables' statistics are from before that (ANALYZE first, autovacuum
+ *   off on them: an organization that grew since the last autoanalyze, where a plan that walks the
+ *   organization's rows shows; BENCH_STATS=fresh analyzes after seeding instead), then through the
+ *   gateway with BENCH_CLIENTS connections:
  *     get-invoice     GET  /api/v1/invoices/{id}            (ratio to pgbench -S)
  *     create-invoice  POST /api/v1/invoices                 (ratio to pgbench -N)
  *     post-invoice    POST /api/v1/invoices/{id}/post, BENCH_POST_INVOICES seeded drafts once each
@@ -24,7 +27,7 @@
  *
  * Environment: BENCH_CLIENTS (16), BENCH_DURATION_S (10), BENCH_PGBENCH_S (12), BENCH_RUNS (3),
  * BENCH_ORG_SIZES (1000,100000), BENCH_POST_INVOICES (3000), BENCH_SCENARIOS (all four),
- * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres), NATS_URL, PGBENCH
+ * BENCH_STATS (stale|fresh), BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres), NATS_URL, PGBENCH
  * (/usr/lib/postgresql/15/bin/pgbench). Exits 1 if any request failed.
  */
 import { execFile } from 'node:child_process';
@@ -62,6 +65,7 @@ const ORG_SIZES = (process.env.BENCH_ORG_SIZES ?? '1000,100000').split(',').map(
 const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'get-invoice,create-invoice,post-invoice,create-bill').split(',').map((x) => x.trim()));
 const PG_SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const STALE_STATS = (process.env.BENCH_STATS ?? 'stale') !== 'fresh';
 const PGBENCH = process.env.PGBENCH ?? '/usr/lib/postgresql/15/bin/pgbench';
 const CLK_TCK = 100;
 
@@ -324,6 +328,10 @@ async function makeOrg(v: Variant, invoices: number, tag: string): Promise<Org> 
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
+    for (const t of ['receivables.invoices', 'payables.bills']) {
+      if (STALE_STATS) await db.query(`ALTER TABLE ${t} SET (autovacuum_enabled = false)`);
+      if (STALE_STATS) await db.query(`ANALYZE ${t}`);
+    }
     // Older than anything the scenarios make; drafts, so the ledger does not need to know them.
     await copyRows(db, 'receivables', 'invoices', invoiceTemplate, invoices - 1, {
       id: 'gen_random_uuid()',
@@ -340,8 +348,8 @@ async function makeOrg(v: Variant, invoices: number, tag: string): Promise<Org> 
       posted_at: 'NULL',
       created_at: `t.created_at - g * interval '1 second'`,
     });
-    await db.query('ANALYZE receivables.invoices');
-    await db.query('ANALYZE payables.bills');
+    if (!STALE_STATS) await db.query('ANALYZE receivables.invoices');
+    if (!STALE_STATS) await db.query('ANALYZE payables.bills');
     const { rows } = await db.query<{ id: string }>(
       `SELECT id FROM receivables.invoices WHERE organization_id = $1 AND status = 'draft' AND id <> $2 ORDER BY created_at DESC LIMIT $3`,
       [boot.organization_id, invoiceTemplate, POST_INVOICES],

@@ -92,7 +92,7 @@ function procCpuMs(pids: number[]): number | null {
 }
 
 /** Nearest-rank percentile of sorted values. */
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
@@ -100,7 +100,7 @@ function percentile(sorted: number[], p: number): number {
 let current: autocannon.Instance | undefined;
 let interrupted = false;
 
-async function drive(opts: autocannon.Options): Promise<{ result: autocannon.Result; samples: number[]; cpuMs: number | null }> {
+export async function drive(opts: autocannon.Options): Promise<{ result: autocannon.Result; samples: number[]; cpuMs: number | null }> {
   if (interrupted) throw new Error('interrupted');
   const samples: number[] = [];
   const cpuBefore = cpuOf();
@@ -176,7 +176,7 @@ function table(rows: Summary[]): string {
 }
 
 /** Draft invoices made through the API with `parallel` requests in flight; returns their ids. */
-async function createDrafts(url: string, headers: Record<string, string>, customerId: string, runId: string, count: number, parallel: number): Promise<string[]> {
+export async function createDrafts(url: string, headers: Record<string, string>, customerId: string, runId: string, count: number, parallel: number): Promise<string[]> {
   const ids: string[] = [];
   let made = 0;
   const worker = async () => {
@@ -203,7 +203,7 @@ async function createDrafts(url: string, headers: Record<string, string>, custom
 }
 
 /** One POST that must answer 201; returns the new record's id. */
-async function createOne(url: string, headers: Record<string, string>, body: unknown): Promise<string> {
+export async function createOne(url: string, headers: Record<string, string>, body: unknown): Promise<string> {
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   if (res.status !== 201) throw new Error(`POST ${url} failed: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { data: { id: string } }).data.id;
@@ -471,10 +471,13 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+// bench-compare.ts reuses the helpers above: run the bench only when this is the entry point.
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
+import { findInScope } from '@acct/kit';
 import type { Db } from '@acct/posting';
 import type { EventSource } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
@@ -27,7 +28,7 @@ import {
 
 /** Locks an invoice of the scope for the rest of the transaction (payments queue on it). */
 export function lockInvoice(db: Db, id: string): Promise<Invoice | null> {
-  return db.em.findOne(InvoiceSchema, { id, ...db.scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return findInScope(db.em, InvoiceSchema, id, db.scope, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
 /** Locks a payment by its external id (concurrent refunds of one payment queue on it). */
@@ -36,7 +37,7 @@ export function lockPaymentByExternalId(db: Db, externalPaymentId: string): Prom
 }
 
 export function lockEstimate(db: Db, id: string): Promise<Estimate | null> {
-  return db.em.findOne(EstimateSchema, { id, ...db.scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return findInScope(db.em, EstimateSchema, id, db.scope, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
 export function findPaymentByExternalId(db: Db, externalPaymentId: string): Promise<Payment | null> {
@@ -76,7 +77,7 @@ export function findPayoutByExternalId(db: Db, externalPayoutId: string): Promis
 
 /** 404 naming /customer_id unless the customer exists in the scope. */
 export async function requireCustomer(db: Db, customerId: string): Promise<void> {
-  const c = await db.em.findOne(CustomerSchema, { id: customerId, ...db.scope }, { fields: ['id'] });
+  const c = await findInScope(db.em, CustomerSchema, customerId, db.scope);
   if (!c) {
     throw new AppError('not_found', `Customer ${customerId} was not found.`, [
       { field: '/customer_id', issue: 'not_found', message: 'No such customer in this organization and environment.' },

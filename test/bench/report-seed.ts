@@ -66,6 +66,13 @@ export async function seedReportingLines(databaseUrl: string, organizationId: st
        ON CONFLICT (organization_id, environment, account_code, entry_date, party_id, due_date)
        DO UPDATE SET open_cents = open_days.open_cents + EXCLUDED.open_cents`,
     );
+    await client.query(
+      `INSERT INTO open_items (organization_id, environment, account_code, party_id, due_date, open_cents)
+       SELECT organization_id, environment, account_code, party_id, due_date, sum(open_cents) FROM open_days
+        WHERE organization_id = $1::uuid AND environment = 'test' GROUP BY 1, 2, 3, 4, 5 HAVING sum(open_cents) <> 0
+       ON CONFLICT (organization_id, environment, account_code, party_id, due_date) DO UPDATE SET open_cents = EXCLUDED.open_cents`,
+      [organizationId],
+    );
     await client.query(`
       INSERT INTO vendor_payment_days (organization_id, environment, entry_date, vendor_id, paid_cents)
       SELECT e.organization_id, e.environment, e.entry_date, coalesce(l.vendor_id, '00000000-0000-0000-0000-000000000000'), sum(l.amount_cents)
@@ -76,7 +83,7 @@ export async function seedReportingLines(databaseUrl: string, organizationId: st
       ON CONFLICT (organization_id, environment, entry_date, vendor_id) DO UPDATE SET paid_cents = vendor_payment_days.paid_cents + EXCLUDED.paid_cents`);
     await client.query('COMMIT');
     await client.query(
-      'ANALYZE reporting.journal_lines; ANALYZE reporting.journal_entries; ANALYZE reporting.parties; ANALYZE reporting.account_days; ANALYZE reporting.open_days; ANALYZE reporting.vendor_payment_days',
+      'ANALYZE reporting.journal_lines; ANALYZE reporting.journal_entries; ANALYZE reporting.parties; ANALYZE reporting.account_days; ANALYZE reporting.open_days; ANALYZE reporting.open_items; ANALYZE reporting.vendor_payment_days',
     );
     return Date.now() - started;
   } catch (e) {

@@ -7,8 +7,8 @@ import { payables } from '../../services/payables/src/service';
 import { reporting, reportingState } from '../../services/reporting/src/service';
 import { rebuild } from '../../services/reporting/src/rebuild';
 import { applyEvent } from '../../services/reporting/src/projection';
-import { bucketSql, reportQueries, type ReportQuery } from '../../services/reporting/src/queries';
-import { bucketOf } from '../../services/reporting/src/domain/reports';
+import { bucketSql, openAmounts, reportQueries, type ReportQuery } from '../../services/reporting/src/queries';
+import { BUCKET_UPTO, bucketOf } from '../../services/reporting/src/domain/reports';
 
 /**
  * Reporting against real Postgres and JetStream, fed by the real payables service: reports read
@@ -244,8 +244,8 @@ describe('reporting against real Postgres and JetStream', () => {
     const expected: [ReportQuery, string[]][] = [
       [reportQueries.accountTotals(s, '2026-06-30'), ['account_days']],
       [reportQueries.netCredit(s, '4000', '2026-01-01', '2026-12-31'), ['account_days']],
-      [reportQueries.openAmounts(s, 'invoice', '2026-06-30'), ['open_days', 'parties']],
-      [reportQueries.openAmounts(s, 'bill', '2026-06-30'), ['open_days', 'parties']],
+      [reportQueries.openAmounts(s, 'invoice', '2026-06-30'), ['open_days', 'open_items', 'parties']],
+      [reportQueries.openAmounts(s, 'bill', '2026-06-30'), ['open_days', 'open_items', 'parties']],
       [reportQueries.vendorPaymentsInYear(s, 2026), ['vendor_payment_days', 'parties']],
     ];
     const conn = repOrm.em.fork().getConnection();
@@ -260,6 +260,30 @@ describe('reporting against real Postgres and JetStream', () => {
       };
       walk(row?.['QUERY PLAN']);
       expect([...relations].sort()).toEqual([...tables].sort());
+    }
+  });
+  it('A/P as of the latest day or later: open_items (only what is open) gives the sums of open_days up to as_of', async () => {
+    const s = { organizationId: c.organizationId, environment: c.environment };
+    const conn = repOrm.em.fork().getConnection();
+    const [zero] = await conn.execute<{ n: string }[]>(`SELECT count(*) AS n FROM open_items WHERE open_cents = 0`);
+    expect(Number(zero!.n)).toBe(0);
+    for (const kind of ['bill'] as ('invoice' | 'bill')[]) {
+      const [last] = await conn.execute<{ d: string }[]>(`SELECT to_char(max(entry_date), 'YYYY-MM-DD') AS d FROM open_days WHERE organization_id = ? AND account_code = ?`, [
+        s.organizationId,
+        kind === 'invoice' ? '1100' : '2000',
+      ]);
+      for (const asOf of [last!.d, '2099-12-31']) {
+        const days = await conn.execute<{ party_id: string | null; bucket: string; open: string }[]>(
+          `SELECT nullif(party_id, '00000000-0000-0000-0000-000000000000')::text AS party_id, ${bucketSql('due_date', '?::date')} AS bucket, sum(open_cents) AS open
+             FROM open_days WHERE organization_id = ? AND environment = ? AND account_code = ? AND entry_date <= ?::date GROUP BY 1, 2 HAVING sum(open_cents) <> 0`,
+          [...BUCKET_UPTO.map(() => asOf), s.organizationId, s.environment, kind === 'invoice' ? '1100' : '2000', asOf],
+        );
+        const expected = days.map((r) => ({ partyId: String(r.party_id), bucket: r.bucket, openCents: Number(r.open) }));
+        const got = (await openAmounts(repOrm, s, kind, asOf)).filter((r) => r.openCents !== 0).map((r) => ({ partyId: r.partyId, bucket: r.bucket, openCents: r.openCents }));
+        const order = (a: { partyId: string; bucket: string }, b: { partyId: string; bucket: string }) => (a.partyId + a.bucket).localeCompare(b.partyId + b.bucket);
+        expect(expected.length).toBeGreaterThan(0);
+        expect(got.sort(order)).toEqual(expected.sort(order));
+      }
     }
   });
 });

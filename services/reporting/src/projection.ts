@@ -89,6 +89,18 @@ async function applyPosting(exec: Exec, e: PostingEvent<PostingSource>, eventId:
        DO UPDATE SET open_cents = open_days.open_cents + EXCLUDED.open_cents`,
       openRows.flat(),
     );
+    // The same amounts over every day; a party and due date that comes to zero is no longer open.
+    const itemRows = [...open.values()].map(([code, party, due, cents]) => [...scope, code, party, due, cents]);
+    await exec(
+      `INSERT INTO open_items (organization_id, environment, account_code, party_id, due_date, open_cents) VALUES ${rowsOf(itemRows)}
+       ON CONFLICT (organization_id, environment, account_code, party_id, due_date) DO UPDATE SET open_cents = open_items.open_cents + EXCLUDED.open_cents`,
+      itemRows.flat(),
+    );
+    const keys = itemRows.map((r) => r.slice(0, 5));
+    await exec(
+      `DELETE FROM open_items WHERE open_cents = 0 AND (organization_id, environment, account_code, party_id, due_date) IN (${keys.map(() => '(?::uuid, ?, ?, ?::uuid, ?::date)').join(', ')})`,
+      keys.flat(),
+    );
   }
   // 1099: this entry's vendor payment counts unless something already reversed it; a first reversal takes its payment out.
   await exec(vendorPaymentDelta(1), [entry.id]);

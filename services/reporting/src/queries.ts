@@ -30,15 +30,28 @@ export const reportQueries = {
        FROM account_days WHERE organization_id = ? AND environment = ? AND account_code = ? AND (?::date IS NULL OR entry_date >= ?::date) AND entry_date <= ?::date`,
     params: [s.organizationId, s.environment, code, from, from, to],
   }),
-  openAmounts: (s: Scope, kind: 'invoice' | 'bill', asOf: string): ReportQuery => ({
-    sql: `SELECT o.party_id, o.bucket, o.open, p.display_name
-       FROM (SELECT nullif(party_id, '${NIL_UUID}') AS party_id, ${bucketSql('due_date', '?::date')} AS bucket, sum(open_cents)::bigint AS open
+  /**
+   * One statement (one snapshot): when no A/R or A/P line is dated after as_of, the totals over
+   * every day still open (open_items); otherwise the range of open_days up to as_of. The test of
+   * the later lines is an init plan, so only one branch reads rows.
+   */
+  openAmounts: (s: Scope, kind: 'invoice' | 'bill', asOf: string): ReportQuery => {
+    const scope = [s.organizationId, s.environment, kind === 'invoice' ? ACCOUNT.receivable : ACCOUNT.payable];
+    const later = `EXISTS (SELECT 1 FROM open_days WHERE organization_id = ? AND environment = ? AND account_code = ? AND entry_date > ?::date)`;
+    return {
+      sql: `SELECT o.party_id, o.bucket, sum(o.open)::bigint AS open, p.display_name
+       FROM (SELECT nullif(party_id, '${NIL_UUID}') AS party_id, ${bucketSql('due_date', '?::date')} AS bucket, open_cents AS open
+               FROM open_items
+              WHERE organization_id = ? AND environment = ? AND account_code = ? AND NOT ${later}
+             UNION ALL
+             SELECT nullif(party_id, '${NIL_UUID}'), ${bucketSql('due_date', '?::date')}, open_cents
                FROM open_days
-              WHERE organization_id = ? AND environment = ? AND account_code = ? AND entry_date <= ?::date
-              GROUP BY 1, 2) o
-       LEFT JOIN parties p ON p.id = o.party_id`,
-    params: [...BUCKET_UPTO.map(() => asOf), s.organizationId, s.environment, kind === 'invoice' ? ACCOUNT.receivable : ACCOUNT.payable, asOf],
-  }),
+              WHERE organization_id = ? AND environment = ? AND account_code = ? AND entry_date <= ?::date AND ${later}) o
+       LEFT JOIN parties p ON p.id = o.party_id
+      GROUP BY o.party_id, o.bucket, p.display_name`,
+      params: [...BUCKET_UPTO.map(() => asOf), ...scope, ...scope, asOf, ...BUCKET_UPTO.map(() => asOf), ...scope, asOf, ...scope, asOf],
+    };
+  },
   vendorPaymentsInYear: (s: Scope, year: number): ReportQuery => ({
     sql: `SELECT v.vendor_id, v.paid, p.display_name, coalesce(p.is_1099_eligible, false) AS eligible, coalesce(p.w9_on_file, false) AS w9
        FROM (SELECT nullif(vendor_id, '${NIL_UUID}') AS vendor_id, sum(paid_cents)::bigint AS paid
@@ -97,6 +110,8 @@ export function bucketSql(due: string, asOf: string): string {
  * Open amounts as of asOf per party and aging bucket, with the party's name: one range of open_days
  * (every A/R or A/P line up to asOf, already summed per party, due date and day) grouped by party
  * and bucket. Documents add up per party and bucket, so the figures are those of per-document sums.
+ * When no line is dated after asOf (as of today, usually), the same sums come from open_items,
+ * which holds only the parties and due dates still open.
  */
 export async function openAmounts(orm: Orm, s: Scope, kind: 'invoice' | 'bill', asOf: string): Promise<PartyBucketAmount[]> {
   const rows = await q(orm, reportQueries.openAmounts(s, kind, asOf));

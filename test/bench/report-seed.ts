@@ -106,6 +106,7 @@ export async function explainReports(databaseUrl: string, organizationId: string
       ['summary revenue', reportQueries.netCredit(s, '4000', '2024-01-01', '2024-12-31')],
       ['A/R open amounts per party and bucket', reportQueries.openAmounts(s, 'invoice', '2025-06-30')],
       ['A/P open amounts per party and bucket', reportQueries.openAmounts(s, 'bill', '2025-06-30')],
+      ['A/R open amounts as of a day after the last entry (open_items)', reportQueries.openAmounts(s, 'invoice', '2026-12-31')],
       ['1099 vendor payments', reportQueries.vendorPaymentsInYear(s, 2025)],
       ['journal entries (first page)', reportQueries.journalEntries(s, {}, 50, 0)],
     ];

@@ -74,16 +74,16 @@ export async function seedReportingLines(databaseUrl: string, organizationId: st
       [organizationId],
     );
     await client.query(`
-      INSERT INTO vendor_payment_days (organization_id, environment, entry_date, vendor_id, paid_cents)
-      SELECT e.organization_id, e.environment, e.entry_date, coalesce(l.vendor_id, '00000000-0000-0000-0000-000000000000'), sum(l.amount_cents)
+      INSERT INTO vendor_payment_years (organization_id, environment, year, vendor_id, paid_cents)
+      SELECT e.organization_id, e.environment, extract(year FROM e.entry_date)::int, coalesce(l.vendor_id, '00000000-0000-0000-0000-000000000000'), sum(l.amount_cents)
         FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id AND l.account_code = '2000' AND l.side = 'debit'
        WHERE e.id IN (SELECT id FROM seed) AND e.source_type = 'vendor_payment' AND e.reverses_entry_id IS NULL
          AND NOT EXISTS (SELECT 1 FROM journal_entries r WHERE r.reverses_entry_id = e.id)
        GROUP BY 1, 2, 3, 4
-      ON CONFLICT (organization_id, environment, entry_date, vendor_id) DO UPDATE SET paid_cents = vendor_payment_days.paid_cents + EXCLUDED.paid_cents`);
+      ON CONFLICT (organization_id, environment, year, vendor_id) DO UPDATE SET paid_cents = vendor_payment_years.paid_cents + EXCLUDED.paid_cents`);
     await client.query('COMMIT');
     await client.query(
-      'ANALYZE reporting.journal_lines; ANALYZE reporting.journal_entries; ANALYZE reporting.parties; ANALYZE reporting.account_days; ANALYZE reporting.open_days; ANALYZE reporting.open_items; ANALYZE reporting.vendor_payment_days',
+      'ANALYZE reporting.journal_lines; ANALYZE reporting.journal_entries; ANALYZE reporting.parties; ANALYZE reporting.account_days; ANALYZE reporting.open_days; ANALYZE reporting.open_items; ANALYZE reporting.vendor_payment_years',
     );
     return Date.now() - started;
   } catch (e) {

@@ -246,7 +246,7 @@ describe('reporting against real Postgres and JetStream', () => {
       [reportQueries.netCredit(s, '4000', '2026-01-01', '2026-12-31'), ['account_days']],
       [reportQueries.openAmounts(s, 'invoice', '2026-06-30'), ['open_days', 'open_items', 'parties']],
       [reportQueries.openAmounts(s, 'bill', '2026-06-30'), ['open_days', 'open_items', 'parties']],
-      [reportQueries.vendorPaymentsInYear(s, 2026), ['vendor_payment_days', 'parties']],
+      [reportQueries.vendorPaymentsInYear(s, 2026), ['vendor_payment_years', 'parties']],
     ];
     const conn = repOrm.em.fork().getConnection();
     for (const [q, tables] of expected) {

@@ -108,19 +108,19 @@ async function applyPosting(exec: Exec, e: PostingEvent<PostingSource>, eventId:
 }
 
 /**
- * Adds (sign 1) or takes out (sign -1) the A/P debits of one entry in vendor_payment_days when it is
+ * Adds (sign 1) or takes out (sign -1) the A/P debits of one entry in vendor_payment_years (its payment date's year) when it is
  * a vendor payment that reverses nothing: added when it arrives and no entry reverses it yet, taken
  * out when its first reversal arrives after it. Either order ends with the same totals.
  */
 function vendorPaymentDelta(sign: 1 | -1): string {
   const reversals =
     sign === 1 ? `NOT EXISTS (SELECT 1 FROM journal_entries r WHERE r.reverses_entry_id = e.id)` : `(SELECT count(*) FROM journal_entries r WHERE r.reverses_entry_id = e.id) = 1`;
-  return `INSERT INTO vendor_payment_days (organization_id, environment, entry_date, vendor_id, paid_cents)
-    SELECT e.organization_id, e.environment, e.entry_date, coalesce(l.vendor_id, '${NIL_UUID}'::uuid), ${sign === 1 ? '' : '-'}sum(l.amount_cents)
+  return `INSERT INTO vendor_payment_years (organization_id, environment, year, vendor_id, paid_cents)
+    SELECT e.organization_id, e.environment, extract(year FROM e.entry_date)::int, coalesce(l.vendor_id, '${NIL_UUID}'::uuid), ${sign === 1 ? '' : '-'}sum(l.amount_cents)
       FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id AND l.account_code = '${ACCOUNT.payable}' AND l.side = 'debit'
      WHERE e.id = ? AND e.source_type = 'vendor_payment' AND e.reverses_entry_id IS NULL AND ${reversals}
      GROUP BY 1, 2, 3, 4
-    ON CONFLICT (organization_id, environment, entry_date, vendor_id) DO UPDATE SET paid_cents = vendor_payment_days.paid_cents + EXCLUDED.paid_cents`;
+    ON CONFLICT (organization_id, environment, year, vendor_id) DO UPDATE SET paid_cents = vendor_payment_years.paid_cents + EXCLUDED.paid_cents`;
 }
 
 /** The invoices and bills a posting's source shows, with their parties and due dates. */

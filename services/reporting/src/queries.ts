@@ -54,12 +54,11 @@ export const reportQueries = {
   },
   vendorPaymentsInYear: (s: Scope, year: number): ReportQuery => ({
     sql: `SELECT v.vendor_id, v.paid, p.display_name, coalesce(p.is_1099_eligible, false) AS eligible, coalesce(p.w9_on_file, false) AS w9
-       FROM (SELECT nullif(vendor_id, '${NIL_UUID}') AS vendor_id, sum(paid_cents)::bigint AS paid
-               FROM vendor_payment_days
-              WHERE organization_id = ? AND environment = ? AND entry_date >= make_date(?, 1, 1) AND entry_date < make_date(? + 1, 1, 1)
-              GROUP BY vendor_id HAVING sum(paid_cents) <> 0) v
+       FROM (SELECT nullif(vendor_id, '${NIL_UUID}') AS vendor_id, paid_cents AS paid
+               FROM vendor_payment_years
+              WHERE organization_id = ? AND environment = ? AND year = ? AND paid_cents <> 0) v
        LEFT JOIN parties p ON p.id = v.vendor_id`,
-    params: [s.organizationId, s.environment, year, year],
+    params: [s.organizationId, s.environment, year],
   }),
   journalEntries: (s: Scope, f: EntryFilter, limit: number, offset: number): ReportQuery => ({
     sql: `SELECT e.id, to_char(e.entry_date, 'YYYY-MM-DD') AS entry_date, e.source_type, e.source_id, e.memo, e.reverses_entry_id, e.posted_at,
@@ -123,7 +122,7 @@ export async function openAmounts(orm: Orm, s: Scope, kind: 'invoice' | 'bill', 
   }));
 }
 
-/** Per vendor: A/P debits of vendor payments dated in the year and never reversed (vendor_payment_days keeps only those). */
+/** Per vendor: A/P debits of vendor payments dated in the year and never reversed (vendor_payment_years keeps only those, per year). */
 export async function vendorPaymentsInYear(orm: Orm, s: Scope, year: number): Promise<VendorPaid[]> {
   const rows = await q(orm, reportQueries.vendorPaymentsInYear(s, year));
   return rows.map((r) => ({

@@ -66,11 +66,22 @@ export async function seedReportingLines(databaseUrl: string, organizationId: st
        ON CONFLICT (organization_id, environment, account_code, entry_date, party_id, due_date)
        DO UPDATE SET open_cents = open_days.open_cents + EXCLUDED.open_cents`,
     );
+    // As the projection does per A/R and A/P line: each party's balance per day, month and year; the furthest due date after an entry date.
     await client.query(
-      `INSERT INTO open_items (organization_id, environment, account_code, party_id, due_date, open_cents)
-       SELECT organization_id, environment, account_code, party_id, due_date, sum(open_cents) FROM open_days
-        WHERE organization_id = $1::uuid AND environment = 'test' GROUP BY 1, 2, 3, 4, 5 HAVING sum(open_cents) <> 0
-       ON CONFLICT (organization_id, environment, account_code, party_id, due_date) DO UPDATE SET open_cents = EXCLUDED.open_cents`,
+      `INSERT INTO party_periods (organization_id, environment, account_code, grain, period, party_id, open_cents)
+       SELECT o.organization_id, o.environment, o.account_code, g.grain,
+              CASE g.grain WHEN 0 THEN o.entry_date WHEN 1 THEN date_trunc('month', o.entry_date)::date ELSE date_trunc('year', o.entry_date)::date END,
+              o.party_id, sum(o.open_cents)
+         FROM open_days o CROSS JOIN (VALUES (0), (1), (2)) g(grain) WHERE o.organization_id = $1::uuid AND o.environment = 'test'
+        GROUP BY 1, 2, 3, 4, 5, 6
+       ON CONFLICT (organization_id, environment, account_code, grain, period, party_id) DO UPDATE SET open_cents = EXCLUDED.open_cents`,
+      [organizationId],
+    );
+    await client.query(
+      `INSERT INTO open_leads (organization_id, environment, account_code, lead_days)
+       SELECT organization_id, environment, account_code, greatest(0, max(due_date - entry_date)) FROM open_days
+        WHERE organization_id = $1::uuid AND environment = 'test' AND due_date <> 'infinity' GROUP BY 1, 2, 3
+       ON CONFLICT (organization_id, environment, account_code) DO UPDATE SET lead_days = EXCLUDED.lead_days`,
       [organizationId],
     );
     await client.query(`
@@ -83,7 +94,7 @@ export async function seedReportingLines(databaseUrl: string, organizationId: st
       ON CONFLICT (organization_id, environment, year, vendor_id) DO UPDATE SET paid_cents = vendor_payment_years.paid_cents + EXCLUDED.paid_cents`);
     await client.query('COMMIT');
     await client.query(
-      'ANALYZE reporting.journal_lines; ANALYZE reporting.journal_entries; ANALYZE reporting.parties; ANALYZE reporting.account_days; ANALYZE reporting.open_days; ANALYZE reporting.open_items; ANALYZE reporting.vendor_payment_years',
+      'ANALYZE reporting.journal_lines; ANALYZE reporting.journal_entries; ANALYZE reporting.parties; ANALYZE reporting.account_days; ANALYZE reporting.open_days; ANALYZE reporting.party_periods; ANALYZE reporting.open_leads; ANALYZE reporting.vendor_payment_years',
     );
     return Date.now() - started;
   } catch (e) {
@@ -106,7 +117,7 @@ export async function explainReports(databaseUrl: string, organizationId: string
       ['summary revenue', reportQueries.netCredit(s, '4000', '2024-01-01', '2024-12-31')],
       ['A/R open amounts per party and bucket', reportQueries.openAmounts(s, 'invoice', '2025-06-30')],
       ['A/P open amounts per party and bucket', reportQueries.openAmounts(s, 'bill', '2025-06-30')],
-      ['A/R open amounts as of a day after the last entry (open_items)', reportQueries.openAmounts(s, 'invoice', '2026-12-31')],
+      ['A/R open amounts as of a day after the last entry', reportQueries.openAmounts(s, 'invoice', '2026-12-31')],
       ['1099 vendor payments', reportQueries.vendorPaymentsInYear(s, 2025)],
       ['journal entries (first page)', reportQueries.journalEntries(s, {}, 50, 0)],
     ];

@@ -1,6 +1,7 @@
 import type { ConsumedEvent, EntityManager } from '@acct/kit';
 import type { PostingEvent, PostingSource, ReferenceEvent } from '@acct/contracts';
 import { ACCOUNT } from '@acct/ledger';
+import { daysBetween } from './domain/reports';
 
 /** Stands for a missing document, customer or vendor id in the key columns of the daily totals. */
 export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -89,18 +90,30 @@ async function applyPosting(exec: Exec, e: PostingEvent<PostingSource>, eventId:
        DO UPDATE SET open_cents = open_days.open_cents + EXCLUDED.open_cents`,
       openRows.flat(),
     );
-    // The same amounts over every day; a party and due date that comes to zero is no longer open.
-    const itemRows = [...open.values()].map(([code, party, due, cents]) => [...scope, code, party, due, cents]);
+    // The party's balance per day, month and year of the entry; the furthest due date after an entry date.
+    const d = entry.entry_date;
+    const periods = [d, `${d.slice(0, 7)}-01`, `${d.slice(0, 4)}-01-01`];
+    const perParty = new Map<string, [string, string, number]>();
+    const leads = new Map<string, number>();
+    for (const [code, party, due, cents] of open.values()) {
+      const key = `${code} ${party}`;
+      perParty.set(key, [code, party, (perParty.get(key)?.[2] ?? 0) + cents]);
+      if (due !== 'infinity') leads.set(code, Math.max(leads.get(code) ?? 0, daysBetween(d, due)));
+    }
+    const periodRows = [...perParty.values()].flatMap(([code, party, cents]) => periods.map((period, grain) => [...scope, code, grain, period, party, cents]));
     await exec(
-      `INSERT INTO open_items (organization_id, environment, account_code, party_id, due_date, open_cents) VALUES ${rowsOf(itemRows)}
-       ON CONFLICT (organization_id, environment, account_code, party_id, due_date) DO UPDATE SET open_cents = open_items.open_cents + EXCLUDED.open_cents`,
-      itemRows.flat(),
+      `INSERT INTO party_periods (organization_id, environment, account_code, grain, period, party_id, open_cents) VALUES ${rowsOf(periodRows)}
+       ON CONFLICT (organization_id, environment, account_code, grain, period, party_id) DO UPDATE SET open_cents = party_periods.open_cents + EXCLUDED.open_cents`,
+      periodRows.flat(),
     );
-    const keys = itemRows.map((r) => r.slice(0, 5));
-    await exec(
-      `DELETE FROM open_items WHERE open_cents = 0 AND (organization_id, environment, account_code, party_id, due_date) IN (${keys.map(() => '(?::uuid, ?, ?, ?::uuid, ?::date)').join(', ')})`,
-      keys.flat(),
-    );
+    const leadRows = [...leads].map(([code, days]) => [...scope, code, days]);
+    if (leadRows.length > 0) {
+      await exec(
+        `INSERT INTO open_leads (organization_id, environment, account_code, lead_days) VALUES ${rowsOf(leadRows)}
+         ON CONFLICT (organization_id, environment, account_code) DO UPDATE SET lead_days = greatest(open_leads.lead_days, EXCLUDED.lead_days)`,
+        leadRows.flat(),
+      );
+    }
   }
   // 1099: this entry's vendor payment counts unless something already reversed it; a first reversal takes its payment out.
   await exec(vendorPaymentDelta(1), [entry.id]);

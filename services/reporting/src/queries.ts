@@ -1,7 +1,7 @@
 import type { Orm, Scope } from '@acct/kit';
 import { ACCOUNT } from '@acct/ledger';
 import { NIL_UUID } from './projection';
-import { BUCKET_UPTO, LATEST_BUCKET, type AccountTotals, type Bucket, type PartyBucketAmount, type VendorPaid } from './domain/reports';
+import { BUCKET_UPTO, LATEST_BUCKET, RECENT_DAYS, type AccountTotals, type Bucket, type PartyBucketAmount, type VendorPaid } from './domain/reports';
 
 /** Every read of the projection. Scope first; dates inclusive. */
 type Row = Record<string, unknown>;
@@ -31,25 +31,41 @@ export const reportQueries = {
     params: [s.organizationId, s.environment, code, from, from, to],
   }),
   /**
-   * One statement (one snapshot): when no A/R or A/P line is dated after as_of, the totals over
-   * every day still open (open_items); otherwise the range of open_days up to as_of. The test of
-   * the later lines is an init plan, so only one branch reads rows.
+   * One statement (one snapshot), bounded for any as_of: the buckets current … 61-90 from open_days
+   * dated in [as_of − 90 − lead, as_of] and due on or after as_of − 90 (lead: open_leads, so no line
+   * due then is dated earlier), plus lines without a due date ('infinity', current) up to as_of; over
+   * 90 is each party's balance (party_periods: years, then months, then days up to as_of) less those.
    */
   openAmounts: (s: Scope, kind: 'invoice' | 'bill', asOf: string): ReportQuery => {
     const scope = [s.organizationId, s.environment, kind === 'invoice' ? ACCOUNT.receivable : ACCOUNT.payable];
-    const later = `EXISTS (SELECT 1 FROM open_days WHERE organization_id = ? AND environment = ? AND account_code = ? AND entry_date > ?::date)`;
+    const band = RECENT_DAYS;
     return {
-      sql: `SELECT o.party_id, o.bucket, sum(o.open)::bigint AS open, p.display_name
-       FROM (SELECT nullif(party_id, '${NIL_UUID}') AS party_id, ${bucketSql('due_date', '?::date')} AS bucket, open_cents AS open
-               FROM open_items
-              WHERE organization_id = ? AND environment = ? AND account_code = ? AND NOT ${later}
-             UNION ALL
-             SELECT nullif(party_id, '${NIL_UUID}'), ${bucketSql('due_date', '?::date')}, open_cents
-               FROM open_days
-              WHERE organization_id = ? AND environment = ? AND account_code = ? AND entry_date <= ?::date AND ${later}) o
-       LEFT JOIN parties p ON p.id = o.party_id
-      GROUP BY o.party_id, o.bucket, p.display_name`,
-      params: [...BUCKET_UPTO.map(() => asOf), ...scope, ...scope, asOf, ...BUCKET_UPTO.map(() => asOf), ...scope, asOf, ...scope, asOf],
+      sql: `WITH recent AS MATERIALIZED (
+         SELECT party_id, ${bucketSql('due_date', '?::date')} AS bucket, sum(open_cents)::bigint AS open
+           FROM open_days
+          WHERE organization_id = ? AND environment = ? AND account_code = ? AND entry_date <= ?::date AND due_date >= ?::date - ${band}
+            AND entry_date >= ?::date - ${band} - coalesce((SELECT lead_days FROM open_leads WHERE organization_id = ? AND environment = ? AND account_code = ?), 0)
+            AND due_date <> 'infinity'
+          GROUP BY 1, 2
+         UNION ALL
+         SELECT party_id, 'current', sum(open_cents)::bigint
+           FROM open_days
+          WHERE organization_id = ? AND environment = ? AND account_code = ? AND entry_date <= ?::date AND due_date = 'infinity'
+          GROUP BY 1),
+       balance AS (
+         SELECT party_id, sum(open_cents)::bigint AS open
+           FROM party_periods
+          WHERE organization_id = ? AND environment = ? AND account_code = ?
+            AND ((grain = 2 AND period < date_trunc('year', ?::date))
+              OR (grain = 1 AND period >= date_trunc('year', ?::date) AND period < date_trunc('month', ?::date))
+              OR (grain = 0 AND period >= date_trunc('month', ?::date) AND period <= ?::date))
+          GROUP BY 1)
+       SELECT nullif(o.party_id, '${NIL_UUID}') AS party_id, o.bucket, o.open, p.display_name
+         FROM (SELECT party_id, bucket, open FROM recent
+               UNION ALL
+               SELECT b.party_id, '${LATEST_BUCKET}', b.open - coalesce((SELECT sum(r.open) FROM recent r WHERE r.party_id = b.party_id), 0) FROM balance b) o
+         LEFT JOIN parties p ON p.id = nullif(o.party_id, '${NIL_UUID}')`,
+      params: [...BUCKET_UPTO.map(() => asOf), ...scope, asOf, asOf, asOf, ...scope, ...scope, asOf, ...scope, asOf, asOf, asOf, asOf, asOf],
     };
   },
   vendorPaymentsInYear: (s: Scope, year: number): ReportQuery => ({
@@ -109,8 +125,8 @@ export function bucketSql(due: string, asOf: string): string {
  * Open amounts as of asOf per party and aging bucket, with the party's name: one range of open_days
  * (every A/R or A/P line up to asOf, already summed per party, due date and day) grouped by party
  * and bucket. Documents add up per party and bucket, so the figures are those of per-document sums.
- * When no line is dated after asOf (as of today, usually), the same sums come from open_items,
- * which holds only the parties and due dates still open.
+ * The query reads open_days only near as_of and takes the rest of each party's balance as over 90
+ * (reportQueries.openAmounts), so it reads a bounded number of rows whatever the ledger's length.
  */
 export async function openAmounts(orm: Orm, s: Scope, kind: 'invoice' | 'bill', asOf: string): Promise<PartyBucketAmount[]> {
   const rows = await q(orm, reportQueries.openAmounts(s, kind, asOf));

@@ -63,7 +63,8 @@ export const reportQueries = {
        SELECT nullif(o.party_id, '${NIL_UUID}') AS party_id, o.bucket, o.open, p.display_name
          FROM (SELECT party_id, bucket, open FROM recent
                UNION ALL
-               SELECT b.party_id, '${LATEST_BUCKET}', b.open - coalesce((SELECT sum(r.open) FROM recent r WHERE r.party_id = b.party_id), 0) FROM balance b) o
+               SELECT b.party_id, '${LATEST_BUCKET}', b.open - coalesce(r.open, 0)
+                 FROM balance b LEFT JOIN (SELECT party_id, sum(open) AS open FROM recent GROUP BY 1) r ON r.party_id = b.party_id) o
          LEFT JOIN parties p ON p.id = nullif(o.party_id, '${NIL_UUID}')`,
       params: [...BUCKET_UPTO.map(() => asOf), ...scope, asOf, asOf, asOf, ...scope, ...scope, asOf, ...scope, asOf, asOf, asOf, asOf, asOf],
     };

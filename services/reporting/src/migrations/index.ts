@@ -6,6 +6,7 @@ import { Migration20261124000001OpenDays } from './Migration20261124000001OpenDa
 import { Migration20261124000002OpenItems } from './Migration20261124000002OpenItems';
 import { Migration20261124000003VendorPaymentYears } from './Migration20261124000003VendorPaymentYears';
 import { Migration20261124000004PartyPeriods } from './Migration20261124000004PartyPeriods';
+import { Migration20261124000005AgingIndexes } from './Migration20261124000005AgingIndexes';
 
 /** The consumer's bookkeeping (shared, versioned), then the projection. */
 export const migrations: MigrationDef[] = [
@@ -17,6 +18,7 @@ export const migrations: MigrationDef[] = [
   { name: 'Migration20261124000002OpenItems', class: Migration20261124000002OpenItems },
   { name: 'Migration20261124000003VendorPaymentYears', class: Migration20261124000003VendorPaymentYears },
   { name: 'Migration20261124000004PartyPeriods', class: Migration20261124000004PartyPeriods },
+  { name: 'Migration20261124000005AgingIndexes', class: Migration20261124000005AgingIndexes },
 ];
 
 /** The tables a rebuild empties (consumed_events of the consumer too). */

@@ -54,11 +54,15 @@ export const reportQueries = {
           GROUP BY 1),
        balance AS (
          SELECT party_id, sum(open_cents)::bigint AS open
-           FROM party_periods
-          WHERE organization_id = ? AND environment = ? AND account_code = ?
-            AND ((grain = 2 AND period < date_trunc('year', ?::date))
-              OR (grain = 1 AND period >= date_trunc('year', ?::date) AND period < date_trunc('month', ?::date))
-              OR (grain = 0 AND period >= date_trunc('month', ?::date) AND period <= ?::date))
+           FROM (SELECT party_id, open_cents FROM party_periods
+                  WHERE organization_id = ? AND environment = ? AND account_code = ? AND grain = 2 AND period < date_trunc('year', ?::date)::date
+                 UNION ALL
+                 SELECT party_id, open_cents FROM party_periods
+                  WHERE organization_id = ? AND environment = ? AND account_code = ? AND grain = 1
+                    AND period >= date_trunc('year', ?::date)::date AND period < date_trunc('month', ?::date)::date
+                 UNION ALL
+                 SELECT party_id, open_cents FROM party_periods
+                  WHERE organization_id = ? AND environment = ? AND account_code = ? AND grain = 0 AND period >= date_trunc('month', ?::date)::date AND period <= ?::date) x
           GROUP BY 1)
        SELECT nullif(o.party_id, '${NIL_UUID}') AS party_id, o.bucket, o.open, p.display_name
          FROM (SELECT party_id, bucket, open FROM recent
@@ -66,7 +70,7 @@ export const reportQueries = {
                SELECT b.party_id, '${LATEST_BUCKET}', b.open - coalesce(r.open, 0)
                  FROM balance b LEFT JOIN (SELECT party_id, sum(open) AS open FROM recent GROUP BY 1) r ON r.party_id = b.party_id) o
          LEFT JOIN parties p ON p.id = nullif(o.party_id, '${NIL_UUID}')`,
-      params: [...BUCKET_UPTO.map(() => asOf), ...scope, asOf, asOf, asOf, ...scope, ...scope, asOf, ...scope, asOf, asOf, asOf, asOf, asOf],
+      params: [...BUCKET_UPTO.map(() => asOf), ...scope, asOf, asOf, asOf, ...scope, ...scope, asOf, ...scope, asOf, ...scope, asOf, asOf, ...scope, asOf, asOf],
     };
   },
   vendorPaymentsInYear: (s: Scope, year: number): ReportQuery => ({

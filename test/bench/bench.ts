@@ -375,6 +375,8 @@ async function main(): Promise<number> {
         ['report-summary', '/api/v1/reports/summary?from=2024-01-01&to=2024-12-31'],
         ['report-ar', '/api/v1/reports/accounts-receivable?as_of=2025-06-30'],
         ['report-ap', '/api/v1/reports/accounts-payable?as_of=2025-06-30'],
+        ['report-ar-today', '/api/v1/reports/accounts-receivable'],
+        ['report-ap-today', '/api/v1/reports/accounts-payable'],
         ['report-1099', '/api/v1/reports/1099-summary?year=2025'],
         ['report-trial-balance', '/api/v1/reports/trial-balance?as_of=2025-06-30'],
         ['accounts', '/api/v1/accounts'],

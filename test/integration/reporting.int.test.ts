@@ -7,8 +7,8 @@ import { payables } from '../../services/payables/src/service';
 import { reporting, reportingState } from '../../services/reporting/src/service';
 import { rebuild } from '../../services/reporting/src/rebuild';
 import { applyEvent } from '../../services/reporting/src/projection';
-import { bucketSql, reportQueries, type ReportQuery } from '../../services/reporting/src/queries';
-import { bucketOf } from '../../services/reporting/src/domain/reports';
+import { bucketSql, openAmounts, reportQueries, type ReportQuery } from '../../services/reporting/src/queries';
+import { BUCKET_UPTO, bucketOf } from '../../services/reporting/src/domain/reports';
 
 /**
  * Reporting against real Postgres and JetStream, fed by the real payables service: reports read
@@ -244,9 +244,9 @@ describe('reporting against real Postgres and JetStream', () => {
     const expected: [ReportQuery, string[]][] = [
       [reportQueries.accountTotals(s, '2026-06-30'), ['account_days']],
       [reportQueries.netCredit(s, '4000', '2026-01-01', '2026-12-31'), ['account_days']],
-      [reportQueries.openAmounts(s, 'invoice', '2026-06-30'), ['open_days', 'parties']],
-      [reportQueries.openAmounts(s, 'bill', '2026-06-30'), ['open_days', 'parties']],
-      [reportQueries.vendorPaymentsInYear(s, 2026), ['vendor_payment_days', 'parties']],
+      [reportQueries.openAmounts(s, 'invoice', '2026-06-30'), ['open_days', 'open_leads', 'party_periods', 'parties']],
+      [reportQueries.openAmounts(s, 'bill', '2026-06-30'), ['open_days', 'open_leads', 'party_periods', 'parties']],
+      [reportQueries.vendorPaymentsInYear(s, 2026), ['vendor_payment_years', 'parties']],
     ];
     const conn = repOrm.em.fork().getConnection();
     for (const [q, tables] of expected) {
@@ -261,5 +261,30 @@ describe('reporting against real Postgres and JetStream', () => {
       walk(row?.['QUERY PLAN']);
       expect([...relations].sort()).toEqual([...tables].sort());
     }
+  });
+  it('A/P as of every day from before the first entry to after the last: the bounded query gives the sums of open_days up to as_of', async () => {
+    const s = { organizationId: c.organizationId, environment: c.environment };
+    const conn = repOrm.em.fork().getConnection();
+    const key = (r: { partyId: string; bucket: string }) => `${r.partyId} ${r.bucket}`;
+    const [span] = await conn.execute<{ first: string; last: string }[]>(
+      `SELECT to_char(min(entry_date) - 100, 'YYYY-MM-DD') AS first, to_char(max(entry_date) + 200, 'YYYY-MM-DD') AS last FROM open_days WHERE organization_id = ? AND account_code = '2000'`,
+      [s.organizationId],
+    );
+    let days = 0;
+    for (let t = Date.parse(span!.first); t <= Date.parse(span!.last); t += 86_400_000, days++) {
+      const asOf = new Date(t).toISOString().slice(0, 10);
+      const rows = await conn.execute<{ party_id: string | null; bucket: string; open: string }[]>(
+        `SELECT nullif(party_id, '00000000-0000-0000-0000-000000000000')::text AS party_id, ${bucketSql('due_date', '?::date')} AS bucket, sum(open_cents) AS open
+           FROM open_days WHERE organization_id = ? AND environment = ? AND account_code = '2000' AND entry_date <= ?::date GROUP BY 1, 2 HAVING sum(open_cents) <> 0`,
+        [...BUCKET_UPTO.map(() => asOf), s.organizationId, s.environment, asOf],
+      );
+      const expected = rows.map((r) => ({ partyId: String(r.party_id), bucket: r.bucket, openCents: Number(r.open) })).sort((a, b) => key(a).localeCompare(key(b)));
+      const got = (await openAmounts(repOrm, s, 'bill', asOf))
+        .filter((r) => r.openCents !== 0)
+        .map((r) => ({ partyId: r.partyId, bucket: r.bucket, openCents: r.openCents }))
+        .sort((a, b) => key(a).localeCompare(key(b)));
+      expect({ asOf, got }).toEqual({ asOf, got: expected });
+    }
+    expect(days).toBeGreaterThan(300);
   });
 });

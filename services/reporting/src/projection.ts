@@ -1,6 +1,7 @@
 import type { ConsumedEvent, EntityManager } from '@acct/kit';
 import type { PostingEvent, PostingSource, ReferenceEvent } from '@acct/contracts';
 import { ACCOUNT } from '@acct/ledger';
+import { daysBetween } from './domain/reports';
 
 /** Stands for a missing document, customer or vendor id in the key columns of the daily totals. */
 export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -89,6 +90,30 @@ async function applyPosting(exec: Exec, e: PostingEvent<PostingSource>, eventId:
        DO UPDATE SET open_cents = open_days.open_cents + EXCLUDED.open_cents`,
       openRows.flat(),
     );
+    // The party's balance per day, month and year of the entry; the furthest due date after an entry date.
+    const d = entry.entry_date;
+    const periods = [d, `${d.slice(0, 7)}-01`, `${d.slice(0, 4)}-01-01`];
+    const perParty = new Map<string, [string, string, number]>();
+    const leads = new Map<string, number>();
+    for (const [code, party, due, cents] of open.values()) {
+      const key = `${code} ${party}`;
+      perParty.set(key, [code, party, (perParty.get(key)?.[2] ?? 0) + cents]);
+      if (due !== 'infinity') leads.set(code, Math.max(leads.get(code) ?? 0, daysBetween(d, due)));
+    }
+    const periodRows = [...perParty.values()].flatMap(([code, party, cents]) => periods.map((period, grain) => [...scope, code, grain, period, party, cents]));
+    await exec(
+      `INSERT INTO party_periods (organization_id, environment, account_code, grain, period, party_id, open_cents) VALUES ${rowsOf(periodRows)}
+       ON CONFLICT (organization_id, environment, account_code, grain, period, party_id) DO UPDATE SET open_cents = party_periods.open_cents + EXCLUDED.open_cents`,
+      periodRows.flat(),
+    );
+    const leadRows = [...leads].map(([code, days]) => [...scope, code, days]);
+    if (leadRows.length > 0) {
+      await exec(
+        `INSERT INTO open_leads (organization_id, environment, account_code, lead_days) VALUES ${rowsOf(leadRows)}
+         ON CONFLICT (organization_id, environment, account_code) DO UPDATE SET lead_days = greatest(open_leads.lead_days, EXCLUDED.lead_days)`,
+        leadRows.flat(),
+      );
+    }
   }
   // 1099: this entry's vendor payment counts unless something already reversed it; a first reversal takes its payment out.
   await exec(vendorPaymentDelta(1), [entry.id]);
@@ -96,19 +121,19 @@ async function applyPosting(exec: Exec, e: PostingEvent<PostingSource>, eventId:
 }
 
 /**
- * Adds (sign 1) or takes out (sign -1) the A/P debits of one entry in vendor_payment_days when it is
+ * Adds (sign 1) or takes out (sign -1) the A/P debits of one entry in vendor_payment_years (its payment date's year) when it is
  * a vendor payment that reverses nothing: added when it arrives and no entry reverses it yet, taken
  * out when its first reversal arrives after it. Either order ends with the same totals.
  */
 function vendorPaymentDelta(sign: 1 | -1): string {
   const reversals =
     sign === 1 ? `NOT EXISTS (SELECT 1 FROM journal_entries r WHERE r.reverses_entry_id = e.id)` : `(SELECT count(*) FROM journal_entries r WHERE r.reverses_entry_id = e.id) = 1`;
-  return `INSERT INTO vendor_payment_days (organization_id, environment, entry_date, vendor_id, paid_cents)
-    SELECT e.organization_id, e.environment, e.entry_date, coalesce(l.vendor_id, '${NIL_UUID}'::uuid), ${sign === 1 ? '' : '-'}sum(l.amount_cents)
+  return `INSERT INTO vendor_payment_years (organization_id, environment, year, vendor_id, paid_cents)
+    SELECT e.organization_id, e.environment, extract(year FROM e.entry_date)::int, coalesce(l.vendor_id, '${NIL_UUID}'::uuid), ${sign === 1 ? '' : '-'}sum(l.amount_cents)
       FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id AND l.account_code = '${ACCOUNT.payable}' AND l.side = 'debit'
      WHERE e.id = ? AND e.source_type = 'vendor_payment' AND e.reverses_entry_id IS NULL AND ${reversals}
      GROUP BY 1, 2, 3, 4
-    ON CONFLICT (organization_id, environment, entry_date, vendor_id) DO UPDATE SET paid_cents = vendor_payment_days.paid_cents + EXCLUDED.paid_cents`;
+    ON CONFLICT (organization_id, environment, year, vendor_id) DO UPDATE SET paid_cents = vendor_payment_years.paid_cents + EXCLUDED.paid_cents`;
 }
 
 /** The invoices and bills a posting's source shows, with their parties and due dates. */

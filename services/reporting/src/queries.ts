@@ -1,7 +1,7 @@
 import type { Orm, Scope } from '@acct/kit';
 import { ACCOUNT } from '@acct/ledger';
 import { NIL_UUID } from './projection';
-import { BUCKET_UPTO, LATEST_BUCKET, type AccountTotals, type Bucket, type PartyBucketAmount, type VendorPaid } from './domain/reports';
+import { BUCKET_UPTO, LATEST_BUCKET, RECENT_DAYS, type AccountTotals, type Bucket, type PartyBucketAmount, type VendorPaid } from './domain/reports';
 
 /** Every read of the projection. Scope first; dates inclusive. */
 type Row = Record<string, unknown>;
@@ -30,23 +30,56 @@ export const reportQueries = {
        FROM account_days WHERE organization_id = ? AND environment = ? AND account_code = ? AND (?::date IS NULL OR entry_date >= ?::date) AND entry_date <= ?::date`,
     params: [s.organizationId, s.environment, code, from, from, to],
   }),
-  openAmounts: (s: Scope, kind: 'invoice' | 'bill', asOf: string): ReportQuery => ({
-    sql: `SELECT o.party_id, o.bucket, o.open, p.display_name
-       FROM (SELECT nullif(party_id, '${NIL_UUID}') AS party_id, ${bucketSql('due_date', '?::date')} AS bucket, sum(open_cents)::bigint AS open
-               FROM open_days
-              WHERE organization_id = ? AND environment = ? AND account_code = ? AND entry_date <= ?::date
-              GROUP BY 1, 2) o
-       LEFT JOIN parties p ON p.id = o.party_id`,
-    params: [...BUCKET_UPTO.map(() => asOf), s.organizationId, s.environment, kind === 'invoice' ? ACCOUNT.receivable : ACCOUNT.payable, asOf],
-  }),
+  /**
+   * One statement (one snapshot), bounded for any as_of: the buckets current … 61-90 from open_days
+   * dated in [as_of − 90 − lead, as_of] and due on or after as_of − 90 (lead: open_leads, so no line
+   * due then is dated earlier), plus lines without a due date ('infinity', current) up to as_of; over
+   * 90 is each party's balance (party_periods: years, then months, then days up to as_of) less those.
+   */
+  openAmounts: (s: Scope, kind: 'invoice' | 'bill', asOf: string): ReportQuery => {
+    const scope = [s.organizationId, s.environment, kind === 'invoice' ? ACCOUNT.receivable : ACCOUNT.payable];
+    const band = RECENT_DAYS;
+    return {
+      sql: `WITH recent AS MATERIALIZED (
+         SELECT party_id, ${bucketSql('due_date', '?::date')} AS bucket, sum(open_cents)::bigint AS open
+           FROM open_days
+          WHERE organization_id = ? AND environment = ? AND account_code = ? AND entry_date <= ?::date AND due_date >= ?::date - ${band}
+            AND entry_date >= ?::date - ${band} - coalesce((SELECT lead_days FROM open_leads WHERE organization_id = ? AND environment = ? AND account_code = ?), 0)
+            AND due_date <> 'infinity'
+          GROUP BY 1, 2
+         UNION ALL
+         SELECT party_id, 'current', sum(open_cents)::bigint
+           FROM open_days
+          WHERE organization_id = ? AND environment = ? AND account_code = ? AND entry_date <= ?::date AND due_date = 'infinity'
+          GROUP BY 1),
+       balance AS (
+         SELECT party_id, sum(open_cents)::bigint AS open
+           FROM (SELECT party_id, open_cents FROM party_periods
+                  WHERE organization_id = ? AND environment = ? AND account_code = ? AND grain = 2 AND period < date_trunc('year', ?::date)::date
+                 UNION ALL
+                 SELECT party_id, open_cents FROM party_periods
+                  WHERE organization_id = ? AND environment = ? AND account_code = ? AND grain = 1
+                    AND period >= date_trunc('year', ?::date)::date AND period < date_trunc('month', ?::date)::date
+                 UNION ALL
+                 SELECT party_id, open_cents FROM party_periods
+                  WHERE organization_id = ? AND environment = ? AND account_code = ? AND grain = 0 AND period >= date_trunc('month', ?::date)::date AND period <= ?::date) x
+          GROUP BY 1)
+       SELECT nullif(o.party_id, '${NIL_UUID}') AS party_id, o.bucket, o.open, p.display_name
+         FROM (SELECT party_id, bucket, open FROM recent
+               UNION ALL
+               SELECT b.party_id, '${LATEST_BUCKET}', b.open - coalesce(r.open, 0)
+                 FROM balance b LEFT JOIN (SELECT party_id, sum(open) AS open FROM recent GROUP BY 1) r ON r.party_id = b.party_id) o
+         LEFT JOIN parties p ON p.id = nullif(o.party_id, '${NIL_UUID}')`,
+      params: [...BUCKET_UPTO.map(() => asOf), ...scope, asOf, asOf, asOf, ...scope, ...scope, asOf, ...scope, asOf, ...scope, asOf, asOf, ...scope, asOf, asOf],
+    };
+  },
   vendorPaymentsInYear: (s: Scope, year: number): ReportQuery => ({
     sql: `SELECT v.vendor_id, v.paid, p.display_name, coalesce(p.is_1099_eligible, false) AS eligible, coalesce(p.w9_on_file, false) AS w9
-       FROM (SELECT nullif(vendor_id, '${NIL_UUID}') AS vendor_id, sum(paid_cents)::bigint AS paid
-               FROM vendor_payment_days
-              WHERE organization_id = ? AND environment = ? AND entry_date >= make_date(?, 1, 1) AND entry_date < make_date(? + 1, 1, 1)
-              GROUP BY vendor_id HAVING sum(paid_cents) <> 0) v
+       FROM (SELECT nullif(vendor_id, '${NIL_UUID}') AS vendor_id, paid_cents AS paid
+               FROM vendor_payment_years
+              WHERE organization_id = ? AND environment = ? AND year = ? AND paid_cents <> 0) v
        LEFT JOIN parties p ON p.id = v.vendor_id`,
-    params: [s.organizationId, s.environment, year, year],
+    params: [s.organizationId, s.environment, year],
   }),
   journalEntries: (s: Scope, f: EntryFilter, limit: number, offset: number): ReportQuery => ({
     sql: `SELECT e.id, to_char(e.entry_date, 'YYYY-MM-DD') AS entry_date, e.source_type, e.source_id, e.memo, e.reverses_entry_id, e.posted_at,
@@ -97,6 +130,8 @@ export function bucketSql(due: string, asOf: string): string {
  * Open amounts as of asOf per party and aging bucket, with the party's name: one range of open_days
  * (every A/R or A/P line up to asOf, already summed per party, due date and day) grouped by party
  * and bucket. Documents add up per party and bucket, so the figures are those of per-document sums.
+ * The query reads open_days only near as_of and takes the rest of each party's balance as over 90
+ * (reportQueries.openAmounts), so it reads a bounded number of rows whatever the ledger's length.
  */
 export async function openAmounts(orm: Orm, s: Scope, kind: 'invoice' | 'bill', asOf: string): Promise<PartyBucketAmount[]> {
   const rows = await q(orm, reportQueries.openAmounts(s, kind, asOf));
@@ -108,7 +143,7 @@ export async function openAmounts(orm: Orm, s: Scope, kind: 'invoice' | 'bill', 
   }));
 }
 
-/** Per vendor: A/P debits of vendor payments dated in the year and never reversed (vendor_payment_days keeps only those). */
+/** Per vendor: A/P debits of vendor payments dated in the year and never reversed (vendor_payment_years keeps only those, per year). */
 export async function vendorPaymentsInYear(orm: Orm, s: Scope, year: number): Promise<VendorPaid[]> {
   const rows = await q(orm, reportQueries.vendorPaymentsInYear(s, year));
   return rows.map((r) => ({

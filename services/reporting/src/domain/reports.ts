@@ -18,6 +18,8 @@ export const BUCKET_UPTO: readonly (readonly [number, Bucket])[] = [
   [90, 'days_61_90'],
 ];
 export const LATEST_BUCKET: Bucket = 'days_over_90';
+/** Days late after which an amount is in LATEST_BUCKET (the last bound of BUCKET_UPTO). */
+export const RECENT_DAYS: number = BUCKET_UPTO[BUCKET_UPTO.length - 1]![0];
 
 /** The aging bucket of an amount due on dueDate, seen on asOf (due on asOf or later: current). */
 export function bucketOf(dueDate: string | null, asOf: string): Bucket {

@@ -45,6 +45,7 @@ const ALL_OUTBOX = POSTING_SCHEMAS.map((s) => `SELECT id, '${s}' AS service FROM
  */
 const CLUSTER = process.env.FAULTS_CLUSTER === '1';
 const REPLICAS = CLUSTER ? 2 : 1;
+const STARTUP_MS = CLUSTER ? 400_000 : 120_000;
 
 interface Fault {
   what: string;
@@ -157,7 +158,8 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
     });
     // Runs through the faults as well: a NATS restart must not stop it.
     await consumer.start();
-  }, 120_000);
+    // A cluster is 3 NATS nodes and twice the processes: slower to start on a busy machine.
+  }, STARTUP_MS);
 
   afterAll(async () => {
     figures['duration (s)'] = ((Date.now() - started) / 1000).toFixed(1);

@@ -272,8 +272,8 @@ interface Org {
   headers: Record<string, string>;
   customerId: string;
   vendorId: string;
-  /** A seeded invoice the GET scenario reads. */
-  readId: string;
+  /** Seeded invoices the GET scenario reads in turn (random ones: not only the newest, first in the list index). */
+  readIds: string[];
   /** Seeded drafts the post scenario posts, once each. */
   drafts: string[];
 }
@@ -350,12 +350,14 @@ async function makeOrg(v: Variant, invoices: number, tag: string): Promise<Org> 
     });
     if (!STALE_STATS) await db.query('ANALYZE receivables.invoices');
     if (!STALE_STATS) await db.query('ANALYZE payables.bills');
-    const { rows } = await db.query<{ id: string }>(
-      `SELECT id FROM receivables.invoices WHERE organization_id = $1 AND status = 'draft' AND id <> $2 ORDER BY created_at DESC LIMIT $3`,
-      [boot.organization_id, invoiceTemplate, POST_INVOICES],
-    );
+    const { rows } = await db.query<{ id: string }>(`SELECT id FROM receivables.invoices WHERE organization_id = $1 AND status = 'draft' AND id <> $2 ORDER BY random() LIMIT $3`, [
+      boot.organization_id,
+      invoiceTemplate,
+      POST_INVOICES,
+    ]);
     if (rows.length < Math.min(POST_INVOICES, invoices - 1)) throw new Error('seeding drafts failed');
-    return { build: v.label, invoices, headers, customerId, vendorId, readId: invoiceTemplate, drafts: rows.map((r) => r.id) };
+    const reads = await db.query<{ id: string }>(`SELECT id FROM receivables.invoices WHERE organization_id = $1 ORDER BY random() LIMIT 500`, [boot.organization_id]);
+    return { build: v.label, invoices, headers, customerId, vendorId, readIds: reads.rows.map((r) => r.id), drafts: rows.map((r) => r.id) };
   } finally {
     await db.end();
   }
@@ -397,6 +399,7 @@ async function orgScenarios(stack: Stack, dbName: string, runNo: number, org: Or
   const out: Result[] = [];
   const N = { mode: 'N', tps: n['-N'] };
   if (SCENARIOS.has('get-invoice')) {
+    let reads = 0;
     out.push(
       await scenario(
         stack,
@@ -405,7 +408,13 @@ async function orgScenarios(stack: Stack, dbName: string, runNo: number, org: Or
         org,
         'get-invoice',
         { mode: 'S', tps: n['-S'] },
-        { url: `${url}/api/v1/invoices/${org.readId}`, connections: CLIENTS, headers: org.headers, duration: DURATION_S },
+        {
+          url,
+          connections: CLIENTS,
+          headers: org.headers,
+          duration: DURATION_S,
+          requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, method: 'GET', path: `/api/v1/invoices/${org.readIds[reads++ % org.readIds.length]}` }) }],
+        },
       ),
     );
   }

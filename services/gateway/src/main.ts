@@ -20,10 +20,13 @@ runMain(async () => {
   const rt = await startRuntime({ name: 'gateway', config, metrics, openOrm: openGatewayOrm, checks: { http: () => Promise.resolve(listening) } });
   // A request holds its key at most for the RPC timeout plus its own database round trips.
   const idempotency = new IdempotencyStore(rt.orm, config.IDEMPOTENCY_TTL_SECONDS, Math.ceil((2 * config.RPC_TIMEOUT_MS) / 1000) + 5);
+  const rpc = new RpcClient(rt.nc, config.NATS_PREFIX, config.RPC_TIMEOUT_MS, metrics, rt.log);
   const { app } = createGatewayApp({
     keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS, metrics),
     idempotency,
-    rpc: new RpcClient(rt.nc, config.NATS_PREFIX, config.RPC_TIMEOUT_MS, metrics, rt.log),
+    rpc,
+    uploadMaxBytes: config.UPLOAD_MAX_BYTES,
+    ...(config.UPLOAD_SPOOL_DIR ? { uploadSpoolDir: config.UPLOAD_SPOOL_DIR } : {}),
     log: rt.log,
     metrics,
     buckets: new TokenBuckets(config.RATE_LIMIT_RPS, config.RATE_LIMIT_BURST),

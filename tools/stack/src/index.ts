@@ -1,2 +1,3 @@
 export * from './stack';
 export * from './seed';
+export * from './s3';

@@ -7,6 +7,8 @@ import S3rver from 's3rver';
 export interface LocalS3 {
   env: Record<string, string>;
   port: number;
+  /** Where s3rver keeps the objects (each as <bucket>/<key>._S3rver_object). */
+  dir: string;
   /** Stops the server (its data stays in the folder, so start() brings the same objects back). */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -30,6 +32,7 @@ export async function startLocalS3(opts: { dir?: string; port?: number } = {}): 
   await start();
   return {
     port,
+    dir,
     env: {
       S3_ENDPOINT: `http://127.0.0.1:${port}`,
       S3_REGION: 'us-east-1',

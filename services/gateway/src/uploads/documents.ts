@@ -47,7 +47,11 @@ function spool(stream: Readable, contentType: string, maxBytes: number, dir: str
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
-      bb = busboy({ headers: { 'content-type': contentType }, limits: { files: 1, fileSize: maxBytes, fields: 20, fieldSize: 4096, parts: 25, headerPairs: 20 } });
+      bb = busboy({
+        headers: { 'content-type': contentType },
+        defParamCharset: 'utf8',
+        limits: { files: 1, fileSize: maxBytes + 1, fields: 20, fieldSize: 4096, parts: 25, headerPairs: 20 },
+      });
     } catch {
       reject(new AppError('validation_failed', 'The body must be multipart/form-data with a boundary.', [], 415));
       return;
@@ -80,6 +84,7 @@ function spool(stream: Readable, contentType: string, maxBytes: number, dir: str
         hash.update(chunk);
         size += chunk.length;
       });
+      // busboy stops at maxBytes + 1: one byte past the limit is enough to know it is too large.
       part.on('limit', () => (m.truncated = true));
       writing = pipeline(part, fs.createWriteStream(file)).then(() => {
         m.size = size;
@@ -98,7 +103,7 @@ function spool(stream: Readable, contentType: string, maxBytes: number, dir: str
           return fail(
             AppError.validation('The multipart body has no file part named file.', [{ field: 'file', issue: 'required', message: 'Send the file as the part named file.' }]),
           );
-        if (meta.truncated) return fail(tooLarge(maxBytes));
+        if (meta.truncated || meta.size > maxBytes) return fail(tooLarge(maxBytes));
         resolve({ file, fields, ...meta });
       })().catch(fail);
     });

@@ -1,8 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { AppError, type DocumentUploadFields, SCOPE_FIELDS, compileBody, schemas, toDetails, type RpcReply } from '@acct/contracts';
@@ -128,6 +130,25 @@ function parseFields(raw: Record<string, string>): DocumentUploadFields {
   return raw;
 }
 
+/**
+ * PUTs a file to a presigned URL with node:http, piped with backpressure (fetch with
+ * Readable.toWeb reads the whole file ahead on Node 20, which is what made memory grow).
+ */
+function putFile(url: string, headers: Record<string, string>, file: string, timeoutMs: number): Promise<void> {
+  const u = new URL(url);
+  const send = u.protocol === 'https:' ? https.request : http.request;
+  return new Promise((resolve, reject) => {
+    const req = send(u, { method: 'PUT', headers, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`storage answered ${res.statusCode}`))));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('storage did not answer in time')));
+    req.on('error', reject);
+    pipeline(fs.createReadStream(file), req).catch(reject);
+  });
+}
+
 /** A 415-worthy refusal of the service (a sniffed type that is not allowed) keeps its HTTP status. */
 function withUploadStatus(reply: RpcReply): RpcReply {
   if (!reply.ok && reply.error.details?.some((d) => d.issue === 'unsupported_type')) throw new AppError(reply.error.code, reply.error.message, reply.error.details, 415);
@@ -174,15 +195,7 @@ export function documentUpload(deps: DocumentUploadDeps): UploadHandler {
           deps.log.warn({ err, upload_id: uploadId }, 'discarding an upload failed; the sweeper will remove it');
         });
       try {
-        const res = await fetch(p.put_url!, {
-          method: 'PUT',
-          headers: p.headers,
-          body: Readable.toWeb(fs.createReadStream(spooled.file)) as ReadableStream,
-          duplex: 'half',
-          signal: AbortSignal.timeout(deps.putTimeoutMs ?? 120_000),
-        });
-        await res.arrayBuffer().catch(() => undefined);
-        if (!res.ok) throw new Error(`storage answered ${res.status}`);
+        await putFile(p.put_url!, p.headers ?? {}, spooled.file, deps.putTimeoutMs ?? 120_000);
       } catch (err) {
         deps.log.warn({ err, upload_id: uploadId }, 'storing an upload failed');
         await discard();

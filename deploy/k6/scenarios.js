@@ -80,6 +80,8 @@ export const ROUTES = [
   'get-bill',
   'list-vendor-payments',
   'list-webhook-endpoints',
+  'list-documents',
+  'get-invoice-defaults',
   'report-summary',
   'report-receivables',
   'list-accounts',
@@ -164,6 +166,10 @@ export function mix(data) {
       check(list, { 'list-vendor-payments 200': (r) => r.status === 200 });
       const endpoints = get('/api/v1/webhook-endpoints?limit=20', 'list-webhook-endpoints');
       check(endpoints, { 'list-webhook-endpoints 200': (r) => r.status === 200 });
+      const documents = get('/api/v1/documents?limit=20', 'list-documents');
+      check(documents, { 'list-documents 200': (r) => r.status === 200 });
+      const defaults = get('/api/v1/settings/invoice-defaults', 'get-invoice-defaults');
+      check(defaults, { 'get-invoice-defaults 200': (r) => r.status === 200 });
       // Reports read their own writes: each waits until the postings so far are applied.
       const summary = get('/api/v1/reports/summary', 'report-summary');
       check(summary, { 'report-summary 200': (r) => r.status === 200 });

@@ -35,6 +35,7 @@ const MAIN_CALLS: Partial<Record<ServiceName, string[]>> = {
     'POST /api/v1/vendor-payments',
     'GET /api/v1/vendor-payments',
   ],
+  documents: ['GET /api/v1/documents', 'GET /api/v1/settings/invoice-defaults'],
   reporting: ['GET /api/v1/reports/summary', 'GET /api/v1/reports/accounts-receivable', 'GET /api/v1/accounts'],
   'webhook-dispatcher': ['POST /api/v1/webhook-endpoints', 'GET /api/v1/webhook-endpoints'],
 };

@@ -76,6 +76,28 @@ export const FIXTURES: Record<string, Fixture> = {
       return r.json.data.id as string;
     },
   },
+  /** A small text document, uploaded as multipart/form-data. */
+  '/api/v1/documents': {
+    create: async (api) => {
+      const boundary = `fixture${uid('b')}`;
+      const body = [
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="document_type"',
+        '',
+        'receipt',
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="file"; filename="fixture.txt"',
+        'Content-Type: text/plain',
+        '',
+        'Fixture receipt',
+        `--${boundary}--`,
+        '',
+      ].join('\r\n');
+      const r = await api('POST', '/api/v1/documents', body, { 'content-type': `multipart/form-data; boundary=${boundary}` });
+      expectStatus(r, 201);
+      return r.json.data.id as string;
+    },
+  },
   /** The organization's A/R account (accounts come from the chart, one set per organization and environment). */
   '/api/v1/accounts': {
     create: async (api) => {

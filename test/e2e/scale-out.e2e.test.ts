@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { SERVICE_MANIFEST } from '@acct/contracts';
 import { dropDatabase, dropEventsStream } from '@acct/kit';
 import { freePort, startStack, type Stack } from '@acct/stack';
 import { NATS_URL, PG_SERVER_URL, uniqueName, uniquePrefix } from '@acct/testing';
@@ -38,7 +39,7 @@ describe('e2e: two replicas of everything', () => {
 
   it('runs two of each service and two gateways', () => {
     expect(stack.gatewayUrls()).toHaveLength(2);
-    expect(stack.services.size).toBe(10);
+    expect(stack.services.size).toBe(2 * SERVICE_MANIFEST.length);
   });
 
   it('a key limited to 10/s gets about 10/s in total across both gateways, not 20/s', async () => {

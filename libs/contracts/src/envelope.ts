@@ -44,6 +44,10 @@ export interface RpcOk<T = unknown> {
   bodyBase64?: string;
   contentType?: string;
   filename?: string;
+  /** A download route's file as a short-lived URL the gateway streams from (bytes never travel over NATS). */
+  fileUrl?: string;
+  /** Hex SHA-256 of the file: the gateway sends it as ETag and Digest. */
+  sha256?: string;
 }
 
 export interface RpcFail {

@@ -35,3 +35,13 @@ export { BILL_STATUSES, VENDOR_PAYMENT_STATUSES, VENDOR_TYPES, allocations_max }
 export type * from './schemas/webhooks';
 export { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_ENDPOINT_STATUSES, WEBHOOK_EVENT_TYPES, webhook_url_length_max } from './schemas/webhooks';
 export type * from './schemas/reporting';
+export type * from './schemas/documents';
+export {
+  DEFAULT_ESTIMATE_VALIDITY_DAYS,
+  DEFAULT_PAYMENT_TERMS_DAYS,
+  DOCUMENT_CONTENT_TYPES,
+  DOCUMENT_STATUSES,
+  DOCUMENT_TYPES,
+  LINK_RECORD_TYPES,
+  document_file_name_length_max,
+} from './schemas/documents';

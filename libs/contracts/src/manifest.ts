@@ -23,6 +23,7 @@ export interface ServiceManifestEntry {
 export const SERVICE_MANIFEST: readonly ServiceManifestEntry[] = Object.freeze([
   { name: 'receivables', opsPort: 9101, queue: 'receivables', posts: true, s3: false, public: false },
   { name: 'payables', opsPort: 9102, queue: 'payables', posts: true, s3: false, public: false },
+  { name: 'documents', opsPort: 9104, queue: 'documents', posts: false, s3: true, public: false },
   { name: 'reporting', opsPort: 9103, queue: 'reporting', posts: false, s3: false, public: false },
   { name: 'webhook-dispatcher', opsPort: 9105, queue: 'webhook-dispatcher', posts: false, s3: false, public: false },
   { name: 'gateway', opsPort: 9100, queue: null, posts: false, s3: false, public: true },

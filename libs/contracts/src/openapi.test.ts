@@ -112,7 +112,8 @@ describe('buildOpenApi', () => {
 
   it('routes with a body document a required JSON request body', () => {
     for (const r of ROUTES.filter((x) => x.body)) {
-      expect(opOf(r).requestBody).toEqual({ required: true, content: { 'application/json': { schema: r.body } } });
+      const type = r.kind === 'upload' ? 'multipart/form-data' : 'application/json';
+      expect(opOf(r).requestBody).toEqual({ required: true, content: { [type]: { schema: r.body } } });
     }
   });
 

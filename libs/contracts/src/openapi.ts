@@ -50,7 +50,12 @@ function referencesRecords(body?: JsonSchema): boolean {
 function operation(route: RouteDef): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const r of route.responses) {
-    const content = route.operationId === 'getOpenApi' ? { 'application/yaml': { schema: r.schema } } : { 'application/json': { schema: r.schema } };
+    const content =
+      route.operationId === 'getOpenApi'
+        ? { 'application/yaml': { schema: r.schema } }
+        : route.kind === 'download'
+          ? { 'application/octet-stream': { schema: { type: 'string', contentEncoding: 'binary' } } }
+          : { 'application/json': { schema: r.schema } };
     responses[String(r.status)] = { description: r.description, content };
   }
   if (route.operationId !== 'getOpenApi') {
@@ -76,7 +81,7 @@ function operation(route: RouteDef): Record<string, unknown> {
   if (route.module) op['x-module'] = route.module;
   if (!route.auth) op.security = [];
   if (route.body) {
-    op.requestBody = { required: true, content: { 'application/json': { schema: route.body } } };
+    op.requestBody = { required: true, content: { [route.kind === 'upload' ? 'multipart/form-data' : 'application/json']: { schema: route.body } } };
   }
   if (route.kind === 'raw' && route.rawBody) {
     op.requestBody = { required: true, content: { 'application/json': { schema: route.rawBody } } };

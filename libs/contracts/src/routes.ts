@@ -6,6 +6,7 @@ import * as r from './schemas/receivables';
 import * as ap from './schemas/payables';
 import * as wh from './schemas/webhooks';
 import * as rep from './schemas/reporting';
+import * as doc from './schemas/documents';
 
 /** Modules of SPEC.md §1: guidance per route group (warning header, optional hard enforcement). */
 export const MODULES = [
@@ -727,6 +728,136 @@ export const ROUTES: RouteDef[] = [
     query: wh.webhookDeliveryListQuery,
     responses: [{ status: 200, description: 'A page of deliveries.', schema: wh.webhookDeliveryListResponse }],
   },
+  // ---------- documents and settings (documents) ----------
+  {
+    operationId: 'uploadDocument',
+    method: 'POST',
+    path: '/api/v1/documents',
+    summary: 'Upload an evidence file (multipart/form-data: file, document_type, source, optional record_type + record_id).',
+    description:
+      'The file is streamed to storage, never held whole in memory. At most 25 MiB by default (413 past it, nothing stored); the type is sniffed from the bytes and must be PDF, PNG, JPEG, WEBP, HEIC, GIF, CSV or plain text (415 otherwise, nothing stored). ' +
+      'The file name is kept for display only, sanitized (path parts, control and bidi characters removed). Status is needs_review when document_type is missing or other, or the declared Content-Type of the part disagrees with the sniffed one. ' +
+      'Retry-safe with Idempotency-Key: a repeat returns the same document with Idempotent-Replayed: true.',
+    tag: 'Documents',
+    module: 'documents',
+    rpc: null,
+    auth: true,
+    kind: 'upload',
+    body: doc.documentUploadBody,
+    responses: [
+      { status: 201, description: 'Document stored.', schema: doc.documentResponse },
+      { status: 200, description: 'Replay of the same Idempotency-Key: the document it made, with Idempotent-Replayed: true.', schema: doc.documentResponse },
+    ],
+  },
+  {
+    operationId: 'listDocuments',
+    method: 'GET',
+    path: '/api/v1/documents',
+    summary: 'List documents, newest first (filters document_type, status, linked_record_id).',
+    tag: 'Documents',
+    module: 'documents',
+    rpc: 'documents.list',
+    auth: true,
+    query: doc.documentListQuery,
+    responses: [{ status: 200, description: 'A page of documents.', schema: doc.documentListResponse }],
+  },
+  {
+    operationId: 'getDocument',
+    method: 'GET',
+    path: '/api/v1/documents/{id}',
+    summary: 'Get one document with its links (storage paths are never shown).',
+    tag: 'Documents',
+    module: 'documents',
+    rpc: 'documents.get',
+    auth: true,
+    params: idParams,
+    responses: [{ status: 200, description: 'The document.', schema: doc.documentResponse }],
+  },
+  {
+    operationId: 'downloadDocument',
+    method: 'GET',
+    path: '/api/v1/documents/{id}/download',
+    summary: 'Download the bytes of a document, streamed.',
+    description:
+      'Sent with the stored (sniffed) Content-Type, Content-Disposition: attachment with the RFC 6266-encoded file name, X-Content-Type-Options: nosniff, ETag (hex SHA-256 in quotes) and Digest: sha-256=<base64>.',
+    tag: 'Documents',
+    module: 'documents',
+    rpc: 'documents.download',
+    auth: true,
+    kind: 'download',
+    params: idParams,
+    responses: [{ status: 200, description: 'The file.', schema: doc.documentResponse }],
+  },
+  {
+    operationId: 'linkDocument',
+    method: 'POST',
+    path: '/api/v1/documents/{id}/link',
+    summary: 'Link a document to a customer, invoice, estimate, vendor or bill of the same organization and environment.',
+    description: 'The record must exist (404 otherwise, also for a record of another organization or environment). Linking again to the same record is a no-op.',
+    tag: 'Documents',
+    module: 'documents',
+    rpc: 'documents.link',
+    auth: true,
+    params: idParams,
+    body: doc.documentLinkBody,
+    responses: [{ status: 200, description: 'Linked.', schema: doc.documentLinkResponse }],
+  },
+  {
+    operationId: 'getCapabilities',
+    method: 'GET',
+    path: '/api/v1/settings/capabilities',
+    summary: 'Which settings this API offers (always available).',
+    tag: 'Settings',
+    module: null,
+    rpc: 'settings.capabilities',
+    auth: true,
+    responses: [{ status: 200, description: 'The capabilities.', schema: doc.capabilitiesResponse }],
+  },
+  ...(
+    [
+      [
+        'DocumentBranding',
+        'document-branding',
+        'document_branding',
+        'document branding (business name, colour, logo document, payment instructions)',
+        doc.documentBrandingBody,
+        doc.documentBrandingResponse,
+      ],
+      [
+        'InvoiceDefaults',
+        'invoice-defaults',
+        'invoice_defaults',
+        'invoice defaults (payment terms in days, terms text, memo, footer)',
+        doc.invoiceDefaultsBody,
+        doc.invoiceDefaultsResponse,
+      ],
+      ['EstimateDefaults', 'estimate-defaults', 'estimate_defaults', 'estimate defaults (validity days, terms text, memo)', doc.estimateDefaultsBody, doc.estimateDefaultsResponse],
+    ] as const
+  ).flatMap(([Name, path, op, what, body, response]): RouteDef[] => [
+    {
+      operationId: `get${Name}`,
+      method: 'GET',
+      path: `/api/v1/settings/${path}`,
+      summary: `Get the ${what} of this organization and environment; defaults when never set.`,
+      tag: 'Settings',
+      module: 'embedded_settings',
+      rpc: `settings.${op}.get`,
+      auth: true,
+      responses: [{ status: 200, description: `The ${what.split(' (')[0]}.`, schema: response }],
+    },
+    {
+      operationId: `put${Name}`,
+      method: 'PUT',
+      path: `/api/v1/settings/${path}`,
+      summary: `Update the ${what}; fields left out keep their value, null clears one.`,
+      tag: 'Settings',
+      module: 'embedded_settings',
+      rpc: `settings.${op}.put`,
+      auth: true,
+      body,
+      responses: [{ status: 200, description: `The updated ${what.split(' (')[0]}.`, schema: response }],
+    },
+  ]),
   // ---------- ledger and reports (reporting) ----------
   {
     operationId: 'listAccounts',

@@ -9,16 +9,21 @@ describe('RPC_CATALOGUE', () => {
   it('is where RPC_OPERATIONS, operationsOf and rpcSubject come from', () => {
     expect(Object.keys(RPC_OPERATIONS)).toEqual(ops);
     for (const op of ops) expect(RPC_OPERATIONS[op]).toBe(RPC_CATALOGUE[op].service);
-    expect([...operationsOf('receivables'), ...operationsOf('payables'), ...operationsOf('reporting'), ...operationsOf('webhook-dispatcher')].sort()).toEqual([...ops].sort());
+    expect(
+      [...operationsOf('receivables'), ...operationsOf('payables'), ...operationsOf('documents'), ...operationsOf('reporting'), ...operationsOf('webhook-dispatcher')].sort(),
+    ).toEqual([...ops].sort());
+    expect(operationsOf('documents')).toEqual(ops.filter((op) => /^(documents|settings)\./.test(op)));
     expect(operationsOf('webhook-dispatcher')).toEqual(ops.filter((op) => op.startsWith('webhook_endpoints.')));
     expect(operationsOf('reporting')).toEqual(ops.filter((op) => /^(accounts|journal_entries|reports)\./.test(op)));
     expect(operationsOf('payables')).toEqual(ops.filter((op) => /^(vendors|bills|vendor_payments)\./.test(op)));
     expect(rpcSubject('acct', 'invoices.post')).toBe('acct.rpc.receivables.invoices.post');
   });
 
-  it('has exactly one route per operation, with the same params, query, body and reply schemas', () => {
+  it('has exactly one route per public operation, with the same params, query, body and reply schemas', () => {
     const routed = ROUTES.filter((r) => r.rpc !== null);
-    expect(routed.map((r) => r.rpc).sort()).toEqual([...ops].sort());
+    const internal = (op: RpcOperation) => (RPC_CATALOGUE[op] as { internal?: true }).internal === true;
+    expect(routed.map((r) => r.rpc).sort()).toEqual(ops.filter((op) => !internal(op)).sort());
+    expect(ops.filter(internal)).toEqual(['documents.upload_prepare', 'documents.upload_finalize', 'documents.upload_discard']);
     for (const route of routed) {
       const def: { params?: unknown; query?: unknown; body?: unknown; reply: unknown } = RPC_CATALOGUE[route.rpc!];
       // A raw route's body is bytes: the gateway forwards them (base64) with the signature header.

@@ -12,6 +12,7 @@ import * as r from './schemas/receivables';
 import * as ap from './schemas/payables';
 import * as wh from './schemas/webhooks';
 import * as rep from './schemas/reporting';
+import * as doc from './schemas/documents';
 
 export interface RpcDef {
   service: ServiceName;
@@ -22,12 +23,15 @@ export interface RpcDef {
   reply: TSchema;
   /** Served for a public route: the request carries a PublicContext, no tenancy. */
   public?: true;
+  /** Asked by the gateway or another service only, never a public route (e.g. an upload's steps). */
+  internal?: true;
 }
 
 const receivables = 'receivables';
 const payables = 'payables';
 const webhooks = 'webhook-dispatcher';
 const reporting = 'reporting';
+const documents = 'documents';
 
 export const RPC_CATALOGUE = {
   'customers.create': { service: receivables, body: customers.customerCreateBody, reply: customers.customerResponse },
@@ -83,6 +87,22 @@ export const RPC_CATALOGUE = {
   'reports.accounts_payable': { service: reporting, query: rep.agingQuery, reply: rep.payablesReportResponse },
   'reports.form_1099': { service: reporting, query: rep.form1099Query, reply: rep.form1099Response },
   'reports.trial_balance': { service: reporting, query: rep.trialBalanceQuery, reply: rep.trialBalanceResponse },
+  // Uploads: the gateway reserves a document, PUTs the bytes to the URL it gets, then finalizes (or discards).
+  'documents.upload_prepare': { service: documents, body: doc.documentUploadPrepareBody, reply: doc.documentUploadPrepareReply, internal: true },
+  'documents.upload_finalize': { service: documents, body: doc.documentUploadIdBody, reply: doc.documentResponse, internal: true },
+  'documents.upload_discard': { service: documents, body: doc.documentUploadIdBody, reply: doc.documentDiscardReply, internal: true },
+  'documents.list': { service: documents, query: doc.documentListQuery, reply: doc.documentListResponse },
+  'documents.get': { service: documents, params: idParams, reply: doc.documentResponse },
+  'documents.download': { service: documents, params: idParams, reply: doc.documentResponse },
+  'documents.link': { service: documents, params: idParams, body: doc.documentLinkBody, reply: doc.documentLinkResponse },
+  'settings.capabilities': { service: documents, reply: doc.capabilitiesResponse },
+  'settings.document_branding.get': { service: documents, reply: doc.documentBrandingResponse },
+  'settings.document_branding.put': { service: documents, body: doc.documentBrandingBody, reply: doc.documentBrandingResponse },
+  // Also asked by receivables: an estimate conversion's due date uses payment_terms_days.
+  'settings.invoice_defaults.get': { service: documents, reply: doc.invoiceDefaultsResponse },
+  'settings.invoice_defaults.put': { service: documents, body: doc.invoiceDefaultsBody, reply: doc.invoiceDefaultsResponse },
+  'settings.estimate_defaults.get': { service: documents, reply: doc.estimateDefaultsResponse },
+  'settings.estimate_defaults.put': { service: documents, body: doc.estimateDefaultsBody, reply: doc.estimateDefaultsResponse },
 } as const satisfies Record<string, RpcDef>;
 
 export type RpcCatalogue = typeof RPC_CATALOGUE;

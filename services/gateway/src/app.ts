@@ -18,6 +18,7 @@ import { rateLimit } from './middlewares/rate-limit';
 import type { Ctx, Middleware } from './middlewares/state';
 import { type UploadHandler, upload } from './middlewares/upload';
 import { validate } from './middlewares/validate';
+import { DEFAULT_UPLOAD_MAX_BYTES, documentUpload } from './uploads/documents';
 
 /** A route the gateway answers itself (rpc: null), by operationId. */
 export type LocalHandler = (ctx: Ctx) => void | Promise<void>;
@@ -37,8 +38,12 @@ export interface GatewayDeps {
   routes?: readonly RouteDef[];
   /** More gateway handlers by operationId, next to getOpenApi and checkAuth. */
   handlers?: Record<string, LocalHandler>;
-  /** The handler of each upload route, by operationId. */
+  /** More upload handlers by operationId, next to uploadDocument. */
   uploads?: Record<string, UploadHandler>;
+  /** Largest document upload, bytes (25 MiB by default). */
+  uploadMaxBytes?: number;
+  /** Where uploads are spooled on their way to storage (the OS temp folder by default). */
+  uploadSpoolDir?: string;
   /**
    * Proxies in front of the gateway that append to X-Forwarded-For (0: none, the socket's address
    * is the client's; a client cannot then choose its address for the per-address limit).
@@ -69,6 +74,10 @@ const API_PREFIX = '/api/v1';
 
 export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router } {
   const local = { ...builtInHandlers(deps), ...deps.handlers };
+  const uploads: Record<string, UploadHandler> = {
+    uploadDocument: documentUpload({ rpc: deps.rpc, log: deps.log, maxBytes: deps.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES, spoolDir: deps.uploadSpoolDir }),
+    ...deps.uploads,
+  };
   const records = { records: deps.idempotency, metrics: deps.metrics };
 
   const named = <T>(table: Record<string, T> | undefined, route: RouteDef, what: string): T => {
@@ -96,7 +105,7 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
   const chains = {
     json: (r: RouteDef) => [mark(r), ...withKey(r), ...jsonBody(r), input(r), validate(r), idempotency(r, records), handler(r)],
     download: (r: RouteDef) => [mark(r), ...withKey(r), input(r, false), validate(r), forward(r, deps)],
-    upload: (r: RouteDef) => [mark(r), ...withKey(r), input(r, false), validate(r), idempotency(r, records), upload(r, named(deps.uploads, r, 'upload handler'))],
+    upload: (r: RouteDef) => [mark(r), ...withKey(r), input(r, false), validate(r), idempotency(r, records), upload(r, named(uploads, r, 'upload handler'))],
     public: (r: RouteDef) => [mark(r), ...jsonBody(r), input(r), validate(r), localHandler(r)],
     // No key: limited per client address; the bytes go unparsed to the service, which checks their signature.
     raw: (r: RouteDef) => [mark(r), byClient, requireJson, input(r, false), validate(r), readRaw, forward(r, deps)],

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { type ServiceDefinition, type ServiceWiring, wireService } from '@acct/kit';
+import { RpcClient, type ServiceDefinition, type ServiceWiring, wireService } from '@acct/kit';
 import { booksOf } from '@acct/posting';
 import { entities } from './entities';
 import { registerCustomerHandlers } from './handlers/customers.handler';
-import { registerEstimateHandlers } from './handlers/estimates.handler';
+import { registerEstimateHandlers, termsFromDocuments } from './handlers/estimates.handler';
 import { registerEventHandlers } from './handlers/events.handler';
 import { registerInvoiceHandlers } from './handlers/invoices.handler';
 import { registerPaymentHandlers } from './handlers/payments.handler';
@@ -11,6 +11,9 @@ import { registerPayoutHandlers } from './handlers/payouts.handler';
 import { migrations } from './migrations';
 import { type ReceivablesConfig, loadReceivablesConfig } from './config';
 import { registerProcessorHandlers } from './handlers/processor.handler';
+
+/** How long a conversion waits for the documents service's invoice defaults. */
+const SETTINGS_TIMEOUT_MS = 3000;
 
 /** The receivables service: customers, invoices, payments, estimates, payouts, inbound events. */
 export function receivablesService(opts: { config?: ReceivablesConfig } = {}): ServiceDefinition {
@@ -27,7 +30,9 @@ export function receivablesService(opts: { config?: ReceivablesConfig } = {}): S
       registerCustomerHandlers(server, books);
       registerInvoiceHandlers(server, books);
       registerPaymentHandlers(server, books);
-      registerEstimateHandlers(server, books);
+      // Estimate conversions ask documents for the invoice defaults' payment terms.
+      const rpc = new RpcClient(wiring.nc, wiring.prefix, SETTINGS_TIMEOUT_MS, wiring.metrics, wiring.log);
+      registerEstimateHandlers(server, books, termsFromDocuments(rpc));
       registerPayoutHandlers(server, books);
       registerEventHandlers(server, books);
       registerProcessorHandlers(server, books, cfg());

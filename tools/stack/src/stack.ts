@@ -5,6 +5,7 @@ import path from 'node:path';
 import { SERVICE_MANIFEST, type ServiceManifestEntry, serviceDir } from '@acct/contracts';
 import { ensureDatabase } from '@acct/kit';
 import { startRoundRobin } from './round-robin';
+import { type LocalS3, startLocalS3 } from './s3';
 
 /** Repository root, from tools/stack/{src,dist}. */
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -26,6 +27,8 @@ export interface StackOptions {
    * round-robin TCP balancer on gatewayPort, and each service's processes share its queue group.
    */
   replicas?: number;
+  /** Folder of the local S3 server (s3rver) started when no S3_ENDPOINT is set; a temporary one by default. */
+  s3Dir?: string;
 }
 
 export interface RunningService {
@@ -49,6 +52,8 @@ export interface Stack {
   /** Starts every process of a service (or one instance) again and waits until ready. */
   startService(name: string): Promise<void>;
   stop(): Promise<void>;
+  /** The local S3 server, when the stack started one (no S3_ENDPOINT given). */
+  s3?: LocalS3;
 }
 
 export async function freePort(): Promise<number> {
@@ -123,6 +128,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     NATS_PREFIX: opts.natsPrefix,
     GATEWAY_PORT: String(opts.gatewayPort),
   };
+  // Document storage: the S3_ENDPOINT given, else an s3rver of our own.
+  const s3 = (opts.env?.S3_ENDPOINT ?? process.env.S3_ENDPOINT) ? undefined : await startLocalS3({ dir: opts.s3Dir });
+  if (s3) Object.assign(baseEnv, s3.env);
   await ensureDatabase(opts.databaseUrl);
   // Every service of the manifest, in its order (services first, the gateway last).
   for (const def of SERVICE_MANIFEST) {
@@ -183,6 +191,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await balancer?.close();
     // Gateway first, so no new work reaches services that are going away.
     for (const def of [...SERVICE_MANIFEST].reverse()) await stopService(def.name);
+    await s3?.stop();
   };
 
   try {
@@ -191,5 +200,5 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await stop();
     throw e;
   }
-  return { gatewayUrl: `http://127.0.0.1:${opts.gatewayPort}`, gatewayUrls, services, stopService, startService, stop };
+  return { gatewayUrl: `http://127.0.0.1:${opts.gatewayPort}`, gatewayUrls, services, stopService, startService, stop, ...(s3 ? { s3 } : {}) };
 }

@@ -1,4 +1,5 @@
-import type { ProcessorHookBody, PublicContext, RouteDef, RpcOk, RpcReply, RpcRequest, TrustedContext } from '@acct/contracts';
+import { Readable } from 'node:stream';
+import { AppError, type ProcessorHookBody, type PublicContext, type RouteDef, type RpcOk, type RpcReply, type RpcRequest, type TrustedContext } from '@acct/contracts';
 import type { RpcClient } from '@acct/kit';
 import { forwardsIdempotencyKey, kindOf } from '../route-kind';
 import { sendError } from './errors';
@@ -42,6 +43,36 @@ function rawBody(ctx: Ctx, route: RouteDef): ProcessorHookBody {
   return { payload_base64: (ctx.state.raw ?? Buffer.alloc(0)).toString('base64'), signature: signature || null };
 }
 
+/**
+ * A file the service names by a short-lived URL (document bytes never travel over NATS): streamed
+ * from storage to the client, with the stored type, an attachment name (RFC 6266), nosniff and the
+ * SHA-256 as ETag and Digest. Storage down: 503.
+ */
+async function sendRemoteFile(ctx: Ctx, reply: RpcOk): Promise<void> {
+  let res: Response;
+  try {
+    res = await fetch(reply.fileUrl!, { signal: AbortSignal.timeout(10_000) });
+  } catch {
+    throw new AppError('service_unavailable', 'Document storage is unavailable. Retry later.');
+  }
+  if (!res.ok || !res.body) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new AppError('service_unavailable', `Document storage answered ${res.status}. Retry later.`);
+  }
+  ctx.status = 200;
+  ctx.attachment(reply.filename);
+  ctx.type = reply.contentType ?? 'application/octet-stream';
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Cache-Control', 'private, no-store');
+  if (reply.sha256) {
+    ctx.set('ETag', `"${reply.sha256}"`);
+    ctx.set('Digest', `sha-256=${Buffer.from(reply.sha256, 'hex').toString('base64')}`);
+  }
+  const length = res.headers.get('content-length');
+  if (length) ctx.length = Number(length);
+  ctx.body = Readable.fromWeb(res.body);
+}
+
 /** The last step of a route served by a service: one RPC over NATS with the validated request. */
 export function forward(route: RouteDef, { rpc }: { rpc: RpcCaller }): Middleware {
   if (!route.rpc) throw new Error(`route ${route.operationId} has no rpc operation to forward to`);
@@ -56,6 +87,8 @@ export function forward(route: RouteDef, { rpc }: { rpc: RpcCaller }): Middlewar
       query: ctx.state.query ?? {},
       body: raw ? rawBody(ctx, route) : (ctx.state.body ?? {}),
     };
-    sendReply(ctx, await rpc.call(op, req), { file });
+    const reply = await rpc.call(op, req);
+    if (file && reply.ok && reply.fileUrl) return sendRemoteFile(ctx, reply);
+    sendReply(ctx, reply, { file });
   };
 }

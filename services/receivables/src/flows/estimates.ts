@@ -6,9 +6,6 @@ import { type Estimate, EstimateSchema, type Invoice, InvoiceSchema } from '../e
 import { checkEstimateMove } from '../domain/estimates';
 import { lockEstimate, requireCustomer } from '../queries';
 
-/** Net 30 until invoice defaults (settings) land. */
-const DEFAULT_TERMS_DAYS = 30;
-
 /** The caller's content of a create, as compared on a retry. */
 export const estimateContent = (e: Pick<Estimate, 'customerId' | 'issueDate' | 'expiryDate' | 'currency' | 'memo' | 'lineItems'>) => ({
   customer_id: e.customerId,
@@ -36,9 +33,10 @@ export async function moveEstimate(tx: Tx, id: string, to: EstimateStatus): Prom
 
 /**
  * Turns an accepted estimate into a draft invoice (once: converting again answers the same
- * invoice). Dates default to today and net 30.
+ * invoice). The issue date defaults to today and the due date to issue date + the payment terms of
+ * the invoice defaults (asked only when needed: a replay or a given due_date needs none).
  */
-export async function convertEstimate(tx: Tx, id: string, b: EstimateConvertBody): Promise<{ invoiceId: string; replayed: boolean }> {
+export async function convertEstimate(tx: Tx, id: string, b: EstimateConvertBody, termsDays: () => Promise<number>): Promise<{ invoiceId: string; replayed: boolean }> {
   const e = await lockEstimate(tx, id);
   if (!e) throw AppError.notFound('Estimate', id);
   if (e.status === 'converted' && e.invoiceId) return { invoiceId: e.invoiceId, replayed: true };
@@ -48,11 +46,12 @@ export async function convertEstimate(tx: Tx, id: string, b: EstimateConvertBody
     ]);
   }
   const issueDate = b.issue_date ?? todayUtc();
-  const dueDate = b.due_date ?? addDays(issueDate, DEFAULT_TERMS_DAYS);
+  const terms = b.due_date === undefined ? await termsDays() : 0;
+  const dueDate = b.due_date ?? addDays(issueDate, terms);
   if (!isCalendarDate(dueDate)) {
-    // Net 30 from an issue date at the end of the range would leave it (10000-01-30).
-    throw AppError.validation('The default due date (issue_date + 30 days) is out of range: send due_date.', [
-      { field: '/due_date', issue: 'required', message: `due_date must be given when issue_date + ${DEFAULT_TERMS_DAYS} days is after ${limits.date_max}.` },
+    // The terms from an issue date at the end of the range would leave it (10000-01-30).
+    throw AppError.validation(`The default due date (issue_date + ${terms} days) is out of range: send due_date.`, [
+      { field: '/due_date', issue: 'required', message: `due_date must be given when issue_date + ${terms} days is after ${limits.date_max}.` },
     ]);
   }
   requireOrder(issueDate, dueDate, 'issue_date', 'due_date');

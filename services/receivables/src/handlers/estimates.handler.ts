@@ -1,12 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, single } from '@acct/contracts';
-import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
+import { AppError, type TrustedContext, single } from '@acct/contracts';
+import { type RpcClient, type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { currencyOf, priceLines, requireOrder } from '@acct/ledger';
 import { type Books, createOnce, isUniqueViolation, sameJson } from '@acct/posting';
 import { type Estimate, EstimateSchema, estimateDto } from '../entities';
 import { convertEstimate, createEstimate, estimateContent, moveEstimate } from '../flows/estimates';
 
-export function registerEstimateHandlers(server: RpcServer, books: Books): void {
+/** Asks the documents service for the payment terms of the invoice defaults (net 30 when never set). */
+export type TermsSource = (ctx: TrustedContext) => Promise<number>;
+
+export function termsFromDocuments(rpc: Pick<RpcClient, 'call'>): TermsSource {
+  return async (ctx) => {
+    const reply = await rpc.call('settings.invoice_defaults.get', { ctx, params: {}, query: {}, body: {} });
+    if (reply.ok) return reply.body.data.payment_terms_days;
+    // Never guess the terms: the conversion is retry-safe, so the caller retries later.
+    throw new AppError('service_unavailable', `The invoice defaults (payment terms) are unavailable: ${reply.error.message}`);
+  };
+}
+
+export function registerEstimateHandlers(server: RpcServer, books: Books, terms: TermsSource): void {
   const { orm } = books;
 
   server.handle('estimates.create', async (req) => {
@@ -50,7 +62,7 @@ export function registerEstimateHandlers(server: RpcServer, books: Books): void 
 
   server.handle('estimates.convert', async (req) => {
     try {
-      const { invoiceId, replayed } = await books.transact(req.ctx, (tx) => convertEstimate(tx, req.params.id, req.body ?? {}));
+      const { invoiceId, replayed } = await books.transact(req.ctx, (tx) => convertEstimate(tx, req.params.id, req.body ?? {}, () => terms(req.ctx)));
       return { ok: true, status: 200, replayed, body: { data: { estimate_id: req.params.id, invoice_id: invoiceId, invoice_status: 'draft' as const } } };
     } catch (e) {
       if (isUniqueViolation(e, 'invoices_external_id')) {

@@ -1,0 +1,301 @@
+import { randomUUID, createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import {
+  AppError,
+  DEFAULT_ESTIMATE_VALIDITY_DAYS,
+  DEFAULT_PAYMENT_TERMS_DAYS,
+  type DocumentBrandingDto,
+  type DocumentContentType,
+  type EstimateDefaultsDto,
+  type InvoiceDefaultsDto,
+  type LinkRecordType,
+  type RpcOperation,
+  type TrustedContext,
+  actionReply,
+  list,
+  page,
+  single,
+} from '@acct/contracts';
+import { type Orm, type RpcClient, type RpcServer, pageQuery } from '@acct/kit';
+import { fromBuffer } from 'file-type';
+import type { DocumentsConfig } from './config';
+import { sanitizeFileName } from './domain/file-name';
+import { SNIFF_BYTES, allowedBinaryType, documentStatus, looksLikeText, textType } from './domain/sniff';
+import {
+  type DocumentRow,
+  type Scope,
+  deletePending,
+  documentDto,
+  finalizeDocument,
+  findByIdempotencyKey,
+  findDocument,
+  getSettings,
+  insertDocument,
+  insertLink,
+  linksOf,
+  listDocuments,
+  mergeSettings,
+} from './queries';
+import { Storage, isStorageUnavailable } from './storage';
+
+/** S3 failures that mean the store is down become 503 (retry later), never 500. */
+export async function s3<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (isStorageUnavailable(e)) throw new AppError('service_unavailable', 'Document storage is unavailable. Retry later.');
+    throw e;
+  }
+}
+
+const scopeOf = (ctx: TrustedContext): Scope => ({ organizationId: ctx.organizationId, environment: ctx.environment });
+
+/** The operation that reads a record of each linkable type (its owning service answers 404 outside the scope). */
+const RECORD_GET: Record<LinkRecordType, RpcOperation & `${string}.get`> = {
+  customer: 'customers.get',
+  invoice: 'invoices.get',
+  estimate: 'estimates.get',
+  vendor: 'vendors.get',
+  bill: 'bills.get',
+};
+
+/** 404 unless the record exists in the caller's organization and environment (asked of its owner over NATS). */
+export async function requireRecord(rpc: Pick<RpcClient, 'call'>, ctx: TrustedContext, type: LinkRecordType, id: string): Promise<void> {
+  const reply = await rpc.call(RECORD_GET[type], { ctx, params: { id }, query: {}, body: {} });
+  if (reply.ok) return;
+  if (reply.error.code === 'not_found') throw AppError.notFound(type[0]!.toUpperCase() + type.slice(1), id);
+  throw new AppError(reply.error.code, reply.error.message, reply.error.details);
+}
+
+const BRANDING_DEFAULTS: DocumentBrandingDto = { business_name: null, payment_instructions: null, primary_color: null, logo_document_id: null };
+const INVOICE_DEFAULTS: InvoiceDefaultsDto = { payment_terms_days: DEFAULT_PAYMENT_TERMS_DAYS, default_terms: null, default_memo: null, footer: null };
+const ESTIMATE_DEFAULTS: EstimateDefaultsDto = { validity_days: DEFAULT_ESTIMATE_VALIDITY_DAYS, default_terms: null, default_memo: null };
+
+/** Reads the settings of a scope with their defaults filled in (also used by renders). */
+export async function readSettings(orm: Orm, s: Scope) {
+  const em = orm.em.fork();
+  return {
+    branding: { ...BRANDING_DEFAULTS, ...(await getSettings<DocumentBrandingDto>(em, s, 'document_branding')) },
+    invoice: { ...INVOICE_DEFAULTS, ...(await getSettings<InvoiceDefaultsDto>(em, s, 'invoice_defaults')) },
+    estimate: { ...ESTIMATE_DEFAULTS, ...(await getSettings<EstimateDefaultsDto>(em, s, 'estimate_defaults')) },
+  };
+}
+
+/** Hash, size and the first bytes of a stream, read once. */
+async function measure(stream: Readable): Promise<{ sha256: string; size: number; head: Buffer }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  const head: Buffer[] = [];
+  let headLen = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    size += chunk.length;
+    if (headLen < SNIFF_BYTES) {
+      head.push(chunk.subarray(0, SNIFF_BYTES - headLen));
+      headLen += Math.min(chunk.length, SNIFF_BYTES - headLen);
+    }
+  }
+  return { sha256: hash.digest('hex'), size, head: Buffer.concat(head) };
+}
+
+export interface DocumentsDeps {
+  server: RpcServer;
+  orm: Orm;
+  rpc: Pick<RpcClient, 'call'>;
+  storage: Storage;
+  config: DocumentsConfig;
+}
+
+export function registerHandlers({ server, orm, rpc, storage, config }: DocumentsDeps): void {
+  const withLinks = async (row: DocumentRow) => documentDto(row, (await linksOf(orm.em.fork(), [row.id])).get(row.id) ?? []);
+  const mustFind = async (s: Scope, id: string) => {
+    const row = await findDocument(orm.em.fork(), s, id);
+    if (!row) throw AppError.notFound('Document', id);
+    return row;
+  };
+  const tooLarge = (size: number) =>
+    new AppError('validation_failed', `The file is ${size} bytes; uploads are limited to ${config.UPLOAD_MAX_BYTES} bytes.`, [
+      { field: 'file', issue: 'too_large', message: `At most ${config.UPLOAD_MAX_BYTES} bytes.` },
+    ]);
+
+  // ---------- uploads: prepare (reserve + presigned PUT), finalize (measure, sniff), discard ----------
+  server.handle('documents.upload_prepare', async (req) => {
+    const { fields, size_bytes, sha256, declared_content_type } = req.body;
+    const s = scopeOf(req.ctx);
+    const key = req.ctx.idempotencyKey;
+    if (size_bytes > config.UPLOAD_MAX_BYTES) throw tooLarge(size_bytes);
+    if ((fields.record_type === undefined) !== (fields.record_id === undefined)) {
+      throw AppError.validation('record_type and record_id go together.', [
+        { field: fields.record_type ? 'record_id' : 'record_type', issue: 'required', message: 'Give both or neither.' },
+      ]);
+    }
+    if (key) {
+      const earlier = await findByIdempotencyKey(orm.em.fork(), s, req.ctx.connectedAppId, key);
+      if (earlier && earlier.status !== 'pending') return { ok: true, status: 200, body: { replay: single('document', await withLinks(earlier)) } };
+      // A retry of an upload that never finished: start over with the same reservation's key freed.
+      if (earlier) {
+        await s3(() => storage.delete(earlier.storage_key));
+        await deletePending(orm.em.fork(), earlier.id);
+      }
+    }
+    if (fields.record_type && fields.record_id) await requireRecord(rpc, req.ctx, fields.record_type, fields.record_id);
+    const id = randomUUID();
+    const storageKey = Storage.key(s.organizationId, s.environment, id);
+    const contentType = 'application/octet-stream';
+    const putUrl = await s3(() => storage.presignPut(storageKey, size_bytes, contentType, config.PRESIGN_TTL_S));
+    try {
+      await insertDocument(orm.em.fork(), {
+        id,
+        organization_id: s.organizationId,
+        connected_app_id: req.ctx.connectedAppId,
+        environment: s.environment,
+        file_name: sanitizeFileName(req.body.file_name),
+        document_type: fields.document_type ?? null,
+        source: fields.source ?? null,
+        status: 'pending',
+        declared_content_type: declared_content_type.slice(0, 255),
+        content_type: null,
+        size_bytes,
+        sha256,
+        storage_key: storageKey,
+        idempotency_key: key ?? null,
+        link_record_type: fields.record_type ?? null,
+        link_record_id: fields.record_id ?? null,
+        created_at: new Date(),
+        finalized_at: null,
+      });
+    } catch (e) {
+      if ((e as { code?: string }).code === '23505' || /duplicate key/.test(String((e as Error).message))) {
+        throw AppError.conflict('An upload with this Idempotency-Key is in progress. Retry later.');
+      }
+      throw e;
+    }
+    return { ok: true, status: 201, body: { upload_id: id, put_url: putUrl, headers: { 'content-type': contentType, 'content-length': String(size_bytes) } } };
+  });
+
+  server.handle('documents.upload_finalize', async (req) => {
+    const s = scopeOf(req.ctx);
+    const row = await findDocument(orm.em.fork(), s, req.body.upload_id, { pending: true });
+    if (!row) throw AppError.notFound('Upload', req.body.upload_id);
+    if (row.status !== 'pending') return { ok: true, status: 200, body: single('document', await withLinks(row)), replayed: true };
+    const discard = async () => {
+      await s3(() => storage.delete(row.storage_key));
+      await deletePending(orm.em.fork(), row.id);
+    };
+    const body = await s3(() => storage.get(row.storage_key));
+    if (!body) {
+      await deletePending(orm.em.fork(), row.id);
+      throw AppError.conflict('The upload has no bytes in storage; upload again.');
+    }
+    const got = await s3(() => measure(body));
+    if (got.size !== Number(row.size_bytes) || got.sha256 !== row.sha256) {
+      await discard();
+      throw AppError.conflict('The stored bytes differ from the upload (size or SHA-256); upload again.');
+    }
+    let sniffed: DocumentContentType | undefined;
+    const magic = await fromBuffer(got.head);
+    if (magic) sniffed = allowedBinaryType(magic.mime);
+    else if (looksLikeText(got.head, got.size <= got.head.length)) sniffed = textType(row.declared_content_type, row.file_name);
+    if (!sniffed) {
+      await discard();
+      throw new AppError('validation_failed', `The file's type (${magic?.mime ?? 'unknown binary'}) is not allowed: PDF, PNG, JPEG, WEBP, HEIC, GIF, CSV or plain text.`, [
+        { field: 'file', issue: 'unsupported_type', message: `Sniffed type ${magic?.mime ?? 'unknown'} is not allowed.` },
+      ]);
+    }
+    const status = documentStatus(row.document_type, row.declared_content_type, sniffed);
+    await orm.em.fork().transactional(async (em) => {
+      await finalizeDocument(em, row.id, status, sniffed);
+      if (row.link_record_type && row.link_record_id) await insertLink(em, row.id, row.link_record_type, row.link_record_id);
+    });
+    const done = (await findDocument(orm.em.fork(), s, row.id))!;
+    return { ok: true, status: 201, body: single('document', await withLinks(done)) };
+  });
+
+  server.handle('documents.upload_discard', async (req) => {
+    const row = await findDocument(orm.em.fork(), scopeOf(req.ctx), req.body.upload_id, { pending: true });
+    if (!row || row.status !== 'pending') return { ok: true, status: 200, body: { discarded: false } };
+    await s3(() => storage.delete(row.storage_key));
+    return { ok: true, status: 200, body: { discarded: await deletePending(orm.em.fork(), row.id) } };
+  });
+
+  // ---------- reads ----------
+  server.handle('documents.list', async (req) => {
+    const { limit, offset } = pageQuery(req.query);
+    const { document_type, status, linked_record_id } = req.query;
+    const em = orm.em.fork();
+    const rows = await listDocuments(em, scopeOf(req.ctx), { document_type, status, linked_record_id }, limit + 1, offset);
+    const links = await linksOf(
+      em,
+      rows.map((r) => r.id),
+    );
+    const { items, pagination } = page(
+      rows.map((r) => documentDto(r, links.get(r.id) ?? [])),
+      limit,
+      offset,
+    );
+    return { ok: true, status: 200, body: list('documents', items, pagination) };
+  });
+
+  server.handle('documents.get', async (req) => ({ ok: true, status: 200, body: single('document', await withLinks(await mustFind(scopeOf(req.ctx), req.params.id))) }));
+
+  server.handle('documents.download', async (req) => {
+    const row = await mustFind(scopeOf(req.ctx), req.params.id);
+    const url = await s3(() => storage.presignGet(row.storage_key, config.PRESIGN_TTL_S));
+    const dto = await withLinks(row);
+    return { ok: true, status: 200, body: single('document', dto), fileUrl: url, contentType: dto.content_type, filename: dto.file_name, sha256: row.sha256 };
+  });
+
+  server.handle('documents.link', async (req) => {
+    const s = scopeOf(req.ctx);
+    const row = await mustFind(s, req.params.id);
+    const { record_type, record_id } = req.body;
+    await requireRecord(rpc, req.ctx, record_type, record_id);
+    await insertLink(orm.em.fork(), row.id, record_type, record_id);
+    const dto = await withLinks(row);
+    const body = { ...actionReply('document', dto, 'linked'), data: { id: row.id, linked_record_id: record_id } };
+    return { ok: true, status: 200, body };
+  });
+
+  // ---------- settings ----------
+  server.handle('settings.capabilities', () =>
+    Promise.resolve({
+      ok: true,
+      status: 200,
+      body: single('capabilities', { document_branding: true, invoice_defaults: true, estimate_defaults: true }),
+    }),
+  );
+  server.handle('settings.document_branding.get', async (req) => ({
+    ok: true,
+    status: 200,
+    body: single('document_branding', (await readSettings(orm, scopeOf(req.ctx))).branding),
+  }));
+  server.handle('settings.document_branding.put', async (req) => {
+    const s = scopeOf(req.ctx);
+    const logo = req.body.logo_document_id;
+    if (logo) {
+      const doc = await findDocument(orm.em.fork(), s, logo);
+      if (!doc) throw AppError.notFound('Document', logo);
+      if (doc.content_type !== 'image/png' && doc.content_type !== 'image/jpeg') {
+        throw AppError.validation('The logo must be a PNG or JPEG document.', [
+          { field: '/logo_document_id', issue: 'invalid_type', message: `Document ${logo} is ${doc.content_type}.` },
+        ]);
+      }
+    }
+    const value = await mergeSettings<DocumentBrandingDto>(orm.em.fork(), s, 'document_branding', req.body);
+    return { ok: true, status: 200, body: single('document_branding', { ...BRANDING_DEFAULTS, ...value }) };
+  });
+  server.handle('settings.invoice_defaults.get', async (req) => ({ ok: true, status: 200, body: single('invoice_defaults', (await readSettings(orm, scopeOf(req.ctx))).invoice) }));
+  server.handle('settings.invoice_defaults.put', async (req) => {
+    const value = await mergeSettings<InvoiceDefaultsDto>(orm.em.fork(), scopeOf(req.ctx), 'invoice_defaults', req.body);
+    return { ok: true, status: 200, body: single('invoice_defaults', { ...INVOICE_DEFAULTS, ...value }) };
+  });
+  server.handle('settings.estimate_defaults.get', async (req) => ({
+    ok: true,
+    status: 200,
+    body: single('estimate_defaults', (await readSettings(orm, scopeOf(req.ctx))).estimate),
+  }));
+  server.handle('settings.estimate_defaults.put', async (req) => {
+    const value = await mergeSettings<EstimateDefaultsDto>(orm.em.fork(), scopeOf(req.ctx), 'estimate_defaults', req.body);
+    return { ok: true, status: 200, body: single('estimate_defaults', { ...ESTIMATE_DEFAULTS, ...value }) };
+  });
+}

@@ -1,0 +1,4 @@
+import { startService } from '@acct/kit';
+import { documents } from './service';
+
+startService(documents());

@@ -1,0 +1,4 @@
+import { migrateService } from '@acct/kit';
+import { documents } from './service';
+
+migrateService(documents());

@@ -1,0 +1,180 @@
+import type { DocumentContentType, DocumentDto, DocumentType, Environment, LinkRecordType } from '@acct/contracts';
+import type { EntityManager } from '@acct/kit';
+
+/** Every SQL statement of the service (raw SQL, as the webhook dispatcher). */
+
+export interface Scope {
+  organizationId: string;
+  environment: Environment;
+}
+
+export interface DocumentRow {
+  id: string;
+  organization_id: string;
+  connected_app_id: string;
+  environment: Environment;
+  file_name: string;
+  document_type: DocumentType | null;
+  source: string | null;
+  status: 'pending' | 'uploaded' | 'needs_review';
+  declared_content_type: string;
+  content_type: DocumentContentType | null;
+  size_bytes: string | number;
+  sha256: string;
+  storage_key: string;
+  idempotency_key: string | null;
+  link_record_type: LinkRecordType | null;
+  link_record_id: string | null;
+  created_at: Date;
+  finalized_at: Date | null;
+}
+
+export interface LinkRow {
+  document_id: string;
+  record_type: LinkRecordType;
+  record_id: string;
+  linked_at: Date;
+}
+
+export function documentDto(r: DocumentRow, links: LinkRow[]): DocumentDto {
+  const last = links[links.length - 1];
+  return {
+    id: r.id,
+    file_name: r.file_name,
+    document_type: r.document_type ?? 'other',
+    source: r.source,
+    status: r.status === 'pending' ? 'needs_review' : r.status,
+    content_type: r.content_type ?? 'application/pdf',
+    size_bytes: Number(r.size_bytes),
+    sha256: r.sha256,
+    ...(last ? { linked_record_id: last.record_id } : {}),
+    links: links.map((l) => ({ record_type: l.record_type, record_id: l.record_id, linked_at: new Date(l.linked_at).toISOString() })),
+    created_at: new Date(r.created_at).toISOString(),
+  };
+}
+
+export async function insertDocument(em: EntityManager, r: DocumentRow): Promise<void> {
+  await em.execute(
+    `INSERT INTO documents (id, organization_id, connected_app_id, environment, file_name, document_type, source, status, declared_content_type, content_type,
+       size_bytes, sha256, storage_key, idempotency_key, link_record_type, link_record_id, created_at, finalized_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      r.id,
+      r.organization_id,
+      r.connected_app_id,
+      r.environment,
+      r.file_name,
+      r.document_type,
+      r.source,
+      r.status,
+      r.declared_content_type,
+      r.content_type,
+      r.size_bytes,
+      r.sha256,
+      r.storage_key,
+      r.idempotency_key,
+      r.link_record_type,
+      r.link_record_id,
+      r.created_at,
+      r.finalized_at,
+    ],
+  );
+}
+
+/** A document of the scope, pending ones included only when asked (uploads in progress are invisible). */
+export async function findDocument(em: EntityManager, s: Scope, id: string, opts: { pending?: boolean; lock?: boolean } = {}): Promise<DocumentRow | undefined> {
+  const rows = await em.execute<DocumentRow[]>(
+    `SELECT * FROM documents WHERE id = ? AND organization_id = ? AND environment = ?${opts.pending ? '' : ` AND status <> 'pending'`}${opts.lock ? ' FOR UPDATE' : ''}`,
+    [id, s.organizationId, s.environment],
+  );
+  return rows[0];
+}
+
+export async function findByIdempotencyKey(em: EntityManager, s: Scope, connectedAppId: string, key: string): Promise<DocumentRow | undefined> {
+  const rows = await em.execute<DocumentRow[]>(`SELECT * FROM documents WHERE organization_id = ? AND environment = ? AND connected_app_id = ? AND idempotency_key = ?`, [
+    s.organizationId,
+    s.environment,
+    connectedAppId,
+    key,
+  ]);
+  return rows[0];
+}
+
+export async function finalizeDocument(em: EntityManager, id: string, status: 'uploaded' | 'needs_review', contentType: DocumentContentType): Promise<void> {
+  await em.execute(`UPDATE documents SET status = ?, content_type = ?, finalized_at = now() WHERE id = ? AND status = 'pending'`, [status, contentType, id]);
+}
+
+export async function deletePending(em: EntityManager, id: string): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(`DELETE FROM documents WHERE id = ? AND status = 'pending' RETURNING id`, [id]);
+  return rows.length > 0;
+}
+
+/** Pending uploads older than the cutoff (a gateway that died between reserve and finalize). */
+export async function stalePending(em: EntityManager, before: Date, limit: number): Promise<Pick<DocumentRow, 'id' | 'storage_key'>[]> {
+  return em.execute(`SELECT id, storage_key FROM documents WHERE status = 'pending' AND created_at < ? ORDER BY created_at LIMIT ?`, [before, limit]);
+}
+
+export async function listDocuments(
+  em: EntityManager,
+  s: Scope,
+  f: { document_type?: string; status?: string; linked_record_id?: string },
+  limit: number,
+  offset: number,
+): Promise<DocumentRow[]> {
+  const where = [`organization_id = ?`, `environment = ?`, `status <> 'pending'`];
+  const args: unknown[] = [s.organizationId, s.environment];
+  if (f.document_type) {
+    // Stored null means the upload named no type: it lists as other.
+    where.push(f.document_type === 'other' ? `(document_type = 'other' OR document_type IS NULL)` : `document_type = ?`);
+    if (f.document_type !== 'other') args.push(f.document_type);
+  }
+  if (f.status) {
+    where.push(`status = ?`);
+    args.push(f.status);
+  }
+  if (f.linked_record_id) {
+    where.push(`id IN (SELECT document_id FROM document_links WHERE record_id = ?)`);
+    args.push(f.linked_record_id);
+  }
+  return em.execute<DocumentRow[]>(`SELECT * FROM documents WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [...args, limit, offset]);
+}
+
+export async function linksOf(em: EntityManager, ids: string[]): Promise<Map<string, LinkRow[]>> {
+  const out = new Map<string, LinkRow[]>();
+  if (ids.length === 0) return out;
+  const rows = await em.execute<LinkRow[]>(`SELECT * FROM document_links WHERE document_id = ANY(?::uuid[]) ORDER BY linked_at, record_id`, [`{${ids.join(',')}}`]);
+  for (const r of rows) out.set(r.document_id, [...(out.get(r.document_id) ?? []), r]);
+  return out;
+}
+
+/** Idempotent: linking twice to the same record keeps the first link. */
+export async function insertLink(em: EntityManager, documentId: string, recordType: LinkRecordType, recordId: string): Promise<void> {
+  await em.execute(`INSERT INTO document_links (document_id, record_type, record_id, linked_at) VALUES (?, ?, ?, clock_timestamp()) ON CONFLICT DO NOTHING`, [
+    documentId,
+    recordType,
+    recordId,
+  ]);
+}
+
+// ---------- settings ----------
+export type SettingsKind = 'document_branding' | 'invoice_defaults' | 'estimate_defaults';
+
+export async function getSettings<T>(em: EntityManager, s: Scope, kind: SettingsKind): Promise<Partial<T> | undefined> {
+  const rows = await em.execute<{ value: Partial<T> }[]>(`SELECT value FROM settings WHERE organization_id = ? AND environment = ? AND kind = ?`, [
+    s.organizationId,
+    s.environment,
+    kind,
+  ]);
+  return rows[0]?.value;
+}
+
+/** Merges the given fields into the stored ones (one statement, so concurrent PUTs never lose a field). */
+export async function mergeSettings<T>(em: EntityManager, s: Scope, kind: SettingsKind, patch: Partial<T>): Promise<Partial<T>> {
+  const rows = await em.execute<{ value: Partial<T> }[]>(
+    `INSERT INTO settings (organization_id, environment, kind, value, updated_at) VALUES (?, ?, ?, ?::jsonb, now())
+     ON CONFLICT (organization_id, environment, kind) DO UPDATE SET value = settings.value || EXCLUDED.value, updated_at = now()
+     RETURNING value`,
+    [s.organizationId, s.environment, kind, JSON.stringify(patch)],
+  );
+  return rows[0]!.value;
+}

@@ -13,14 +13,19 @@
  *                    (Dr expense / Cr A/P, outbox row, JetStream publish)
  *   create-vendor-payment  POST /api/v1/vendor-payments, one allocation to one of BENCH_BILLS
  *                    bills in turn (bill row locks, journal entry, outbox row, publish)
+ *   event-api        POST /api/v1/events, a stored-only event (customer.created) with a new id each
+ *   stripe-hook      POST /hooks/stripe/{source_id}, the same kind of stored-only event, signed with
+ *                    the stripe package (raw route: no key, bytes forwarded, signature checked, dedupe)
  *   reports          BENCH_REPORT_LINES (1,000,000) journal lines seeded straight into the reporting
  *                    projection (report-seed.ts), then each report and ledger read through the
  *                    gateway (GET /reports/*, /accounts, /journal-entries), and EXPLAIN ANALYZE of
  *                    each report query printed
+ * Each row also gives the CPU the stack's own processes (gateway and services, not Postgres or NATS)
+ * used per request during the scenario, from /proc/<pid>/stat (Linux; empty elsewhere).
  * Then stops the stack and drops the database, also when something failed.
  *
  * Environment: BENCH_CONNECTIONS (20), BENCH_DURATION_S (10), BENCH_WARMUP_S (2, not reported),
- * BENCH_INVOICES (3000), BENCH_BILLS (200), BENCH_SCENARIOS (all of the above, comma-separated),
+ * BENCH_INVOICES (3000), BENCH_BILLS (200), BENCH_SCENARIOS (all of the above, comma-separated), BENCH_REPLICAS (1: processes of each service and gateways),
  * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres: the server, not the database),
  * NATS_URL (nats://127.0.0.1:4222). Exits 1 if a scenario had a non-2xx reply, an error or a timeout.
  */
@@ -29,6 +34,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import Stripe from 'stripe';
 import { adminCli, freePort, startStack, type Stack } from '@acct/stack';
 import { dropDatabase, dropEventsStream } from '@acct/kit';
 import { accountId } from '@acct/ledger';
@@ -49,7 +55,11 @@ const WARMUP_S = envInt('BENCH_WARMUP_S', 2, 0);
 const INVOICES = envInt('BENCH_INVOICES', 3000, 1);
 const BILLS = envInt('BENCH_BILLS', 200, 1);
 const REPORT_LINES = envInt('BENCH_REPORT_LINES', 1_000_000, 2);
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'get-customer,create-customer,post-invoice,create-bill,create-vendor-payment,reports').split(',').map((x) => x.trim()));
+/** Processes of every service and gateways (behind the stack's round-robin balancer). */
+const REPLICAS = envInt('BENCH_REPLICAS', 1, 1);
+const SCENARIOS = new Set(
+  (process.env.BENCH_SCENARIOS ?? 'get-customer,create-customer,post-invoice,event-api,stripe-hook,create-bill,create-vendor-payment,reports').split(',').map((x) => x.trim()),
+);
 const PG_SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -60,10 +70,29 @@ interface Row {
   result: autocannon.Result;
   /** Latency of every measured response, ms (autocannon reports no p95). */
   samples: number[];
+  /** CPU time of the stack's processes during the scenario, ms (null when /proc cannot be read). */
+  cpuMs: number | null;
+}
+
+let cpuOf: () => number | null = () => null;
+
+/** utime + stime of these processes, ms, from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms). */
+function procCpuMs(pids: number[]): number | null {
+  try {
+    let ticks = 0;
+    for (const pid of pids) {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return ticks * 10;
+  } catch {
+    return null;
+  }
 }
 
 /** Nearest-rank percentile of sorted values. */
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
@@ -71,9 +100,10 @@ function percentile(sorted: number[], p: number): number {
 let current: autocannon.Instance | undefined;
 let interrupted = false;
 
-async function drive(opts: autocannon.Options): Promise<{ result: autocannon.Result; samples: number[] }> {
+export async function drive(opts: autocannon.Options): Promise<{ result: autocannon.Result; samples: number[]; cpuMs: number | null }> {
   if (interrupted) throw new Error('interrupted');
   const samples: number[] = [];
+  const cpuBefore = cpuOf();
   const instance = autocannon(opts);
   // 'response' gives (client, statusCode, resBytes, responseTime ms).
   instance.on('response', (...args: unknown[]) => {
@@ -81,7 +111,9 @@ async function drive(opts: autocannon.Options): Promise<{ result: autocannon.Res
   });
   current = instance;
   try {
-    return { result: await instance, samples };
+    const result = await instance;
+    const cpuAfter = cpuOf();
+    return { result, samples, cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore };
   } finally {
     current = undefined;
   }
@@ -95,21 +127,25 @@ interface Summary {
   p50_ms: number;
   p95_ms: number;
   p99_ms: number;
+  /** CPU ms of the gateway and service processes per request (null without /proc). */
+  cpu_ms_per_request: number | null;
   non_2xx: number;
   errors: number;
 }
 
-function summarize({ scenario, route, result: r, samples }: Row): Summary {
+function summarize({ scenario, route, result: r, samples, cpuMs }: Row): Summary {
   const sorted = [...samples].sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 100) / 100;
+  const requests = r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx'];
   return {
     scenario,
     route,
-    requests: r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx'],
+    requests,
     requests_per_s: round(r.requests.mean),
     p50_ms: round(percentile(sorted, 50)),
     p95_ms: round(percentile(sorted, 95)),
     p99_ms: round(percentile(sorted, 99)),
+    cpu_ms_per_request: cpuMs === null || requests === 0 ? null : round(cpuMs / requests),
     non_2xx: r.non2xx,
     errors: r.errors + r.timeouts,
   };
@@ -120,7 +156,7 @@ function errorCount(r: autocannon.Result): number {
 }
 
 function table(rows: Summary[]): string {
-  const head = ['route', 'scenario', 'requests/s', 'p50 ms', 'p95 ms', 'p99 ms', 'non-2xx', 'errors+timeouts', 'requests'];
+  const head = ['route', 'scenario', 'requests/s', 'p50 ms', 'p95 ms', 'p99 ms', 'CPU ms/req', 'non-2xx', 'errors+timeouts', 'requests'];
   const body = rows.map((r) => [
     r.route,
     r.scenario,
@@ -128,6 +164,7 @@ function table(rows: Summary[]): string {
     String(r.p50_ms),
     String(r.p95_ms),
     String(r.p99_ms),
+    r.cpu_ms_per_request === null ? '-' : String(r.cpu_ms_per_request),
     String(r.non_2xx),
     String(r.errors),
     String(r.requests),
@@ -139,7 +176,7 @@ function table(rows: Summary[]): string {
 }
 
 /** Draft invoices made through the API with `parallel` requests in flight; returns their ids. */
-async function createDrafts(url: string, headers: Record<string, string>, customerId: string, runId: string, count: number, parallel: number): Promise<string[]> {
+export async function createDrafts(url: string, headers: Record<string, string>, customerId: string, runId: string, count: number, parallel: number): Promise<string[]> {
   const ids: string[] = [];
   let made = 0;
   const worker = async () => {
@@ -166,7 +203,7 @@ async function createDrafts(url: string, headers: Record<string, string>, custom
 }
 
 /** One POST that must answer 201; returns the new record's id. */
-async function createOne(url: string, headers: Record<string, string>, body: unknown): Promise<string> {
+export async function createOne(url: string, headers: Record<string, string>, body: unknown): Promise<string> {
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   if (res.status !== 201) throw new Error(`POST ${url} failed: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { data: { id: string } }).data.id;
@@ -198,8 +235,12 @@ async function main(): Promise<number> {
       natsPrefix,
       gatewayPort: await freePort(),
       logs: { dir: logDir },
+      replicas: REPLICAS,
       env: { LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_CLIENT_RPS: '1000000', RATE_LIMIT_CLIENT_BURST: '1000000' },
     });
+
+    const pids = [...stack.services.values()].map((svc) => svc.child.pid).filter((pid): pid is number => pid !== undefined);
+    cpuOf = () => procCpuMs(pids);
 
     const boot = await adminCli<{ test_key: string; organization_id: string }>(databaseUrl, 'bootstrap', '--name', 'Bench organization', '--json');
     const key = boot.test_key;
@@ -267,6 +308,60 @@ async function main(): Promise<number> {
         requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: `/api/v1/invoices/${drafts[next++ % drafts.length]}/post` }) }],
       };
       rows.push({ scenario: 'post-invoice', route: 'POST /api/v1/invoices/{id}/post', ...(await drive({ ...postInvoiceOpts, title: 'post-invoice' })) });
+    }
+
+    // Inbound events, stored only: POST /events (key, JSON, validation) beside the Stripe hook
+    // (no key, raw bytes forwarded, signature checked over them, then the same store).
+    if (SCENARIOS.has('event-api')) {
+      let evNo = 0;
+      const opts: autocannon.Options = {
+        url,
+        connections: CONNECTIONS,
+        headers,
+        duration: DURATION_S,
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/v1/events',
+            setupRequest: (req) => ({
+              ...req,
+              body: JSON.stringify({ event_type: 'customer.created', external_event_id: `bench-${id}-ev-${++evNo}`, payload: { id: `cus_${evNo}` } }),
+            }),
+          },
+        ],
+      };
+      rows.push({ scenario: 'event-api', route: 'POST /api/v1/events', ...(await drive({ ...opts, title: 'event-api' })) });
+    }
+    if (SCENARIOS.has('stripe-hook')) {
+      const secret = `whsec_${randomBytes(24).toString('base64url')}`;
+      const put = await fetch(`${url}/api/v1/settings/payment-processor`, { method: 'PUT', headers, body: JSON.stringify({ provider: 'stripe', signing_secret: secret }) });
+      if (put.status !== 200) throw new Error(`configuring the payment processor failed: ${put.status} ${await put.text()}`);
+      const hookPath = ((await put.json()) as { data: { webhook_url: string } }).data.webhook_url;
+      const stripe = new Stripe('sk_test_unused');
+      let hookNo = 0;
+      const opts: autocannon.Options = {
+        url,
+        connections: CONNECTIONS,
+        duration: DURATION_S,
+        requests: [
+          {
+            method: 'POST',
+            path: hookPath,
+            setupRequest: (req) => {
+              const body = JSON.stringify({
+                id: `evt_bench_${id}_${++hookNo}`,
+                object: 'event',
+                type: 'customer.created',
+                created: 1_790_000_000,
+                data: { object: { id: `cus_${hookNo}` } },
+              });
+              const signature = stripe.webhooks.generateTestHeaderString({ payload: body, secret });
+              return { ...req, headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body };
+            },
+          },
+        ],
+      };
+      rows.push({ scenario: 'stripe-hook', route: 'POST /hooks/stripe/{source_id}', ...(await drive({ ...opts, title: 'stripe-hook' })) });
     }
 
     // Reports over a large projection: seeded straight into the reporting schema, read through the gateway.
@@ -362,7 +457,9 @@ async function main(): Promise<number> {
     const report = { node: process.version, cpus: os.cpus().length, connections: CONNECTIONS, duration_s: DURATION_S, routes: summaries };
     process.stdout.write(`${JSON.stringify(report)}\n`);
     if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), every service of SERVICE_MANIFEST as a separate process\n`);
+    process.stdout.write(
+      `node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), every service of SERVICE_MANIFEST as ${REPLICAS} separate process(es)\n`,
+    );
     for (const { scenario, result } of rows) {
       if (errorCount(result)) {
         const codes = Object.entries(result.statusCodeStats)
@@ -376,10 +473,13 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+// bench-compare.ts reuses the helpers above: run the bench only when this is the entry point.
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

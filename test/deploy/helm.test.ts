@@ -199,10 +199,13 @@ describe('the chart follows SERVICE_MANIFEST', () => {
     }
   });
 
-  it('keeps DATABASE_URL, NATS_URL, S3 keys and the webhook key in a Secret, or uses existingSecret', () => {
+  it('keeps DATABASE_URL, NATS_URL, S3 keys, the webhook and payment-processor keys in a Secret, or uses existingSecret', () => {
     const secret = find(allOn, 'Secret', 'rel-accounting-api-secret')!;
-    expect(Object.keys(secret.stringData).sort()).toEqual(['DATABASE_URL', 'NATS_URL', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'WEBHOOK_SECRET_KEY']);
-    expect(find(byDefault, 'Secret', 'rel-accounting-api-secret')!.stringData.WEBHOOK_SECRET_KEY).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(Object.keys(secret.stringData).sort()).toEqual(['DATABASE_URL', 'NATS_URL', 'PROCESSOR_SECRET_KEY', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'WEBHOOK_SECRET_KEY']);
+    const generated = find(byDefault, 'Secret', 'rel-accounting-api-secret')!.stringData;
+    expect(generated.WEBHOOK_SECRET_KEY).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(generated.PROCESSOR_SECRET_KEY).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(generated.PROCESSOR_SECRET_KEY).not.toBe(generated.WEBHOOK_SECRET_KEY);
     const rec = find(allOn, 'Deployment', 'rel-accounting-api-receivables')!.spec.template.spec.containers[0];
     expect(rec.env.map((e: any) => e.name)).toEqual(expect.arrayContaining(['S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION']));
     const ext = render('-f', EXISTING);
@@ -210,6 +213,23 @@ describe('the chart follows SERVICE_MANIFEST', () => {
     for (const d of ext.filter((x) => x.kind === 'Deployment' || x.kind === 'Job')) {
       expect(d.spec.template.spec.containers[0].envFrom).toContainEqual({ secretRef: { name: 'accounting-api-credentials' } });
     }
+  });
+
+  it('gives the services listed in database.perService a database of their own (<SERVICE>_DATABASE_URL), in the pods and the migrations Job', () => {
+    const docs = render('-f', path.join(CHART, 'ci', 'per-service-databases-values.yaml'));
+    const secret = find(docs, 'Secret', 'rel-accounting-api-secret')!;
+    expect(secret.stringData).toMatchObject({
+      DATABASE_URL: expect.stringMatching(/^postgres:/),
+      RECEIVABLES_DATABASE_URL: 'postgres://acct@pg-receivables:5432/accounting',
+      WEBHOOK_DISPATCHER_DATABASE_URL: 'postgres://acct@pg-webhooks:5432/accounting',
+    });
+    expect(secret.stringData.PAYABLES_DATABASE_URL).toBeUndefined();
+    const hook = docs.find((d) => d.kind === 'Secret' && d.metadata.annotations?.['helm.sh/hook'])!;
+    expect(hook.stringData.RECEIVABLES_DATABASE_URL).toBe('postgres://acct@pg-receivables:5432/accounting');
+    expect(helmRun(['template', 'rel', CHART, '--set', 'database.perService.nosuch=postgres://x/y']).status).not.toBe(0);
+    const schema = JSON.parse(fs.readFileSync(path.join(CHART, 'values.schema.json'), 'utf8'));
+    expect(schema.properties.database.properties.perService.propertyNames.enum).toEqual(SERVICE_MANIFEST.map((s) => s.name));
+    expect(helmRun(['template', 'rel', CHART, '--set', 'database.perService.payables=mysql://x/y']).status).not.toBe(0);
   });
 
   it('monitoring: the ServiceMonitor scrapes every ops Service, the PrometheusRule carries deploy/ alerts', () => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT, freePort, startStack, type Stack } from '@acct/stack';
+import { NatsCluster, ROOT, freePort, startStack, type Stack } from '@acct/stack';
 import { dropDatabase, dropEventsStream } from '@acct/kit';
 import { NATS_URL, PG_SERVER_URL, uniqueName, uniquePrefix } from '@acct/testing';
 
@@ -14,12 +14,17 @@ export interface E2E {
   base: string;
   databaseUrl: string;
   logDir: string;
-  /** The stack's NATS_PREFIX (for admin commands that talk to a service). */
+  /** The stack's NATS_PREFIX and NATS_URL (for admin commands that talk to a service). */
   natsPrefix: string;
+  natsUrl: string;
   stop(): Promise<void>;
 }
 
-/** The whole system as separate processes, on its own database, NATS prefix and ports. */
+/**
+ * The whole system as separate processes, on its own database, NATS prefix and ports. With
+ * E2E_CLUSTER=1 (`npm run test:cluster`): on a 3-node NATS JetStream cluster of its own (streams with
+ * 3 replicas), 2 processes of every service and 2 gateways behind a round-robin balancer.
+ */
 export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
   const name = uniqueName('acct_e2e');
   const u = new URL(PG_SERVER_URL);
@@ -27,24 +32,37 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
   const databaseUrl = u.toString();
   const logDir = path.join(os.tmpdir(), name);
   const natsPrefix = uniquePrefix();
-  const stack = await startStack({
-    databaseUrl,
-    natsUrl: NATS_URL,
-    natsPrefix,
-    gatewayPort: await freePort(),
-    logs: { dir: logDir },
-    env: { LOG_LEVEL: 'info', ...env },
-  });
+  const clustered = process.env.E2E_CLUSTER === '1';
+  const cluster = clustered ? await NatsCluster.create(path.join(logDir, 'nats'), 3, freePort) : undefined;
+  await cluster?.start();
+  const natsUrl = cluster?.url ?? NATS_URL;
+  let stack: Stack;
+  try {
+    stack = await startStack({
+      databaseUrl,
+      natsUrl,
+      natsPrefix,
+      gatewayPort: await freePort(),
+      logs: { dir: logDir },
+      replicas: clustered ? 2 : 1,
+      env: { LOG_LEVEL: 'info', ...(clustered ? { EVENTS_STREAM_REPLICAS: '3' } : {}), ...env },
+    });
+  } catch (e) {
+    await cluster?.stop();
+    throw e;
+  }
   return {
     stack,
     base: stack.gatewayUrl,
     databaseUrl,
     logDir,
     natsPrefix,
+    natsUrl,
     stop: async () => {
       await stack.stop();
       await dropDatabase(databaseUrl);
-      await dropEventsStream(NATS_URL, natsPrefix);
+      await dropEventsStream(natsUrl, natsPrefix).catch(() => undefined);
+      await cluster?.stop();
       // Service logs help only while debugging: E2E_KEEP_LOGS=1 keeps them (the path is in logDir).
       if (!process.env.E2E_KEEP_LOGS) fs.rmSync(logDir, { recursive: true, force: true });
     },

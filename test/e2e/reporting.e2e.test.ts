@@ -3,7 +3,6 @@ import { promisify } from 'node:util';
 import { compileBody, schemas } from '@acct/contracts';
 import { ROOT } from '@acct/stack';
 import { accountId } from '@acct/ledger';
-import { NATS_URL } from '@acct/testing';
 import type { E2E, Keys } from './harness';
 import { type Api, createCustomer, createOpenInvoice, expectError, expectSchema, expectStatus, paymentBody, startReceivablesE2E, uid, utcDate } from './receivables.helpers';
 
@@ -217,7 +216,7 @@ describe('e2e: ledger and reports through the gateway', () => {
     const before = await figures();
     const { stdout } = await run('npm', ['run', '--silent', 'admin', '--', 'reporting', 'rebuild'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: e2e.databaseUrl, NATS_URL, NATS_PREFIX: e2e.natsPrefix },
+      env: { ...process.env, DATABASE_URL: e2e.databaseUrl, NATS_URL: e2e.natsUrl, NATS_PREFIX: e2e.natsPrefix },
     });
     expect(JSON.parse(stdout)).toMatchObject({ applied: expect.any(Number) });
     expect(await figures()).toEqual(before);

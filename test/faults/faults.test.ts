@@ -6,9 +6,9 @@ import { Client } from 'pg';
 import pino from 'pino';
 import { SERVICE_MANIFEST, eventsStreamName } from '@acct/contracts';
 import { CONSUMER_MIGRATIONS, EventConsumer, connectNats, createLogger, createMetrics, ddlMigration, dropDatabase, migrate, openOrm, schemaOf, type Orm } from '@acct/kit';
-import { adminCli, freePort, startStack, type Stack } from '@acct/stack';
+import { NatsCluster, OwnNatsServer, adminCli, freePort, startStack, type Stack } from '@acct/stack';
 import { PG_SERVER_URL, uniqueName, uniquePrefix, waitFor } from '@acct/testing';
-import { OwnNatsServer } from './nats-server';
+
 import { EMAIL_DOMAIN, PAYABLES_KINDS, RECEIVABLES_KINDS, WriteLoad } from './load';
 
 /**
@@ -38,6 +38,14 @@ const POSTING_SCHEMAS = SERVICE_MANIFEST.filter((s) => s.posts).map((s) => schem
 /** Every outbox row of the run, with its service: (id, service). */
 const ALL_OUTBOX = POSTING_SCHEMAS.map((s) => `SELECT id, '${s}' AS service FROM ${s}.outbox`).join(' UNION ALL ');
 
+/**
+ * FAULTS_CLUSTER=1 (`npm run test:cluster`): the same load and checks on a 3-node NATS JetStream
+ * cluster (the stream in 3 replicas) with 2 processes of every service and 2 gateways behind a
+ * round-robin balancer; a fault kills one NATS node, or one process of a service, not all of it.
+ */
+const CLUSTER = process.env.FAULTS_CLUSTER === '1';
+const REPLICAS = CLUSTER ? 2 : 1;
+
 interface Fault {
   what: string;
   downMs: number;
@@ -50,7 +58,10 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
   /** Trust auth accepts any password: a distinctive one lets the log scan look for it. */
   const dbPassword = `faultpw${uniqueName('x').replace(/[^0-9a-z]/gi, '')}`;
   let databaseUrl: string;
+  /** The NATS server the faults kill (one node of the cluster in cluster mode). */
   let nats: OwnNatsServer;
+  let cluster: NatsCluster | undefined;
+  let natsUrl: string;
   let prefix: string;
   let stack: Stack | undefined;
   let keys: { organization_id: string; test_key: string; live_key: string };
@@ -74,17 +85,27 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
     u.pathname = `/${uniqueName('acct_faults')}`;
     if (!u.password) u.password = dbPassword;
     databaseUrl = u.toString();
-    nats = new OwnNatsServer(await freePort(), path.join(dir, 'jetstream'), path.join(logDir, 'nats-server.log'));
-    await nats.start();
+    if (CLUSTER) {
+      cluster = await NatsCluster.create(path.join(dir, 'nats'), 3, freePort);
+      await cluster.start();
+      nats = cluster.nodes[0]!;
+      natsUrl = cluster.url;
+    } else {
+      nats = new OwnNatsServer(await freePort(), path.join(dir, 'jetstream'), path.join(logDir, 'nats-server.log'));
+      await nats.start();
+      natsUrl = nats.url;
+    }
     prefix = uniquePrefix();
     stack = await startStack({
       databaseUrl,
-      natsUrl: nats.url,
+      natsUrl,
       natsPrefix: prefix,
       gatewayPort: await freePort(),
       logs: { dir: logDir },
+      replicas: REPLICAS,
       env: {
         LOG_LEVEL: 'info',
+        EVENTS_STREAM_REPLICAS: CLUSTER ? '3' : '1',
         EVENTS_DUPLICATE_WINDOW_S: String(DUPLICATE_WINDOW_S),
         RATE_LIMIT_RPS: '100000',
         RATE_LIMIT_BURST: '100000',
@@ -118,7 +139,7 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
         sync: true,
       }),
     );
-    consumerNc = await connectNats(nats.url, 'faults-consumer', consumerLog);
+    consumerNc = await connectNats(natsUrl, 'faults-consumer', consumerLog);
     consumerMetrics = createMetrics('faults', false);
     consumer = new EventConsumer({
       nc: consumerNc,
@@ -151,6 +172,7 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
     await pg?.end().catch(() => undefined);
     await stack?.stop().catch(() => undefined);
     await nats?.kill().catch(() => undefined);
+    await cluster?.stop().catch(() => undefined);
     await dropDatabase(databaseUrl).catch(() => undefined);
     if (passed < TESTS || process.env.FAULTS_KEEP_LOGS) process.stderr.write(`logs kept in ${logDir}\n`);
     else fs.rmSync(dir, { recursive: true, force: true });
@@ -167,7 +189,7 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
           );
           if (!ok) return false;
         }
-        return stack!.services.size === SERVICE_MANIFEST.length;
+        return stack!.services.size === SERVICE_MANIFEST.length * REPLICAS;
       },
       60_000,
       200,
@@ -194,13 +216,15 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
     load.start(WORKERS);
     await progress(80);
 
-    // Each service in turn, the gateway last (the manifest's order).
-    for (const def of Array.from({ length: SERVICE_ROUNDS }, () => SERVICE_MANIFEST).flat()) {
+    // Each service in turn, the gateway last (the manifest's order); on a cluster one of its two
+    // processes, alternately.
+    for (const [round, def] of Array.from({ length: SERVICE_ROUNDS }, (_, r) => SERVICE_MANIFEST.map((d) => [r, d] as const)).flat()) {
+      const target = CLUSTER ? (round % 2 === 0 ? def.name : `${def.name}#1`) : def.name;
       const down = Date.now();
-      await stack!.stopService(def.name, 'SIGKILL');
+      await stack!.stopService(target, 'SIGKILL');
       await new Promise((r) => setTimeout(r, 500));
-      await stack!.startService(def.name); // throws when the process does not come back ready
-      faults.push({ what: `kill -9 ${def.name}`, downMs: Date.now() - down });
+      await stack!.startService(target); // throws when the process does not come back ready
+      faults.push({ what: `kill -9 ${target}`, downMs: Date.now() - down });
       await progress();
     }
 
@@ -211,7 +235,7 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
       await new Promise((r) => setTimeout(r, outageMs));
       await nats.start();
       faults.push({
-        what: `kill -9 nats-server, ${outageMs ? `${outageMs / 1000} s (> ${DUPLICATE_WINDOW_S} s window)` : 'immediate restart'}`,
+        what: `kill -9 nats-server${CLUSTER ? ' (1 of 3 nodes)' : ''}, ${outageMs ? `${outageMs / 1000} s (> ${DUPLICATE_WINDOW_S} s window)` : 'immediate restart'}`,
         downMs: Date.now() - down,
       });
       await allReady();
@@ -260,7 +284,7 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
     for (const schema of POSTING_SCHEMAS) expect([schema, perService[schema]!.rows > 0]).toEqual([schema, true]);
 
     // Read the whole stream with an ordered consumer: one message id (= outbox id) per message.
-    const nc = await connectNats(nats.url, 'faults-reader', pino({ level: 'silent' }));
+    const nc = await connectNats(natsUrl, 'faults-reader', pino({ level: 'silent' }));
     try {
       const stream = eventsStreamName(prefix);
       const total = (await (await nc.jetstreamManager()).streams.info(stream)).state.messages;

@@ -49,21 +49,31 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 
-{{/* Secret data (string values): DATABASE_URL, NATS_URL, WEBHOOK_SECRET_KEY, S3 keys. */}}
+{{/* Secret data (string values): DATABASE_URL, NATS_URL, WEBHOOK_SECRET_KEY, PROCESSOR_SECRET_KEY, S3 keys. */}}
 {{- define "acct.secretData" -}}
 {{- $name := printf "%s-secret" (include "acct.fullname" .) -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace $name -}}
 {{- $key := .Values.webhooks.secretKey -}}
 {{- if not $key -}}
-{{- $existing := lookup "v1" "Secret" .Release.Namespace $name -}}
 {{- if and $existing $existing.data (hasKey $existing.data "WEBHOOK_SECRET_KEY") -}}
 {{- $key = index $existing.data "WEBHOOK_SECRET_KEY" | b64dec -}}
 {{- else -}}
 {{- $key = randAlphaNum 48 -}}
 {{- end -}}
 {{- end -}}
+{{- $processorKey := .Values.paymentProcessor.secretKey -}}
+{{- if not $processorKey -}}
+{{- if and $existing $existing.data (hasKey $existing.data "PROCESSOR_SECRET_KEY") -}}
+{{- $processorKey = index $existing.data "PROCESSOR_SECRET_KEY" | b64dec -}}
+{{- else -}}
+{{- $processorKey = randAlphaNum 48 -}}
+{{- end -}}
+{{- end -}}
 DATABASE_URL: {{ .Values.database.url | quote }}
+{{ include "acct.perServiceDatabases" . }}
 NATS_URL: {{ .Values.nats.url | quote }}
 WEBHOOK_SECRET_KEY: {{ $key | quote }}
+PROCESSOR_SECRET_KEY: {{ $processorKey | quote }}
 {{- if .Values.s3.accessKeyId }}
 S3_ACCESS_KEY_ID: {{ .Values.s3.accessKeyId | quote }}
 S3_SECRET_ACCESS_KEY: {{ .Values.s3.secretAccessKey | quote }}
@@ -99,4 +109,11 @@ DB_POOL_MAX: {{ .Values.database.poolMax | toString | quote }}
 {{- if le $graceMs (add $drainMs $preStopMs) -}}
 {{- fail (printf "terminationGracePeriodSeconds (%d s) must be longer than preStopSleepSeconds + SHUTDOWN_TIMEOUT_MS (%d ms)" (int .Values.terminationGracePeriodSeconds) (add $drainMs $preStopMs)) -}}
 {{- end -}}
+{{- end -}}
+
+{{/* <SERVICE>_DATABASE_URL of each service with a database of its own (database.perService). */}}
+{{- define "acct.perServiceDatabases" -}}
+{{- range $name, $url := .Values.database.perService }}
+{{ printf "%s_DATABASE_URL" ($name | upper | replace "-" "_") }}: {{ $url | quote }}
+{{- end }}
 {{- end -}}

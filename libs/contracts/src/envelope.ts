@@ -17,9 +17,17 @@ export interface TrustedContext {
   idempotencyKey?: string;
 }
 
+/**
+ * The context of a public route forwarded to a service (a payment-processor webhook): there is no
+ * API key, so no tenancy; the service finds it from what the request proves (a signed body).
+ */
+export interface PublicContext {
+  requestId: string;
+}
+
 /** What the gateway sends a service. RpcRequestOf<op> (rpc-catalogue.ts) fills in the types of one operation. */
-export interface RpcRequest<B = unknown, P = Record<string, string>, Q = Record<string, unknown>> {
-  ctx: TrustedContext;
+export interface RpcRequest<B = unknown, P = Record<string, string>, Q = Record<string, unknown>, C = TrustedContext> {
+  ctx: C;
   params: P;
   query: Q;
   body: B;

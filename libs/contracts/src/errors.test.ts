@@ -3,6 +3,8 @@ import { AppError, ERROR_CODES, HTTP_STATUS_BY_CODE, isAppError, type ErrorCode 
 /** API-DECISIONS §1, the table of error codes and their HTTP statuses. */
 const DECIDED: Record<ErrorCode, number> = {
   validation_failed: 400,
+  // Issue #14: a payment-processor webhook whose Stripe-Signature does not verify.
+  signature_invalid: 400,
   trusted_scope_field_not_allowed: 400,
   unauthorized: 401,
   forbidden: 403,
@@ -15,7 +17,7 @@ const DECIDED: Record<ErrorCode, number> = {
 };
 
 describe('error codes', () => {
-  it('has exactly the codes of API-DECISIONS §1, without duplicates', () => {
+  it('has exactly the codes of API-DECISIONS §1 (and signature_invalid of issue #14), without duplicates', () => {
     expect([...ERROR_CODES].sort()).toEqual(Object.keys(DECIDED).sort());
     expect(new Set(ERROR_CODES).size).toBe(ERROR_CODES.length);
   });

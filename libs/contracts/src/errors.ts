@@ -4,6 +4,7 @@
  */
 export const ERROR_CODES = [
   'validation_failed',
+  'signature_invalid',
   'trusted_scope_field_not_allowed',
   'unauthorized',
   'forbidden',
@@ -32,6 +33,7 @@ export interface ErrorBody {
 
 export const HTTP_STATUS_BY_CODE: Record<ErrorCode, number> = {
   validation_failed: 400,
+  signature_invalid: 400,
   trusted_scope_field_not_allowed: 400,
   unauthorized: 401,
   forbidden: 403,

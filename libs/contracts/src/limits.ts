@@ -12,6 +12,8 @@ export const limits = {
   line_items_max: 500,
   quantity_decimals_max: 4,
   json_body_bytes_max: 1024 * 1024,
+  /** A payment-processor webhook body (its base64 and the RPC envelope still fit one bus message). */
+  webhook_body_bytes_max: 512 * 1024,
   /** A list page holds fewer than `limit` items when they would pass this many bytes of JSON (has_more says so). */
   list_page_bytes_max: 1024 * 1024,
   idempotency_key_length_max: 255,

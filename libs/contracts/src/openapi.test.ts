@@ -82,7 +82,7 @@ describe('buildOpenApi', () => {
   });
 
   it('POST routes document the Idempotency-Key header, 409, 413 and 415', () => {
-    const posts = ROUTES.filter((r) => r.method === 'POST');
+    const posts = ROUTES.filter((r) => r.method === 'POST' && r.kind !== 'raw');
     expect(posts.length).toBeGreaterThan(0);
     for (const r of posts) {
       const op = opOf(r);
@@ -93,6 +93,20 @@ describe('buildOpenApi', () => {
     }
     for (const r of ROUTES.filter((x) => x.method === 'GET')) {
       expect(opOf(r).parameters.some((p) => p.name === 'Idempotency-Key')).toBe(false);
+    }
+  });
+
+  it('a raw (signed webhook) route documents its body, its signature header, 404, 413, 415 and 429, and no key', () => {
+    const raw = ROUTES.filter((r) => r.kind === 'raw');
+    expect(raw.map((r) => r.path)).toEqual(['/hooks/stripe/{source_id}']);
+    for (const r of raw) {
+      const op = opOf(r);
+      expect(op.security).toEqual([]);
+      expect(op.requestBody?.content['application/json']?.schema).toBe(r.rawBody);
+      expect(op.parameters.find((p) => p.name === r.signatureHeader)).toMatchObject({ in: 'header', required: true });
+      expect(op.parameters.some((p) => p.name === 'Idempotency-Key')).toBe(false);
+      for (const c of ['400', '404', '413', '415', '429']) expect(op.responses[c]).toBeDefined();
+      expect(op.responses['400']!.description).toMatch(/signature_invalid/);
     }
   });
 

@@ -16,6 +16,15 @@ const ERROR_RESPONSES: Record<string, string> = {
   '503': 'service_unavailable: a backing service is down or timed out; retry after Retry-After seconds.',
 };
 
+/** A signed public webhook input answers these instead (no API key, no JSON Schema of ours on the body). */
+const RAW_ERROR_RESPONSES: Record<string, string> = {
+  '400':
+    'signature_invalid: the signature header is missing or malformed, no v1 signature matches, or its timestamp is outside the tolerance (nothing is stored); validation_failed: a signed body that is not a Stripe event.',
+  '404': 'not_found: no payment processor is configured with this source id.',
+  '413': `validation_failed: the body is over ${limits.webhook_body_bytes_max} bytes.`,
+  '429': 'rate_limited: the client address used up its token bucket; retry after Retry-After seconds.',
+};
+
 function parameters(route: RouteDef): unknown[] {
   const out: unknown[] = [];
   const add = (where: 'path' | 'query', schema?: JsonSchema) => {
@@ -47,10 +56,13 @@ function operation(route: RouteDef): Record<string, unknown> {
   if (route.operationId !== 'getOpenApi') {
     const codes = ['400', '500', '503'];
     if (route.auth) codes.push('401', '403', '429');
+    else if (route.kind === 'raw') codes.push('429');
     if (route.params || referencesRecords(route.body)) codes.push('404');
-    if (route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH') codes.push('409', '413', '415');
+    if (route.kind === 'raw') codes.push('413', '415');
+    else if (route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH') codes.push('409', '413', '415');
     for (const c of codes.sort()) {
-      responses[c] = { description: ERROR_RESPONSES[c], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+      const description = route.kind === 'raw' ? (RAW_ERROR_RESPONSES[c] ?? ERROR_RESPONSES[c]) : ERROR_RESPONSES[c];
+      responses[c] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     }
   }
   const op: Record<string, unknown> = {
@@ -66,7 +78,19 @@ function operation(route: RouteDef): Record<string, unknown> {
   if (route.body) {
     op.requestBody = { required: true, content: { 'application/json': { schema: route.body } } };
   }
-  if (route.method === 'POST') {
+  if (route.kind === 'raw' && route.rawBody) {
+    op.requestBody = { required: true, content: { 'application/json': { schema: route.rawBody } } };
+    if (route.signatureHeader) {
+      (op.parameters as unknown[]).push({
+        name: route.signatureHeader,
+        in: 'header',
+        required: true,
+        description: 't=<unix seconds>,v1=<hex HMAC-SHA-256 of "<t>.<raw body>" under the signing secret>[,v1=…]; checked over the raw bytes, 5 minutes tolerance.',
+        schema: { type: 'string' },
+      });
+    }
+  }
+  if (route.method === 'POST' && route.kind !== 'raw') {
     (op.parameters as unknown[]).push({
       name: 'Idempotency-Key',
       in: 'header',

@@ -28,10 +28,12 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * How the gateway serves a route: `json` (JSON in, RPC, JSON out), `upload` (the request stream goes
- * to an upload handler, no JSON body), `download` (like json, but the reply may carry bytes) and
- * `public` (no API key; a gateway handler answers, e.g. HTML or YAML).
+ * to an upload handler, no JSON body), `download` (like json, but the reply may carry bytes),
+ * `public` (no API key; a gateway handler answers, e.g. HTML or YAML) and `raw` (no API key, limited
+ * per client address: the body's bytes, unparsed, and the route's signature header go to the service,
+ * which authenticates the request by that signature, e.g. a payment processor's webhook).
  */
-export type RouteKind = 'json' | 'upload' | 'download' | 'public';
+export type RouteKind = 'json' | 'upload' | 'download' | 'public' | 'raw';
 
 export interface SuccessResponse {
   status: 200 | 201;
@@ -62,6 +64,10 @@ export interface RouteDef {
   ownIdempotency?: boolean;
   /** Absent means 'json'. */
   kind?: RouteKind;
+  /** A raw route: the header forwarded with the bytes (e.g. stripe-signature). */
+  signatureHeader?: string;
+  /** A raw route: what the bytes are (documentation only: the gateway does not parse them). */
+  rawBody?: JsonSchema;
 }
 
 const createResponses = (schema: JsonSchema, what: string): SuccessResponse[] => [
@@ -358,6 +364,95 @@ export const ROUTES: RouteDef[] = [
       { status: 201, description: 'The event was new.', schema: r.eventResponse },
       { status: 200, description: 'A duplicate: the first event.', schema: r.eventResponse },
     ],
+  },
+  {
+    operationId: 'listEvents',
+    method: 'GET',
+    path: '/api/v1/events',
+    summary: 'List inbound events of both sources (api, stripe), newest first, each with its outcome; filter by event_type, status and source.',
+    description: 'status: processed (applied to the books), stored (kept without a ledger effect; details say why for a mappable type) or failed (details say why).',
+    tag: 'Events',
+    module: 'webhooks',
+    rpc: 'events.list',
+    auth: true,
+    query: r.eventListQuery,
+    responses: [{ status: 200, description: 'A page of events.', schema: r.eventListResponse }],
+  },
+  {
+    operationId: 'getEvent',
+    method: 'GET',
+    path: '/api/v1/events/{id}',
+    summary: 'Get one inbound event with its source and outcome.',
+    tag: 'Events',
+    module: 'webhooks',
+    rpc: 'events.get',
+    auth: true,
+    params: idParams,
+    responses: [{ status: 200, description: 'The event.', schema: r.eventResponse }],
+  },
+  // ---------- payment processor (Stripe) ----------
+  {
+    operationId: 'getPaymentProcessor',
+    method: 'GET',
+    path: '/api/v1/settings/payment-processor',
+    summary: 'The payment processor of the connected app and environment of the key (never its signing secret).',
+    description: '404 not_found when none is configured.',
+    tag: 'Payment processor',
+    module: 'payments',
+    rpc: 'payment_processor.get',
+    auth: true,
+    responses: [{ status: 200, description: 'The payment processor setting.', schema: r.paymentProcessorResponse }],
+  },
+  {
+    operationId: 'putPaymentProcessor',
+    method: 'PUT',
+    path: '/api/v1/settings/payment-processor',
+    summary: 'Configure Stripe for the connected app and environment of the key: its webhook signing secret (whsec_…) in, the webhook URL to give Stripe out.',
+    description:
+      'The secret is stored encrypted at rest (AES-256-GCM) and never shown again. The answer carries webhook_url, /hooks/stripe/{source_id} on the gateway, with an unguessable source id; ' +
+      'status is unverified until the first correctly signed event arrives (then verified, with verified_at). Putting another secret keeps the source id (Stripe rolls secrets on the same endpoint) ' +
+      'and makes the status unverified again; putting the same secret again changes nothing.',
+    tag: 'Payment processor',
+    module: 'payments',
+    rpc: 'payment_processor.put',
+    auth: true,
+    body: r.paymentProcessorPutBody,
+    responses: [{ status: 200, description: 'The payment processor setting.', schema: r.paymentProcessorResponse }],
+  },
+  {
+    operationId: 'deletePaymentProcessor',
+    method: 'DELETE',
+    path: '/api/v1/settings/payment-processor',
+    summary: 'Remove the payment processor setting: its webhook URL answers 404 from then on. Events already stored stay.',
+    tag: 'Payment processor',
+    module: 'payments',
+    rpc: 'payment_processor.delete',
+    auth: true,
+    responses: [{ status: 200, description: '{provider, source_id, deleted: true}.', schema: r.paymentProcessorDeleteResponse }],
+  },
+  {
+    operationId: 'receiveStripeEvent',
+    method: 'POST',
+    path: '/hooks/stripe/{source_id}',
+    summary: 'Stripe webhook input (no API key): a signed Stripe event becomes a payment, a refund or a payout clearing.',
+    description:
+      'Verifies Stripe-Signature over the raw bytes before parsing them (HMAC-SHA-256 of "<t>.<body>" under the signing secret, any of several v1 values, 5 minutes tolerance). ' +
+      'Unknown source: 404; missing, malformed or wrong signature or a timestamp outside the tolerance: 400 signature_invalid, nothing stored. ' +
+      'A valid event is stored once per Stripe event id (a replay answers 200 with duplicate: true and changes nothing) and answered 200 whether or not it could be mapped. ' +
+      'Mappings: payment_intent.succeeded → payment on the invoice named by metadata invoice_id or external_invoice_id (amount_received, dated created, Dr Processor clearing); ' +
+      'invoice.paid → the same when the Stripe invoice has that metadata and a payment reference (payment_intent or charge); ' +
+      'charge.refunded with amount_refunded = amount → the full refund of that payment (mirror entry, the invoice reopens), a partial refund is stored with a reason; ' +
+      'payout.paid with metadata gross_cents, fee_cents and net_cents (gross − fee = net = amount) → processor payout clearing, otherwise stored with a reason; any other type: stored. ' +
+      'Limited per client address.',
+    tag: 'Payment processor',
+    module: null,
+    rpc: 'processor_hooks.stripe',
+    auth: false,
+    kind: 'raw',
+    signatureHeader: 'stripe-signature',
+    params: r.processorHookParams,
+    rawBody: r.stripeEvent,
+    responses: [{ status: 200, description: 'Received: the stored event, its outcome, and duplicate: true for a replay.', schema: r.eventResponse }],
   },
   // ---------- vendors ----------
   {

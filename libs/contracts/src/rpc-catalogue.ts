@@ -4,7 +4,7 @@
  * RpcServer.handle / RpcClient.call derive from this table; ROUTES points at the same schemas.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { RpcOk, RpcReply, RpcRequest } from './envelope';
+import type { PublicContext, RpcOk, RpcReply, RpcRequest, TrustedContext } from './envelope';
 import type { ServiceName } from './subjects';
 import { idParams } from './schemas/common';
 import * as customers from './schemas/customers';
@@ -20,6 +20,8 @@ export interface RpcDef {
   body?: TSchema;
   /** The success body (RpcOk.body), as the gateway sends it. */
   reply: TSchema;
+  /** Served for a public route: the request carries a PublicContext, no tenancy. */
+  public?: true;
 }
 
 const receivables = 'receivables';
@@ -47,6 +49,12 @@ export const RPC_CATALOGUE = {
   'payouts.list': { service: receivables, query: r.payoutListQuery, reply: r.payoutListResponse },
   'payouts.get': { service: receivables, params: idParams, reply: r.payoutResponse },
   'events.create': { service: receivables, body: r.eventCreateBody, reply: r.eventResponse },
+  'events.list': { service: receivables, query: r.eventListQuery, reply: r.eventListResponse },
+  'events.get': { service: receivables, params: idParams, reply: r.eventResponse },
+  'payment_processor.get': { service: receivables, reply: r.paymentProcessorResponse },
+  'payment_processor.put': { service: receivables, body: r.paymentProcessorPutBody, reply: r.paymentProcessorResponse },
+  'payment_processor.delete': { service: receivables, reply: r.paymentProcessorDeleteResponse },
+  'processor_hooks.stripe': { service: receivables, public: true, params: r.processorHookParams, body: r.processorHookBody, reply: r.eventResponse },
   'vendors.create': { service: payables, body: ap.vendorCreateBody, reply: ap.vendorResponse },
   'vendors.list': { service: payables, query: ap.vendorListQuery, reply: ap.vendorListResponse },
   'vendors.get': { service: payables, params: idParams, reply: ap.vendorResponse },
@@ -101,7 +109,15 @@ export type RpcBodyOf<K extends RpcOperation> = Part<K, 'body', Record<string, n
 /** The success body of K (what its handler returns as RpcOk.body). */
 export type RpcReplyBodyOf<K extends RpcOperation> = Part<K, 'reply', never, unknown>;
 
-export type RpcRequestOf<K extends RpcOperation> = RpcRequest<RpcBodyOf<K>, RpcParamsOf<K>, RpcQueryOf<K>>;
+/** The context K's handler gets: a PublicContext for a public operation, else the TrustedContext. */
+export type RpcContextOf<K extends RpcOperation> = [K] extends [KeyedOperation] ? TrustedContext : [K] extends [PublicOperation] ? PublicContext : TrustedContext | PublicContext;
+
+/** Operations of public routes (no API key: their requests carry a PublicContext). */
+export type PublicOperation = { [K in RpcOperation]: RpcCatalogue[K] extends { readonly public: true } ? K : never }[RpcOperation];
+/** Operations behind an API key (their requests carry the TrustedContext). */
+export type KeyedOperation = Exclude<RpcOperation, PublicOperation>;
+
+export type RpcRequestOf<K extends RpcOperation> = RpcRequest<RpcBodyOf<K>, RpcParamsOf<K>, RpcQueryOf<K>, RpcContextOf<K>>;
 export type RpcOkOf<K extends RpcOperation> = RpcOk<RpcReplyBodyOf<K>>;
 export type RpcReplyOf<K extends RpcOperation> = RpcReply<RpcReplyBodyOf<K>>;
 export type RpcHandlerOf<K extends RpcOperation> = (req: RpcRequestOf<K>) => Promise<RpcOkOf<K>>;

@@ -1,4 +1,4 @@
-import { ConfigError, LOG_LEVELS, baseConfigSpec, describeConfig, loadConfig, v } from './config';
+import { ConfigError, LOG_LEVELS, baseConfigSpec, databaseUrlOf, databaseUrlVarOf, describeConfig, loadConfig, v } from './config';
 
 /** Runs loadConfig expecting a ConfigError and returns it. */
 function configError(spec: Parameters<typeof loadConfig>[0], env: NodeJS.ProcessEnv): ConfigError {
@@ -163,5 +163,22 @@ describe('describeConfig', () => {
   it('renders a markdown row per variable, marking required ones', () => {
     const table = describeConfig({ A: v.int(3, 'doc a'), B: v.str(undefined, 'doc b') });
     expect(table.split('\n')).toEqual(['| A | 3 | doc a |', '| B | (required) | doc b |']);
+  });
+});
+
+describe('databaseUrlOf', () => {
+  const shared = 'postgres://postgres@127.0.0.1:5432/accounting';
+  it('names the variable after the service', () => {
+    expect(databaseUrlVarOf('receivables')).toBe('RECEIVABLES_DATABASE_URL');
+    expect(databaseUrlVarOf('webhook-dispatcher')).toBe('WEBHOOK_DISPATCHER_DATABASE_URL');
+  });
+  it("uses the service's own URL when set, else the shared one", () => {
+    const own = 'postgres://u@db-receivables:5432/receivables';
+    expect(databaseUrlOf('receivables', shared, { RECEIVABLES_DATABASE_URL: own })).toBe(own);
+    expect(databaseUrlOf('payables', shared, { RECEIVABLES_DATABASE_URL: own })).toBe(shared);
+    expect(databaseUrlOf('payables', shared, { PAYABLES_DATABASE_URL: '' })).toBe(shared);
+  });
+  it('refuses a URL that is not Postgres, naming the variable', () => {
+    expect(() => databaseUrlOf('reporting', shared, { REPORTING_DATABASE_URL: 'mysql://x/y' })).toThrow(/REPORTING_DATABASE_URL/);
   });
 });

@@ -141,6 +141,21 @@ export const baseConfigSpec = {
 
 export type BaseConfig = Out<typeof baseConfigSpec>;
 
+/** The variable that gives one service a database of its own: `RECEIVABLES_DATABASE_URL`, `WEBHOOK_DISPATCHER_DATABASE_URL`. */
+export function databaseUrlVarOf(service: ServiceName): string {
+  return `${service.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`;
+}
+
+/**
+ * The Postgres URL of one service: its own `<SERVICE>_DATABASE_URL` when set (so each service can
+ * live on its own server), else the shared DATABASE_URL.
+ */
+export function databaseUrlOf(service: ServiceName, sharedUrl: string, env: NodeJS.ProcessEnv = process.env): string {
+  const name = databaseUrlVarOf(service);
+  if (!env[name]) return sharedUrl;
+  return loadConfig({ [name]: v.url(sharedUrl, `${service} Postgres connection URL`, ['postgres', 'postgresql']) }, env)[name] as string;
+}
+
 /** Markdown table of a spec, for docs and `--help`. */
 export function describeConfig(spec: Record<string, VarSpec<string | number | boolean>>): string {
   return Object.entries(spec)

@@ -15,3 +15,4 @@ export * from './service';
 export * from './chunks';
 export * from './consumer';
 export * from './columns';
+export * from './secrets';

@@ -42,7 +42,7 @@ export const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
 const NS_PER_MS = 1_000_000;
 
 /** Creates the stack's events stream if it does not exist yet (idempotent, safe to race). */
-export async function ensureEventsStream(nc: NatsConnection, prefix: string, opts: { duplicateWindowMs?: number } = {}): Promise<JetStreamManager> {
+export async function ensureEventsStream(nc: NatsConnection, prefix: string, opts: { duplicateWindowMs?: number; replicas?: number } = {}): Promise<JetStreamManager> {
   const jsm = await nc.jetstreamManager();
   const name = eventsStreamName(prefix);
   try {
@@ -59,6 +59,9 @@ export async function ensureEventsStream(nc: NatsConnection, prefix: string, opt
         // projection is rebuilt from (`npm run admin -- reporting rebuild` replays it from sequence 1),
         // so it must hold every event ever published. Size it by disk (about 1-2 KB per event).
         max_age: 0,
+        // On a JetStream cluster: copies on this many nodes (3 survives the loss of one); the
+        // durable consumers take the stream's replica count.
+        num_replicas: opts.replicas ?? 1,
       });
     } catch (e) {
       // Another replica created it between our info and add.

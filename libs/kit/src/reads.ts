@@ -1,8 +1,8 @@
 import type { EntitySchema } from '@mikro-orm/core';
-import { AppError, type RpcOperation, limits, list, pageWithin, single } from '@acct/contracts';
+import { AppError, type KeyedOperation, limits, list, pageWithin, single } from '@acct/contracts';
 import type { Orm } from './db';
 import type { RpcServer } from './rpc';
-import { pageQuery, scopeOf } from './scope';
+import { findInScope, pageQuery, scopeOf, type ScopedRow } from './scope';
 
 /**
  * The read side every resource shares: a list (newest first, ties by id, limit + 1 for has_more,
@@ -13,8 +13,8 @@ export function registerReads<E extends object>(
   server: RpcServer,
   orm: Orm,
   r: {
-    list: RpcOperation;
-    get: RpcOperation;
+    list: KeyedOperation;
+    get: KeyedOperation;
     schema: EntitySchema<E, never>;
     name: string;
     plural: string;
@@ -47,7 +47,7 @@ export function registerReads<E extends object>(
   });
 
   server.handle(r.get, async (req) => {
-    const row = await orm.em.fork().findOne(r.schema, { id: req.params.id, ...scopeOf(req.ctx) } as never);
+    const row = await findInScope(orm.em.fork(), r.schema as never as EntitySchema<ScopedRow>, String(req.params.id), scopeOf(req.ctx));
     if (!row) throw AppError.notFound(r.label, req.params.id);
     return { ok: true, status: 200, body: single(r.name, r.dto(row as E)) };
   });

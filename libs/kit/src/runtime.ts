@@ -1,6 +1,6 @@
 import type { NatsConnection } from 'nats';
 import type { ServiceName } from '@acct/contracts';
-import { type BaseConfig, baseConfigSpec, loadConfig } from './config';
+import { type BaseConfig, baseConfigSpec, databaseUrlOf, loadConfig } from './config';
 import { createLogger, type Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { type Orm, ensureDatabase, migrate, pingDb } from './db';
@@ -38,7 +38,7 @@ export async function startRuntime(opts: {
 }): Promise<ServiceRuntime> {
   const { config } = opts;
   const log = createLogger(opts.name, config.LOG_LEVEL);
-  const orm = await opts.openOrm(config.DATABASE_URL, config.DB_POOL_MAX, log);
+  const orm = await opts.openOrm(databaseUrlOf(opts.name, config.DATABASE_URL), config.DB_POOL_MAX, log);
   const nc = await connectNats(config.NATS_URL, opts.name, log);
   const ops = await startOpsServer({
     port: config.OPS_PORT,
@@ -81,7 +81,7 @@ export async function migrateCommand(name: string, url: string, open: OrmOpener)
 export function migrateMain(name: ServiceName, open: OrmOpener): void {
   runMain(async () => {
     const { DATABASE_URL, LOG_LEVEL } = loadConfig({ DATABASE_URL: baseConfigSpec.DATABASE_URL, LOG_LEVEL: baseConfigSpec.LOG_LEVEL });
-    const applied = await migrateCommand(name, DATABASE_URL, open);
+    const applied = await migrateCommand(name, databaseUrlOf(name, DATABASE_URL), open);
     createLogger(name, LOG_LEVEL).info({ applied }, 'migrations applied');
   });
 }

@@ -78,6 +78,7 @@ export function wireService(def: ServiceDefinition, deps: { nc: NatsConnection; 
 /** Variables a service process reads beside the base ones. */
 export const serviceConfigSpec = {
   OUTBOX_RELAY_INTERVAL_MS: v.int(5000, 'how often the outbox relay publishes rows a crash left behind', 50, 600_000),
+  EVENTS_STREAM_REPLICAS: v.int(1, 'copies of the events stream on a JetStream cluster when this service creates it (3 on a 3-node cluster)', 1, 5),
   EVENTS_DUPLICATE_WINDOW_S: v.int(120, "the events stream's dedupe window when this service creates it, seconds", 1, 86_400),
 };
 
@@ -105,7 +106,7 @@ export function startService(def: ServiceDefinition): void {
       },
     });
     const posts = manifestOf(def.name).posts;
-    if (posts) await ensureEventsStream(rt.nc, config.NATS_PREFIX, { duplicateWindowMs: config.EVENTS_DUPLICATE_WINDOW_S * 1000 });
+    if (posts) await ensureEventsStream(rt.nc, config.NATS_PREFIX, { duplicateWindowMs: config.EVENTS_DUPLICATE_WINDOW_S * 1000, replicas: config.EVENTS_STREAM_REPLICAS });
     const outbox = posts ? new Outbox(rt.nc, rt.orm, rt.log, metrics, { relayIntervalMs: config.OUTBOX_RELAY_INTERVAL_MS }) : undefined;
     wiring = wireService(def, { nc: rt.nc, prefix: config.NATS_PREFIX, orm: rt.orm, log: rt.log, metrics, outbox });
     wiring.server.start();

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ROUTES, type RouteDef, type RpcReply } from '@acct/contracts';
+import { ROUTES, type RouteDef, type RpcReply, limits } from '@acct/contracts';
 import { type GatewayDeps, createGatewayApp } from './app';
 import type { UploadRequest } from './middlewares/upload';
 import { TokenBuckets } from './rate-limit';
@@ -35,6 +35,17 @@ const TABLE: RouteDef[] = [
     auth: true,
     params: obj({ id: { type: 'string' } }, ['id']),
     body: obj({ name: { type: 'string' } }),
+  },
+  {
+    ...base,
+    operationId: 'signedHook',
+    method: 'POST',
+    path: '/t/hooks/{source_id}',
+    rpc: 'processor_hooks.stripe',
+    auth: false,
+    kind: 'raw',
+    signatureHeader: 'stripe-signature',
+    params: obj({ source_id: { type: 'string', minLength: 2 } }, ['source_id']),
   },
 ];
 
@@ -164,6 +175,52 @@ describe('createGatewayApp with a route of each kind', () => {
     });
   });
 
+  describe('raw', () => {
+    it('needs no key and forwards the exact bytes (base64) with the signature header and no tenancy', async () => {
+      reply = { ok: true, status: 200, body: { data: { received: true } } };
+      const text = '{"id": "evt_1",  "b":"\u00e9"}\n';
+      const r = await served.call('/t/hooks/src1', { method: 'POST', body: text, headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': 't=1,v1=ab' } });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('ratelimit-limit')).toBe('1000'); // the per-address limit
+      const req = rpc.calls[0]!.req as unknown as { ctx: Record<string, unknown>; params: unknown; body: { payload_base64: string; signature: string } };
+      expect(rpc.calls[0]!.op).toBe('processor_hooks.stripe');
+      expect(Object.keys(req.ctx)).toEqual(['requestId']);
+      expect(req.params).toEqual({ source_id: 'src1' });
+      expect(Buffer.from(req.body.payload_base64, 'base64').toString('utf8')).toBe(text);
+      expect(req.body.signature).toBe('t=1,v1=ab');
+    });
+
+    it('forwards a missing signature as null and bytes that are not JSON as they are (the service refuses them)', async () => {
+      reply = { ok: false, error: { code: 'signature_invalid', message: 'No signature.', details: [] } };
+      const r = await served.call('/t/hooks/src1', { method: 'POST', body: 'not json', headers: { 'content-type': 'application/json' } });
+      expect(r.status).toBe(400);
+      expect((await json(r)).error.code).toBe('signature_invalid');
+      expect(rpc.calls[0]!.req.body).toEqual({ payload_base64: Buffer.from('not json').toString('base64'), signature: null });
+    });
+
+    it('refuses a body over the limit (413), another Content-Type (415) and a bad path parameter (400) before forwarding', async () => {
+      const big = await served.call('/t/hooks/src1', { method: 'POST', body: 'x'.repeat(limits.webhook_body_bytes_max + 1), headers: { 'content-type': 'application/json' } });
+      expect(big.status).toBe(413);
+      expect((await served.call('/t/hooks/src1', { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+      expect((await served.call('/t/hooks/s', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+      expect(rpc.calls).toHaveLength(0);
+    });
+
+    it('is limited per client address', async () => {
+      const one = await serve(createGatewayApp(deps({ clientBuckets: new TokenBuckets(1, 1) })).app);
+      try {
+        const hook = () => one.call('/t/hooks/src1', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+        reply = { ok: true, status: 200, body: {} };
+        expect((await hook()).status).toBe(200);
+        const second = await hook();
+        expect(second.status).toBe(429);
+        expect(second.headers.get('retry-after')).not.toBeNull();
+      } finally {
+        await one.close();
+      }
+    });
+  });
+
   describe('download', () => {
     const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(4096)]);
 
@@ -270,7 +327,9 @@ describe('createGatewayApp with a route of each kind', () => {
 
     it.each([
       ['a public route that wants a key', { kind: 'public', auth: true, rpc: null }, /takes no API key/],
-      ['a json route without a key', { auth: false }, /only public routes go without an API key/],
+      ['a json route without a key', { auth: false }, /only public and raw routes go without an API key/],
+      ['a raw route that wants a key', { kind: 'raw', auth: true }, /takes no API key/],
+      ['a raw route without a signature header', { kind: 'raw', auth: false }, /a raw route is a POST forwarded to a service with its signature header/],
       ['a public route forwarded to a service', { kind: 'public', auth: false }, /answered by a gateway handler/],
       ['a download that is not a GET', { kind: 'download' }, /a download is a GET/],
       ['an upload that is a GET', { kind: 'upload', method: 'GET', rpc: null }, /an upload is a POST or a PUT/],

@@ -6,7 +6,7 @@ import type { GatewayMetrics } from './metrics';
 import type { TokenBuckets } from './rate-limit';
 import { checkRoute, kindOf, takesBody } from './route-kind';
 import { type KeyResolver, authenticate } from './middlewares/authenticate';
-import { parseJson, requireJson } from './middlewares/body';
+import { parseJson, readRaw, requireJson } from './middlewares/body';
 import { clientRateLimit } from './middlewares/client-rate-limit';
 import { requestContext } from './middlewares/context';
 import { errors } from './middlewares/errors';
@@ -98,6 +98,8 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
     download: (r: RouteDef) => [mark(r), ...withKey(r), input(r, false), validate(r), forward(r, deps)],
     upload: (r: RouteDef) => [mark(r), ...withKey(r), input(r, false), validate(r), idempotency(r, records), upload(r, named(deps.uploads, r, 'upload handler'))],
     public: (r: RouteDef) => [mark(r), ...jsonBody(r), input(r), validate(r), localHandler(r)],
+    // No key: limited per client address; the bytes go unparsed to the service, which checks their signature.
+    raw: (r: RouteDef) => [mark(r), byClient, requireJson, input(r, false), validate(r), readRaw, forward(r, deps)],
   } satisfies Record<NonNullable<RouteDef['kind']>, (r: RouteDef) => Middleware[]>;
 
   const router = new Router();

@@ -9,6 +9,7 @@ export const gatewayConfigSpec = {
   RATE_LIMIT_BURST: v.int(100, 'per-key bucket size (burst)', 1, 10_000_000),
   RATE_LIMIT_CLIENT_RPS: v.int(200, 'per-client-address token refill rate (before authentication), requests per second', 1, 1_000_000),
   RATE_LIMIT_CLIENT_BURST: v.int(400, 'per-client-address bucket size (burst)', 1, 10_000_000),
+  RATE_LIMIT_SYNC_MS: v.int(100, 'how often each replica syncs its rate-limit buckets with the shared ones in Postgres, ms (0: per-replica limits only)', 0, 60_000),
   GATEWAY_TRUSTED_PROXIES: v.int(0, 'proxies in front of the gateway that append X-Forwarded-For (0: use the socket address)', 0, 10),
   MODULE_ENFORCEMENT: v.oneOf(['soft', 'hard'] as const, 'soft', 'soft: Module-Warning header; hard: 403 module_disabled'),
   AUTH_CACHE_TTL_MS: v.int(5000, 'how long a key lookup, known or unknown key, is cached (revocation delay), ms', 0, 300_000),

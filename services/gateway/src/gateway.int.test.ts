@@ -43,8 +43,8 @@ describe('gateway against real Postgres and NATS', () => {
     fake = new RpcServer(nc, prefix, 'receivables', silentLogger());
     for (const op of operationsOf('receivables')) {
       fake.handle(op, async (r) => {
-        received.push(r);
-        return (handlers[op] ?? (async () => ({ ok: true, status: 200, body: {} })))(r);
+        received.push(r as RpcRequest);
+        return (handlers[op] ?? (async () => ({ ok: true, status: 200, body: {} })))(r as RpcRequest);
       });
     }
     fake.start();

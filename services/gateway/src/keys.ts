@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
 import type { Environment } from '@acct/contracts';
 
@@ -15,8 +15,9 @@ export function generateKey(env: Environment): string {
   return `svc_${env}_${randomBase62()}`;
 }
 
+/** SHA-256 hex of the key; crypto.hash is the one-shot form (no Hash object per request). */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** The stored lookup prefix: the mode and the first characters of the random part. */

@@ -9,6 +9,7 @@ import { IdempotencyStore } from './idempotency';
 import { KeyStore } from './key-store';
 import { createGatewayMetrics } from './metrics';
 import { TokenBuckets } from './rate-limit';
+import { BucketSync } from './shared-buckets';
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
@@ -20,14 +21,21 @@ runMain(async () => {
   const rt = await startRuntime({ name: 'gateway', config, metrics, openOrm: openGatewayOrm, checks: { http: () => Promise.resolve(listening) } });
   // A request holds its key at most for the RPC timeout plus its own database round trips.
   const idempotency = new IdempotencyStore(rt.orm, config.IDEMPOTENCY_TTL_SECONDS, Math.ceil((2 * config.RPC_TIMEOUT_MS) / 1000) + 5);
+  const buckets = new TokenBuckets(config.RATE_LIMIT_RPS, config.RATE_LIMIT_BURST);
+  const clientBuckets = new TokenBuckets(config.RATE_LIMIT_CLIENT_RPS, config.RATE_LIMIT_CLIENT_BURST);
+  // One budget per key and per address across the replicas (see shared-buckets.ts for the slack).
+  const syncOf = (name: string, b: TokenBuckets) =>
+    new BucketSync({ orm: rt.orm, name, buckets: b, intervalMs: config.RATE_LIMIT_SYNC_MS, log: rt.log, errors: metrics.rateLimitStoreErrors });
+  const syncs = config.RATE_LIMIT_SYNC_MS > 0 ? [syncOf('key', buckets), syncOf('address', clientBuckets)] : [];
+  for (const s of syncs) s.start();
   const { app } = createGatewayApp({
     keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS, metrics),
     idempotency,
     rpc: new RpcClient(rt.nc, config.NATS_PREFIX, config.RPC_TIMEOUT_MS, metrics, rt.log),
     log: rt.log,
     metrics,
-    buckets: new TokenBuckets(config.RATE_LIMIT_RPS, config.RATE_LIMIT_BURST),
-    clientBuckets: new TokenBuckets(config.RATE_LIMIT_CLIENT_RPS, config.RATE_LIMIT_CLIENT_BURST),
+    buckets,
+    clientBuckets,
     trustedProxies: config.GATEWAY_TRUSTED_PROXIES,
     moduleEnforcement: config.MODULE_ENFORCEMENT,
     openapiYaml: renderOpenApiYaml(),
@@ -49,6 +57,7 @@ runMain(async () => {
       run: () =>
         new Promise<void>((resolve) => {
           clearInterval(purge);
+          for (const s of syncs) void s.stop();
           server.close(() => resolve());
           server.closeIdleConnections();
         }),

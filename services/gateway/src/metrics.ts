@@ -6,6 +6,7 @@ export interface GatewayMetrics extends ServiceMetrics {
   httpInFlight: Gauge;
   rateLimited: Counter;
   clientRateLimited: Counter;
+  rateLimitStoreErrors: Counter;
   keyLookups: Counter<'result'>;
   idempotentReplays: Counter;
   authFailures: Counter<'reason'>;
@@ -25,6 +26,11 @@ export function createGatewayMetrics(withDefaults = true): GatewayMetrics {
     }),
     httpInFlight: new Gauge({ name: 'http_requests_in_flight', help: 'Public HTTP requests being served.', registers }),
     rateLimited: new Counter({ name: 'http_rate_limited_total', help: 'Requests refused with 429 by the per-key limit.', registers }),
+    rateLimitStoreErrors: new Counter({
+      name: 'rate_limit_store_errors_total',
+      help: 'Syncs of the shared rate-limit buckets that failed (limits fall back to per replica meanwhile).',
+      registers,
+    }),
     clientRateLimited: new Counter({
       name: 'http_client_rate_limited_total',
       help: 'Requests refused with 429 by the per-client-address limit (before authentication).',

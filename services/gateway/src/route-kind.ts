@@ -15,8 +15,11 @@ export const forwardsIdempotencyKey = (route: RouteDef): boolean => Boolean(rout
 export function checkRoute(route: RouteDef): void {
   const kind = kindOf(route);
   const bad = (why: string) => new Error(`route ${route.operationId} (${kind}): ${why}`);
-  if (route.auth !== (kind !== 'public')) throw bad(kind === 'public' ? 'a public route takes no API key (auth: false)' : 'only public routes go without an API key');
+  const keyless = kind === 'public' || kind === 'raw';
+  if (route.auth !== !keyless) throw bad(keyless ? `a ${kind} route takes no API key (auth: false)` : 'only public and raw routes go without an API key');
   if (kind === 'public' && route.rpc) throw bad('a public route is answered by a gateway handler: there is no API key to build a trusted context from');
+  // A raw route's service authenticates the request itself, by a signature over the bytes it gets.
+  if (kind === 'raw' && (!route.rpc || route.method !== 'POST' || !route.signatureHeader)) throw bad('a raw route is a POST forwarded to a service with its signature header');
   if (kind === 'upload' && route.method !== 'POST' && route.method !== 'PUT') throw bad('an upload is a POST or a PUT');
   // A download's bytes are neither JSON-parsed nor kept for Idempotency-Key replay.
   if (kind === 'download' && route.method !== 'GET') throw bad('a download is a GET');

@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
+import { findAllInScope, findInScope } from '@acct/kit';
 import type { Db } from '@acct/posting';
 import { type Bill, BillSchema, type Vendor, type VendorPayment, VendorPaymentSchema, VendorSchema } from './entities';
 
@@ -12,12 +13,12 @@ import { type Bill, BillSchema, type Vendor, type VendorPayment, VendorPaymentSc
  */
 
 export function lockVendor(db: Db, id: string): Promise<Vendor | null> {
-  return db.em.findOne(VendorSchema, { id, ...db.scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return findInScope(db.em, VendorSchema, id, db.scope, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
 /** 404 naming /vendor_id unless the vendor exists in the scope. */
 export async function requireVendor(db: Db, vendorId: string): Promise<void> {
-  const v = await db.em.findOne(VendorSchema, { id: vendorId, ...db.scope }, { fields: ['id'] });
+  const v = await findInScope(db.em, VendorSchema, vendorId, db.scope);
   if (!v) {
     throw new AppError('not_found', `Vendor ${vendorId} was not found.`, [
       { field: '/vendor_id', issue: 'not_found', message: 'No such vendor in this organization and environment.' },
@@ -26,18 +27,18 @@ export async function requireVendor(db: Db, vendorId: string): Promise<void> {
 }
 
 export function lockBill(db: Db, id: string): Promise<Bill | null> {
-  return db.em.findOne(BillSchema, { id, ...db.scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return findInScope(db.em, BillSchema, id, db.scope, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
 /** The bills of the scope among `ids`, by id; locked in id order when `lock` (no deadlock between payments). */
 export async function billsById(db: Db, ids: readonly string[], lock: boolean): Promise<Map<string, Bill>> {
   const unique = [...new Set(ids)].sort();
-  const rows = await db.em.find(BillSchema, { id: { $in: unique }, ...db.scope }, { orderBy: { id: 'asc' }, ...(lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) });
+  const rows = await findAllInScope(db.em, BillSchema, unique, db.scope, { orderBy: { id: 'asc' }, ...(lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) });
   return new Map(rows.map((b) => [b.id, b]));
 }
 
 export function lockVendorPayment(db: Db, id: string): Promise<VendorPayment | null> {
-  return db.em.findOne(VendorPaymentSchema, { id, ...db.scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return findInScope(db.em, VendorPaymentSchema, id, db.scope, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
 export function findVendorByExternalId(db: Db, externalVendorId: string): Promise<Vendor | null> {

@@ -1,7 +1,24 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
+import { findInScope } from '@acct/kit';
 import type { Db } from '@acct/posting';
-import { CustomerSchema, type Estimate, EstimateSchema, type InboundEvent, InboundEventSchema, type Invoice, InvoiceSchema, type Payment, PaymentSchema } from './entities';
+import type { EventSource } from '@acct/contracts';
+import type { EntityManager } from '@acct/kit';
+import {
+  CustomerSchema,
+  type Estimate,
+  EstimateSchema,
+  type InboundEvent,
+  InboundEventSchema,
+  type Invoice,
+  InvoiceSchema,
+  type Payment,
+  type PaymentProcessor,
+  PaymentProcessorSchema,
+  PaymentSchema,
+  type Payout,
+  PayoutSchema,
+} from './entities';
 
 /**
  * The queries of the receivables flows, in one place, with every row lock the service takes:
@@ -11,7 +28,7 @@ import { CustomerSchema, type Estimate, EstimateSchema, type InboundEvent, Inbou
 
 /** Locks an invoice of the scope for the rest of the transaction (payments queue on it). */
 export function lockInvoice(db: Db, id: string): Promise<Invoice | null> {
-  return db.em.findOne(InvoiceSchema, { id, ...db.scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return findInScope(db.em, InvoiceSchema, id, db.scope, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
 /** Locks a payment by its external id (concurrent refunds of one payment queue on it). */
@@ -20,7 +37,7 @@ export function lockPaymentByExternalId(db: Db, externalPaymentId: string): Prom
 }
 
 export function lockEstimate(db: Db, id: string): Promise<Estimate | null> {
-  return db.em.findOne(EstimateSchema, { id, ...db.scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return findInScope(db.em, EstimateSchema, id, db.scope, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
 export function findPaymentByExternalId(db: Db, externalPaymentId: string): Promise<Payment | null> {
@@ -32,16 +49,35 @@ export async function findInvoiceIdByExternalId(db: Db, externalInvoiceId: strin
   return inv?.id ?? null;
 }
 
-/** The first event stored with this external id or Idempotency-Key, if any. */
-export function findFirstEvent(db: Db, externalEventId: string, idempotencyKey: string | undefined): Promise<InboundEvent | null> {
-  const or: Record<string, unknown>[] = [{ externalEventId }];
+/** The first event of this source stored with this external id (or, from the API, Idempotency-Key), if any. */
+export function findFirstEvent(db: Db, source: EventSource, externalEventId: string, idempotencyKey: string | undefined): Promise<InboundEvent | null> {
+  const or: Record<string, unknown>[] = [{ source, externalEventId }];
   if (idempotencyKey) or.push({ idempotencyKey });
   return db.em.findOne(InboundEventSchema, { ...db.scope, $or: or }, { orderBy: { createdAt: 'asc' } });
 }
 
+/** A payment processor by the source id of its webhook URL: the one lookup without a tenancy (the signature checks it). */
+export function findProcessorBySourceId(em: EntityManager, sourceId: string): Promise<PaymentProcessor | null> {
+  return em.findOne(PaymentProcessorSchema, { id: sourceId });
+}
+
+/** The payment processor of a connected app in a scope. */
+export function findProcessor(db: Db, connectedAppId: string): Promise<PaymentProcessor | null> {
+  return db.em.findOne(PaymentProcessorSchema, { ...db.scope, connectedAppId });
+}
+
+/** The first correctly signed event verifies the processor (once: later ones change nothing). */
+export async function markProcessorVerified(em: EntityManager, sourceId: string, at: Date): Promise<void> {
+  await em.nativeUpdate(PaymentProcessorSchema, { id: sourceId, status: 'unverified' }, { status: 'verified', verifiedAt: at });
+}
+
+export function findPayoutByExternalId(db: Db, externalPayoutId: string): Promise<Payout | null> {
+  return db.em.findOne(PayoutSchema, { ...db.scope, externalPayoutId });
+}
+
 /** 404 naming /customer_id unless the customer exists in the scope. */
 export async function requireCustomer(db: Db, customerId: string): Promise<void> {
-  const c = await db.em.findOne(CustomerSchema, { id: customerId, ...db.scope }, { fields: ['id'] });
+  const c = await findInScope(db.em, CustomerSchema, customerId, db.scope);
   if (!c) {
     throw new AppError('not_found', `Customer ${customerId} was not found.`, [
       { field: '/customer_id', issue: 'not_found', message: 'No such customer in this organization and environment.' },

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { type ServiceDefinition, type ServiceWiring, wireService } from '@acct/kit';
 import { booksOf } from '@acct/posting';
 import { entities } from './entities';
@@ -8,25 +9,35 @@ import { registerInvoiceHandlers } from './handlers/invoices.handler';
 import { registerPaymentHandlers } from './handlers/payments.handler';
 import { registerPayoutHandlers } from './handlers/payouts.handler';
 import { migrations } from './migrations';
+import { type ReceivablesConfig, loadReceivablesConfig } from './config';
+import { registerProcessorHandlers } from './handlers/processor.handler';
 
 /** The receivables service: customers, invoices, payments, estimates, payouts, inbound events. */
-export const receivables: ServiceDefinition = {
-  name: 'receivables',
-  entities,
-  migrations,
-  register(wiring) {
-    const { server } = wiring;
-    const books = booksOf(wiring);
-    registerCustomerHandlers(server, books);
-    registerInvoiceHandlers(server, books);
-    registerPaymentHandlers(server, books);
-    registerEstimateHandlers(server, books);
-    registerPayoutHandlers(server, books);
-    registerEventHandlers(server, books);
-  },
-};
+export function receivablesService(opts: { config?: ReceivablesConfig } = {}): ServiceDefinition {
+  let config = opts.config;
+  // Read when the service is wired (not when this module loads, which migrate does too).
+  const cfg = () => (config ??= loadReceivablesConfig());
+  return {
+    name: 'receivables',
+    entities,
+    migrations,
+    register(wiring) {
+      const { server } = wiring;
+      const books = booksOf(wiring);
+      registerCustomerHandlers(server, books);
+      registerInvoiceHandlers(server, books);
+      registerPaymentHandlers(server, books);
+      registerEstimateHandlers(server, books);
+      registerPayoutHandlers(server, books);
+      registerEventHandlers(server, books);
+      registerProcessorHandlers(server, books, cfg());
+    },
+  };
+}
+
+export const receivables: ServiceDefinition = receivablesService();
 
 /** Wires every operation of the service without starting it (integration tests). */
-export function createReceivablesServer(deps: Parameters<typeof wireService>[1]): ServiceWiring {
-  return wireService(receivables, deps);
+export function createReceivablesServer(deps: Parameters<typeof wireService>[1], config: ReceivablesConfig = { processorSecretKey: randomBytes(32) }): ServiceWiring {
+  return wireService(receivablesService({ config }), deps);
 }

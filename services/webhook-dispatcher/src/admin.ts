@@ -1,4 +1,4 @@
-import { baseConfigSpec, loadConfig, ormOpener, runMain } from '@acct/kit';
+import { baseConfigSpec, databaseUrlOf, loadConfig, ormOpener, runMain } from '@acct/kit';
 import { findEndpointById, getDelivery, queueTestDelivery } from './queries';
 import { webhookDispatcher } from './service';
 
@@ -20,7 +20,7 @@ runMain(async () => {
     process.exit(1);
   }
   const { DATABASE_URL } = loadConfig({ DATABASE_URL: baseConfigSpec.DATABASE_URL });
-  const orm = await ormOpener(webhookDispatcher({ config: undefined }))(DATABASE_URL, 2);
+  const orm = await ormOpener(webhookDispatcher({ config: undefined }))(databaseUrlOf('webhook-dispatcher', DATABASE_URL), 2);
   try {
     const em = orm.em.fork();
     const ep = await findEndpointById(em, id);

@@ -1,6 +1,5 @@
-import { type VarSpec, loadConfig, v } from '@acct/kit';
+import { type VarSpec, loadConfig, parseSecretKey, v } from '@acct/kit';
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseSchedule } from './domain/schedule';
-import { parseSecretKey } from './domain/secrets';
 
 function parsed<T>(def: string | undefined, doc: string, parse: (raw: string) => T): VarSpec<T> {
   return { default: def === undefined ? undefined : parse(def), doc, parse };

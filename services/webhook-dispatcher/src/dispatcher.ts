@@ -1,9 +1,8 @@
-import type { Logger, Orm } from '@acct/kit';
+import { type Logger, type Orm, decryptSecret } from '@acct/kit';
 import type { WebhookConfig } from './config';
 import type { WebhookMetrics } from './metrics';
 import { type ClaimedDelivery, claimDue, markAttemptFailed, markDelivered, noteEndpointFailure, recordAttempt } from './queries';
 import { retryDelay } from './domain/schedule';
-import { decryptSecret } from './domain/secrets';
 import type { Sender } from './sender';
 
 /**

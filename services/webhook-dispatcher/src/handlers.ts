@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, WEBHOOK_EVENT_TYPES, list, page, pageWithin, single } from '@acct/contracts';
-import { type Orm, type RpcServer, pageQuery } from '@acct/kit';
+import { type Orm, type RpcServer, encryptSecret, pageQuery } from '@acct/kit';
 import type { WebhookConfig } from './config';
-import { encryptSecret, newSecret } from './domain/secrets';
+import { newSecret } from './domain/secrets';
 import {
   type EndpointRow,
   type EndpointScope,

@@ -60,9 +60,15 @@ export async function insertEndpoint(em: EntityManager, r: EndpointRow): Promise
 const SCOPE = `organization_id = ? AND connected_app_id = ? AND environment = ? AND deleted_at IS NULL`;
 const scopeArgs = (s: EndpointScope) => [s.organizationId, s.connectedAppId, s.environment];
 
+const inEndpointScope = (r: EndpointRow, s: EndpointScope) => r.organization_id === s.organizationId && r.connected_app_id === s.connectedAppId && r.environment === s.environment;
+
+/**
+ * An endpoint of the scope by id: by primary key, the scope checked on the row (with the scope in
+ * the WHERE, Postgres may walk the list index over every endpoint of the organization instead).
+ */
 export async function findEndpoint(em: EntityManager, s: EndpointScope, id: string): Promise<EndpointRow | null> {
-  const rows = await em.execute<EndpointRow[]>(`SELECT * FROM webhook_endpoints WHERE id = ? AND ${SCOPE}`, [id, ...scopeArgs(s)]);
-  return rows[0] ?? null;
+  const row = await findEndpointById(em, id);
+  return row && inEndpointScope(row, s) ? row : null;
 }
 
 export async function listEndpoints(em: EntityManager, s: EndpointScope, limit: number, offset: number): Promise<EndpointRow[]> {
@@ -71,7 +77,8 @@ export async function listEndpoints(em: EntityManager, s: EndpointScope, limit: 
 
 /** Deletes (hides) an endpoint and drops its pending deliveries; false when it is not there. */
 export async function deleteEndpoint(em: EntityManager, s: EndpointScope, id: string): Promise<boolean> {
-  const rows = await em.execute(`UPDATE webhook_endpoints SET deleted_at = now() WHERE id = ? AND ${SCOPE} RETURNING id`, [id, ...scopeArgs(s)]);
+  if (!(await findEndpoint(em, s, id))) return false;
+  const rows = await em.execute(`UPDATE webhook_endpoints SET deleted_at = now() WHERE id = ? AND deleted_at IS NULL RETURNING id`, [id]);
   if (rows.length === 0) return false;
   await em.execute(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE endpoint_id = ? AND status = 'pending'`, [id]);
   return true;

@@ -1,2 +1,4 @@
 export * from './stack';
 export * from './seed';
+export * from './nats-server';
+export * from './round-robin';

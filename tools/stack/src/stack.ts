@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { SERVICE_MANIFEST, type ServiceManifestEntry, serviceDir } from '@acct/contracts';
 import { ensureDatabase } from '@acct/kit';
+import { startRoundRobin } from './round-robin';
 
 /** Repository root, from tools/stack/{src,dist}. */
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -20,18 +21,32 @@ export interface StackOptions {
   /** 'inherit' writes service logs to this process's stdout; a folder gets one file per service. */
   logs: 'inherit' | { dir: string };
   readyTimeoutMs?: number;
+  /**
+   * Processes per service (default 1). With more, the gateways listen on free ports behind a
+   * round-robin TCP balancer on gatewayPort, and each service's processes share its queue group.
+   */
+  replicas?: number;
 }
 
 export interface RunningService {
   def: ServiceManifestEntry;
+  /** The service's name for its first process, `name#i` for the (i+1)th. */
+  instance: string;
   opsPort: number;
   child: ChildProcess;
+  /** The public port (gateways only). */
+  httpPort?: number;
 }
 
 export interface Stack {
   gatewayUrl: string;
+  /** Each gateway process's own URL (one unless replicas > 1). */
+  gatewayUrls(): string[];
+  /** Running processes by instance (`receivables`, `receivables#1`, ...). */
   services: Map<string, RunningService>;
+  /** Stops every process of a service (or one instance, `name#i`); the exit code of the last. */
   stopService(name: string, signal?: NodeJS.Signals): Promise<number | null>;
+  /** Starts every process of a service (or one instance) again and waits until ready. */
   startService(name: string): Promise<void>;
   stop(): Promise<void>;
 }
@@ -98,8 +113,9 @@ async function waitReady(svc: RunningService, timeoutMs: number): Promise<void> 
 export async function startStack(opts: StackOptions): Promise<Stack> {
   if (opts.logs !== 'inherit') fs.mkdirSync(opts.logs.dir, { recursive: true });
   const baseEnv: NodeJS.ProcessEnv = {
-    // Local stacks only: the key that encrypts webhook endpoint secrets, unless one is given.
+    // Local stacks only: the keys that encrypt webhook endpoint and payment-processor secrets, unless given.
     WEBHOOK_SECRET_KEY: 'dev-only-webhook-secret-key-change-me-please',
+    PROCESSOR_SECRET_KEY: 'dev-only-processor-secret-key-change-me-please',
     ...process.env,
     ...opts.env,
     DATABASE_URL: opts.databaseUrl,
@@ -117,20 +133,36 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const services = new Map<string, RunningService>();
   const timeout = opts.readyTimeoutMs ?? 30_000;
 
-  const startService = async (name: string) => {
+  const replicas = opts.replicas ?? 1;
+  const instancesOf = (name: string): string[] => (name.includes('#') ? [name] : Array.from({ length: replicas }, (_, i) => (i === 0 ? name : `${name}#${i}`)));
+  const httpPorts = new Map<string, number>();
+
+  const startInstance = async (instance: string) => {
+    const name = instance.split('#')[0]!;
     const def = SERVICE_MANIFEST.find((d) => d.name === name);
     if (!def) throw new Error(`unknown service ${name}`);
-    const opsPort = opts.opsPorts?.[name] ?? (await freePort());
-    const child = run([path.join(serviceDir(def.name), 'dist', 'main.js')], { ...baseEnv, OPS_PORT: String(opsPort) }, opts.logs, def.name);
-    const svc = { def, opsPort, child };
-    services.set(name, svc);
+    const opsPort = (instance === name ? opts.opsPorts?.[name] : undefined) ?? (await freePort());
+    const env: NodeJS.ProcessEnv = { ...baseEnv, OPS_PORT: String(opsPort) };
+    let httpPort: number | undefined;
+    if (def.public) {
+      // One gateway: on gatewayPort; several: each on a port of its own (kept across restarts) behind the balancer.
+      httpPort = replicas === 1 ? opts.gatewayPort : (httpPorts.get(instance) ?? (await freePort()));
+      httpPorts.set(instance, httpPort);
+      env.GATEWAY_PORT = String(httpPort);
+    }
+    const child = run([path.join(serviceDir(def.name), 'dist', 'main.js')], env, opts.logs, instance.replace('#', '-'));
+    const svc: RunningService = { def, instance, opsPort, child, httpPort };
+    services.set(instance, svc);
     await waitReady(svc, timeout);
   };
+  const startService = async (name: string) => {
+    await Promise.all(instancesOf(name).map(startInstance));
+  };
 
-  const stopService = async (name: string, signal: NodeJS.Signals = 'SIGTERM') => {
-    const svc = services.get(name);
+  const stopInstance = async (instance: string, signal: NodeJS.Signals) => {
+    const svc = services.get(instance);
     if (!svc) return null;
-    services.delete(name);
+    services.delete(instance);
     const done = exited(svc.child);
     svc.child.kill(signal);
     const kill = setTimeout(() => svc.child.kill('SIGKILL'), 20_000);
@@ -138,8 +170,17 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     clearTimeout(kill);
     return code;
   };
+  const stopService = async (name: string, signal: NodeJS.Signals = 'SIGTERM') => {
+    let code: number | null = null;
+    for (const i of instancesOf(name)) code = (await stopInstance(i, signal)) ?? code;
+    return code;
+  };
+
+  const gatewayUrls = () => [...services.values()].filter((s) => s.httpPort !== undefined).map((s) => `http://127.0.0.1:${s.httpPort}`);
+  const balancer = replicas > 1 ? await startRoundRobin(opts.gatewayPort, () => [...services.values()].flatMap((s) => (s.httpPort ? [s.httpPort] : []))) : undefined;
 
   const stop = async () => {
+    await balancer?.close();
     // Gateway first, so no new work reaches services that are going away.
     for (const def of [...SERVICE_MANIFEST].reverse()) await stopService(def.name);
   };
@@ -150,5 +191,5 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await stop();
     throw e;
   }
-  return { gatewayUrl: `http://127.0.0.1:${opts.gatewayPort}`, services, stopService, startService, stop };
+  return { gatewayUrl: `http://127.0.0.1:${opts.gatewayPort}`, gatewayUrls, services, stopService, startService, stop };
 }

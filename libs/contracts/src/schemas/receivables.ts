@@ -240,15 +240,73 @@ export const paymentRefundedPayload = obj(
   { additionalProperties: true },
 );
 export type PaymentRefundedPayload = Static<typeof paymentRefundedPayload>;
+/** Where an inbound event came from: POST /events (`api`) or a signed payment-processor webhook (`stripe`). */
+export const EVENT_SOURCES = ['api', 'stripe'] as const;
+export type EventSource = (typeof EVENT_SOURCES)[number];
 export const event = obj({
+  id: Optional(uuid),
   event_id: uuid,
   event_type: Type.String(),
   external_event_id: Optional(Type.String()),
+  source: Optional(StringEnum(EVENT_SOURCES, { description: 'api: sent to POST /events; stripe: a signed Stripe webhook (external_event_id is the Stripe event id).' })),
   duplicate: Type.Boolean(),
-  status: StringEnum(INBOUND_EVENT_STATUSES),
+  status: StringEnum(INBOUND_EVENT_STATUSES, {
+    description:
+      'processed: applied to the books; stored: kept without a ledger effect (details say why when it was a mappable type); failed: could not be applied (details say why).',
+  }),
   payment_id: Optional(Nullable(uuid)),
   details: Optional(Type.Array(errorDetail, { description: 'Why a payment event failed or was only stored: {field, issue, message}.' })),
   created_at: Optional(dateTime),
 });
 export type EventDto = Static<typeof event>;
 export const eventResponse = singleEnvelope('event', event);
+export const eventListQuery = obj({
+  ...paginationQuery,
+  event_type: Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  status: Optional(StringEnum(INBOUND_EVENT_STATUSES)),
+  source: Optional(StringEnum(EVENT_SOURCES)),
+});
+export type EventListQuery = Static<typeof eventListQuery>;
+export const eventListResponse = listEnvelope('events', event);
+
+// ---------- payment processor (Stripe webhook input) ----------
+export const PAYMENT_PROCESSORS = ['stripe'] as const;
+export const PAYMENT_PROCESSOR_STATUSES = ['unverified', 'verified'] as const;
+export type PaymentProcessorStatus = (typeof PAYMENT_PROCESSOR_STATUSES)[number];
+export const signing_secret_length_max = 255;
+export const paymentProcessorPutBody = obj({
+  provider: StringEnum(PAYMENT_PROCESSORS),
+  signing_secret: Type.String({
+    pattern: '^whsec_[A-Za-z0-9_+/=-]+$',
+    minLength: 14,
+    maxLength: signing_secret_length_max,
+    description: "The webhook endpoint's signing secret as Stripe shows it (whsec_…). Stored encrypted; never shown again.",
+  }),
+});
+export type PaymentProcessorPutBody = Static<typeof paymentProcessorPutBody>;
+export const paymentProcessor = obj({
+  provider: StringEnum(PAYMENT_PROCESSORS),
+  source_id: uuid,
+  webhook_url: Type.String({ description: 'The path (on the gateway) to give Stripe as the webhook endpoint URL: /hooks/stripe/{source_id}.' }),
+  status: StringEnum(PAYMENT_PROCESSOR_STATUSES, { description: 'unverified until the first correctly signed event arrives.' }),
+  verified_at: Nullable(dateTime),
+  created_at: dateTime,
+  updated_at: dateTime,
+});
+export type PaymentProcessorDto = Static<typeof paymentProcessor>;
+export const paymentProcessorResponse = singleEnvelope('payment_processor', paymentProcessor);
+export const paymentProcessorDeleteResponse = singleEnvelope('payment_processor', obj({ provider: StringEnum(PAYMENT_PROCESSORS), source_id: uuid, deleted: Type.Literal(true) }));
+export const processorHookParams = obj({ source_id: uuid });
+/** What the gateway forwards of a signed webhook: the request's bytes as they came, and its signature header. */
+export const processorHookBody = obj({
+  payload_base64: Type.String({ maxLength: Math.ceil(limits.webhook_body_bytes_max / 3) * 4 }),
+  signature: Nullable(Type.String({ maxLength: 8192 })),
+});
+export type ProcessorHookBody = Static<typeof processorHookBody>;
+/** A Stripe event as Stripe sends it (documentation: the gateway checks only its size and signature). */
+export const stripeEvent = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  description: 'A Stripe event object (id evt_…, type, created, data.object), signed in the Stripe-Signature header. ' + `At most ${limits.webhook_body_bytes_max} bytes.`,
+  properties: { id: { type: 'string' }, type: { type: 'string' }, created: { type: 'integer' }, data: { type: 'object' } },
+  required: ['id', 'type', 'data'],
+});

@@ -23,7 +23,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
   reporting rebuild                          drop the reporting projection and replay the events stream
                                              (asks a running reporting service over NATS; waits until done)
 
-Reads DATABASE_URL (default postgres://postgres@127.0.0.1:5432/accounting); runs the gateway's
+Reads GATEWAY_DATABASE_URL, else DATABASE_URL (default postgres://postgres@127.0.0.1:5432/accounting); runs the gateway's
 migrations first, so it works on a fresh database.`;
 
 const OPTIONS = {
@@ -97,9 +97,10 @@ async function main(): Promise<void> {
   }
   const o = opts(rest);
   const { DATABASE_URL } = loadConfig({ DATABASE_URL: baseConfigSpec.DATABASE_URL });
-  const { ensureDatabase } = await import('@acct/kit');
-  await ensureDatabase(DATABASE_URL);
-  const orm = await openGatewayOrm(DATABASE_URL, 2);
+  const { ensureDatabase, databaseUrlOf } = await import('@acct/kit');
+  const url = databaseUrlOf('gateway', DATABASE_URL);
+  await ensureDatabase(url);
+  const orm = await openGatewayOrm(url, 2);
   try {
     await migrate(orm);
     const em = orm.em.fork();

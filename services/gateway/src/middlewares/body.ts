@@ -5,9 +5,9 @@ import { AppError, isAppError, limits } from '@acct/contracts';
 import type { Ctx, Middleware } from './state';
 
 /** Maps a failure of the JSON body parser (raw-body / co-body errors) to the envelope's vocabulary. */
-export function bodyError(err: { status?: number; type?: string }): AppError {
+export function bodyError(err: { status?: number; type?: string }, limit: number = limits.json_body_bytes_max): AppError {
   if (err.status === 413 || err.type === 'entity.too.large') {
-    return new AppError('validation_failed', `The request body is over the ${limits.json_body_bytes_max}-byte limit.`, [], 413);
+    return new AppError('validation_failed', `The request body is over the ${limit}-byte limit.`, [], 413);
   }
   if (err.status === 415 || err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') {
     return new AppError('validation_failed', 'The body uses an unsupported encoding or charset.', [], 415);
@@ -55,7 +55,7 @@ async function readBytes(ctx: Ctx, limit: number): Promise<Buffer> {
     if (!decoder) throw bodyError({ status: 415, type: 'encoding.unsupported' });
     source = ctx.req.pipe(decoder());
   } else if (Number(ctx.get('content-length') || 0) > limit) {
-    throw bodyError({ status: 413 });
+    throw bodyError({ status: 413 }, limit);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -63,7 +63,7 @@ async function readBytes(ctx: Ctx, limit: number): Promise<Buffer> {
     for await (const chunk of source) {
       const b = chunk as Buffer;
       size += b.length;
-      if (size > limit) throw bodyError({ status: 413 });
+      if (size > limit) throw bodyError({ status: 413 }, limit);
       chunks.push(b);
     }
   } catch (e) {
@@ -95,5 +95,14 @@ export const parseJson: Middleware = async (ctx, next) => {
     }
   }
   ctx.request.body = parsed;
+  await next();
+};
+
+/**
+ * A raw route's body (a signed webhook) up to limits.webhook_body_bytes_max, unparsed, into
+ * ctx.state.raw: its service checks a signature over exactly these bytes before it reads them.
+ */
+export const readRaw: Middleware = async (ctx, next) => {
+  ctx.state.raw = await readBytes(ctx, limits.webhook_body_bytes_max);
   await next();
 };

@@ -65,4 +65,46 @@ describe('requestContext', () => {
     expect(line).toMatchObject({ request_id: r.headers.get('request-id'), method: 'GET', route: '/things/{id}', status: 200, api_key_id: 'key-7' });
     expect(typeof line!.duration_ms).toBe('number');
   });
+
+  describe('at level warn', () => {
+    const quiet: Array<Record<string, unknown>> = [];
+    const warnLog = pino(
+      { level: 'warn' },
+      new Writable({
+        write(chunk, _enc, done) {
+          quiet.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
+    );
+    const child = jest.spyOn(warnLog, 'child');
+    let quietServed: Served;
+
+    beforeAll(async () => {
+      const app = new Koa();
+      app.use(requestContext({ log: warnLog, metrics: testMetrics() }));
+      app.use((ctx: Koa.Context) => {
+        if (ctx.path === '/warns') ctx.state.log.warn('something odd');
+        ctx.body = {};
+      });
+      quietServed = await serve(app);
+    });
+    afterAll(() => quietServed.close());
+    beforeEach(() => {
+      quiet.length = 0;
+      child.mockClear();
+    });
+
+    it('makes no child logger and writes nothing for a request that logs nothing', async () => {
+      await quietServed.call('/quiet');
+      expect(child).not.toHaveBeenCalled();
+      expect(quiet).toEqual([]);
+    });
+
+    it('still tags what a request logs with its request id', async () => {
+      const r = await quietServed.call('/warns');
+      expect(child).toHaveBeenCalledTimes(1);
+      expect(quiet).toEqual([expect.objectContaining({ msg: 'something odd', request_id: r.headers.get('request-id') })]);
+    });
+  });
 });

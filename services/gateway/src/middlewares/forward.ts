@@ -1,4 +1,4 @@
-import type { RouteDef, RpcOk, RpcReply, RpcRequest, TrustedContext } from '@acct/contracts';
+import type { ProcessorHookBody, PublicContext, RouteDef, RpcOk, RpcReply, RpcRequest, TrustedContext } from '@acct/contracts';
 import type { RpcClient } from '@acct/kit';
 import { forwardsIdempotencyKey, kindOf } from '../route-kind';
 import { sendError } from './errors';
@@ -36,17 +36,25 @@ function sendFile(ctx: Ctx, reply: RpcOk): void {
   ctx.body = Buffer.from(reply.bodyBase64!, 'base64');
 }
 
+/** A raw route's bytes as they came (base64) and its signature header, for the service to verify. */
+function rawBody(ctx: Ctx, route: RouteDef): ProcessorHookBody {
+  const signature = route.signatureHeader ? ctx.get(route.signatureHeader) : '';
+  return { payload_base64: (ctx.state.raw ?? Buffer.alloc(0)).toString('base64'), signature: signature || null };
+}
+
 /** The last step of a route served by a service: one RPC over NATS with the validated request. */
 export function forward(route: RouteDef, { rpc }: { rpc: RpcCaller }): Middleware {
   if (!route.rpc) throw new Error(`route ${route.operationId} has no rpc operation to forward to`);
   const op = route.rpc;
   const file = kindOf(route) === 'download';
+  const raw = kindOf(route) === 'raw';
   return async (ctx) => {
-    const req: RpcRequest = {
-      ctx: trustedContext(ctx, route),
+    const req: RpcRequest<unknown, Record<string, string>, Record<string, unknown>, TrustedContext | PublicContext> = {
+      // No API key on a raw route: the service finds the tenancy from what the signature proves.
+      ctx: raw ? { requestId: ctx.state.requestId } : trustedContext(ctx, route),
       params: { ...ctx.params },
       query: ctx.state.query ?? {},
-      body: ctx.state.body ?? {},
+      body: raw ? rawBody(ctx, route) : (ctx.state.body ?? {}),
     };
     sendReply(ctx, await rpc.call(op, req), { file });
   };

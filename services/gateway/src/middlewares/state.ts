@@ -12,6 +12,8 @@ export interface GatewayState {
   /** The validated query and body, as forwarded. */
   query?: Record<string, unknown>;
   body?: unknown;
+  /** A raw route's body, unparsed (readRaw). */
+  raw?: Buffer;
 }
 
 /** params: the path parameters @koa/router matched (Koa's own Context leaves them untyped). */

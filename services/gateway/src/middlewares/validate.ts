@@ -17,13 +17,14 @@ function scopeFieldDetails(where: 'query' | 'body', obj: unknown): ErrorDetail[]
 /**
  * Refuses scope fields (they come from the API key only), then checks path, query and JSON body
  * against the route's schemas and leaves the typed query and body in ctx.state. An upload's body is
- * a stream for its handler, not JSON: only its path and query are checked.
+ * a stream for its handler, and a raw route's body bytes for its service, not JSON: only their path
+ * and query are checked.
  */
 export function validate(route: RouteDef): Middleware {
   const params: ValidateFunction | undefined = route.params ? compileBody(route.params) : undefined;
   const querySchema = route.query ?? NOTHING;
   const query = compileQuery(querySchema);
-  const hasBody = takesBody(route) && kindOf(route) !== 'upload';
+  const hasBody = takesBody(route) && kindOf(route) !== 'upload' && kindOf(route) !== 'raw';
   const body = compileBody(route.body ?? NOTHING);
   return async (ctx, next) => {
     const q: Record<string, unknown> = { ...ctx.query };

@@ -1,4 +1,4 @@
-import type { Estimate, InboundEvent, Invoice, Payment, Payout } from './receivables.entity';
+import type { Estimate, InboundEvent, Invoice, Payment, PaymentProcessor, Payout } from './receivables.entity';
 
 /** Entities → wire (snake_case), the one place the names are converted. */
 
@@ -73,13 +73,31 @@ export function payoutDto(p: Payout) {
 
 export function eventDto(e: InboundEvent, duplicate: boolean) {
   return {
+    id: e.id,
     event_id: e.id,
     event_type: e.eventType,
     external_event_id: e.externalEventId,
+    source: e.source,
     duplicate,
     status: e.status,
     payment_id: e.paymentId,
     details: e.details,
     created_at: e.createdAt.toISOString(),
+  };
+}
+
+/** The webhook URL's path on the gateway: the route /hooks/stripe/{source_id}. */
+export const stripeWebhookPath = (sourceId: string) => `/hooks/stripe/${sourceId}`;
+
+/** Never the secret, not even encrypted. */
+export function paymentProcessorDto(p: PaymentProcessor) {
+  return {
+    provider: p.provider,
+    source_id: p.id,
+    webhook_url: stripeWebhookPath(p.id),
+    status: p.status,
+    verified_at: p.verifiedAt ? p.verifiedAt.toISOString() : null,
+    created_at: p.createdAt.toISOString(),
+    updated_at: p.updatedAt.toISOString(),
   };
 }

@@ -1,7 +1,7 @@
 import { CustomerSchema } from './customer.entity';
-import { EstimateSchema, InboundEventSchema, InvoiceSchema, PaymentSchema, PayoutSchema } from './receivables.entity';
+import { EstimateSchema, InboundEventSchema, InvoiceSchema, PaymentProcessorSchema, PaymentSchema, PayoutSchema } from './receivables.entity';
 
 export * from './customer.entity';
 export * from './receivables.entity';
 export * from './dto';
-export const entities = [CustomerSchema, InvoiceSchema, PaymentSchema, EstimateSchema, PayoutSchema, InboundEventSchema];
+export const entities = [CustomerSchema, InvoiceSchema, PaymentSchema, EstimateSchema, PayoutSchema, InboundEventSchema, PaymentProcessorSchema];

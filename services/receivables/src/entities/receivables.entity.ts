@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
-import type { EstimateStatus, InboundEventStatus, InvoiceStatus, PaymentStatus, PayoutStatus } from '@acct/contracts';
+import type { EstimateStatus, EventSource, InboundEventStatus, InvoiceStatus, PaymentProcessorStatus, PaymentStatus, PayoutStatus } from '@acct/contracts';
 import { type Scoped, moneyColumn as money, scopedColumns as scoped } from '@acct/kit';
 import type { LineItem } from '@acct/ledger';
 
@@ -148,6 +148,9 @@ export interface InboundEvent extends Scoped {
   status: InboundEventStatus;
   details: Array<{ field: string; issue: string; message: string }>;
   paymentId: string | null;
+  source: EventSource;
+  /** The payment processor (its source id) a stripe event came through. */
+  sourceId: string | null;
 }
 
 export const InboundEventSchema = new EntitySchema<InboundEvent>({
@@ -163,5 +166,31 @@ export const InboundEventSchema = new EntitySchema<InboundEvent>({
     status: { type: 'text' },
     details: { type: 'json' },
     paymentId: { type: 'uuid', fieldName: 'payment_id', nullable: true },
+    source: { type: 'text', default: 'api' },
+    sourceId: { type: 'uuid', fieldName: 'source_id', nullable: true },
+  },
+});
+
+/** A connected app's payment processor: its id is the source id of the webhook URL. */
+export interface PaymentProcessor extends Scoped {
+  connectedAppId: string;
+  provider: 'stripe';
+  secretEncrypted: string;
+  status: PaymentProcessorStatus;
+  verifiedAt: Date | null;
+  updatedAt: Date;
+}
+
+export const PaymentProcessorSchema = new EntitySchema<PaymentProcessor>({
+  name: 'PaymentProcessor',
+  tableName: 'payment_processors',
+  properties: {
+    ...scoped,
+    connectedAppId: { type: 'uuid', fieldName: 'connected_app_id' },
+    provider: { type: 'text' },
+    secretEncrypted: { type: 'text', fieldName: 'secret_encrypted' },
+    status: { type: 'text' },
+    verifiedAt: { type: 'Date', fieldName: 'verified_at', nullable: true },
+    updatedAt: { type: 'Date', fieldName: 'updated_at' },
   },
 });

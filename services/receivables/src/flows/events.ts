@@ -1,5 +1,17 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { AppError, type ErrorDetail, INBOUND_ACTIVE, INBOUND_PLANNED, INBOUND_STORED_ONLY, canonicalJson, compileBody, isAppError, schemas, toDetails } from '@acct/contracts';
+import {
+  AppError,
+  type ErrorDetail,
+  type EventSource,
+  INBOUND_ACTIVE,
+  INBOUND_PLANNED,
+  INBOUND_STORED_ONLY,
+  canonicalJson,
+  compileBody,
+  isAppError,
+  schemas,
+  toDetails,
+} from '@acct/contracts';
 import type { Db, Tx } from '@acct/posting';
 import type { InboundEvent } from '../entities';
 import { findFirstEvent, findInvoiceIdByExternalId, lockPaymentByExternalId } from '../queries';
@@ -8,14 +20,18 @@ import { recordPayment, refundPayment } from './payments';
 const validPaymentReceived = compileBody(schemas.receivables.paymentReceivedPayload);
 const validPaymentRefunded = compileBody(schemas.receivables.paymentRefundedPayload);
 
-type Outcome = Pick<InboundEvent, 'status' | 'details' | 'paymentId'>;
-
 export interface EventInput {
   externalEventId: string;
   eventType: string;
   payload: Record<string, unknown>;
   idempotencyKey: string | null;
+  /** api (POST /events) unless a payment processor's webhook brought it. */
+  source?: EventSource;
+  sourceId?: string | null;
 }
+
+/** What applying an event did: its status, why (details) and the payment it touched. */
+export type Outcome = Pick<InboundEvent, 'status' | 'details' | 'paymentId'>;
 
 export function eventHash(type: string, payload: unknown): string {
   return createHash('sha256')
@@ -38,7 +54,7 @@ export function classifyEvent(type: string): 'active' | 'stored' {
  * payload hash); null when there is none; 409 when it differs.
  */
 export async function duplicateEvent(db: Db, input: EventInput, hash: string): Promise<InboundEvent | null> {
-  const first = await findFirstEvent(db, input.externalEventId, input.idempotencyKey ?? undefined);
+  const first = await findFirstEvent(db, input.source ?? 'api', input.externalEventId, input.idempotencyKey ?? undefined);
   if (!first) return null;
   if (first.eventType !== input.eventType || first.payloadHash !== hash) {
     throw AppError.conflict('This external_event_id (or Idempotency-Key) was already used for an event with another type or payload.', [
@@ -51,7 +67,7 @@ export async function duplicateEvent(db: Db, input: EventInput, hash: string): P
 const payloadDetails = (errors: Parameters<typeof toDetails>[0]): ErrorDetail[] => toDetails(errors).map((d) => ({ ...d, field: `/payload${d.field === '/' ? '' : d.field}` }));
 
 /** payment.received: validated, matched by external_invoice_id, posted as a payment; else failed. */
-async function processPaymentReceived(tx: Tx, eventId: string, payload: Record<string, unknown>): Promise<Outcome> {
+export async function processPaymentReceived(tx: Tx, eventId: string, payload: Record<string, unknown>): Promise<Outcome> {
   if (!validPaymentReceived(payload)) return { status: 'failed', details: payloadDetails(validPaymentReceived.errors), paymentId: null };
   const p = payload as { external_payment_id: string; external_invoice_id: string; amount_cents: number; currency?: string; processor?: string; received_at: string };
   if (p.currency !== undefined && p.currency !== 'USD') {
@@ -86,7 +102,7 @@ async function processPaymentReceived(tx: Tx, eventId: string, payload: Record<s
 }
 
 /** payment.refunded: a full refund of an event payment reverses it and reopens the invoice. */
-async function processPaymentRefunded(tx: Tx, payload: Record<string, unknown>): Promise<Outcome> {
+export async function processPaymentRefunded(tx: Tx, payload: Record<string, unknown>): Promise<Outcome> {
   const stored = (issue: string, message: string, field = '/payload/external_payment_id'): Outcome => ({ status: 'stored', details: [{ field, issue, message }], paymentId: null });
   if (!validPaymentRefunded(payload)) return { status: 'stored', details: payloadDetails(validPaymentRefunded.errors), paymentId: null };
   const p = payload as { external_payment_id: string; amount_cents?: number };
@@ -106,13 +122,24 @@ async function processPaymentRefunded(tx: Tx, payload: Record<string, unknown>):
   return { status: 'processed', details: [], paymentId: payment.id };
 }
 
-/** Stores an inbound event and, for an active type, applies it in the same transaction. */
-export async function storeEvent(tx: Tx, input: EventInput, hash: string): Promise<InboundEvent> {
+/** How POST /events applies an event of an active type; other types are stored. */
+async function applyApiEvent(tx: Tx, id: string, input: EventInput): Promise<Outcome> {
+  if (classifyEvent(input.eventType) !== 'active') return { status: 'stored', details: [], paymentId: null };
+  return input.eventType === 'payment.received' ? processPaymentReceived(tx, id, input.payload) : processPaymentRefunded(tx, input.payload);
+}
+
+/**
+ * Stores an inbound event and applies it in the same transaction: by POST /events' rules, or by
+ * `apply` (a payment processor's mapping onto the same flows).
+ */
+export async function storeEvent(
+  tx: Tx,
+  input: EventInput,
+  hash: string,
+  apply: (tx: Tx, eventId: string, input: EventInput) => Promise<Outcome> = applyApiEvent,
+): Promise<InboundEvent> {
   const id = randomUUID();
-  let outcome: Outcome = { status: 'stored', details: [], paymentId: null };
-  if (classifyEvent(input.eventType) === 'active') {
-    outcome = input.eventType === 'payment.received' ? await processPaymentReceived(tx, id, input.payload) : await processPaymentRefunded(tx, input.payload);
-  }
+  const outcome = await apply(tx, id, input);
   const row: InboundEvent = {
     id,
     ...tx.scope,
@@ -122,14 +149,16 @@ export async function storeEvent(tx: Tx, input: EventInput, hash: string): Promi
     payload: input.payload,
     payloadHash: hash,
     ...outcome,
+    source: input.source ?? 'api',
+    sourceId: input.sourceId ?? null,
     createdAt: new Date(),
   };
   await tx.em.flush(); // payments first: the event row points at its payment
   // Written as plain SQL: the payload is the caller's free-form JSON, and MikroORM's insert walks
   // its values as query parameters (a key named "constructor" holding a number makes it throw).
   await tx.em.execute(
-    `INSERT INTO inbound_events (id, organization_id, environment, created_at, external_event_id, idempotency_key, event_type, payload, payload_hash, status, details, payment_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?::jsonb, ?)`,
+    `INSERT INTO inbound_events (id, organization_id, environment, created_at, external_event_id, idempotency_key, event_type, payload, payload_hash, status, details, payment_id, source, source_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?)`,
     [
       row.id,
       row.organizationId,
@@ -143,6 +172,8 @@ export async function storeEvent(tx: Tx, input: EventInput, hash: string): Promi
       row.status,
       JSON.stringify(row.details),
       row.paymentId,
+      row.source,
+      row.sourceId,
     ],
     'run',
   );

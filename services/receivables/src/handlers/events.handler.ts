@@ -1,7 +1,7 @@
 import { single } from '@acct/contracts';
-import type { RpcServer } from '@acct/kit';
+import { type RpcServer, registerReads } from '@acct/kit';
 import { type Books, isUniqueViolation, retryOnceOnUnique } from '@acct/posting';
-import { eventDto } from '../entities';
+import { InboundEventSchema, eventDto } from '../entities';
 import { type EventInput, classifyEvent, duplicateEvent, eventHash, storeEvent } from '../flows/events';
 
 export function registerEventHandlers(server: RpcServer, books: Books): void {
@@ -29,5 +29,16 @@ export function registerEventHandlers(server: RpcServer, books: Books): void {
       }
       throw e;
     }
+  });
+
+  registerReads(server, books.orm, {
+    list: 'events.list',
+    get: 'events.get',
+    schema: InboundEventSchema,
+    name: 'event',
+    plural: 'events',
+    label: 'Event',
+    dto: (e) => eventDto(e, false),
+    filters: { event_type: 'eventType', status: 'status', source: 'source' },
   });
 }

@@ -2,9 +2,11 @@ import type { MigrationDef } from '@acct/kit';
 import { withPostingMigrations } from '@acct/posting';
 import { Migration20261122000001Customers } from './Migration20261122000001Customers';
 import { Migration20261122000002Receivables } from './Migration20261122000002Receivables';
+import { Migration20261124000003PaymentProcessors } from './Migration20261124000003PaymentProcessors';
 
 /** The ledger and outbox (shared, versioned), then the receivables tables. */
 export const migrations: MigrationDef[] = withPostingMigrations([
   { name: 'Migration20261122000001Customers', class: Migration20261122000001Customers },
   { name: 'Migration20261122000002Receivables', class: Migration20261122000002Receivables },
+  { name: 'Migration20261124000003PaymentProcessors', class: Migration20261124000003PaymentProcessors },
 ]);

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SERVICE_MANIFEST } from '@acct/contracts';
+import { baseConfigSpec, gatewayPortVar, loadConfig, runMain, v } from '@acct/kit';
+import { NatsCluster } from './nats-server';
+import { bootstrapDevKey } from './seed';
+import { freePort, startStack } from './stack';
+
+/**
+ * `npm run stack:cluster`: the system as SREs run it, on this machine: a 3-node NATS JetStream
+ * cluster of its own (free localhost ports, the events stream in 3 replicas), STACK_REPLICAS (2)
+ * processes of every service and of the gateway, behind a round-robin balancer on GATEWAY_PORT.
+ */
+runMain(async () => {
+  const config = loadConfig({
+    DATABASE_URL: baseConfigSpec.DATABASE_URL,
+    NATS_PREFIX: baseConfigSpec.NATS_PREFIX,
+    GATEWAY_PORT: gatewayPortVar(),
+    STACK_REPLICAS: v.int(2, 'processes of every service and of the gateway', 1, 8),
+    STACK_NATS_NODES: v.int(3, 'nodes of the NATS JetStream cluster', 1, 5),
+  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-cluster-'));
+  const cluster = await NatsCluster.create(dir, config.STACK_NATS_NODES, freePort);
+  process.stdout.write(`starting a ${config.STACK_NATS_NODES}-node NATS cluster (${cluster.url}), data and logs in ${dir}\n`);
+  await cluster.start();
+  const stack = await startStack({
+    databaseUrl: config.DATABASE_URL,
+    natsUrl: cluster.url,
+    natsPrefix: config.NATS_PREFIX,
+    gatewayPort: config.GATEWAY_PORT,
+    replicas: config.STACK_REPLICAS,
+    logs: { dir },
+    env: { EVENTS_STREAM_REPLICAS: String(Math.min(3, config.STACK_NATS_NODES)) },
+  });
+  const seed = await bootstrapDevKey(config.DATABASE_URL);
+  process.stdout.write(
+    [
+      '',
+      `Accounting API (${config.STACK_REPLICAS} × ${SERVICE_MANIFEST.map((s) => s.name).join(', ')}) on ${stack.gatewayUrl}`,
+      `  gateways: ${stack.gatewayUrls().join(', ')}`,
+      `  NATS: ${cluster.url}`,
+      `  test key: ${seed.test_key}`,
+      '  Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await stack.stop();
+    await cluster.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+});

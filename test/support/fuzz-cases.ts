@@ -485,11 +485,23 @@ export const LEAKS: { kind: string; re: RegExp }[] = [
   { kind: 'key_hash', re: /\b[0-9a-f]{64}\b/ },
 ];
 
+function withoutDigests(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutDigests);
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => k !== 'sha256')
+        .map(([k, x]) => [k, withoutDigests(x)]),
+    );
+  return v;
+}
+
 /** The leaks in an answer, after removing what the request itself sent (an echo is not a leak). */
 export function leaksIn(res: FuzzResponse, v: FuzzView, secrets: readonly string[]): string[] {
   const sent = v.strings.filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
   const texts: string[] = [];
-  if (res.json !== undefined) stringsOf(res.json, texts);
+  // A document's `sha256` is its published checksum, not a key hash.
+  if (res.json !== undefined) stringsOf(withoutDigests(res.json), texts);
   else texts.push(res.text);
   const found = new Set<string>();
   for (let t of texts) {

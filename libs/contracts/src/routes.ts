@@ -786,7 +786,7 @@ export const ROUTES: RouteDef[] = [
     auth: true,
     kind: 'download',
     params: idParams,
-    responses: [{ status: 200, description: 'The file.', schema: doc.documentResponse }],
+    responses: [{ status: 200, description: 'The file.', schema: { type: 'string', contentEncoding: 'binary' } }],
   },
   {
     operationId: 'linkDocument',

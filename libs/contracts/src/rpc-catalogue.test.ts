@@ -30,6 +30,8 @@ describe('RPC_CATALOGUE', () => {
       const body = route.kind === 'raw' ? processorHookBody : route.body;
       expect({ op: route.rpc, params: route.params, query: route.query, body }).toEqual({ op: route.rpc, params: def.params, query: def.query, body: def.body });
       expect({ op: route.rpc, public: route.auth ? undefined : true }).toEqual({ op: route.rpc, public: (def as { public?: true }).public });
+      // A download route answers the bytes; its RPC answers where the gateway fetches them from.
+      if (route.kind === 'download') continue;
       for (const res of route.responses) expect({ op: route.rpc, status: res.status, schema: res.schema }).toEqual({ op: route.rpc, status: res.status, schema: def.reply });
     }
   });

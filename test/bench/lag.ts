@@ -30,11 +30,13 @@ export async function reportingLag(databaseUrl: string, organizationId: string, 
       );
       return Number(rows[0]?.n ?? 0);
     };
+    // Counted again on every poll: requests still in flight when a scenario's time ran out commit later.
     const deadline = Date.now() + waitMs;
-    const want = await posted();
+    let want = await posted();
     let got = await applied();
     while (got < want && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 250));
+      want = await posted();
       got = await applied();
     }
     const { rows } = await client.query<{ n: string; p50: number; p99: number; max: number }>(

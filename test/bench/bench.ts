@@ -41,7 +41,8 @@ import { accountId } from '@acct/ledger';
 import { explainReports, seedReportingLines } from './report-seed';
 import { reportingLag } from './lag';
 
-function envInt(name: string, def: number, min: number): number {
+/** An integer from the environment (def when unset), at least min. */
+export function envInt(name: string, def: number, min: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return def;
   const n = Number(raw);

@@ -40,17 +40,9 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { adminCli, freePort, startStack, type Stack } from '@acct/stack';
 import { dropDatabase, dropEventsStream, ensureDatabase } from '@acct/kit';
-import { createOne, drive, percentile } from './bench';
+import { createOne, drive, envInt, percentile } from './bench';
 
 const run = promisify(execFile);
-
-function envInt(name: string, def: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return def;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-}
 
 const CLIENTS = envInt('BENCH_CLIENTS', 16, 1);
 const DURATION_S = envInt('BENCH_DURATION_S', 10, 1);

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { compileBody, schemas } from '@acct/contracts';
 import { type Keys, bootstrapOrg, client, type E2E, startE2E } from './harness';
+import { TINY_PNG, multipart } from './documents.helpers';
 import { type Api, E2E_ENV, createCustomer, expectError, expectSchema, expectStatus, utcDate } from './receivables.helpers';
 
 const validDocument = compileBody(schemas.documents.documentResponse);
@@ -17,13 +18,7 @@ const MAX = 1024 * 1024; // the stack's UPLOAD_MAX_BYTES: small, so the limit te
 /** The smallest files whose magic numbers file-type recognizes, one per allowed type. */
 const FILES: Array<[string, string, Buffer, string]> = [
   ['PDF', 'a.pdf', Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n'), 'application/pdf'],
-  // A whole 1×1 PNG: file-type walks PNG chunks, so random bytes after the signature may not parse.
-  [
-    'PNG',
-    'a.png',
-    Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082', 'hex'),
-    'image/png',
-  ],
+  ['PNG', 'a.png', TINY_PNG, 'image/png'],
   ['JPEG', 'a.jpg', Buffer.concat([Buffer.from('ffd8ffe000104a46494600', 'hex'), randomBytes(64)]), 'image/jpeg'],
   ['WEBP', 'a.webp', Buffer.concat([Buffer.from('RIFF'), Buffer.from('24000000', 'hex'), Buffer.from('WEBPVP8 '), randomBytes(64)]), 'image/webp'],
   [
@@ -36,21 +31,6 @@ const FILES: Array<[string, string, Buffer, string]> = [
   ['CSV', 'a.csv', Buffer.from('date,amount\n2026-01-01,12.50\n'), 'text/csv'],
   ['plain text', 'a.txt', Buffer.from('Receipt from the café: 12,50 €\n'), 'text/plain'],
 ];
-
-/** A multipart/form-data body built byte by byte, so file names can carry anything (NUL, bidi). */
-function multipart(file: { name: string; type: string; bytes: Buffer } | null, fields: Record<string, string> = {}): { body: Buffer; contentType: string } {
-  const boundary = `----acct${randomUUID()}`;
-  const parts: Buffer[] = [];
-  for (const [k, v] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
-  if (file) {
-    // A NUL cannot be in a header line: it travels RFC 5987-encoded (filename*), as a client would send it.
-    const disposition = file.name.includes('\u0000') ? `filename*=UTF-8''${encodeURIComponent(file.name)}` : `filename="${file.name}"`;
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; ${disposition}\r\nContent-Type: ${file.type}\r\n\r\n`, 'utf8'));
-    parts.push(file.bytes, Buffer.from('\r\n'));
-  }
-  parts.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
-}
 
 describe('e2e: documents and settings through the gateway', () => {
   let e2e: E2E;

@@ -1,3 +1,5 @@
+import { displayText } from './text';
+
 /** The longest file name kept (in UTF-16 code units, cut on a code point boundary). */
 export const FILE_NAME_MAX = 255;
 
@@ -9,10 +11,8 @@ export const FILE_NAME_MAX = 255;
  */
 export function sanitizeFileName(raw: string): string {
   const base = raw.split(/[/\\]/).pop() ?? '';
-  const cleaned = base
-    .normalize('NFC')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/g, '')
+  const cleaned = displayText(base.normalize('NFC'), { keepNewlines: false })
+    .replace(/\ufffd/g, '')
     .replace(/^[.\s]+/, '')
     .trim();
   const cut = Array.from(cleaned).reduce((acc, ch) => (acc.length + ch.length <= FILE_NAME_MAX ? acc + ch : acc), '');

@@ -5,7 +5,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'deploy/k6/**', 'test/support/summary-reporter.js', 'jest.config.js', 'eslint.config.mjs'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'deploy/k6/**', 'test/support/summary-reporter.js', 'test/support/pdf-text-cli.cjs', 'jest.config.js', 'eslint.config.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

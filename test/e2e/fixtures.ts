@@ -32,6 +32,13 @@ async function createBill(api: Api, vendorId: string, status: 'draft' | 'posted'
   return r.json.data.id as string;
 }
 
+async function createShare(api: Api): Promise<{ id: string; render_id: string }> {
+  const inv = await createOpenInvoice(api, await createCustomer(api), 7500);
+  const r = await api('POST', '/api/v1/document-shares', { record_type: 'invoice', record_id: inv.id });
+  expectStatus(r, 201);
+  return r.json.data as { id: string; render_id: string };
+}
+
 export const FIXTURES: Record<string, Fixture> = {
   '/api/v1/customers': { create: (api) => createCustomer(api, 'Fixture customer') },
   /** A draft: posting it would succeed, so a leak across scopes would show. */
@@ -98,6 +105,9 @@ export const FIXTURES: Record<string, Fixture> = {
       return r.json.data.id as string;
     },
   },
+  /** An active share of an open invoice: revoking it would succeed, so a leak across scopes would show. */
+  '/api/v1/document-shares': { create: async (api) => (await createShare(api)).id },
+  '/api/v1/document-renders': { create: async (api) => (await createShare(api)).render_id },
   /** The organization's A/R account (accounts come from the chart, one set per organization and environment). */
   '/api/v1/accounts': {
     create: async (api) => {

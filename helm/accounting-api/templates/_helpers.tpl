@@ -84,6 +84,7 @@ S3_SECRET_ACCESS_KEY: {{ .Values.s3.secretAccessKey | quote }}
 {{- define "acct.configData" -}}
 NATS_PREFIX: {{ .Values.nats.prefix | quote }}
 DB_POOL_MAX: {{ .Values.database.poolMax | toString | quote }}
+PUBLIC_BASE_URL: {{ .Values.publicBaseUrl | quote }}
 {{- range $k, $v := .Values.config }}
 {{ $k }}: {{ $v | toString | quote }}
 {{- end }}

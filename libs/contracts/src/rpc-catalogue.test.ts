@@ -12,7 +12,7 @@ describe('RPC_CATALOGUE', () => {
     expect(
       [...operationsOf('receivables'), ...operationsOf('payables'), ...operationsOf('documents'), ...operationsOf('reporting'), ...operationsOf('webhook-dispatcher')].sort(),
     ).toEqual([...ops].sort());
-    expect(operationsOf('documents')).toEqual(ops.filter((op) => /^(documents|settings)\./.test(op)));
+    expect(operationsOf('documents')).toEqual(ops.filter((op) => /^(documents|document_shares|document_renders|portal|settings)\./.test(op)));
     expect(operationsOf('webhook-dispatcher')).toEqual(ops.filter((op) => op.startsWith('webhook_endpoints.')));
     expect(operationsOf('reporting')).toEqual(ops.filter((op) => /^(accounts|journal_entries|reports)\./.test(op)));
     expect(operationsOf('payables')).toEqual(ops.filter((op) => /^(vendors|bills|vendor_payments)\./.test(op)));
@@ -23,7 +23,8 @@ describe('RPC_CATALOGUE', () => {
     const routed = ROUTES.filter((r) => r.rpc !== null);
     const internal = (op: RpcOperation) => (RPC_CATALOGUE[op] as { internal?: true }).internal === true;
     expect(routed.map((r) => r.rpc).sort()).toEqual(ops.filter((op) => !internal(op)).sort());
-    expect(ops.filter(internal)).toEqual(['documents.upload_prepare', 'documents.upload_finalize', 'documents.upload_discard']);
+    // Upload steps, and the portal's page and PDF (asked by the gateway's own handlers for /portal/{token}).
+    expect(ops.filter(internal)).toEqual(['documents.upload_prepare', 'documents.upload_finalize', 'documents.upload_discard', 'portal.page', 'portal.pdf']);
     for (const route of routed) {
       const def: { params?: unknown; query?: unknown; body?: unknown; reply: unknown } = RPC_CATALOGUE[route.rpc!];
       // A raw route's body is bytes: the gateway forwards them (base64) with the signature header.

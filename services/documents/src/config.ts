@@ -1,6 +1,8 @@
 import { type VarSpec, loadConfig, v } from '@acct/kit';
 
 export const DEFAULT_UPLOAD_MAX_BYTES = 25 * 1024 * 1024;
+/** Largest logo embedded in a render (bytes); a bigger one is refused when the branding is set. */
+export const LOGO_MAX_BYTES = 2 * 1024 * 1024;
 
 /** S3 settings, shared by the documents service and the local stack (which may start s3rver). */
 export const s3ConfigSpec = {
@@ -17,6 +19,7 @@ export const documentsConfigSpec = {
   UPLOAD_MAX_BYTES: v.int(DEFAULT_UPLOAD_MAX_BYTES, 'largest upload, bytes (413 past it)', 1, 5 * 1024 * 1024 * 1024),
   PRESIGN_TTL_S: v.int(300, 'how long a presigned PUT or GET URL is valid, seconds', 10, 3600),
   PENDING_UPLOAD_TTL_S: v.int(3600, 'an upload reserved but never finalized is removed (row and object) after this, seconds', 60, 7 * 86_400),
+  PUBLIC_BASE_URL: v.url('http://localhost:8080', "the gateway's public URL (scheme, host, optional path), used to build customer portal links", ['http', 'https']),
   DOCUMENTS_RPC_TIMEOUT_MS: v.int(5000, 'timeout of the calls this service makes (record lookups for links)', 100, 60_000),
 } satisfies Record<string, VarSpec<unknown>>;
 

@@ -18,7 +18,7 @@ import {
 } from '@acct/contracts';
 import { type Orm, type RpcClient, type RpcServer, pageQuery } from '@acct/kit';
 import { fromBuffer } from 'file-type';
-import type { DocumentsConfig } from './config';
+import { type DocumentsConfig, LOGO_MAX_BYTES } from './config';
 import { sanitizeFileName } from './domain/file-name';
 import { SNIFF_BYTES, allowedBinaryType, documentStatus, looksLikeText, textType } from './domain/sniff';
 import {
@@ -278,6 +278,11 @@ export function registerHandlers({ server, orm, rpc, storage, config }: Document
       if (doc.content_type !== 'image/png' && doc.content_type !== 'image/jpeg') {
         throw AppError.validation('The logo must be a PNG or JPEG document.', [
           { field: '/logo_document_id', issue: 'invalid_type', message: `Document ${logo} is ${doc.content_type}.` },
+        ]);
+      }
+      if (Number(doc.size_bytes) > LOGO_MAX_BYTES) {
+        throw AppError.validation(`The logo must be at most ${LOGO_MAX_BYTES} bytes.`, [
+          { field: '/logo_document_id', issue: 'too_large', message: `Document ${logo} is ${doc.size_bytes} bytes.` },
         ]);
       }
     }

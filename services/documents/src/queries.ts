@@ -1,4 +1,14 @@
-import type { DocumentContentType, DocumentDto, DocumentType, Environment, LinkRecordType } from '@acct/contracts';
+import type {
+  DocumentContentType,
+  DocumentDto,
+  DocumentRenderDto,
+  DocumentShareDto,
+  DocumentType,
+  Environment,
+  LinkRecordType,
+  ShareRecordType,
+  ShareStatus,
+} from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
 
 /** Every SQL statement of the service (raw SQL, as the webhook dispatcher). */
@@ -177,4 +187,127 @@ export async function mergeSettings<T>(em: EntityManager, s: Scope, kind: Settin
     [s.organizationId, s.environment, kind, JSON.stringify(patch)],
   );
   return rows[0]!.value;
+}
+
+// ---------- renders and shares ----------
+export interface RenderRow {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  record_type: ShareRecordType;
+  record_id: string;
+  status: 'ready';
+  file_name: string;
+  size_bytes: string | number;
+  sha256: string;
+  storage_key: string;
+  created_at: Date;
+}
+
+export interface ShareRow {
+  id: string;
+  organization_id: string;
+  connected_app_id: string;
+  environment: Environment;
+  api_key_id: string;
+  record_type: ShareRecordType;
+  record_id: string;
+  render_id: string;
+  token: string;
+  status: ShareStatus;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+export function renderDto(r: RenderRow): DocumentRenderDto {
+  return {
+    id: r.id,
+    status: r.status,
+    document_type: r.record_type,
+    record_id: r.record_id,
+    content_type: 'application/pdf',
+    file_name: r.file_name,
+    size_bytes: Number(r.size_bytes),
+    created_at: new Date(r.created_at).toISOString(),
+  };
+}
+
+export function shareDto(r: ShareRow, publicBaseUrl: string): DocumentShareDto {
+  return {
+    id: r.id,
+    status: r.status,
+    record_type: r.record_type,
+    record_id: r.record_id,
+    render_id: r.render_id,
+    url: `${publicBaseUrl.replace(/\/+$/, '')}/portal/${r.token}`,
+    created_at: new Date(r.created_at).toISOString(),
+    revoked_at: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
+  };
+}
+
+/** A render and the share that publishes it, in one transaction. */
+export async function insertShare(em: EntityManager, render: RenderRow, share: ShareRow): Promise<void> {
+  await em.transactional(async (tx) => {
+    await tx.execute(
+      `INSERT INTO document_renders (id, organization_id, environment, record_type, record_id, status, file_name, size_bytes, sha256, storage_key, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        render.id,
+        render.organization_id,
+        render.environment,
+        render.record_type,
+        render.record_id,
+        render.status,
+        render.file_name,
+        render.size_bytes,
+        render.sha256,
+        render.storage_key,
+        render.created_at,
+      ],
+    );
+    await tx.execute(
+      `INSERT INTO document_shares (id, organization_id, connected_app_id, environment, api_key_id, record_type, record_id, render_id, token, status, created_at, revoked_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        share.id,
+        share.organization_id,
+        share.connected_app_id,
+        share.environment,
+        share.api_key_id,
+        share.record_type,
+        share.record_id,
+        share.render_id,
+        share.token,
+        share.status,
+        share.created_at,
+        share.revoked_at,
+      ],
+    );
+  });
+}
+
+export async function findShare(em: EntityManager, s: Scope, id: string): Promise<ShareRow | undefined> {
+  const rows = await em.execute<ShareRow[]>(`SELECT * FROM document_shares WHERE id = ? AND organization_id = ? AND environment = ?`, [id, s.organizationId, s.environment]);
+  return rows[0];
+}
+
+/** The active share of a portal token (a revoked or unknown token finds nothing). */
+export async function findActiveShareByToken(em: EntityManager, token: string): Promise<ShareRow | undefined> {
+  const rows = await em.execute<ShareRow[]>(`SELECT * FROM document_shares WHERE token = ? AND status = 'active'`, [token]);
+  return rows[0];
+}
+
+/** Revokes once: a second revoke keeps the first revoked_at. */
+export async function revokeShare(em: EntityManager, s: Scope, id: string): Promise<ShareRow | undefined> {
+  const rows = await em.execute<ShareRow[]>(
+    `UPDATE document_shares SET status = 'revoked', revoked_at = COALESCE(revoked_at, now())
+     WHERE id = ? AND organization_id = ? AND environment = ? RETURNING *`,
+    [id, s.organizationId, s.environment],
+  );
+  return rows[0];
+}
+
+export async function findRender(em: EntityManager, s: Scope, id: string): Promise<RenderRow | undefined> {
+  const rows = await em.execute<RenderRow[]>(`SELECT * FROM document_renders WHERE id = ? AND organization_id = ? AND environment = ?`, [id, s.organizationId, s.environment]);
+  return rows[0];
 }

@@ -1,6 +1,7 @@
 import { RpcClient, type ServiceDefinition } from '@acct/kit';
 import { type DocumentsConfig, loadDocumentsConfig } from './config';
 import { registerHandlers } from './handlers';
+import { registerShareHandlers } from './shares';
 import { migrations } from './migrations';
 import { Storage } from './storage';
 import { Sweeper } from './sweeper';
@@ -17,7 +18,9 @@ export function documents(opts: { config?: DocumentsConfig; storage?: Storage } 
     migrations,
     register(wiring) {
       const rpc = new RpcClient(wiring.nc, wiring.prefix, cfg().DOCUMENTS_RPC_TIMEOUT_MS, wiring.metrics, wiring.log);
-      registerHandlers({ server: wiring.server, orm: wiring.orm, rpc, storage: store(), config: cfg() });
+      const deps = { server: wiring.server, orm: wiring.orm, rpc, storage: store(), config: cfg() };
+      registerHandlers(deps);
+      registerShareHandlers(deps);
     },
     workers(wiring) {
       const sweeper = new Sweeper(wiring.orm, store(), cfg().PENDING_UPLOAD_TTL_S * 1000, wiring.log);

@@ -165,7 +165,18 @@ describe('createGatewayApp with a route of each kind', () => {
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(await r.text()).toBe('<h1>token abc</h1>');
-      expect(r.headers.get('ratelimit-limit')).toBeNull();
+      // Limited per client address (the portal's pages), never by a key's budget.
+      expect(r.headers.get('ratelimit-limit')).toBe('1000');
+    });
+
+    it('is limited per client address', async () => {
+      const one = await serve(createGatewayApp(deps({ clientBuckets: new TokenBuckets(1, 1) })).app);
+      try {
+        expect((await one.call('/t/page?token=a')).status).toBe(200);
+        expect((await one.call('/t/page?token=b')).status).toBe(429);
+      } finally {
+        await one.close();
+      }
     });
 
     it('still validates the query', async () => {

@@ -19,6 +19,7 @@ import type { Ctx, Middleware } from './middlewares/state';
 import { type UploadHandler, upload } from './middlewares/upload';
 import { validate } from './middlewares/validate';
 import { DEFAULT_UPLOAD_MAX_BYTES, documentUpload } from './uploads/documents';
+import { portalHandlers } from './portal/portal';
 
 /** A route the gateway answers itself (rpc: null), by operationId. */
 export type LocalHandler = (ctx: Ctx) => void | Promise<void>;
@@ -63,6 +64,7 @@ function builtInHandlers(deps: GatewayDeps): Record<string, LocalHandler> {
         data: { authenticated: true, environment: p.environment, connected_app_id: p.connectedAppId, organization_id: p.organizationId },
       };
     },
+    ...portalHandlers(deps),
   };
 }
 
@@ -106,7 +108,8 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
     json: (r: RouteDef) => [mark(r), ...withKey(r), ...jsonBody(r), input(r), validate(r), idempotency(r, records), handler(r)],
     download: (r: RouteDef) => [mark(r), ...withKey(r), input(r, false), validate(r), forward(r, deps)],
     upload: (r: RouteDef) => [mark(r), ...withKey(r), input(r, false), validate(r), idempotency(r, records), upload(r, named(uploads, r, 'upload handler'))],
-    public: (r: RouteDef) => [mark(r), ...jsonBody(r), input(r), validate(r), localHandler(r)],
+    // No key: limited per client address (the portal's pages, the OpenAPI document).
+    public: (r: RouteDef) => [mark(r), byClient, ...jsonBody(r), input(r), validate(r), localHandler(r)],
     // No key: limited per client address; the bytes go unparsed to the service, which checks their signature.
     raw: (r: RouteDef) => [mark(r), byClient, requireJson, input(r, false), validate(r), readRaw, forward(r, deps)],
   } satisfies Record<NonNullable<RouteDef['kind']>, (r: RouteDef) => Middleware[]>;

@@ -138,3 +138,50 @@ export const estimateDefaultsBody = obj({
   default_memo: Optional(Nullable(text(limits.description_length_max, 'Memo printed on estimates.'))),
 });
 export const estimateDefaultsResponse = singleEnvelope('estimate_defaults', estimateDefaults);
+
+// ---------- shares, renders and the customer portal ----------
+export const SHARE_RECORD_TYPES = ['invoice', 'estimate'] as const;
+export type ShareRecordType = (typeof SHARE_RECORD_TYPES)[number];
+export const SHARE_STATUSES = ['active', 'revoked'] as const;
+export type ShareStatus = (typeof SHARE_STATUSES)[number];
+export const RENDER_STATUSES = ['ready'] as const;
+/** A share token: 32 random bytes, base64url (43 characters). */
+export const share_token_length = 43;
+
+export const documentShareCreateBody = obj({
+  record_type: StringEnum(SHARE_RECORD_TYPES, { description: 'What to share with the customer.' }),
+  record_id: uuid,
+});
+export type DocumentShareCreateBody = Static<typeof documentShareCreateBody>;
+
+export const documentShare = obj({
+  id: uuid,
+  status: StringEnum(SHARE_STATUSES, { description: 'active until DELETE revokes it; a revoked share’s page and PDF answer 404.' }),
+  record_type: StringEnum(SHARE_RECORD_TYPES),
+  record_id: uuid,
+  render_id: uuid,
+  url: Type.String({ description: 'The customer portal page (no API key needed; the token in it is the only credential).' }),
+  created_at: dateTime,
+  revoked_at: Nullable(dateTime),
+});
+export type DocumentShareDto = Static<typeof documentShare>;
+export const documentShareResponse = singleEnvelope('document_share', documentShare);
+
+export const documentRender = obj({
+  id: uuid,
+  status: StringEnum(RENDER_STATUSES),
+  document_type: StringEnum(SHARE_RECORD_TYPES, { description: 'What the PDF shows.' }),
+  record_id: uuid,
+  content_type: Type.Literal('application/pdf'),
+  file_name: Type.String(),
+  size_bytes: Type.Integer({ minimum: 0 }),
+  created_at: dateTime,
+});
+export type DocumentRenderDto = Static<typeof documentRender>;
+export const documentRenderResponse = singleEnvelope('document_render', documentRender);
+
+/** The portal routes' path: the share token (anything else is simply not found). */
+export const portalParams = obj({ token: Type.String({ minLength: 1, maxLength: 200 }) });
+/** Gateway → documents: a portal page for a token, its styles allowed by this nonce. */
+export const portalPageBody = obj({ nonce: Type.String({ pattern: '^[A-Za-z0-9+/=_-]{16,64}$' }) });
+export const portalPageReply = obj({ html: Type.String() });

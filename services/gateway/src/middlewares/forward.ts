@@ -48,7 +48,7 @@ function rawBody(ctx: Ctx, route: RouteDef): ProcessorHookBody {
  * from storage to the client, with the stored type, an attachment name (RFC 6266), nosniff and the
  * SHA-256 as ETag and Digest. Storage down: 503.
  */
-async function sendRemoteFile(ctx: Ctx, reply: RpcOk): Promise<void> {
+export async function sendRemoteFile(ctx: Ctx, reply: RpcOk): Promise<void> {
   let res: Response;
   try {
     res = await fetch(reply.fileUrl!, { signal: AbortSignal.timeout(10_000) });

@@ -50,8 +50,9 @@ function referencesRecords(body?: JsonSchema): boolean {
 function operation(route: RouteDef): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const r of route.responses) {
-    const content =
-      route.operationId === 'getOpenApi'
+    const content = r.contentType
+      ? { [r.contentType]: { schema: r.schema } }
+      : route.operationId === 'getOpenApi'
         ? { 'application/yaml': { schema: r.schema } }
         : route.kind === 'download'
           ? { 'application/octet-stream': { schema: { type: 'string', contentEncoding: 'binary' } } }
@@ -61,7 +62,7 @@ function operation(route: RouteDef): Record<string, unknown> {
   if (route.operationId !== 'getOpenApi') {
     const codes = ['400', '500', '503'];
     if (route.auth) codes.push('401', '403', '429');
-    else if (route.kind === 'raw') codes.push('429');
+    else codes.push('429'); // raw and public routes: limited per client address
     if (route.params || referencesRecords(route.body)) codes.push('404');
     if (route.kind === 'raw') codes.push('413', '415');
     else if (route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH') codes.push('409', '413', '415');

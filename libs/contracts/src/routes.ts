@@ -40,6 +40,8 @@ export interface SuccessResponse {
   status: 200 | 201;
   description: string;
   schema: JsonSchema;
+  /** The media type of a success that is not JSON (e.g. text/html, application/pdf). */
+  contentType?: string;
 }
 
 /**
@@ -867,7 +869,7 @@ export const ROUTES: RouteDef[] = [
     auth: true,
     kind: 'download',
     params: idParams,
-    responses: [{ status: 200, description: 'The PDF.', schema: { type: 'string', contentEncoding: 'binary' } }],
+    responses: [{ status: 200, description: 'The PDF.', schema: { type: 'string', contentEncoding: 'binary' }, contentType: 'application/pdf' }],
   },
   {
     operationId: 'getPortalPage',
@@ -882,7 +884,7 @@ export const ROUTES: RouteDef[] = [
     auth: false,
     kind: 'public',
     params: doc.portalParams,
-    responses: [{ status: 200, description: 'The page (text/html).', schema: { type: 'string' } }],
+    responses: [{ status: 200, description: 'The page.', schema: { type: 'string' }, contentType: 'text/html' }],
   },
   {
     operationId: 'getPortalPdf',
@@ -895,7 +897,7 @@ export const ROUTES: RouteDef[] = [
     auth: false,
     kind: 'public',
     params: doc.portalParams,
-    responses: [{ status: 200, description: 'The PDF.', schema: { type: 'string', contentEncoding: 'binary' } }],
+    responses: [{ status: 200, description: 'The PDF.', schema: { type: 'string', contentEncoding: 'binary' }, contentType: 'application/pdf' }],
   },
   {
     operationId: 'getCapabilities',

@@ -45,7 +45,10 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
       gatewayPort: await freePort(),
       logs: { dir: logDir },
       replicas: clustered ? 2 : 1,
-      env: { LOG_LEVEL: 'info', ...(clustered ? { EVENTS_STREAM_REPLICAS: '3' } : {}), ...env },
+      // Two replicas of 6 services with the default pool of 10 could open 120 connections, more than
+      // a default Postgres allows (100) with two e2e files at once: each replica gets half the pool,
+      // as the README's sizing rule (replicas × services × DB_POOL_MAX < max_connections) says.
+      env: { LOG_LEVEL: 'info', ...(clustered ? { EVENTS_STREAM_REPLICAS: '3', DB_POOL_MAX: '5' } : {}), ...env },
     });
   } catch (e) {
     await cluster?.stop();

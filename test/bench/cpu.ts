@@ -72,3 +72,15 @@ export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests:
   for (const k of Object.keys(out)) out[k] = requests ? out[k]! / requests : NaN;
   return out;
 }
+
+/** Busy and total jiffies of the whole machine so far (the first line of /proc/stat), or null. */
+export function machineTicks(): { busy: number; total: number } | null {
+  try {
+    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+    // idle + iowait are not busy.
+    return { busy: total - (f[3] ?? 0) - (f[4] ?? 0), total };
+  } catch {
+    return null;
+  }
+}

@@ -21,11 +21,19 @@
  *                    gateway (GET /reports/*, /accounts, /journal-entries), and EXPLAIN ANALYZE of
  *                    each report query printed
  * Each row also gives the CPU the stack's own processes (gateway and services, not Postgres or NATS)
- * used per request during the scenario, from /proc/<pid>/stat (Linux; empty elsewhere).
+ * used per request during the scenario, from /proc/<pid>/stat (Linux; empty elsewhere), and a
+ * second table gives it per process (each replica apart), for NATS ("nats") and for the Postgres
+ * backends of the bench database ("pg"), with how busy the whole machine was ("busy %").
  * Then stops the stack and drops the database, also when something failed.
  *
+ * BENCH_CLUSTER=1: the scale-out comparison, in one run: the scenarios on one process of every
+ * service with one NATS node of its own, then on BENCH_REPLICAS (2) processes of every service and
+ * gateway (behind the stack's round-robin balancer) on a 3-node NATS JetStream cluster of its own
+ * (tools/stack's NatsCluster, the events stream in 3 replicas); each setup's tables, then one
+ * comparing them. Its default BENCH_SCENARIOS leaves out reports (Postgres reads, no NATS path).
+ *
  * Environment: BENCH_CONNECTIONS (20), BENCH_DURATION_S (10), BENCH_WARMUP_S (2, not reported),
- * BENCH_INVOICES (3000), BENCH_BILLS (200), BENCH_SCENARIOS (all of the above, comma-separated), BENCH_REPLICAS (1: processes of each service and gateways),
+ * BENCH_INVOICES (3000), BENCH_BILLS (200), BENCH_SCENARIOS (all of the above, comma-separated), BENCH_REPLICAS (1: processes of each service and gateways; 2 with BENCH_CLUSTER=1),
  * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres: the server, not the database),
  * NATS_URL (nats://127.0.0.1:4222). Exits 1 if a scenario had a non-2xx reply, an error or a timeout.
  */
@@ -35,11 +43,12 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import Stripe from 'stripe';
-import { adminCli, freePort, startStack, type Stack } from '@acct/stack';
+import { NatsCluster, OwnNatsServer, adminCli, freePort, startStack, type Stack } from '@acct/stack';
 import { dropDatabase, dropEventsStream } from '@acct/kit';
 import { accountId } from '@acct/ledger';
 import { explainReports, seedReportingLines } from './report-seed';
 import { reportingLag } from './lag';
+import { type CpuSample, type CpuSnapshot, cpuPerRequest, machineTicks, sampleCpu } from './cpu';
 
 /** An integer from the environment (def when unset), at least min. */
 export function envInt(name: string, def: number, min: number): number {
@@ -56,11 +65,12 @@ const WARMUP_S = envInt('BENCH_WARMUP_S', 2, 0);
 const INVOICES = envInt('BENCH_INVOICES', 3000, 1);
 const BILLS = envInt('BENCH_BILLS', 200, 1);
 const REPORT_LINES = envInt('BENCH_REPORT_LINES', 1_000_000, 2);
+/** One replica on one NATS node, then BENCH_REPLICAS on a 3-node NATS cluster, in one run. */
+const CLUSTER = process.env.BENCH_CLUSTER === '1';
 /** Processes of every service and gateways (behind the stack's round-robin balancer). */
-const REPLICAS = envInt('BENCH_REPLICAS', 1, 1);
-const SCENARIOS = new Set(
-  (process.env.BENCH_SCENARIOS ?? 'get-customer,create-customer,post-invoice,event-api,stripe-hook,create-bill,create-vendor-payment,reports').split(',').map((x) => x.trim()),
-);
+const REPLICAS = envInt('BENCH_REPLICAS', CLUSTER ? 2 : 1, 1);
+const WRITE_SCENARIOS = 'get-customer,create-customer,post-invoice,event-api,stripe-hook,create-bill,create-vendor-payment';
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? (CLUSTER ? WRITE_SCENARIOS : `${WRITE_SCENARIOS},reports`)).split(',').map((x) => x.trim()));
 const PG_SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -71,26 +81,14 @@ interface Row {
   result: autocannon.Result;
   /** Latency of every measured response, ms (autocannon reports no p95). */
   samples: number[];
-  /** CPU time of the stack's processes during the scenario, ms (null when /proc cannot be read). */
-  cpuMs: number | null;
+  /** CPU ms per request during the scenario by process group (cpu.ts), null when not sampled. */
+  cpu: CpuSample | null;
+  /** Share of the whole machine's CPU time that was busy during the scenario (null without /proc). */
+  busy: number | null;
 }
 
-let cpuOf: () => number | null = () => null;
-
-/** utime + stime of these processes, ms, from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms). */
-function procCpuMs(pids: number[]): number | null {
-  try {
-    let ticks = 0;
-    for (const pid of pids) {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    }
-    return ticks * 10;
-  } catch {
-    return null;
-  }
-}
+/** Samples the CPU of the running stack's processes, its NATS and its database's backends. */
+let sampler: (() => CpuSnapshot) | undefined;
 
 /** Nearest-rank percentile of sorted values. */
 export function percentile(sorted: number[], p: number): number {
@@ -101,10 +99,11 @@ export function percentile(sorted: number[], p: number): number {
 let current: autocannon.Instance | undefined;
 let interrupted = false;
 
-export async function drive(opts: autocannon.Options): Promise<{ result: autocannon.Result; samples: number[]; cpuMs: number | null }> {
+export async function drive(opts: autocannon.Options): Promise<{ result: autocannon.Result; samples: number[]; cpu: CpuSample | null; busy: number | null }> {
   if (interrupted) throw new Error('interrupted');
   const samples: number[] = [];
-  const cpuBefore = cpuOf();
+  const cpuBefore = sampler?.();
+  const ticksBefore = machineTicks();
   const instance = autocannon(opts);
   // 'response' gives (client, statusCode, resBytes, responseTime ms).
   instance.on('response', (...args: unknown[]) => {
@@ -113,8 +112,10 @@ export async function drive(opts: autocannon.Options): Promise<{ result: autocan
   current = instance;
   try {
     const result = await instance;
-    const cpuAfter = cpuOf();
-    return { result, samples, cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore };
+    const cpuAfter = sampler?.();
+    const ticksAfter = machineTicks();
+    const busy = ticksBefore && ticksAfter && ticksAfter.total > ticksBefore.total ? (ticksAfter.busy - ticksBefore.busy) / (ticksAfter.total - ticksBefore.total) : null;
+    return { result, samples, cpu: cpuBefore && cpuAfter ? cpuPerRequest(cpuBefore, cpuAfter, samples.length) : null, busy };
   } finally {
     current = undefined;
   }
@@ -130,11 +131,18 @@ interface Summary {
   p99_ms: number;
   /** CPU ms of the gateway and service processes per request (null without /proc). */
   cpu_ms_per_request: number | null;
+  /** CPU ms per request of each process (`gateway`, `gateway#1`, ...), nats and pg (the bench database's backends). */
+  cpu_ms_per_request_by_process: CpuSample | null;
+  /** Percent of the machine's CPU time busy during the scenario (every process, others' too). */
+  machine_busy_pct: number | null;
   non_2xx: number;
   errors: number;
 }
 
-function summarize({ scenario, route, result: r, samples, cpuMs }: Row): Summary {
+/** Groups of cpu.ts that are not the stack's own processes. */
+const NOT_STACK = new Set(['nats', 'pg', 'pg*', 'client']);
+
+function summarize({ scenario, route, result: r, samples, cpu, busy }: Row): Summary {
   const sorted = [...samples].sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 100) / 100;
   const requests = r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx'];
@@ -146,14 +154,46 @@ function summarize({ scenario, route, result: r, samples, cpuMs }: Row): Summary
     p50_ms: round(percentile(sorted, 50)),
     p95_ms: round(percentile(sorted, 95)),
     p99_ms: round(percentile(sorted, 99)),
-    cpu_ms_per_request: cpuMs === null || requests === 0 ? null : round(cpuMs / requests),
+    cpu_ms_per_request: cpu === null ? null : round(sum(Object.entries(cpu).filter(([g]) => !NOT_STACK.has(g)))),
+    cpu_ms_per_request_by_process: cpu && Object.fromEntries(Object.entries(cpu).map(([g, ms]) => [g, round(ms)])),
+    machine_busy_pct: busy === null ? null : Math.round(busy * 100),
     non_2xx: r.non2xx,
     errors: r.errors + r.timeouts,
   };
 }
 
+function sum(entries: [string, number][]): number {
+  return entries.reduce((a, [, ms]) => a + ms, 0);
+}
+
 function errorCount(r: autocannon.Result): number {
   return r.non2xx + r.errors + r.timeouts;
+}
+
+/** A Markdown table: the first `leftCols` columns left-aligned, the others right-aligned. */
+function markdown(head: string[], body: string[][], leftCols: number): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
+  const left = (i: number) => i < leftCols;
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (left(i) ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  return [line(head), `|${widths.map((w, i) => (left(i) ? ':' : '-') + '-'.repeat(w) + (left(i) ? '-' : ':')).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+/** Processes in a stable order: each service of the manifest's order with its replicas, then nats and pg. */
+function processColumns(rows: Summary[]): string[] {
+  const seen = new Set(rows.flatMap((r) => Object.keys(r.cpu_ms_per_request_by_process ?? {})));
+  const stack = [...seen].filter((g) => !NOT_STACK.has(g)).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  return [...stack, ...['nats', 'pg'].filter((g) => seen.has(g))];
+}
+
+/** CPU ms per request of every process, one row per scenario. */
+function processTable(rows: Summary[]): string {
+  const cols = processColumns(rows);
+  const body = rows.map((r) => [
+    r.scenario,
+    ...cols.map((c) => r.cpu_ms_per_request_by_process?.[c]?.toFixed(2) ?? '-'),
+    r.machine_busy_pct === null ? '-' : String(r.machine_busy_pct),
+  ]);
+  return markdown(['scenario', ...cols, 'busy %'], body, 1);
 }
 
 function table(rows: Summary[]): string {
@@ -170,10 +210,7 @@ function table(rows: Summary[]): string {
     String(r.errors),
     String(r.requests),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
-  const left = (i: number) => i < 2;
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (left(i) ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
-  return [line(head), `|${widths.map((w, i) => (left(i) ? ':' : '-') + '-'.repeat(w) + (left(i) ? '-' : ':')).join('|')}|`, ...body.map(line)].join('\n');
+  return markdown(head, body, 2);
 }
 
 /** Draft invoices made through the API with `parallel` requests in flight; returns their ids. */
@@ -210,38 +247,68 @@ export async function createOne(url: string, headers: Record<string, string>, bo
   return ((await res.json()) as { data: { id: string } }).data.id;
 }
 
-async function main(): Promise<number> {
+/** What one pass of the scenarios runs on. */
+interface Setup {
+  label: string;
+  /** Processes of every service and gateways. */
+  replicas: number;
+  /** 0: the NATS server of NATS_URL (shared); 1: one node of its own; more: a JetStream cluster of its own. */
+  natsNodes: number;
+}
+
+interface OwnNats {
+  url: string;
+  pids(): number[];
+  stop(): Promise<void>;
+}
+
+/** NATS of the setup's own (its CPU then counts as this run's): one JetStream node, or a cluster (tools/stack). */
+async function startNats(nodes: number, dir: string): Promise<OwnNats | undefined> {
+  if (nodes === 0) return undefined;
+  const servers =
+    nodes === 1
+      ? [new OwnNatsServer(await freePort(), path.join(dir, 'nats', 'jetstream'), path.join(dir, 'nats-server.log'))]
+      : (await NatsCluster.create(path.join(dir, 'nats'), nodes, freePort)).nodes;
+  const cluster = new NatsCluster(servers);
+  await cluster.start();
+  return { url: cluster.url, pids: () => servers.flatMap((n) => (n.pid ? [n.pid] : [])), stop: () => cluster.stop() };
+}
+
+/** Runs the scenarios on a stack of the setup's shape, on its own database and NATS prefix; stops it after. */
+async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string }> {
   const id = `${process.pid}_${randomBytes(4).toString('hex')}`;
+  const dbName = `acct_bench_${id}`;
   const dbUrlObj = new URL(PG_SERVER_URL);
-  dbUrlObj.pathname = `/acct_bench_${id}`;
+  dbUrlObj.pathname = `/${dbName}`;
   const databaseUrl = dbUrlObj.toString();
   const natsPrefix = `bench-${id}`.replace(/_/g, '-');
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-bench-'));
   let stack: Stack | undefined;
+  let nats: OwnNats | undefined;
   let failed = true;
 
-  const onSignal = (sig: NodeJS.Signals) => {
-    process.stderr.write(`\n${sig}: stopping the load, then the stack\n`);
-    interrupted = true;
-    current?.stop();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-
   try {
-    process.stdout.write(`bench: database ${databaseUrl.replace(/\/\/[^@]*@/, '//')}, NATS ${NATS_URL} prefix ${natsPrefix}, service logs in ${logDir}\n`);
+    nats = await startNats(setup.natsNodes, logDir);
+    const natsUrl = nats?.url ?? NATS_URL;
+    process.stdout.write(`bench (${setup.label}): database ${databaseUrl.replace(/\/\/[^@]*@/, '//')}, NATS ${natsUrl} prefix ${natsPrefix}, service logs in ${logDir}\n`);
     stack = await startStack({
       databaseUrl,
-      natsUrl: NATS_URL,
+      natsUrl,
       natsPrefix,
       gatewayPort: await freePort(),
       logs: { dir: logDir },
-      replicas: REPLICAS,
-      env: { LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_CLIENT_RPS: '1000000', RATE_LIMIT_CLIENT_BURST: '1000000' },
+      replicas: setup.replicas,
+      env: {
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_RPS: '1000000',
+        RATE_LIMIT_BURST: '1000000',
+        RATE_LIMIT_CLIENT_RPS: '1000000',
+        RATE_LIMIT_CLIENT_BURST: '1000000',
+        ...(setup.natsNodes > 1 ? { EVENTS_STREAM_REPLICAS: String(Math.min(3, setup.natsNodes)) } : {}),
+      },
     });
-
-    const pids = [...stack.services.values()].map((svc) => svc.child.pid).filter((pid): pid is number => pid !== undefined);
-    cpuOf = () => procCpuMs(pids);
+    const running = stack;
+    sampler = () => sampleCpu(running, dbName, nats?.pids());
 
     const boot = await adminCli<{ test_key: string; organization_id: string }>(databaseUrl, 'bootstrap', '--name', 'Bench organization', '--json');
     const key = boot.test_key;
@@ -390,7 +457,7 @@ async function main(): Promise<number> {
     }
 
     // Payables: bills posted on create, and vendor payments allocated to posted bills in turn.
-    if (!SCENARIOS.has('create-bill') && !SCENARIOS.has('create-vendor-payment')) return finish(rows, await reportingLag(databaseUrl, boot.organization_id));
+    if (!SCENARIOS.has('create-bill') && !SCENARIOS.has('create-vendor-payment')) return done(rows, await reportingLag(databaseUrl, boot.organization_id));
     const vendorId = await createOne(`${url}/api/v1/vendors`, headers, { external_vendor_id: `bench-vendor-${id}`, display_name: 'Bench vendor', is_1099_eligible: true });
     let billNo = 0;
     const billBody = (cents: number) => ({
@@ -438,39 +505,105 @@ async function main(): Promise<number> {
       };
       rows.push({ scenario: 'create-vendor-payment', route: 'POST /api/v1/vendor-payments', ...(await drive({ ...payOpts, title: 'create-vendor-payment' })) });
     }
-    return finish(rows, await reportingLag(databaseUrl, boot.organization_id));
+    return done(rows, await reportingLag(databaseUrl, boot.organization_id));
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    sampler = undefined;
     try {
       await stack?.stop();
     } finally {
       await dropDatabase(databaseUrl);
-      await dropEventsStream(NATS_URL, natsPrefix).catch(() => undefined);
+      await dropEventsStream(nats?.url ?? NATS_URL, natsPrefix).catch(() => undefined);
+      await nats?.stop();
       if (failed) process.stderr.write(`service logs kept in ${logDir}\n`);
       else fs.rmSync(logDir, { recursive: true, force: true });
     }
   }
 
-  function finish(rows: Row[], lag: string): number {
-    const summaries = rows.map(summarize);
-    process.stdout.write(`\n${table(summaries)}\n\n${lag}\n\n`);
-    const report = { node: process.version, cpus: os.cpus().length, connections: CONNECTIONS, duration_s: DURATION_S, routes: summaries };
+  function done(rows: Row[], lag: string): { rows: Row[]; lag: string } {
+    failed = interrupted || rows.some((r) => errorCount(r.result) > 0);
+    return { rows, lag };
+  }
+}
+
+/** Requests/s, p99 and CPU per request of each setup side by side, one row per scenario. */
+function comparison(setups: { setup: Setup; summaries: Summary[] }[]): string {
+  const [base, ...others] = setups;
+  if (!base) return '';
+  const head = ['scenario'];
+  for (const { setup } of setups) head.push(`req/s ${setup.replicas}×`);
+  for (const { setup } of others) head.push(`× ${setup.replicas}/${base.setup.replicas}`);
+  for (const { setup } of setups) head.push(`p99 ms ${setup.replicas}×`);
+  for (const { setup } of setups) head.push(`CPU ms/req ${setup.replicas}×`, `nats ${setup.replicas}×`, `pg ${setup.replicas}×`, `busy % ${setup.replicas}×`);
+  const body = base.summaries.map((b) => {
+    const rows = setups.map(({ summaries }) => summaries.find((r) => r.scenario === b.scenario));
+    const cells = [b.scenario];
+    for (const r of rows) cells.push(r ? r.requests_per_s.toFixed(0) : '-');
+    for (const r of rows.slice(1)) cells.push(r && b.requests_per_s ? (r.requests_per_s / b.requests_per_s).toFixed(2) : '-');
+    for (const r of rows) cells.push(r ? String(r.p99_ms) : '-');
+    for (const r of rows) {
+      const by = r?.cpu_ms_per_request_by_process;
+      cells.push(
+        r?.cpu_ms_per_request?.toFixed(2) ?? '-',
+        by?.nats?.toFixed(2) ?? '-',
+        by?.pg?.toFixed(2) ?? '-',
+        r?.machine_busy_pct === null || !r ? '-' : String(r.machine_busy_pct),
+      );
+    }
+    return cells;
+  });
+  return markdown(head, body, 1);
+}
+
+async function main(): Promise<number> {
+  const onSignal = (sig: NodeJS.Signals) => {
+    process.stderr.write(`\n${sig}: stopping the load, then the stack\n`);
+    interrupted = true;
+    current?.stop();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const setups: Setup[] = CLUSTER
+    ? [
+        { label: '1 replica, 1 NATS node', replicas: 1, natsNodes: 1 },
+        { label: `${REPLICAS} replicas, 3-node NATS cluster`, replicas: REPLICAS, natsNodes: 3 },
+      ]
+    : [{ label: `${REPLICAS} replica${REPLICAS > 1 ? 's' : ''}`, replicas: REPLICAS, natsNodes: 0 }];
+  try {
+    const results: { setup: Setup; rows: Row[]; summaries: Summary[] }[] = [];
+    for (const setup of setups) {
+      const { rows, lag } = await runSetup(setup);
+      const summaries = rows.map(summarize);
+      results.push({ setup, rows, summaries });
+      process.stdout.write(
+        `\n${setup.label}\n${table(summaries)}\n\nCPU ms per request per process (nats: ${setup.natsNodes ? 'its own server(s)' : 'every nats-server on the machine'}; pg: the bench database's backends; busy %: the whole machine)\n${processTable(summaries)}\n\n${lag}\n\n`,
+      );
+    }
+    if (results.length > 1)
+      process.stdout.write(`scale-out, ${CONNECTIONS} connections, one run:\n${results.map((r, i) => `  ${i + 1}. ${r.setup.label}`).join('\n')}\n${comparison(results)}\n\n`);
+    const head = { node: process.version, cpus: os.cpus().length, connections: CONNECTIONS, duration_s: DURATION_S };
+    const report = CLUSTER
+      ? { ...head, setups: results.map((r) => ({ label: r.setup.label, replicas: r.setup.replicas, nats_nodes: r.setup.natsNodes, routes: r.summaries })) }
+      : { ...head, routes: results[0]?.summaries ?? [] };
     process.stdout.write(`${JSON.stringify(report)}\n`);
     if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(
-      `node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), every service of SERVICE_MANIFEST as ${REPLICAS} separate process(es)\n`,
+      `node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), every service of SERVICE_MANIFEST as ${setups.map((s) => s.replicas).join(' then ')} separate process(es)\n`,
     );
-    for (const { scenario, result } of rows) {
-      if (errorCount(result)) {
+    let failed = interrupted;
+    for (const { setup, rows } of results) {
+      for (const { scenario, result } of rows) {
+        if (!errorCount(result)) continue;
+        failed = true;
         const codes = Object.entries(result.statusCodeStats)
           .map(([code, s]) => `${code}: ${s.count}`)
           .join(', ');
-        process.stderr.write(`${scenario}: ${result.non2xx} non-2xx (${codes}), ${result.errors} errors, ${result.timeouts} timeouts\n`);
+        process.stderr.write(`${setup.label}, ${scenario}: ${result.non2xx} non-2xx (${codes}), ${result.errors} errors, ${result.timeouts} timeouts\n`);
       }
     }
-    failed = interrupted || rows.some((r) => errorCount(r.result) > 0);
     return failed ? 1 : 0;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
   }
 }
 

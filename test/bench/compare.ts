@@ -41,6 +41,7 @@ import { Client } from 'pg';
 import { adminCli, freePort, startStack, type Stack } from '@acct/stack';
 import { dropDatabase, dropEventsStream, ensureDatabase } from '@acct/kit';
 import { createOne, drive, envInt, percentile } from './bench';
+import { type CpuSample, cpuPerRequest, sampleCpu } from './cpu';
 
 const run = promisify(execFile);
 
@@ -59,68 +60,6 @@ const PG_SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const STALE_STATS = (process.env.BENCH_STATS ?? 'stale') !== 'fresh';
 const PGBENCH = process.env.PGBENCH ?? '/usr/lib/postgresql/15/bin/pgbench';
-const CLK_TCK = 100;
-
-// ---- CPU accounting from /proc ----
-
-/** utime+stime of a process, ms (0 when it is gone). */
-function cpuMs(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
-  } catch {
-    return 0;
-  }
-}
-
-function procs(): { pid: number; comm: string; cmdline: string }[] {
-  const out: { pid: number; comm: string; cmdline: string }[] = [];
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const comm = fs.readFileSync(`/proc/${d}/comm`, 'utf8').trim();
-      if (comm !== 'postgres' && comm !== 'nats-server') continue;
-      out.push({ pid: Number(d), comm, cmdline: fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ') });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
-
-type CpuSample = Record<string, number>;
-/** CPU ms so far of each process, by "group/pid" (a process that exits meanwhile is not counted). */
-type CpuSnapshot = Map<string, number>;
-
-/** Groups: each stack process, pg (backends of `dbName`), pg* (every postgres process), nats, client. */
-function sampleCpu(stack: Stack | undefined, dbName: string): CpuSnapshot {
-  const s: CpuSnapshot = new Map();
-  for (const [name, svc] of stack?.services ?? []) if (svc.child.pid) s.set(`${name}/${svc.child.pid}`, cpuMs(svc.child.pid));
-  for (const p of procs()) {
-    const ms = cpuMs(p.pid);
-    if (p.comm === 'nats-server') s.set(`nats/${p.pid}`, ms);
-    else {
-      s.set(`pg*/${p.pid}`, ms);
-      // A backend's title: "postgres: [<cluster>: ]<user> <database> <host> <state>".
-      if (p.cmdline.split(/\s+/).includes(dbName)) s.set(`pg/${p.pid}`, ms);
-    }
-  }
-  const u = process.cpuUsage();
-  s.set('client/0', (u.user + u.system) / 1000);
-  return s;
-}
-
-/** Per group, the CPU the processes alive at the end spent since `before` (all of it for new ones), per request. */
-function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests: number): CpuSample {
-  const out: CpuSample = {};
-  for (const [key, ms] of after) {
-    const group = key.slice(0, key.lastIndexOf('/'));
-    out[group] = (out[group] ?? 0) + Math.max(0, ms - (before.get(key) ?? 0));
-  }
-  for (const k of Object.keys(out)) out[k] = requests ? out[k]! / requests : NaN;
-  return out;
-}
 
 // ---- results ----
 

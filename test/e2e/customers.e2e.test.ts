@@ -198,11 +198,15 @@ describe('e2e: customers through the gateway of a running stack', () => {
       const ready = await waitFor(async () => ((await fetch(`${ops}/readyz`)).status === 200 ? 200 : undefined), 20_000);
       expect({ name, status: ready }).toEqual({ name, status: 200 });
       const metrics = await (await fetch(`${ops}/metrics`)).text();
-      expect(metrics).toContain(`service="${name}"`);
+      // The label names the service; a replica (`name#1` here) is told apart by Prometheus' instance.
+      expect(metrics).toContain(`service="${svc.def.name}"`);
     }
-    const gw = await (await fetch(`http://127.0.0.1:${e2e.stack.services.get('gateway')!.opsPort}/metrics`)).text();
-    expect(gw).toMatch(/http_request_duration_seconds_bucket\{[^}]*route="\/api\/v1\/customers"/);
-    const rcv = await (await fetch(`http://127.0.0.1:${e2e.stack.services.get('receivables')!.opsPort}/metrics`)).text();
-    expect(rcv).toMatch(/nats_rpc_server_duration_seconds_count\{[^}]*operation="customers.create"/);
+    // With replicas (E2E_CLUSTER=1) a request reached one of them: read the service's metrics from all.
+    const metricsOf = async (service: string) =>
+      (
+        await Promise.all([...e2e.stack.services.values()].filter((s) => s.def.name === service).map(async (s) => (await fetch(`http://127.0.0.1:${s.opsPort}/metrics`)).text()))
+      ).join('\n');
+    expect(await metricsOf('gateway')).toMatch(/http_request_duration_seconds_bucket\{[^}]*route="\/api\/v1\/customers"/);
+    expect(await metricsOf('receivables')).toMatch(/nats_rpc_server_duration_seconds_count\{[^}]*operation="customers.create"/);
   });
 });

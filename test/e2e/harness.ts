@@ -33,7 +33,9 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
   const logDir = path.join(os.tmpdir(), name);
   const natsPrefix = uniquePrefix();
   const clustered = process.env.E2E_CLUSTER === '1';
-  const cluster = clustered ? await NatsCluster.create(path.join(logDir, 'nats'), 3, freePort) : undefined;
+  // The cluster's stores (event payloads) beside the log folder, their logs in it.
+  const natsDir = `${logDir}_nats`;
+  const cluster = clustered ? await NatsCluster.create(natsDir, 3, freePort, logDir) : undefined;
   await cluster?.start();
   const natsUrl = cluster?.url ?? NATS_URL;
   let stack: Stack;
@@ -45,7 +47,10 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
       gatewayPort: await freePort(),
       logs: { dir: logDir },
       replicas: clustered ? 2 : 1,
-      env: { LOG_LEVEL: 'info', ...(clustered ? { EVENTS_STREAM_REPLICAS: '3' } : {}), ...env },
+      // Two replicas of 6 services with the default pool of 10 could open 120 connections, more than
+      // a default Postgres allows (100) with two e2e files at once: each replica gets half the pool,
+      // as the README's sizing rule (replicas × services × DB_POOL_MAX < max_connections) says.
+      env: { LOG_LEVEL: 'info', ...(clustered ? { EVENTS_STREAM_REPLICAS: '3', DB_POOL_MAX: '5' } : {}), ...env },
     });
   } catch (e) {
     await cluster?.stop();
@@ -64,7 +69,7 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
       await dropEventsStream(natsUrl, natsPrefix).catch(() => undefined);
       await cluster?.stop();
       // Service logs help only while debugging: E2E_KEEP_LOGS=1 keeps them (the path is in logDir).
-      if (!process.env.E2E_KEEP_LOGS) fs.rmSync(logDir, { recursive: true, force: true });
+      if (!process.env.E2E_KEEP_LOGS) for (const d of [logDir, natsDir]) fs.rmSync(d, { recursive: true, force: true });
     },
   };
 }

@@ -6,11 +6,14 @@ import { createCustomer, createOpenInvoice } from './receivables.helpers';
 /**
  * Scrapes /metrics of every process of a running stack: every metric deploy/README.md documents
  * is exposed by the services it names, and the work done through the API shows up in the RED,
- * posting and outbox series with the documented labels.
+ * posting and outbox series with the documented labels. With replicas (E2E_CLUSTER=1) each request
+ * reached one of a service's processes: its counters are summed over them, as Prometheus' sum() does.
  */
 describe('e2e: /metrics of every service', () => {
   let e2e: E2E;
-  const scraped = new Map<string, string>();
+  /** Each process's /metrics, by service. */
+  const scraped = new Map<string, string[]>();
+  const textOf = (name: string) => scraped.get(name)!.join('\n');
   let customerId = '';
 
   beforeAll(async () => {
@@ -24,10 +27,10 @@ describe('e2e: /metrics of every service', () => {
     // The same Idempotency-Key twice: the second is a replay.
     const body = { external_customer_id: `metrics-${customerId}`, name: 'Replayed' };
     for (let i = 0; i < 2; i++) expect((await api('POST', '/api/v1/customers', body, { 'idempotency-key': `k-${customerId}` })).status).toBeLessThan(300);
-    for (const s of SERVICE_MANIFEST) {
-      const res = await fetch(`http://127.0.0.1:${e2e.stack.services.get(s.name)!.opsPort}/metrics`);
+    for (const svc of e2e.stack.services.values()) {
+      const res = await fetch(`http://127.0.0.1:${svc.opsPort}/metrics`);
       expect(res.status).toBe(200);
-      scraped.set(s.name, await res.text());
+      scraped.set(svc.def.name, [...(scraped.get(svc.def.name) ?? []), await res.text()]);
     }
   });
   afterAll(async () => e2e?.stop());
@@ -38,18 +41,19 @@ describe('e2e: /metrics of every service', () => {
   };
 
   it.each(SERVICE_MANIFEST.map((s) => [s.name, s] as const))('%s exposes every documented metric that applies to it', (name, s) => {
-    const text = scraped.get(name)!;
     const applies = documentedMetrics().filter(
       (m) => m.exposedBy === 'all' || (m.exposedBy === 'gateway' && s.public) || (m.exposedBy === 'posting services' && s.posts) || m.exposedBy === s.name,
     );
     expect(applies.length).toBeGreaterThan(10);
-    const missing = applies.filter((m) => !text.includes(`# TYPE ${m.name} ${m.type}`)).map((m) => m.name);
-    expect(missing).toEqual([]);
-    expect(text).toContain(`service="${name}"`);
+    for (const text of scraped.get(name)!) {
+      const missing = applies.filter((m) => !text.includes(`# TYPE ${m.name} ${m.type}`)).map((m) => m.name);
+      expect(missing).toEqual([]);
+      expect(text).toContain(`service="${name}"`);
+    }
   });
 
   it('the gateway labels HTTP requests by route template, not by path', () => {
-    const text = scraped.get('gateway')!;
+    const text = textOf('gateway');
     const routes = [...text.matchAll(/^http_request_duration_seconds_count\{[^}]*route="([^"]+)"/gm)].map((m) => m[1]!);
     expect(routes.length).toBeGreaterThan(2);
     expect(routes.some((r) => r.includes(customerId))).toBe(false);
@@ -59,7 +63,7 @@ describe('e2e: /metrics of every service', () => {
   });
 
   it('receivables counts its handlers by operation and outcome, its postings and its outbox publishes', () => {
-    const text = scraped.get('receivables')!;
+    const text = textOf('receivables');
     expect(value(text, 'nats_rpc_server_duration_seconds_count', { operation: 'customers.create', outcome: 'ok' })).toBeGreaterThan(0);
     expect(value(text, 'ledger_journal_entries_total', { source_type: 'invoice' })).toBeGreaterThanOrEqual(1);
     expect(value(text, 'outbox_published_total', { kind: 'inline' })).toBeGreaterThanOrEqual(1);

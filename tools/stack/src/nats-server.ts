@@ -47,6 +47,7 @@ export class OwnNatsServer {
   async start(timeoutMs = 30_000): Promise<void> {
     if (this.child) throw new Error('nats-server already running');
     fs.mkdirSync(this.storeDir, { recursive: true });
+    fs.mkdirSync(path.dirname(this.logFile), { recursive: true });
     const args = ['-js', '-a', '127.0.0.1', '-p', String(this.port), '-sd', this.storeDir, '-l', this.logFile];
     const c = this.cluster;
     if (c) {
@@ -96,18 +97,21 @@ export class OwnNatsServer {
   }
 }
 
-/** A JetStream cluster of `nodes` servers on free localhost ports, each with its own store under dir. */
+/**
+ * A JetStream cluster of `nodes` servers on free localhost ports, each with its own store under dir
+ * and its log file in logDir (dir unless given: a store holds event payloads, not log lines).
+ */
 export class NatsCluster {
   constructor(readonly nodes: OwnNatsServer[]) {}
 
-  static async create(dir: string, nodes = 3, freePort: () => Promise<number>): Promise<NatsCluster> {
+  static async create(dir: string, nodes = 3, freePort: () => Promise<number>, logDir = dir): Promise<NatsCluster> {
     const ports = await Promise.all(Array.from({ length: nodes }, () => freePort()));
     const clusterPorts = await Promise.all(Array.from({ length: nodes }, () => freePort()));
     const clusterName = `acct-${path.basename(dir).replace(/[^A-Za-z0-9-]/g, '')}`.slice(0, 32);
     return new NatsCluster(
       ports.map(
         (port, i) =>
-          new OwnNatsServer(port, path.join(dir, `n${i}`, 'jetstream'), path.join(dir, `n${i}.log`), {
+          new OwnNatsServer(port, path.join(dir, `n${i}`, 'jetstream'), path.join(logDir, `n${i}.log`), {
             name: `n${i}`,
             clusterName,
             clusterPort: clusterPorts[i]!,

@@ -8,7 +8,8 @@
  *   get-customer     GET  /api/v1/customers/{id}
  *   create-customer  POST /api/v1/customers, a new external_customer_id per request
  *   post-invoice     POST /api/v1/invoices/{id}/post, each of BENCH_INVOICES drafts posted once
- *                    (row lock, journal entry, outbox rows, JetStream publish before the reply)
+ *                    (row lock, journal entry, outbox rows, JetStream publish before the reply);
+ *                    a receiver here, subscribed to invoice.posted, gives posting → webhook received
  *   create-bill      POST /api/v1/bills, a new external_bill_id per request, posted on create
  *                    (Dr expense / Cr A/P, outbox row, JetStream publish)
  *   create-vendor-payment  POST /api/v1/vendor-payments, one allocation to one of BENCH_BILLS
@@ -48,6 +49,7 @@ import { dropDatabase, dropEventsStream } from '@acct/kit';
 import { accountId } from '@acct/ledger';
 import { explainReports, seedReportingLines } from './report-seed';
 import { reportingLag } from './lag';
+import { WebhookLag } from './webhook-lag';
 import { type CpuSample, type CpuSnapshot, cpuPerRequest, machineTicks, sampleCpu } from './cpu';
 
 /** An integer from the environment (def when unset), at least min. */
@@ -364,6 +366,7 @@ async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string }> {
 
     // Invoice posting (a ledger write: lock, journal entry, outbox rows, JetStream publish):
     // drafts are made first, then each one is posted exactly once under load.
+    let webhookLag = '';
     if (SCENARIOS.has('post-invoice')) {
       process.stdout.write(`creating ${INVOICES} draft invoices for the post-invoice scenario\n`);
       const drafts = await createDrafts(url, headers, customerId, id, INVOICES, CONNECTIONS);
@@ -375,7 +378,11 @@ async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string }> {
         amount: drafts.length,
         requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: `/api/v1/invoices/${drafts[next++ % drafts.length]}/post` }) }],
       };
+      // Each posting's invoice.posted webhook goes to a receiver in this process: posting → webhook received.
+      const hooks = new WebhookLag();
+      await hooks.start(url, headers);
       rows.push({ scenario: 'post-invoice', route: 'POST /api/v1/invoices/{id}/post', ...(await drive({ ...postInvoiceOpts, title: 'post-invoice' })) });
+      webhookLag = await hooks.report(databaseUrl, boot.organization_id, drafts);
     }
 
     // Inbound events, stored only: POST /events (key, JSON, validation) beside the Stripe hook
@@ -457,7 +464,8 @@ async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string }> {
     }
 
     // Payables: bills posted on create, and vendor payments allocated to posted bills in turn.
-    if (!SCENARIOS.has('create-bill') && !SCENARIOS.has('create-vendor-payment')) return done(rows, await reportingLag(databaseUrl, boot.organization_id));
+    if (!SCENARIOS.has('create-bill') && !SCENARIOS.has('create-vendor-payment'))
+      return done(rows, [await reportingLag(databaseUrl, boot.organization_id), webhookLag].filter(Boolean).join('\n'));
     const vendorId = await createOne(`${url}/api/v1/vendors`, headers, { external_vendor_id: `bench-vendor-${id}`, display_name: 'Bench vendor', is_1099_eligible: true });
     let billNo = 0;
     const billBody = (cents: number) => ({
@@ -505,7 +513,7 @@ async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string }> {
       };
       rows.push({ scenario: 'create-vendor-payment', route: 'POST /api/v1/vendor-payments', ...(await drive({ ...payOpts, title: 'create-vendor-payment' })) });
     }
-    return done(rows, await reportingLag(databaseUrl, boot.organization_id));
+    return done(rows, [await reportingLag(databaseUrl, boot.organization_id), webhookLag].filter(Boolean).join('\n'));
   } finally {
     sampler = undefined;
     try {

@@ -15,14 +15,11 @@ import { type RpcCaller, forward } from './middlewares/forward';
 import { type IdempotencyRecords, idempotency } from './middlewares/idempotency';
 import { type ModuleEnforcement, moduleGuidance } from './middlewares/module-guidance';
 import { rateLimit } from './middlewares/rate-limit';
-import type { Ctx, Middleware } from './middlewares/state';
+import type { LocalHandler, Middleware } from './middlewares/state';
 import { type UploadHandler, upload } from './middlewares/upload';
 import { validate } from './middlewares/validate';
 import { DEFAULT_UPLOAD_MAX_BYTES, documentUpload } from './uploads/documents';
 import { portalHandlers } from './portal/portal';
-
-/** A route the gateway answers itself (rpc: null), by operationId. */
-export type LocalHandler = (ctx: Ctx) => void | Promise<void>;
 
 export interface GatewayDeps {
   keys: KeyResolver;

@@ -19,3 +19,6 @@ export interface GatewayState {
 /** params: the path parameters @koa/router matched (Koa's own Context leaves them untyped). */
 export type Ctx = Context & { state: GatewayState; params: Record<string, string> };
 export type Middleware = (ctx: Ctx, next: Next) => Promise<void>;
+
+/** A route the gateway answers itself (rpc: null), by operationId. */
+export type LocalHandler = (ctx: Ctx) => void | Promise<void>;

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@acct/contracts';
-import type { LocalHandler } from '../app';
 import { sendError } from '../middlewares/errors';
 import { type RpcCaller, sendRemoteFile } from '../middlewares/forward';
-import type { Ctx } from '../middlewares/state';
+import type { Ctx, LocalHandler } from '../middlewares/state';
 
 /** The page for an unknown or revoked link: the same for both, so it reveals nothing. */
 export const PORTAL_NOT_FOUND_PAGE = `<!doctype html>

@@ -1,13 +1,19 @@
 import { CONSUMERS, eventsStreamName } from '@acct/contracts';
-import type { ServiceWiring } from '@acct/kit';
+import type { EventConsumer, ServiceWiring } from '@acct/kit';
+import type { Freshness } from './freshness';
 import { PROJECTION_TABLES } from './migrations';
-import type { ReportingState } from './service';
+
+/** The consumer it stops and restarts, and the freshness it marks as rebuilding (the service's state). */
+export interface RebuildTarget {
+  consumer: EventConsumer;
+  fresh: Freshness;
+}
 
 /**
  * Drops the projection and replays the events stream from its first message (the stream keeps
  * every event: max_age 0). Reads answer 503 meanwhile; resolves once the consumer caught up.
  */
-export async function rebuild(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log'>, state: ReportingState, timeoutMs = 600_000): Promise<{ applied: number; last_seq: number }> {
+export async function rebuild(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log'>, state: RebuildTarget, timeoutMs = 600_000): Promise<{ applied: number; last_seq: number }> {
   state.fresh.rebuilding = true;
   try {
     await state.consumer.stop();

@@ -4,13 +4,10 @@ import { Freshness } from './freshness';
 import { registerReportHandlers } from './handlers/reports.handler';
 import { migrations } from './migrations';
 import { applyEvent } from './projection';
-import { rebuild } from './rebuild';
+import { type RebuildTarget, rebuild } from './rebuild';
 
 /** What register() and the workers of one wiring share. */
-export interface ReportingState {
-  consumer: EventConsumer;
-  fresh: Freshness;
-}
+export type ReportingState = RebuildTarget;
 const states = new WeakMap<ServiceWiring, ReportingState>();
 
 export function reportingState(w: ServiceWiring): ReportingState {

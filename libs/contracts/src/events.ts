@@ -7,7 +7,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import { ENVIRONMENTS, type Environment } from './envelope';
 import type { ErrorDetail } from './errors';
-import type { ServiceName } from './subjects';
+import type { ServiceName } from './services';
 import { Nullable, StringEnum, date, dateTime, obj, uuid } from './schemas/common';
 import { customer } from './schemas/customers';
 import { invoice, payment, payout } from './schemas/receivables';

@@ -1,4 +1,4 @@
-import type { ServiceName } from './subjects';
+import type { ServiceName } from './services';
 
 /**
  * One entry per process of the system. The local stack runner, the e2e stack, the deployment

@@ -5,7 +5,7 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { PublicContext, RpcOk, RpcReply, RpcRequest, TrustedContext } from './envelope';
-import type { ServiceName } from './subjects';
+import type { ServiceName } from './services';
 import { idParams } from './schemas/common';
 import * as customers from './schemas/customers';
 import * as r from './schemas/receivables';

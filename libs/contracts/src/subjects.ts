@@ -8,8 +8,9 @@ import { manifestOf } from './manifest';
  */
 import { RPC_CATALOGUE, type RpcCatalogue, type RpcOperation } from './rpc-catalogue';
 
-export const SERVICES = ['gateway', 'receivables', 'payables', 'documents', 'reporting', 'webhook-dispatcher'] as const;
-export type ServiceName = (typeof SERVICES)[number];
+import type { ServiceName } from './services';
+
+export { SERVICES, type ServiceName } from './services';
 
 /** Request/reply operations and the service that serves each, in its queue group (from RPC_CATALOGUE). */
 export const RPC_OPERATIONS = Object.fromEntries(Object.entries(RPC_CATALOGUE).map(([op, def]) => [op, def.service])) as {

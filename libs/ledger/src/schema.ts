@@ -135,8 +135,80 @@ const LEDGER_DDL_V1 = `
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION journal_entry_check_balanced();
   `;
 
+/**
+ * Version 2: the balance is checked once per entry, not once per line (v1 fired the full check at
+ * COMMIT for the entry and again for each of its lines). The entry's deferred trigger alone checks
+ * its lines at COMMIT; it sees every line the transaction added, in any statement. What v1's line
+ * trigger also caught, a line added to an entry an earlier transaction committed, is now refused at
+ * once, per statement: a line may only join an entry written by its own transaction (written_in,
+ * the writing transaction's id; savepoints share it). Entries of v1 have none: they take no line.
+ * FROZEN once shipped, like v1. Contains no `?`.
+ */
+const LEDGER_DDL_V2 = `
+    -- Two steps, so that existing rows keep NULL and the table is not rewritten.
+    ALTER TABLE journal_entries ADD COLUMN written_in xid8;
+    ALTER TABLE journal_entries ALTER COLUMN written_in SET DEFAULT pg_current_xact_id();
+
+    DROP TRIGGER journal_lines_balanced ON journal_lines;
+
+    -- Fired only by journal_entries_balanced now: one query for the count, the sums and the accounts.
+    CREATE OR REPLACE FUNCTION journal_entry_check_balanced() RETURNS trigger LANGUAGE plpgsql
+      SET search_path FROM CURRENT AS $$
+    DECLARE
+      v_lines bigint;
+      v_debit numeric;
+      v_credit numeric;
+      v_foreign boolean;
+    BEGIN
+      SELECT count(*),
+             coalesce(sum(l.amount_cents) FILTER (WHERE l.side = 'debit'), 0),
+             coalesce(sum(l.amount_cents) FILTER (WHERE l.side = 'credit'), 0),
+             coalesce(bool_or(a.organization_id <> NEW.organization_id OR a.environment <> NEW.environment OR a.code <> l.account_code), false)
+        INTO v_lines, v_debit, v_credit, v_foreign
+        FROM journal_lines l JOIN ledger_accounts a ON a.id = l.account_id
+       WHERE l.entry_id = NEW.id;
+      IF v_lines = 0 THEN
+        RAISE EXCEPTION 'journal entry % has no lines', NEW.id USING ERRCODE = '23514';
+      END IF;
+      IF v_debit <> v_credit THEN
+        RAISE EXCEPTION 'journal entry % is unbalanced: debits % <> credits %', NEW.id, v_debit, v_credit
+          USING ERRCODE = '23514';
+      END IF;
+      -- A line's account must belong to the entry's organization and environment and carry the line's code.
+      IF v_foreign THEN
+        RAISE EXCEPTION 'journal entry % has a line whose account is not its organization''s and environment''s account of that code', NEW.id
+          USING ERRCODE = '23514';
+      END IF;
+      RETURN NULL;
+    END
+    $$;
+
+    -- Once per INSERT statement (however many lines): every line's entry was written by this
+    -- transaction, so that entry's deferred check (queued when it was inserted) sees the line.
+    CREATE FUNCTION journal_lines_refuse_committed_entry() RETURNS trigger LANGUAGE plpgsql
+      SET search_path FROM CURRENT AS $$
+    DECLARE
+      v_entry uuid;
+    BEGIN
+      SELECT n.entry_id INTO v_entry FROM new_lines n
+       WHERE NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.id = n.entry_id AND e.written_in = pg_current_xact_id())
+       LIMIT 1;
+      IF FOUND THEN
+        RAISE EXCEPTION 'journal entry % was committed by another transaction: lines cannot be added to it, post a new entry', v_entry
+          USING ERRCODE = '23514';
+      END IF;
+      RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER journal_lines_same_transaction AFTER INSERT ON journal_lines
+      REFERENCING NEW TABLE AS new_lines FOR EACH STATEMENT EXECUTE FUNCTION journal_lines_refuse_committed_entry();
+  `;
+
 /** The ledger's DDL, oldest version first; each posting service runs every version as a migration. */
-export const LEDGER_DDL: readonly DdlVersion[] = Object.freeze([{ version: 1, sql: LEDGER_DDL_V1 }]);
+export const LEDGER_DDL: readonly DdlVersion[] = Object.freeze([
+  { version: 1, sql: LEDGER_DDL_V1 },
+  { version: 2, sql: LEDGER_DDL_V2 },
+]);
 
 /**
  * Creates the chart's accounts for one organization and environment, with their stable ids.

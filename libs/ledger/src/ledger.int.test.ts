@@ -5,7 +5,7 @@ import { migrate, openOrm, type Orm } from '@acct/kit';
 import { freshDatabase, type TestDatabase } from '@acct/testing';
 import { ACCOUNT, accountId, DEFAULT_CHART, type LedgerEnvironment } from './accounts';
 import { reversalOf, type JournalLine } from './entry';
-import { insertDefaultAccounts, insertJournalEntry, LEDGER_DDL, UNBALANCED_SQLSTATE, type Execute } from './schema';
+import { insertDefaultAccounts, insertJournalEntries, insertJournalEntry, LEDGER_DDL, UNBALANCED_SQLSTATE, type Execute } from './schema';
 
 const SCHEMA = 'ledger_it';
 
@@ -275,6 +275,42 @@ describe('ledger schema against real Postgres', () => {
       { code: '1100', net: '0' },
       { code: '4000', net: '0' },
     ]);
+  });
+
+  it('insertJournalEntries writes many entries and their lines in two named statements; each is checked at COMMIT', async () => {
+    const run = (name: string, text: string, values: unknown[]) => pg.query({ name, text, values });
+    const other = { organizationId: randomUUID(), environment: 'live' as const };
+    await insertDefaultAccounts(execute, other.organizationId, other.environment);
+    const draft = (amount: number, credit = amount) => ({
+      id: randomUUID(),
+      entryDate: '2026-04-01',
+      sourceType: 'invoice',
+      sourceId: randomUUID(),
+      memo: 'a "quoted", {braced} memo',
+      lines: [
+        { accountCode: ACCOUNT.receivable, side: 'debit' as const, amountCents: amount, invoiceId: randomUUID() },
+        { accountCode: ACCOUNT.revenue, side: 'credit' as const, amountCents: credit },
+      ],
+    });
+    const [a, b] = [draft(100), draft(250)];
+    await tx(() =>
+      insertJournalEntries(run, [
+        { scope: { organizationId: org, environment: env }, entry: a },
+        { scope: other, entry: b },
+      ]),
+    );
+    expect(await count(a.id)).toEqual({ entries: 1, lines: 2 });
+    expect(await count(b.id)).toEqual({ entries: 1, lines: 2 });
+    const r = await pg.query(
+      `SELECT e.environment, e.memo, l.account_id, l.amount_cents::int AS amount FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id WHERE e.id = $1 ORDER BY l.line_no`,
+      [b.id],
+    );
+    expect(r.rows).toEqual([
+      { environment: 'live', memo: b.memo, account_id: accountId(other.organizationId, 'live', ACCOUNT.receivable), amount: 250 },
+      { environment: 'live', memo: b.memo, account_id: accountId(other.organizationId, 'live', ACCOUNT.revenue), amount: 250 },
+    ]);
+    // The code refuses an unbalanced draft before any SQL runs.
+    await expect(tx(() => insertJournalEntries(run, [{ scope: { organizationId: org, environment: env }, entry: draft(100, 99) }]))).rejects.toThrow(/debits/);
   });
 
   it('upgrading from version 1 keeps the entries committed before it closed to new lines', async () => {

@@ -270,3 +270,57 @@ export async function insertJournalEntry(
     params,
   );
 }
+
+/**
+ * Runs one named statement (`$1..$n` placeholders) inside the caller's transaction: Postgres parses
+ * and plans it once per connection. With libs/kit: `(name, text, values) => q({ name, text }, values)`.
+ */
+export type RunNamed = (name: string, text: string, values: unknown[]) => Promise<unknown>;
+
+/** One entry to write: its scope and a draft (checked again here) with its id. */
+export interface EntryToWrite {
+  scope: LedgerScope;
+  entry: JournalEntryDraft & { id: string };
+}
+
+// Two fixed statements for any number of entries and lines: values as arrays, unnest()ed.
+const INSERT_ENTRIES = `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id)
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::date[], $5::text[], $6::uuid[], $7::text[], $8::uuid[])`;
+const INSERT_LINES = `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents, customer_id, invoice_id, vendor_id, bill_id, memo)
+  SELECT * FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::text[], $5::text[], $6::bigint[], $7::uuid[], $8::uuid[], $9::uuid[], $10::uuid[], $11::text[])`;
+
+/**
+ * insertJournalEntry for many entries at once, set-based: one INSERT of the entries and one of all
+ * their lines, each a named statement. The scopes' charts must exist (insertDefaultAccounts); the
+ * database checks each entry's balance when the transaction commits.
+ */
+export async function insertJournalEntries(run: RunNamed, entries: readonly EntryToWrite[], options: { chart?: readonly AccountDef[] } = {}): Promise<void> {
+  if (!entries.length) return;
+  const codes = (options.chart ?? DEFAULT_CHART).map((a) => a.code);
+  const e: unknown[][] = [[], [], [], [], [], [], [], []];
+  const l: unknown[][] = [[], [], [], [], [], [], [], [], [], [], []];
+  for (const { scope, entry } of entries) {
+    if (!isUuid(entry.id)) throw new LedgerError('bad_entry', `entry id ${entry.id} is not a uuid`);
+    const v = buildEntry(entry, { accountCodes: codes });
+    const row = [entry.id, scope.organizationId, scope.environment, v.entryDate, v.sourceType, v.sourceId, v.memo ?? null, v.reversesEntryId ?? null];
+    row.forEach((x, i) => e[i]!.push(x));
+    v.lines.forEach((x, i) => {
+      const line = [
+        entry.id,
+        i + 1,
+        accountId(scope.organizationId, scope.environment, x.accountCode),
+        x.accountCode,
+        x.side,
+        x.amountCents,
+        x.customerId ?? null,
+        x.invoiceId ?? null,
+        x.vendorId ?? null,
+        x.billId ?? null,
+        x.memo ?? null,
+      ];
+      line.forEach((y, j) => l[j]!.push(y));
+    });
+  }
+  await run('ledger_insert_entries', INSERT_ENTRIES, e);
+  await run('ledger_insert_lines', INSERT_LINES, l);
+}

@@ -14,8 +14,8 @@ import {
   postingSubject,
   referenceSubject,
 } from '@acct/contracts';
-import { type EntityManager, type Orm, type Outbox, type OutboxMessage, type Scope, type ServiceWiring, scopeOf } from '@acct/kit';
-import { type JournalEntryDraft, LedgerError, accountId, buildEntry, insertJournalEntry } from '@acct/ledger';
+import { type EntityManager, type Orm, type Outbox, type OutboxMessage, type Query, type Scope, type ServiceWiring, scopeOf, transactionQuery } from '@acct/kit';
+import { type JournalEntryDraft, LedgerError, accountId, buildEntry, insertDefaultAccounts, insertJournalEntries } from '@acct/ledger';
 
 /** Where a flow reads and writes: an EntityManager of its own and the tenancy of the request. */
 export interface Db {
@@ -25,6 +25,8 @@ export interface Db {
 
 /** What a money-moving operation can do inside its transaction. */
 export interface Tx extends Db {
+  /** Named statements on the transaction's own connection (hot paths on pg directly; see libs/kit sql). */
+  sql: Query;
   /** Writes a balanced journal entry and queues its posting event; returns the entry id. */
   post(draft: JournalEntryDraft, source: PostingSource): Promise<string>;
   /**
@@ -64,15 +66,16 @@ export class Books {
     const result = await this.orm.em
       .fork()
       .transactional(async (em) => {
+        const sql = await transactionQuery(em);
         const tx: Tx = {
           em,
           scope,
+          sql,
           post: async (draft, source) => {
             const entry = { ...buildEntry(draft), id: randomUUID() };
             posted = true;
-            await insertJournalEntry((sql, params) => em.execute(sql, params, 'run'), scope, entry, {
-              accountsExist: this.chartsCommitted.has(scopeKey),
-            });
+            if (!this.chartsCommitted.has(scopeKey)) await insertDefaultAccounts((text, params) => em.execute(text, params, 'run'), scope.organizationId, scope.environment);
+            await insertJournalEntries((name, text, values) => sql({ name, text }, values), [{ scope, entry }]);
             const event: PostingEvent = {
               id: randomUUID(),
               type: 'journal_entry.posted',

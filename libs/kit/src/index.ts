@@ -9,6 +9,7 @@ export * from './runtime';
 export * from './outbox';
 export * from './unavailable';
 export * from './scope';
+export * from './sql';
 export * from './reads';
 export * from './drift';
 export * from './service';

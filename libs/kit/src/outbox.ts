@@ -4,6 +4,7 @@ import type { EntityManager, Orm } from './db';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { encodeJson } from './rpc';
+import { type Statement, transactionQuery } from './sql';
 import { Gauge } from 'prom-client';
 
 /**
@@ -24,6 +25,11 @@ const OUTBOX_DDL_V1 = `
 
 /** The outbox's DDL, oldest version first; every publishing service runs each as a migration. */
 export const OUTBOX_DDL: readonly { version: number; sql: string }[] = Object.freeze([{ version: 1, sql: OUTBOX_DDL_V1 }]);
+
+const INSERT_OUTBOX: Statement = {
+  name: 'outbox_insert',
+  text: 'INSERT INTO outbox (id, subject, payload) SELECT id, subject, payload::jsonb FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t (id, subject, payload)',
+};
 
 export interface OutboxMessage {
   /** Also the JetStream message id, so the stream drops a second publish of the same row. */
@@ -114,9 +120,9 @@ export class Outbox {
     if (!messages.length) return;
     const now = Date.now();
     for (const m of messages) this.addedAt.set(m, now);
-    const values = messages.map(() => '(?, ?, ?::jsonb)').join(', ');
-    const params = messages.flatMap((m) => [m.id, m.subject, JSON.stringify(m.payload)]);
-    await em.execute(`INSERT INTO outbox (id, subject, payload) VALUES ${values}`, params, 'run');
+    // One named statement for any number of rows, on the transaction's connection.
+    const q = await transactionQuery(em);
+    await q(INSERT_OUTBOX, [messages.map((m) => m.id), messages.map((m) => m.subject), messages.map((m) => JSON.stringify(m.payload))]);
   }
 
   private async send(m: OutboxMessage): Promise<void> {

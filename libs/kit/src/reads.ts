@@ -3,6 +3,16 @@ import { AppError, type KeyedOperation, limits, list, pageWithin, single } from 
 import type { Orm } from './db';
 import type { RpcServer } from './rpc';
 import { findInScope, pageQuery, scopeOf, type ScopedRow } from './scope';
+import { type EntityRows, entityRows, getInScope, withQuery } from './sql';
+
+/** The entity's pg row mapping, or undefined when its shape is not flat (it stays on MikroORM). */
+function flatRows<E extends ScopedRow>(orm: Orm, schema: EntitySchema<E, never>): EntityRows<E> | undefined {
+  try {
+    return entityRows(orm, schema);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The read side every resource shares: a list (newest first, ties by id, limit + 1 for has_more,
@@ -46,8 +56,13 @@ export function registerReads<E extends object>(
     return { ok: true, status: 200, body: list(r.plural, p.items, p.pagination) };
   });
 
+  // By primary key on pg directly (a named statement, no hydration), when the entity is flat.
+  const rows = flatRows(orm, r.schema as never as EntitySchema<ScopedRow, never>);
   server.handle(r.get, async (req) => {
-    const row = await findInScope(orm.em.fork(), r.schema as never as EntitySchema<ScopedRow>, String(req.params.id), scopeOf(req.ctx));
+    const id = String(req.params.id);
+    const row = rows
+      ? await withQuery(orm, (q) => getInScope(q, rows, id, scopeOf(req.ctx)))
+      : await findInScope(orm.em.fork(), r.schema as never as EntitySchema<ScopedRow>, id, scopeOf(req.ctx));
     if (!row) throw AppError.notFound(r.label, req.params.id);
     return { ok: true, status: 200, body: single(r.name, r.dto(row as E)) };
   });

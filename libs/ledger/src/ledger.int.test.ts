@@ -5,7 +5,7 @@ import { migrate, openOrm, type Orm } from '@acct/kit';
 import { freshDatabase, type TestDatabase } from '@acct/testing';
 import { ACCOUNT, accountId, DEFAULT_CHART, type LedgerEnvironment } from './accounts';
 import { reversalOf, type JournalLine } from './entry';
-import { insertDefaultAccounts, insertJournalEntry, LEDGER_DDL, UNBALANCED_SQLSTATE, type Execute } from './schema';
+import { insertDefaultAccounts, insertJournalEntries, insertJournalEntry, LEDGER_DDL, UNBALANCED_SQLSTATE, type Execute } from './schema';
 
 const SCHEMA = 'ledger_it';
 
@@ -112,6 +112,57 @@ describe('ledger schema against real Postgres', () => {
     const id = await postedEntry();
     await expect(tx(() => insertLine(id, 3, ACCOUNT.revenue, 'credit', 1))).rejects.toMatchObject({ code: UNBALANCED_SQLSTATE });
     expect(await count(id)).toEqual({ entries: 1, lines: 2 });
+  });
+
+  it('refuses any line added to a committed entry, even a balanced pair, at once', async () => {
+    const id = await postedEntry();
+    await pg.query('BEGIN');
+    await expect(insertLine(id, 3, ACCOUNT.receivable, 'debit', 5)).rejects.toMatchObject({
+      code: UNBALANCED_SQLSTATE,
+      message: expect.stringMatching(new RegExp(`journal entry ${id} was committed by another transaction`)),
+    });
+    await pg.query('ROLLBACK');
+    await expect(
+      tx(() =>
+        pg.query(`INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents) VALUES ($1, 3, $2, $3, 'debit', 5), ($1, 4, $4, $5, 'credit', 5)`, [
+          id,
+          accountId(org, env, ACCOUNT.receivable),
+          ACCOUNT.receivable,
+          accountId(org, env, ACCOUNT.revenue),
+          ACCOUNT.revenue,
+        ]),
+      ),
+    ).rejects.toMatchObject({ code: UNBALANCED_SQLSTATE });
+    expect(await count(id)).toEqual({ entries: 1, lines: 2 });
+  });
+
+  it("checks at COMMIT every line of the entry's own transaction: later statements, savepoints, many entries in one statement", async () => {
+    const [a, b] = [randomUUID(), randomUUID()];
+    await tx(async () => {
+      await insertEntry(a);
+      await insertEntry(b);
+      await insertLine(a, 1, ACCOUNT.receivable, 'debit', 300);
+      await pg.query('SAVEPOINT s');
+      await insertLine(a, 2, ACCOUNT.revenue, 'credit', 300);
+      await pg.query('RELEASE SAVEPOINT s');
+      await pg.query(
+        `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents) VALUES ($1, 1, $2, $3, 'debit', 40), ($1, 2, $4, $5, 'credit', 40)`,
+        [b, accountId(org, env, ACCOUNT.receivable), ACCOUNT.receivable, accountId(org, env, ACCOUNT.revenue), ACCOUNT.revenue],
+      );
+    });
+    expect(await count(a)).toEqual({ entries: 1, lines: 2 });
+    expect(await count(b)).toEqual({ entries: 1, lines: 2 });
+
+    // A savepoint rolled back takes its line away: the entry is unbalanced at COMMIT.
+    const c = randomUUID();
+    await pg.query('BEGIN');
+    await insertEntry(c);
+    await insertLine(c, 1, ACCOUNT.receivable, 'debit', 300);
+    await pg.query('SAVEPOINT s');
+    await insertLine(c, 2, ACCOUNT.revenue, 'credit', 300);
+    await pg.query('ROLLBACK TO SAVEPOINT s');
+    await expect(pg.query('COMMIT')).rejects.toMatchObject({ code: UNBALANCED_SQLSTATE, message: expect.stringMatching(/is unbalanced/) });
+    expect(await count(c)).toEqual({ entries: 0, lines: 0 });
   });
 
   it('refuses an entry with no lines at COMMIT', async () => {
@@ -224,6 +275,89 @@ describe('ledger schema against real Postgres', () => {
       { code: '1100', net: '0' },
       { code: '4000', net: '0' },
     ]);
+  });
+
+  it('insertJournalEntries writes many entries and their lines in two named statements; each is checked at COMMIT', async () => {
+    const run = (name: string, text: string, values: unknown[]) => pg.query({ name, text, values });
+    const other = { organizationId: randomUUID(), environment: 'live' as const };
+    await insertDefaultAccounts(execute, other.organizationId, other.environment);
+    const draft = (amount: number, credit = amount) => ({
+      id: randomUUID(),
+      entryDate: '2026-04-01',
+      sourceType: 'invoice',
+      sourceId: randomUUID(),
+      memo: 'a "quoted", {braced} memo',
+      lines: [
+        { accountCode: ACCOUNT.receivable, side: 'debit' as const, amountCents: amount, invoiceId: randomUUID() },
+        { accountCode: ACCOUNT.revenue, side: 'credit' as const, amountCents: credit },
+      ],
+    });
+    const [a, b] = [draft(100), draft(250)];
+    await tx(() =>
+      insertJournalEntries(run, [
+        { scope: { organizationId: org, environment: env }, entry: a },
+        { scope: other, entry: b },
+      ]),
+    );
+    expect(await count(a.id)).toEqual({ entries: 1, lines: 2 });
+    expect(await count(b.id)).toEqual({ entries: 1, lines: 2 });
+    const r = await pg.query(
+      `SELECT e.environment, e.memo, l.account_id, l.amount_cents::int AS amount FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id WHERE e.id = $1 ORDER BY l.line_no`,
+      [b.id],
+    );
+    expect(r.rows).toEqual([
+      { environment: 'live', memo: b.memo, account_id: accountId(other.organizationId, 'live', ACCOUNT.receivable), amount: 250 },
+      { environment: 'live', memo: b.memo, account_id: accountId(other.organizationId, 'live', ACCOUNT.revenue), amount: 250 },
+    ]);
+    // The code refuses an unbalanced draft before any SQL runs.
+    await expect(tx(() => insertJournalEntries(run, [{ scope: { organizationId: org, environment: env }, entry: draft(100, 99) }]))).rejects.toThrow(/debits/);
+  });
+
+  it('upgrading from version 1 keeps the entries committed before it closed to new lines', async () => {
+    const c = new Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await c.query('CREATE SCHEMA ledger_upgrade_it');
+      await c.query('SET search_path TO ledger_upgrade_it');
+      await c.query(LEDGER_DDL[0]!.sql);
+      const o = randomUUID();
+      await insertDefaultAccounts(
+        (sql, params) => {
+          let n = 0;
+          return c.query(
+            sql.replace(/\?/g, () => `$${++n}`),
+            params,
+          );
+        },
+        o,
+        env,
+      );
+      const old = randomUUID();
+      const line = (no: number, code: string, side: string) =>
+        c.query(`INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents) VALUES ($1, $2, $3, $4, $5, 10)`, [
+          old,
+          no,
+          accountId(o, env, code),
+          code,
+          side,
+        ]);
+      await c.query('BEGIN');
+      await c.query(`INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id) VALUES ($1, $2, $3, '2026-01-15', 'invoice', $4)`, [
+        old,
+        o,
+        env,
+        randomUUID(),
+      ]);
+      await line(1, ACCOUNT.receivable, 'debit');
+      await line(2, ACCOUNT.revenue, 'credit');
+      await c.query('COMMIT');
+      await c.query(LEDGER_DDL[1]!.sql);
+      await c.query('BEGIN');
+      await expect(line(3, ACCOUNT.receivable, 'debit')).rejects.toMatchObject({ code: UNBALANCED_SQLSTATE, message: expect.stringMatching(/committed by another transaction/) });
+      await c.query('ROLLBACK');
+    } finally {
+      await c.end();
+    }
   });
 
   it('runs as a MikroORM migration in a service schema and writes through em.execute in a transaction', async () => {

@@ -135,8 +135,80 @@ const LEDGER_DDL_V1 = `
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION journal_entry_check_balanced();
   `;
 
+/**
+ * Version 2: the balance is checked once per entry, not once per line (v1 fired the full check at
+ * COMMIT for the entry and again for each of its lines). The entry's deferred trigger alone checks
+ * its lines at COMMIT; it sees every line the transaction added, in any statement. What v1's line
+ * trigger also caught, a line added to an entry an earlier transaction committed, is now refused at
+ * once, per statement: a line may only join an entry written by its own transaction (written_in,
+ * the writing transaction's id; savepoints share it). Entries of v1 have none: they take no line.
+ * FROZEN once shipped, like v1. Contains no `?`.
+ */
+const LEDGER_DDL_V2 = `
+    -- Two steps, so that existing rows keep NULL and the table is not rewritten.
+    ALTER TABLE journal_entries ADD COLUMN written_in xid8;
+    ALTER TABLE journal_entries ALTER COLUMN written_in SET DEFAULT pg_current_xact_id();
+
+    DROP TRIGGER journal_lines_balanced ON journal_lines;
+
+    -- Fired only by journal_entries_balanced now: one query for the count, the sums and the accounts.
+    CREATE OR REPLACE FUNCTION journal_entry_check_balanced() RETURNS trigger LANGUAGE plpgsql
+      SET search_path FROM CURRENT AS $$
+    DECLARE
+      v_lines bigint;
+      v_debit numeric;
+      v_credit numeric;
+      v_foreign boolean;
+    BEGIN
+      SELECT count(*),
+             coalesce(sum(l.amount_cents) FILTER (WHERE l.side = 'debit'), 0),
+             coalesce(sum(l.amount_cents) FILTER (WHERE l.side = 'credit'), 0),
+             coalesce(bool_or(a.organization_id <> NEW.organization_id OR a.environment <> NEW.environment OR a.code <> l.account_code), false)
+        INTO v_lines, v_debit, v_credit, v_foreign
+        FROM journal_lines l JOIN ledger_accounts a ON a.id = l.account_id
+       WHERE l.entry_id = NEW.id;
+      IF v_lines = 0 THEN
+        RAISE EXCEPTION 'journal entry % has no lines', NEW.id USING ERRCODE = '23514';
+      END IF;
+      IF v_debit <> v_credit THEN
+        RAISE EXCEPTION 'journal entry % is unbalanced: debits % <> credits %', NEW.id, v_debit, v_credit
+          USING ERRCODE = '23514';
+      END IF;
+      -- A line's account must belong to the entry's organization and environment and carry the line's code.
+      IF v_foreign THEN
+        RAISE EXCEPTION 'journal entry % has a line whose account is not its organization''s and environment''s account of that code', NEW.id
+          USING ERRCODE = '23514';
+      END IF;
+      RETURN NULL;
+    END
+    $$;
+
+    -- Once per INSERT statement (however many lines): every line's entry was written by this
+    -- transaction, so that entry's deferred check (queued when it was inserted) sees the line.
+    CREATE FUNCTION journal_lines_refuse_committed_entry() RETURNS trigger LANGUAGE plpgsql
+      SET search_path FROM CURRENT AS $$
+    DECLARE
+      v_entry uuid;
+    BEGIN
+      SELECT n.entry_id INTO v_entry FROM new_lines n
+       WHERE NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.id = n.entry_id AND e.written_in = pg_current_xact_id())
+       LIMIT 1;
+      IF FOUND THEN
+        RAISE EXCEPTION 'journal entry % was committed by another transaction: lines cannot be added to it, post a new entry', v_entry
+          USING ERRCODE = '23514';
+      END IF;
+      RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER journal_lines_same_transaction AFTER INSERT ON journal_lines
+      REFERENCING NEW TABLE AS new_lines FOR EACH STATEMENT EXECUTE FUNCTION journal_lines_refuse_committed_entry();
+  `;
+
 /** The ledger's DDL, oldest version first; each posting service runs every version as a migration. */
-export const LEDGER_DDL: readonly DdlVersion[] = Object.freeze([{ version: 1, sql: LEDGER_DDL_V1 }]);
+export const LEDGER_DDL: readonly DdlVersion[] = Object.freeze([
+  { version: 1, sql: LEDGER_DDL_V1 },
+  { version: 2, sql: LEDGER_DDL_V2 },
+]);
 
 /**
  * Creates the chart's accounts for one organization and environment, with their stable ids.
@@ -197,4 +269,58 @@ export async function insertJournalEntry(
      VALUES ${rows.join(', ')}`,
     params,
   );
+}
+
+/**
+ * Runs one named statement (`$1..$n` placeholders) inside the caller's transaction: Postgres parses
+ * and plans it once per connection. With libs/kit: `(name, text, values) => q({ name, text }, values)`.
+ */
+export type RunNamed = (name: string, text: string, values: unknown[]) => Promise<unknown>;
+
+/** One entry to write: its scope and a draft (checked again here) with its id. */
+export interface EntryToWrite {
+  scope: LedgerScope;
+  entry: JournalEntryDraft & { id: string };
+}
+
+// Two fixed statements for any number of entries and lines: values as arrays, unnest()ed.
+const INSERT_ENTRIES = `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id)
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::date[], $5::text[], $6::uuid[], $7::text[], $8::uuid[])`;
+const INSERT_LINES = `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents, customer_id, invoice_id, vendor_id, bill_id, memo)
+  SELECT * FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::text[], $5::text[], $6::bigint[], $7::uuid[], $8::uuid[], $9::uuid[], $10::uuid[], $11::text[])`;
+
+/**
+ * insertJournalEntry for many entries at once, set-based: one INSERT of the entries and one of all
+ * their lines, each a named statement. The scopes' charts must exist (insertDefaultAccounts); the
+ * database checks each entry's balance when the transaction commits.
+ */
+export async function insertJournalEntries(run: RunNamed, entries: readonly EntryToWrite[], options: { chart?: readonly AccountDef[] } = {}): Promise<void> {
+  if (!entries.length) return;
+  const codes = (options.chart ?? DEFAULT_CHART).map((a) => a.code);
+  const e: unknown[][] = [[], [], [], [], [], [], [], []];
+  const l: unknown[][] = [[], [], [], [], [], [], [], [], [], [], []];
+  for (const { scope, entry } of entries) {
+    if (!isUuid(entry.id)) throw new LedgerError('bad_entry', `entry id ${entry.id} is not a uuid`);
+    const v = buildEntry(entry, { accountCodes: codes });
+    const row = [entry.id, scope.organizationId, scope.environment, v.entryDate, v.sourceType, v.sourceId, v.memo ?? null, v.reversesEntryId ?? null];
+    row.forEach((x, i) => e[i]!.push(x));
+    v.lines.forEach((x, i) => {
+      const line = [
+        entry.id,
+        i + 1,
+        accountId(scope.organizationId, scope.environment, x.accountCode),
+        x.accountCode,
+        x.side,
+        x.amountCents,
+        x.customerId ?? null,
+        x.invoiceId ?? null,
+        x.vendorId ?? null,
+        x.billId ?? null,
+        x.memo ?? null,
+      ];
+      line.forEach((y, j) => l[j]!.push(y));
+    });
+  }
+  await run('ledger_insert_entries', INSERT_ENTRIES, e);
+  await run('ledger_insert_lines', INSERT_LINES, l);
 }

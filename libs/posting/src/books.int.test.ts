@@ -5,7 +5,7 @@ import { AppError, type Environment, type PostingSource, type TrustedContext, ev
 import { Outbox, ensureEventsStream, migrate, openOrm, type Orm } from '@acct/kit';
 import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
 import { NATS_URL, firstRow, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
-import { Books, createOnce, isUniqueViolation, retryOnceOnUnique } from './books';
+import { Books, type Tx, createOnce, isUniqueViolation, retryOnceOnUnique } from './books';
 import { withPostingMigrations } from './migrations';
 
 class Widgets extends Migration {
@@ -113,6 +113,62 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
     const e = await books.transact(ctx(), (tx) => tx.post(bad, source())).catch((err: unknown) => err);
     expect(e).toBeInstanceOf(AppError);
     expect(e).toMatchObject({ code: 'validation_failed' });
+  });
+
+  describe('group commit (transactGrouped)', () => {
+    const xact = async (tx: Tx) => String((await tx.sql<{ x: string }>({ name: 't_xact', text: 'SELECT pg_current_xact_id()::text AS x' }, []))[0]!.x);
+    const entryCount = (ids: string[]) => count('SELECT count(*) AS n FROM journal_entries WHERE id = ANY(?::uuid[])', [`{${ids.join(',')}}`]);
+
+    it('runs the postings of one tick in one transaction, and publishes every event', async () => {
+      const before = await streamMessages();
+      const c = ctx();
+      const done = await Promise.all(
+        [1, 2, 3].map((n) =>
+          books.transactGrouped(c, async (tx) => {
+            const id = await tx.post(draft(100 * n), source());
+            return { id, xact: await xact(tx) };
+          }),
+        ),
+      );
+      expect(new Set(done.map((d) => d.xact)).size).toBe(1);
+      expect(await entryCount(done.map((d) => d.id))).toBe(3);
+      expect(await count('SELECT count(*) AS n FROM journal_lines WHERE entry_id = ANY(?::uuid[])', [`{${done.map((d) => d.id).join(',')}}`])).toBe(6);
+      expect(await streamMessages()).toBe(before + 3);
+    });
+
+    it.each([
+      ['its work throws', async () => Promise.reject(new AppError('conflict', 'not this one'))],
+      ['its entry is refused by the ledger', (tx: Tx) => tx.post(draft(100, 99), source())],
+      [
+        'COMMIT refuses it (an unbalanced entry written by hand)',
+        async (tx: Tx) => {
+          const id = randomUUID();
+          await tx.sql(
+            {
+              name: 't_bad_entry',
+              text: `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id) VALUES ($1, $2, 'test', '2026-11-01', 'manual', $1)`,
+            },
+            [id, tx.scope.organizationId],
+          );
+        },
+      ],
+    ])('a posting that fails (%s) fails alone: its neighbours are retried alone and succeed', async (_, bad) => {
+      const before = await streamMessages();
+      const c = ctx();
+      const good = (amount: number) =>
+        books.transactGrouped(c, async (tx) => {
+          const id = await tx.post(draft(amount), source());
+          return { id, xact: await xact(tx) };
+        });
+      const [a, failed, b] = await Promise.allSettled([good(10), books.transactGrouped(c, bad as (tx: Tx) => Promise<unknown>), good(20)]);
+      expect(failed.status).toBe('rejected');
+      expect(a.status).toBe('fulfilled');
+      expect(b.status).toBe('fulfilled');
+      const [ra, rb] = [(a as PromiseFulfilledResult<{ id: string; xact: string }>).value, (b as PromiseFulfilledResult<{ id: string; xact: string }>).value];
+      expect(ra.xact).not.toBe(rb.xact); // each committed in a transaction of its own
+      expect(await entryCount([ra.id, rb.id])).toBe(2);
+      expect(await streamMessages()).toBe(before + 2);
+    });
   });
 
   describe('unique violations', () => {

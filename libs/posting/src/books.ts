@@ -14,8 +14,8 @@ import {
   postingSubject,
   referenceSubject,
 } from '@acct/contracts';
-import { type EntityManager, type Orm, type Outbox, type OutboxMessage, type Scope, type ServiceWiring, scopeOf } from '@acct/kit';
-import { type JournalEntryDraft, LedgerError, accountId, buildEntry, insertJournalEntry } from '@acct/ledger';
+import { type EntityManager, type Orm, type Outbox, type OutboxMessage, type Query, type Scope, type ServiceWiring, scopeOf, transactionQuery } from '@acct/kit';
+import { type EntryToWrite, type JournalEntryDraft, LedgerError, accountId, buildEntry, insertDefaultAccounts, insertJournalEntries } from '@acct/ledger';
 
 /** Where a flow reads and writes: an EntityManager of its own and the tenancy of the request. */
 export interface Db {
@@ -25,6 +25,8 @@ export interface Db {
 
 /** What a money-moving operation can do inside its transaction. */
 export interface Tx extends Db {
+  /** Named statements on the transaction's own connection (hot paths on pg directly; see libs/kit sql). */
+  sql: Query;
   /** Writes a balanced journal entry and queues its posting event; returns the entry id. */
   post(draft: JournalEntryDraft, source: PostingSource): Promise<string>;
   /**
@@ -57,85 +59,160 @@ export class Books {
   }
 
   async transact<T>(ctx: TrustedContext, work: (tx: Tx) => Promise<T>): Promise<T> {
-    const scope = scopeOf(ctx);
-    const scopeKey = `${scope.organizationId}/${scope.environment}`;
-    const pending: OutboxMessage[] = [];
-    let posted = false;
-    const result = await this.orm.em
-      .fork()
-      .transactional(async (em) => {
-        const tx: Tx = {
-          em,
-          scope,
-          post: async (draft, source) => {
-            const entry = { ...buildEntry(draft), id: randomUUID() };
-            posted = true;
-            await insertJournalEntry((sql, params) => em.execute(sql, params, 'run'), scope, entry, {
-              accountsExist: this.chartsCommitted.has(scopeKey),
-            });
-            const event: PostingEvent = {
-              id: randomUUID(),
-              type: 'journal_entry.posted',
-              organization_id: scope.organizationId,
-              environment: scope.environment,
-              occurred_at: new Date().toISOString(),
-              entry: {
-                id: entry.id,
-                entry_date: entry.entryDate,
-                source_type: entry.sourceType,
-                source_id: entry.sourceId,
-                memo: entry.memo ?? null,
-                reverses_entry_id: entry.reversesEntryId ?? null,
-                lines: entry.lines.map((l) => ({
-                  account_id: accountId(scope.organizationId, scope.environment, l.accountCode),
-                  account_code: l.accountCode,
-                  side: l.side,
-                  amount_cents: l.amountCents,
-                  customer_id: l.customerId ?? null,
-                  invoice_id: l.invoiceId ?? null,
-                  vendor_id: l.vendorId ?? null,
-                  bill_id: l.billId ?? null,
-                })),
-              },
-              source,
-            };
-            pending.push({ id: event.id, subject: postingSubject(this.prefix, this.service), payload: event });
-            return entry.id;
-          },
-          emit: (type, data) => {
-            const id = randomUUID();
-            const created_at = new Date().toISOString();
-            if (isReferenceEventType(type)) {
-              const payload = { id, type, created_at, organization_id: ctx.organizationId, environment: ctx.environment, data };
-              pending.push({ id, subject: referenceSubject(this.prefix, type), payload });
-              return;
-            }
-            pending.push({
-              id,
-              subject: outboundSubject(this.prefix, type),
-              payload: {
-                id,
-                type,
-                created_at,
-                organization_id: ctx.organizationId,
-                connected_app_id: ctx.connectedAppId,
-                environment: ctx.environment,
-                data,
-              },
-            });
-          },
-        };
-        const r = await work(tx);
-        await em.flush();
-        await this.outbox.add(em, pending);
-        return r;
-      })
-      .catch(refuseLedgerError);
-    if (posted) this.chartsCommitted.add(scopeKey); // committed: the chart exists from now on
+    const { results, pending } = await this.together([{ ctx, work }]).catch(refuseLedgerError);
     await this.outbox.publish(pending);
-    return result;
+    return results[0] as T;
+  }
+
+  /** Works queued for the next group (transactGrouped), and whether a flush is scheduled. */
+  private queued: Queued[] = [];
+  private flushScheduled = false;
+
+  /**
+   * transact(), with group commit: the works that arrive in the same tick (up to GROUP_MAX) run one
+   * after the other in ONE transaction, their entries, lines and outbox rows written set-based (one
+   * INSERT each), and their events published in one go after the one COMMIT. If anything in the group
+   * fails (a work throws, or COMMIT refuses), the group is rolled back and each work runs again
+   * alone, so a failure is only ever its own. A work must therefore be safe to run again after a
+   * rollback (as for retryOnceOnUnique), and must not depend on running in a transaction of its own.
+   */
+  transactGrouped<T>(ctx: TrustedContext, work: (tx: Tx) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queued.push({ ctx, work, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flushGroups());
+      }
+    });
+  }
+
+  private flushGroups(): void {
+    this.flushScheduled = false;
+    const all = this.queued;
+    this.queued = [];
+    for (let i = 0; i < all.length; i += GROUP_MAX) void this.runGroup(all.slice(i, i + GROUP_MAX));
+  }
+
+  private async runGroup(group: Queued[]): Promise<void> {
+    if (group.length === 1) {
+      const [one] = group as [Queued];
+      return this.transact(one.ctx, one.work).then(one.resolve, one.reject);
+    }
+    let done: { results: unknown[]; pending: OutboxMessage[] };
+    try {
+      done = await this.together(group);
+    } catch {
+      // Rolled back: each runs again alone, and answers with its own outcome.
+      await Promise.all(group.map((q) => this.transact(q.ctx, q.work).then(q.resolve, q.reject)));
+      return;
+    }
+    await this.outbox.publish(done.pending);
+    group.forEach((q, i) => q.resolve(done.results[i]));
+  }
+
+  /**
+   * Runs the works one after the other in one transaction; their journal entries, the charts they
+   * need, and every outbox row are written after the last work, set-based. Throws what the first
+   * failing work (or COMMIT) threw; nothing is committed then.
+   */
+  private async together(works: { ctx: TrustedContext; work: (tx: Tx) => Promise<unknown> }[]): Promise<{ results: unknown[]; pending: OutboxMessage[] }> {
+    const pending: OutboxMessage[] = [];
+    const entries: EntryToWrite[] = [];
+    const results = await this.orm.em.fork().transactional(async (em) => {
+      const sql = await transactionQuery(em);
+      const out: unknown[] = [];
+      for (const { ctx, work } of works) out.push(await work(this.tx(ctx, em, sql, entries, pending)));
+      await em.flush();
+      const charts = new Map(entries.map(({ scope }) => [scopeKeyOf(scope), scope]));
+      for (const [key, scope] of charts) {
+        if (!this.chartsCommitted.has(key)) await insertDefaultAccounts((text, params) => em.execute(text, params, 'run'), scope.organizationId, scope.environment);
+      }
+      await insertJournalEntries((name, text, values) => sql({ name, text }, values), entries);
+      await this.outbox.add(em, pending);
+      return out;
+    });
+    for (const { scope } of entries) this.chartsCommitted.add(scopeKeyOf(scope)); // committed: the chart exists from now on
+    return { results, pending };
+  }
+
+  /** The Tx of one work: its own tenancy, the group's transaction, entries and outbox rows. */
+  private tx(ctx: TrustedContext, em: EntityManager, sql: Query, entries: EntryToWrite[], pending: OutboxMessage[]): Tx {
+    const scope = scopeOf(ctx);
+    return {
+      em,
+      scope,
+      sql,
+      post: (draft, source) =>
+        Promise.resolve().then(() => {
+          // Checked now (a LedgerError fails this work); written with the transaction's other entries.
+          const entry = { ...buildEntry(draft), id: randomUUID() };
+          entries.push({ scope, entry });
+          const event: PostingEvent = {
+            id: randomUUID(),
+            type: 'journal_entry.posted',
+            organization_id: scope.organizationId,
+            environment: scope.environment,
+            occurred_at: new Date().toISOString(),
+            entry: {
+              id: entry.id,
+              entry_date: entry.entryDate,
+              source_type: entry.sourceType,
+              source_id: entry.sourceId,
+              memo: entry.memo ?? null,
+              reverses_entry_id: entry.reversesEntryId ?? null,
+              lines: entry.lines.map((l) => ({
+                account_id: accountId(scope.organizationId, scope.environment, l.accountCode),
+                account_code: l.accountCode,
+                side: l.side,
+                amount_cents: l.amountCents,
+                customer_id: l.customerId ?? null,
+                invoice_id: l.invoiceId ?? null,
+                vendor_id: l.vendorId ?? null,
+                bill_id: l.billId ?? null,
+              })),
+            },
+            source,
+          };
+          pending.push({ id: event.id, subject: postingSubject(this.prefix, this.service), payload: event });
+          return entry.id;
+        }),
+      emit: (type, data) => {
+        const id = randomUUID();
+        const created_at = new Date().toISOString();
+        if (isReferenceEventType(type)) {
+          const payload = { id, type, created_at, organization_id: ctx.organizationId, environment: ctx.environment, data };
+          pending.push({ id, subject: referenceSubject(this.prefix, type), payload });
+          return;
+        }
+        pending.push({
+          id,
+          subject: outboundSubject(this.prefix, type),
+          payload: {
+            id,
+            type,
+            created_at,
+            organization_id: ctx.organizationId,
+            connected_app_id: ctx.connectedAppId,
+            environment: ctx.environment,
+            data,
+          },
+        });
+      },
+    };
   }
 }
+
+/** Most works one group commit takes (the rest go to the next group, started at once). */
+export const GROUP_MAX = 32;
+
+interface Queued {
+  ctx: TrustedContext;
+  work: (tx: Tx) => Promise<unknown>;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+const scopeKeyOf = (s: Scope) => `${s.organizationId}/${s.environment}`;
 
 /**
  * A draft the flow built is checked by the ledger; one it cannot post (an amount out of range, an

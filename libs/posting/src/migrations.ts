@@ -3,13 +3,18 @@ import { LEDGER_DDL } from '@acct/ledger';
 
 /**
  * The tables every posting service owns in its schema (ledger and outbox), one migration per frozen
- * DDL version. A new version of either appends one entry here, and every posting service picks it
- * up on its next migrate; an entry that shipped is never edited or removed.
+ * DDL version, in version order (ledger before outbox within one): the order they shipped in. A
+ * new version of either appends one entry here, and every posting service picks it up on its next
+ * migrate; an entry that shipped is never edited, removed or moved.
  */
-export const POSTING_MIGRATIONS: readonly MigrationDef[] = Object.freeze([
-  ...LEDGER_DDL.map((d) => ({ name: `Posting_Ledger_v${d.version}`, class: ddlMigration(d.sql) })),
-  ...OUTBOX_DDL.map((d) => ({ name: `Posting_Outbox_v${d.version}`, class: ddlMigration(d.sql) })),
-]);
+export const POSTING_MIGRATIONS: readonly MigrationDef[] = Object.freeze(
+  [
+    ...LEDGER_DDL.map((d) => ({ version: d.version, name: `Posting_Ledger_v${d.version}`, class: ddlMigration(d.sql) })),
+    ...OUTBOX_DDL.map((d) => ({ version: d.version, name: `Posting_Outbox_v${d.version}`, class: ddlMigration(d.sql) })),
+  ]
+    .sort((a, b) => a.version - b.version)
+    .map(({ name, class: c }) => ({ name, class: c })),
+);
 
 /** A posting service's whole migration list: the shared tables first, then its own. */
 export function withPostingMigrations(own: MigrationDef[]): MigrationDef[] {

@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { findAllInScope, findInScope } from '@acct/kit';
-import type { Db } from '@acct/posting';
+import { entityRows, findAllInScope, findInScope, getInScope } from '@acct/kit';
+import type { Db, Tx } from '@acct/posting';
 import { type Bill, BillSchema, type Vendor, type VendorPayment, VendorPaymentSchema, VendorSchema } from './entities';
 
 /**
@@ -16,9 +16,9 @@ export function lockVendor(db: Db, id: string): Promise<Vendor | null> {
   return findInScope(db.em, VendorSchema, id, db.scope, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
-/** 404 naming /vendor_id unless the vendor exists in the scope. */
-export async function requireVendor(db: Db, vendorId: string): Promise<void> {
-  const v = await findInScope(db.em, VendorSchema, vendorId, db.scope);
+/** 404 naming /vendor_id unless the vendor exists in the scope (on pg directly: bills are created on a hot path). */
+export async function requireVendor(tx: Tx, vendorId: string): Promise<void> {
+  const v = await getInScope(tx.sql, entityRows(tx.em, VendorSchema), vendorId, tx.scope);
   if (!v) {
     throw new AppError('not_found', `Vendor ${vendorId} was not found.`, [
       { field: '/vendor_id', issue: 'not_found', message: 'No such vendor in this organization and environment.' },
@@ -51,4 +51,10 @@ export function findBillByExternalId(db: Db, externalBillId: string): Promise<Bi
 
 export function findVendorPaymentByExternalId(db: Db, externalVendorPaymentId: string): Promise<VendorPayment | null> {
   return db.em.findOne(VendorPaymentSchema, { ...db.scope, externalVendorPaymentId });
+}
+
+/** Stores a new bill (on pg directly: one named INSERT of every column). */
+export async function insertBill(tx: Tx, bill: Bill): Promise<void> {
+  const rows = entityRows(tx.em, BillSchema);
+  await tx.sql(rows.insert, rows.values(bill));
 }

@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { findInScope } from '@acct/kit';
-import type { Db } from '@acct/posting';
+import { type Statement, entityRows, findInScope, getInScope } from '@acct/kit';
+import type { Db, Tx } from '@acct/posting';
 import type { EventSource } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
 import {
@@ -29,6 +29,18 @@ import {
 /** Locks an invoice of the scope for the rest of the transaction (payments queue on it). */
 export function lockInvoice(db: Db, id: string): Promise<Invoice | null> {
   return findInScope(db.em, InvoiceSchema, id, db.scope, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
+/** lockInvoice on pg directly (the post path): a plain row, not managed; savePostedInvoice writes it back. */
+export function lockInvoiceRow(tx: Tx, id: string): Promise<Invoice | null> {
+  return getInScope(tx.sql, entityRows(tx.em, InvoiceSchema), id, tx.scope, { lock: true });
+}
+
+const SAVE_POSTED: Statement = { name: 'invoice_save_posted', text: 'UPDATE invoices SET status = $2, posted_at = $3, journal_entry_id = $4 WHERE id = $1' };
+
+/** Writes what posting changed on an invoice row of lockInvoiceRow. */
+export async function savePostedInvoice(tx: Tx, inv: Invoice): Promise<void> {
+  await tx.sql(SAVE_POSTED, [inv.id, inv.status, inv.postedAt, inv.journalEntryId]);
 }
 
 /** Locks a payment by its external id (concurrent refunds of one payment queue on it). */

@@ -1,10 +1,10 @@
 import { AppError } from '@acct/contracts';
 import { reversalOf, todayUtc } from '@acct/ledger';
 import type { Tx } from '@acct/posting';
-import { type Bill, BillSchema, billDto } from '../entities';
+import { type Bill, billDto } from '../entities';
 import { checkBillAction, checkNoPayments } from '../domain/bills';
 import { billPosting } from '../domain/postings';
-import { lockBill, requireVendor } from '../queries';
+import { insertBill, lockBill, requireVendor } from '../queries';
 
 /** The caller's content of a create, as compared on a retry (the requested status aside). */
 export const billContent = (b: Pick<Bill, 'vendorId' | 'billNumber' | 'issueDate' | 'dueDate' | 'currency' | 'memo' | 'lineItems' | 'expenseAccountCode'>) => ({
@@ -29,7 +29,7 @@ async function book(tx: Tx, bill: Bill): Promise<void> {
 export async function createBill(tx: Tx, row: Bill, post: boolean): Promise<Bill> {
   await requireVendor(tx, row.vendorId);
   if (post) await book(tx, row);
-  await tx.em.insert(BillSchema, row);
+  await insertBill(tx, row);
   return row;
 }
 

@@ -44,7 +44,7 @@ export function registerBillHandlers(server: RpcServer, books: Books): void {
     return createOnce({
       constraint: 'bills_external_id',
       create: async () => {
-        await books.transact(req.ctx, (tx) => createBill(tx, row, post));
+        await books.transactGrouped(req.ctx, (tx) => createBill(tx, row, post));
         return { ok: true, status: 201, body: single('bill', billDto(row)) };
       },
       existing: () => findBillByExternalId(books.db(req.ctx), b.external_bill_id),
@@ -56,7 +56,7 @@ export function registerBillHandlers(server: RpcServer, books: Books): void {
   });
 
   server.handle('bills.post', async (req) => {
-    const { bill, replayed } = await books.transact(req.ctx, (tx) => postBill(tx, req.params.id));
+    const { bill, replayed } = await books.transactGrouped(req.ctx, (tx) => postBill(tx, req.params.id));
     return { ok: true, status: 200, replayed, body: actionReply('bill', billDto(bill), 'posted') };
   });
 

@@ -2,7 +2,7 @@ import { AppError } from '@acct/contracts';
 import type { Db, Tx } from '@acct/posting';
 import { type Invoice, InvoiceSchema, invoiceDto } from '../entities';
 import { invoicePosting } from '../domain/postings';
-import { lockInvoice, requireCustomer } from '../queries';
+import { lockInvoiceRow, requireCustomer, savePostedInvoice } from '../queries';
 
 /** The caller's content of a create, as compared on a retry. */
 export const invoiceContent = (i: Pick<Invoice, 'customerId' | 'invoiceNumber' | 'issueDate' | 'dueDate' | 'currency' | 'memo' | 'lineItems'>) => ({
@@ -28,7 +28,7 @@ export async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice>
  * no second ledger effect.
  */
 export async function postInvoice(tx: Tx, id: string): Promise<{ invoice: Invoice; replayed: boolean }> {
-  const inv = await lockInvoice(tx, id);
+  const inv = await lockInvoiceRow(tx, id);
   if (!inv) throw AppError.notFound('Invoice', id);
   if (inv.status !== 'draft') return { invoice: inv, replayed: true };
   inv.postedAt = new Date();
@@ -38,6 +38,7 @@ export async function postInvoice(tx: Tx, id: string): Promise<{ invoice: Invoic
     inv.status = 'open';
     inv.journalEntryId = await tx.post(invoicePosting(inv), { type: 'invoice', invoice: invoiceDto(inv) });
   }
+  await savePostedInvoice(tx, inv);
   tx.emit('invoice.posted', {
     invoice_id: inv.id,
     invoice_number: inv.invoiceNumber,

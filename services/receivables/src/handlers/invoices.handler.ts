@@ -48,7 +48,7 @@ export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
   });
 
   server.handle('invoices.post', async (req) => {
-    const { invoice, replayed } = await books.transact(req.ctx, (tx) => postInvoice(tx, req.params.id));
+    const { invoice, replayed } = await books.transactGrouped(req.ctx, (tx) => postInvoice(tx, req.params.id));
     return { ok: true, status: 200, replayed, body: actionReply('invoice', invoiceDto(invoice), 'posted') };
   });
 

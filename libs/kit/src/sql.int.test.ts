@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { EntitySchema } from '@mikro-orm/core';
+import { Migration } from '@mikro-orm/migrations';
+import { freshDatabase, type TestDatabase } from '@acct/testing';
+import { moneyColumn, type Scoped, scopedColumns } from './columns';
+import { migrate, openOrm, type Orm } from './db';
+import { entityRows, getInScope, transactionQuery, withQuery } from './sql';
+
+interface Gadget extends Scoped {
+  name: string;
+  dueDate: string;
+  lines: { description: string; quantity: number }[];
+  totalCents: number;
+  memo: string | null;
+  postedAt: Date | null;
+}
+
+const GadgetSchema = new EntitySchema<Gadget>({
+  name: 'Gadget',
+  tableName: 'gadgets',
+  properties: {
+    ...scopedColumns,
+    name: { type: 'text' },
+    dueDate: { type: 'string', columnType: 'date', fieldName: 'due_date' },
+    lines: { type: 'json' },
+    totalCents: { ...moneyColumn(), fieldName: 'total_cents' },
+    memo: { type: 'text', nullable: true },
+    postedAt: { type: 'Date', fieldName: 'posted_at', nullable: true },
+  },
+});
+
+class Gadgets extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`CREATE TABLE gadgets (id uuid PRIMARY KEY, organization_id uuid NOT NULL, environment text NOT NULL, created_at timestamptz NOT NULL,
+      name text NOT NULL, due_date date NOT NULL, lines jsonb NOT NULL, total_cents bigint NOT NULL, memo text, posted_at timestamptz)`);
+  }
+}
+
+describe('pg directly with named statements (entityRows) against real Postgres', () => {
+  let db: TestDatabase;
+  let orm: Orm;
+  beforeAll(async () => {
+    db = await freshDatabase('acct_kit_sql');
+    orm = await openOrm({ url: db.url, schema: 'svc_sql', entities: [GadgetSchema as EntitySchema], migrations: [{ name: 'Gadgets', class: Gadgets }], poolMax: 2 });
+    await migrate(orm);
+  });
+  afterAll(async () => {
+    await orm.close(true);
+    await db.drop();
+  });
+
+  const gadget = (over: Partial<Gadget> = {}): Gadget => ({
+    id: randomUUID(),
+    organizationId: randomUUID(),
+    environment: 'test',
+    createdAt: new Date('2026-11-01T10:11:12.345Z'),
+    name: 'O\'Brien, "quoted" \\ back',
+    dueDate: '2026-12-01',
+    lines: [{ description: 'a "line", {braces}', quantity: 1.25 }],
+    totalCents: 9_007_199_254_740_991,
+    memo: null,
+    postedAt: new Date('2026-11-02T00:00:00.001Z'),
+    ...over,
+  });
+
+  it('writes and reads a row exactly as MikroORM does', async () => {
+    const rows = entityRows(orm, GadgetSchema);
+    const mine = gadget();
+    const theirs = gadget({ memo: 'm', postedAt: null });
+    await withQuery(orm, (q) => q(rows.insert, rows.values(mine)));
+    await orm.em.fork().insert(GadgetSchema, theirs);
+    for (const g of [mine, theirs]) {
+      const viaOrm = await orm.em.fork().findOneOrFail(GadgetSchema, { id: g.id });
+      const viaPg = await withQuery(orm, (q) => getInScope(q, rows, g.id, { organizationId: g.organizationId, environment: 'test' }));
+      expect(viaPg).toEqual({ ...viaOrm });
+      expect(viaPg).toEqual(g);
+    }
+  });
+
+  it('answers null for a row of another scope or none, and locks inside a transaction', async () => {
+    const rows = entityRows(orm, GadgetSchema);
+    const g = gadget();
+    await withQuery(orm, (q) => q(rows.insert, rows.values(g)));
+    await withQuery(orm, async (q) => {
+      expect(await getInScope(q, rows, g.id, { organizationId: randomUUID(), environment: 'test' })).toBeNull();
+      expect(await getInScope(q, rows, g.id, { organizationId: g.organizationId, environment: 'live' })).toBeNull();
+      expect(await getInScope(q, rows, randomUUID(), { organizationId: g.organizationId, environment: 'test' })).toBeNull();
+    });
+    const locked = await orm.em.fork().transactional(async (em) => {
+      const q = await transactionQuery(em);
+      const row = await getInScope(q, rows, g.id, { organizationId: g.organizationId, environment: 'test' }, { lock: true });
+      // The lock is this transaction's: another session cannot take it now.
+      const other = await withQuery(orm, (q2) => q2({ name: 't_skip_locked', text: 'SELECT id FROM gadgets WHERE id = $1 FOR UPDATE SKIP LOCKED' }, [g.id]));
+      return { row, other };
+    });
+    expect(locked.row?.id).toBe(g.id);
+    expect(locked.other).toEqual([]);
+  });
+
+  it('refuses an entity that is not flat', () => {
+    const Odd = new EntitySchema<{ a: number; b: number }>({ name: 'Odd', tableName: 'odd', properties: { a: { type: 'number', primary: true }, b: { type: 'number' } } });
+    expect(() => entityRows(orm, Odd as EntitySchema<{ a: number; b: number }, never>)).toThrow();
+  });
+});

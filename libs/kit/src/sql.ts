@@ -1,0 +1,144 @@
+import { type EntityMetadata, type EntitySchema, ReferenceKind } from '@mikro-orm/core';
+import type { EntityManager, Orm } from './db';
+import { inScope, type Scope, type ScopedRow } from './scope';
+
+/**
+ * Hot paths on pg directly, MikroORM for the rest. A statement is parsed and planned once per
+ * connection (pg names it) and run with $1..$n values, on a connection of MikroORM's own pool (its
+ * type parsers and search_path), or on the connection of the transaction an EntityManager runs in.
+ * Rows are read and written with the entity's metadata, so they look exactly as MikroORM's would.
+ */
+
+/** A named statement; the name is unique per text (pg refuses one name for two texts). */
+export interface Statement {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** Runs a named statement on one connection and returns its rows. */
+export type Query = <R = Record<string, unknown>>(s: Statement, values: readonly unknown[]) => Promise<R[]>;
+
+/** The pg Client knex's pool hands out (only the query config form is used). */
+interface PgClient {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+interface KnexClient {
+  acquireConnection(): Promise<PgClient>;
+  releaseConnection(conn: PgClient): Promise<unknown>;
+}
+
+const queryOn =
+  (conn: PgClient): Query =>
+  async <R>(s: Statement, values: readonly unknown[]) =>
+    (await conn.query({ name: s.name, text: s.text, values: values as unknown[] })).rows as R[];
+
+function poolOf(orm: Orm): KnexClient {
+  return (orm.em.getConnection().getKnex() as unknown as { client: KnexClient }).client;
+}
+
+/** Runs `fn` on a connection of the ORM's pool (no transaction: each statement commits). */
+export async function withQuery<T>(orm: Orm, fn: (q: Query) => Promise<T>): Promise<T> {
+  const pool = poolOf(orm);
+  const conn = await pool.acquireConnection();
+  try {
+    return await fn(queryOn(conn));
+  } finally {
+    await pool.releaseConnection(conn);
+  }
+}
+
+/** Statements on the connection of the transaction `em` runs in (inside em.transactional()). */
+export async function transactionQuery(em: EntityManager): Promise<Query> {
+  const trx = em.getTransactionContext<{ client?: KnexClient }>();
+  if (!trx?.client) throw new Error('transactionQuery: the EntityManager is not in a transaction');
+  return queryOn(await trx.client.acquireConnection());
+}
+
+/** How one entity's rows are read and written on pg directly. */
+export interface EntityRows<E> {
+  readonly table: string;
+  /** The entity's columns, comma separated, for a SELECT list. */
+  readonly columns: string;
+  /** A row as the driver returns it (MikroORM's pool: dates and timestamps as text) → the entity. */
+  read(row: Record<string, unknown>): E;
+  /** INSERT of one entity, every column. */
+  readonly insert: Statement;
+  /** The insert's values for `e`, in column order. */
+  values(e: E): unknown[];
+  /** SELECT every column by primary key (`FOR UPDATE` when locking). */
+  readonly byId: Statement;
+  readonly lockById: Statement;
+}
+
+interface Column {
+  prop: string;
+  field: string;
+  toJs: (v: unknown) => unknown;
+  toDb: (v: unknown) => unknown;
+}
+
+const rowsCache = new WeakMap<object, Map<string, EntityRows<unknown>>>();
+
+/**
+ * Row mapping of a flat entity (scalar properties only, one column each, primary key `id`); throws
+ * for any other shape, which stays on MikroORM.
+ */
+export function entityRows<E extends object>(ormOrEm: Orm | EntityManager, schema: EntitySchema<E, never>): EntityRows<E> {
+  const storage = ormOrEm.getMetadata();
+  let byOrm = rowsCache.get(storage);
+  if (!byOrm) rowsCache.set(storage, (byOrm = new Map<string, EntityRows<unknown>>()));
+  const name = schema.meta.className;
+  const cached = byOrm.get(name);
+  if (cached) return cached as EntityRows<E>;
+  const meta: EntityMetadata = storage.get(name);
+  const platform = 'em' in ormOrEm ? ormOrEm.em.getPlatform() : ormOrEm.getPlatform();
+  if (meta.primaryKeys.length !== 1 || meta.primaryKeys[0] !== 'id') throw new Error(`entityRows: ${name} is not keyed by id`);
+  const cols: Column[] = meta.props
+    .filter((p) => p.persist !== false)
+    .map((p) => {
+      if (p.kind !== ReferenceKind.SCALAR || p.fieldNames.length !== 1) throw new Error(`entityRows: ${name}.${p.name} is not a plain column`);
+      const t = p.customType;
+      const isDate = p.runtimeType === 'Date';
+      return {
+        prop: p.name,
+        field: p.fieldNames[0]!,
+        toJs: t ? (v): unknown => t.convertToJSValue(v, platform) : isDate ? (v) => (v instanceof Date ? v : new Date(v as string)) : (v) => v,
+        toDb: t ? (v): unknown => t.convertToDatabaseValue(v, platform) : (v) => v,
+      };
+    });
+  const table = meta.tableName;
+  const columns = cols.map((c) => c.field).join(', ');
+  const rows: EntityRows<E> = {
+    table,
+    columns,
+    read(row) {
+      const e: Record<string, unknown> = {};
+      for (const c of cols) {
+        const v = row[c.field];
+        e[c.prop] = v === null || v === undefined ? null : c.toJs(v);
+      }
+      return e as E;
+    },
+    insert: { name: `ins_${table}`, text: `INSERT INTO ${table} (${columns}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})` },
+    values(e) {
+      const r = e as Record<string, unknown>;
+      return cols.map((c) => {
+        const v = r[c.prop];
+        return v === null || v === undefined ? null : c.toDb(v);
+      });
+    },
+    byId: { name: `get_${table}`, text: `SELECT ${columns} FROM ${table} WHERE id = $1` },
+    lockById: { name: `lock_${table}`, text: `SELECT ${columns} FROM ${table} WHERE id = $1 FOR UPDATE` },
+  };
+  byOrm.set(name, rows);
+  return rows;
+}
+
+/** A row of the scope by primary key on pg directly, or null (the scope checked on the row: see findInScope). */
+export async function getInScope<E extends ScopedRow>(q: Query, rows: EntityRows<E>, id: string, scope: Scope, opts: { lock?: boolean } = {}): Promise<E | null> {
+  const [row] = await q(opts.lock ? rows.lockById : rows.byId, [id]);
+  if (!row) return null;
+  const e = rows.read(row);
+  return inScope(e, scope) ? e : null;
+}

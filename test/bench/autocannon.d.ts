@@ -27,6 +27,8 @@ declare module 'autocannon' {
       /** Seconds. */
       duration?: number;
       amount?: number;
+      /** Requests per second over all connections (a steady rate instead of as fast as possible). */
+      overallRate?: number;
       /** Seconds. */
       timeout?: number;
       pipelining?: number;

@@ -10,6 +10,8 @@
  *   post-invoice     POST /api/v1/invoices/{id}/post, each of BENCH_INVOICES drafts posted once
  *                    (row lock, journal entry, outbox rows, JetStream publish before the reply);
  *                    a receiver here, subscribed to invoice.posted, gives posting → webhook received
+ *   post-invoice-paced  the same at a steady BENCH_LAG_RATE (100) posts/s for BENCH_DURATION_S: the
+ *                    posting → reporting and posting → webhook lag at that rate
  *   create-bill      POST /api/v1/bills, a new external_bill_id per request, posted on create
  *                    (Dr expense / Cr A/P, outbox row, JetStream publish)
  *   create-vendor-payment  POST /api/v1/vendor-payments, one allocation to one of BENCH_BILLS
@@ -65,13 +67,14 @@ const CONNECTIONS = envInt('BENCH_CONNECTIONS', 20, 1);
 const DURATION_S = envInt('BENCH_DURATION_S', 10, 1);
 const WARMUP_S = envInt('BENCH_WARMUP_S', 2, 0);
 const INVOICES = envInt('BENCH_INVOICES', 3000, 1);
+const LAG_RATE = envInt('BENCH_LAG_RATE', 100, 1);
 const BILLS = envInt('BENCH_BILLS', 200, 1);
 const REPORT_LINES = envInt('BENCH_REPORT_LINES', 1_000_000, 2);
 /** One replica on one NATS node, then BENCH_REPLICAS on a 3-node NATS cluster, in one run. */
 const CLUSTER = process.env.BENCH_CLUSTER === '1';
 /** Processes of every service and gateways (behind the stack's round-robin balancer). */
 const REPLICAS = envInt('BENCH_REPLICAS', CLUSTER ? 2 : 1, 1);
-const WRITE_SCENARIOS = 'get-customer,create-customer,post-invoice,event-api,stripe-hook,create-bill,create-vendor-payment';
+const WRITE_SCENARIOS = 'get-customer,create-customer,post-invoice,post-invoice-paced,event-api,stripe-hook,create-bill,create-vendor-payment';
 const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? (CLUSTER ? WRITE_SCENARIOS : `${WRITE_SCENARIOS},reports`)).split(',').map((x) => x.trim()));
 const PG_SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -367,6 +370,7 @@ async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string }> {
     // Invoice posting (a ledger write: lock, journal entry, outbox rows, JetStream publish):
     // drafts are made first, then each one is posted exactly once under load.
     let webhookLag = '';
+    let pacedLag = '';
     if (SCENARIOS.has('post-invoice')) {
       process.stdout.write(`creating ${INVOICES} draft invoices for the post-invoice scenario\n`);
       const drafts = await createDrafts(url, headers, customerId, id, INVOICES, CONNECTIONS);
@@ -383,6 +387,28 @@ async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string }> {
       await hooks.start(url, headers);
       rows.push({ scenario: 'post-invoice', route: 'POST /api/v1/invoices/{id}/post', ...(await drive({ ...postInvoiceOpts, title: 'post-invoice' })) });
       webhookLag = await hooks.report(databaseUrl, boot.organization_id, drafts);
+    }
+
+    // The same posting at a steady BENCH_LAG_RATE (below what the machine can take): the lag from
+    // posting to reporting and to the webhook receiver at that rate, not behind a saturating burst.
+    if (SCENARIOS.has('post-invoice-paced')) {
+      const count = LAG_RATE * DURATION_S;
+      process.stdout.write(`creating ${count} draft invoices for the post-invoice-paced scenario (${LAG_RATE}/s)\n`);
+      const drafts = await createDrafts(url, headers, customerId, `${id}-paced`, count, CONNECTIONS);
+      let next = 0;
+      const hooks = new WebhookLag();
+      await hooks.start(url, headers);
+      const opts: autocannon.Options = {
+        url,
+        connections: CONNECTIONS,
+        headers,
+        amount: drafts.length,
+        overallRate: LAG_RATE,
+        requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: `/api/v1/invoices/${drafts[next++ % drafts.length]}/post` }) }],
+      };
+      rows.push({ scenario: 'post-invoice-paced', route: `POST /api/v1/invoices/{id}/post at ${LAG_RATE}/s`, ...(await drive({ ...opts, title: 'post-invoice-paced' })) });
+      const toReporting = await reportingLag(databaseUrl, boot.organization_id, { sourceIds: drafts });
+      pacedLag = [`at ${LAG_RATE} posts/s: ${toReporting}`, `at ${LAG_RATE} posts/s: ${await hooks.report(databaseUrl, boot.organization_id, drafts)}`].join('\n');
     }
 
     // Inbound events, stored only: POST /events (key, JSON, validation) beside the Stripe hook
@@ -465,7 +491,7 @@ async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string }> {
 
     // Payables: bills posted on create, and vendor payments allocated to posted bills in turn.
     if (!SCENARIOS.has('create-bill') && !SCENARIOS.has('create-vendor-payment'))
-      return done(rows, [await reportingLag(databaseUrl, boot.organization_id), webhookLag].filter(Boolean).join('\n'));
+      return done(rows, [await reportingLag(databaseUrl, boot.organization_id), webhookLag, pacedLag].filter(Boolean).join('\n'));
     const vendorId = await createOne(`${url}/api/v1/vendors`, headers, { external_vendor_id: `bench-vendor-${id}`, display_name: 'Bench vendor', is_1099_eligible: true });
     let billNo = 0;
     const billBody = (cents: number) => ({
@@ -513,7 +539,7 @@ async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string }> {
       };
       rows.push({ scenario: 'create-vendor-payment', route: 'POST /api/v1/vendor-payments', ...(await drive({ ...payOpts, title: 'create-vendor-payment' })) });
     }
-    return done(rows, [await reportingLag(databaseUrl, boot.organization_id), webhookLag].filter(Boolean).join('\n'));
+    return done(rows, [await reportingLag(databaseUrl, boot.organization_id), webhookLag, pacedLag].filter(Boolean).join('\n'));
   } finally {
     sampler = undefined;
     try {

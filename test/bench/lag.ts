@@ -8,7 +8,11 @@ import { CONSUMERS } from '@acct/contracts';
  * consumer's transaction that applied it (consumed_events.consumed_at). Waits first until reporting
  * holds every entry the services' ledgers hold for the organization (at most waitMs).
  */
-export async function reportingLag(databaseUrl: string, organizationId: string, waitMs = 60_000): Promise<string> {
+export async function reportingLag(databaseUrl: string, organizationId: string, opts: { sourceIds?: string[]; waitMs?: number } = {}): Promise<string> {
+  const waitMs = opts.waitMs ?? 60_000;
+  // Only the entries of these records (e.g. the invoices of one scenario), when given.
+  const only = opts.sourceIds ? ` AND e.source_id = ANY($3::uuid[])` : '';
+  const onlyArgs = opts.sourceIds ? [opts.sourceIds] : [];
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -18,15 +22,18 @@ export async function reportingLag(databaseUrl: string, organizationId: string, 
     const posted = async () => {
       let n = 0;
       for (const { s } of schemas) {
-        const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM "${s}".journal_entries WHERE organization_id = $1`, [organizationId]);
+        const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM "${s}".journal_entries e WHERE organization_id = $1${only.replace('$3', '$2')}`, [
+          organizationId,
+          ...onlyArgs,
+        ]);
         n += Number(rows[0]?.n ?? 0);
       }
       return n;
     };
     const applied = async () => {
       const { rows } = await client.query<{ n: string }>(
-        `SELECT count(*) AS n FROM reporting.journal_entries e JOIN reporting.consumed_events c ON c.consumer = $2 AND c.event_id = e.event_id WHERE e.organization_id = $1`,
-        [organizationId, CONSUMERS.reportingPostings],
+        `SELECT count(*) AS n FROM reporting.journal_entries e JOIN reporting.consumed_events c ON c.consumer = $2 AND c.event_id = e.event_id WHERE e.organization_id = $1${only}`,
+        [organizationId, CONSUMERS.reportingPostings, ...onlyArgs],
       );
       return Number(rows[0]?.n ?? 0);
     };
@@ -44,8 +51,8 @@ export async function reportingLag(databaseUrl: string, organizationId: string, 
               percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99, max(ms) AS max
          FROM (SELECT extract(epoch FROM c.consumed_at - e.posted_at) * 1000 AS ms
                  FROM reporting.journal_entries e JOIN reporting.consumed_events c ON c.consumer = $2 AND c.event_id = e.event_id
-                WHERE e.organization_id = $1) x`,
-      [organizationId, CONSUMERS.reportingPostings],
+                WHERE e.organization_id = $1${only}) x`,
+      [organizationId, CONSUMERS.reportingPostings, ...onlyArgs],
     );
     const r = rows[0];
     const f = (x: number | null | undefined) => (x == null ? '-' : Number(x).toFixed(1));

@@ -11,6 +11,7 @@ import pg from 'pg';
 export class WebhookLag {
   private readonly arrivals = new Map<string, number>();
   private server?: http.Server;
+  private endpoint?: { url: string; headers: Record<string, string> };
 
   /** Starts the receiver and registers it as an endpoint of the key's app and environment. */
   async start(gatewayUrl: string, headers: Record<string, string>): Promise<void> {
@@ -37,6 +38,8 @@ export class WebhookLag {
       body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook`, event_types: ['invoice.posted'], description: 'bench: posting → webhook lag' }),
     });
     if (r.status !== 201) throw new Error(`registering the bench's webhook endpoint failed: ${r.status} ${await r.text()}`);
+    const { data } = (await r.json()) as { data: { id: string } };
+    this.endpoint = { url: `${gatewayUrl}/api/v1/webhook-endpoints/${data.id}`, headers };
   }
 
   /** Waits until the webhook of every one of these invoices that was posted arrived (at most waitMs), then prints the lag. */
@@ -66,6 +69,8 @@ export class WebhookLag {
       return `posting → webhook received: ${lags.length} of ${posted.length} posted invoices' webhooks arrived, p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${q(1)} ms`;
     } finally {
       await client.end();
+      // No more deliveries to a receiver that is gone.
+      if (this.endpoint) await (await fetch(this.endpoint.url, { method: 'DELETE', headers: this.endpoint.headers })).arrayBuffer();
       await new Promise((r) => this.server?.close(r));
     }
   }

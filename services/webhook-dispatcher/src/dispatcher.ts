@@ -11,8 +11,8 @@ import type { Sender } from './sender';
  * at most `endpointConcurrency` per endpoint, so a slow endpoint holds only its own slots.
  *
  * One claim takes up to twice an endpoint's slots: the deliveries beyond its free slots wait here,
- * in claim order, and go out as soon as a send of that endpoint has its answer, with no claim in
- * between (one claim round trip per several sends, not one per send). A delivery waits at most one
+ * in claim order, and go out as soon as a send of that endpoint is done, with no claim in between
+ * (one claim round trip per several sends, not one per send). A delivery waits at most one
  * round of its endpoint's sends; one whose lease is half gone is not sent but left to be claimed
  * again, so that no other replica can claim it while it is in flight.
  */
@@ -64,7 +64,7 @@ export class Dispatcher {
       do {
         this.again = false;
         const { concurrency, endpointConcurrency } = this.o.config;
-        // Claimed and not yet written down (sends, their bookkeeping, the waiting ones): at most twice the concurrency.
+        // Claimed and not yet written down (the sends and the waiting ones): at most twice the concurrency.
         const free = 2 * concurrency - this.sends.size - this.queuedCount;
         if (free <= 0) break;
         const perEndpoint = 2 * endpointConcurrency;
@@ -114,18 +114,13 @@ export class Dispatcher {
   }
 
   /**
-   * Sends one claimed delivery. Its slot (per endpoint and in all) is the HTTP request: it is given
-   * back as soon as the answer is in, so the next delivery goes out while this one's attempt is
-   * written down. Until then its lease keeps it from being claimed again (a crash in between sends
-   * it once more, at least once as ever).
+   * Sends one claimed delivery and writes its attempt down. Its slot (per endpoint and in all) is
+   * held until then, so a crash re-sends at most the slots' worth of deliveries per endpoint.
    */
   private launch(d: ClaimedDelivery): void {
     this.total++;
     this.inflight.set(d.endpoint_id, (this.inflight.get(d.endpoint_id) ?? 0) + 1);
-    let released = false;
     const release = () => {
-      if (released) return;
-      released = true;
       this.total--;
       const n = (this.inflight.get(d.endpoint_id) ?? 1) - 1;
       if (n <= 0) this.inflight.delete(d.endpoint_id);
@@ -134,7 +129,7 @@ export class Dispatcher {
       // Claim more once this endpoint has less waiting than a round of its slots.
       if ((this.queued.get(d.endpoint_id)?.length ?? 0) < this.o.config.endpointConcurrency) this.wake();
     };
-    const p = this.deliver(d, release)
+    const p = this.deliver(d)
       .catch((err) => this.o.log.error({ err, delivery_id: d.id }, 'delivery bookkeeping failed; the lease will retry it'))
       .finally(() => {
         release();
@@ -143,11 +138,10 @@ export class Dispatcher {
     this.sends.add(p);
   }
 
-  private async deliver(d: ClaimedDelivery, sent: () => void): Promise<void> {
+  private async deliver(d: ClaimedDelivery): Promise<void> {
     const { config, sender, metrics, log } = this.o;
     const secret = decryptSecret(config.secretKey, d.endpoint_id, d.secret_encrypted);
     const result = await sender.send({ url: d.url, environment: d.environment, body: d.body, deliveryId: d.id, secret });
-    sent();
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const retryIn = ok ? null : retryDelay(config.retrySchedule, d.attempt_count);
     const outcome = ok ? 'success' : retryIn === null ? 'failed' : 'retry';

@@ -235,14 +235,6 @@ export async function claimDue(em: EntityManager, o: { limit: number; leaseMs: n
   );
 }
 
-/** Claims given back unsent (a stopping process): due again now, the attempt not counted. */
-export async function releaseClaims(em: EntityManager, ids: string[]): Promise<void> {
-  await em.execute(
-    `UPDATE webhook_deliveries SET attempt_count = attempt_count - 1, next_attempt_at = now() WHERE id = ANY(?::uuid[]) AND status = 'pending' AND attempt_count > 0`,
-    [`{${ids.join(',')}}`],
-  );
-}
-
 export interface AttemptResult {
   attemptedAt: Date;
   statusCode: number | null;

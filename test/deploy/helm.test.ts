@@ -215,6 +215,18 @@ describe('the chart follows SERVICE_MANIFEST', () => {
     }
   });
 
+  it('points the documents service at a MinIO (path-style) and the portal links at publicBaseUrl', () => {
+    const docs = render('-f', path.join(CHART, 'ci', 'minio-values.yaml'));
+    const documents = find(docs, 'Deployment', 'rel-accounting-api-documents')!.spec.template.spec.containers[0];
+    const env = Object.fromEntries(documents.env.map((e: any) => [e.name, e.value]));
+    expect(env).toMatchObject({ S3_ENDPOINT: 'http://minio.minio.svc.cluster.local:9000', S3_FORCE_PATH_STYLE: 'true', S3_BUCKET: 'accounting-documents' });
+    const secret = find(docs, 'Secret', 'rel-accounting-api-secret')!;
+    expect(secret.stringData).toMatchObject({ S3_ACCESS_KEY_ID: 'minio-access-key', S3_SECRET_ACCESS_KEY: 'minio-secret-key' });
+    const config = docs.find((d) => d.kind === 'ConfigMap' && d.data?.PUBLIC_BASE_URL)!;
+    expect(config.data.PUBLIC_BASE_URL).toBe('https://api.example.com');
+    expect(helmRun(['template', 'rel', CHART, '--set', 'publicBaseUrl=javascript:alert(1)']).status).not.toBe(0);
+  });
+
   it('gives the services listed in database.perService a database of their own (<SERVICE>_DATABASE_URL), in the pods and the migrations Job', () => {
     const docs = render('-f', path.join(CHART, 'ci', 'per-service-databases-values.yaml'));
     const secret = find(docs, 'Secret', 'rel-accounting-api-secret')!;

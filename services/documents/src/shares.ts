@@ -1,13 +1,13 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { AppError, type CustomerDto, type EstimateDto, type InvoiceDto, type RpcOperation, type ShareRecordType, type TrustedContext, single } from '@acct/contracts';
+import { AppError, type CustomerDto, type EstimateDto, type InvoiceDto, type ShareRecordType, type TrustedContext, single } from '@acct/contracts';
 import type { Orm, RpcClient, RpcServer } from '@acct/kit';
 import { type DocumentsConfig, LOGO_MAX_BYTES } from './config';
 import { sanitizeFileName } from './domain/file-name';
 import { renderPdf } from './domain/pdf';
 import { portalPage } from './domain/portal-page';
 import { type RecordView, estimateView, invoiceView } from './domain/view';
-import { readSettings, s3 } from './handlers';
+import { fetchRecord, readSettings, s3 } from './handlers';
 import { type RenderRow, type Scope, type ShareRow, findActiveShareByToken, findDocument, findRender, findShare, insertShare, renderDto, revokeShare, shareDto } from './queries';
 import { Storage } from './storage';
 
@@ -16,8 +16,6 @@ const PORTAL_LOGO_MAX_BYTES = 256 * 1024;
 
 /** 32 random bytes, base64url. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
-
-type Ctx = Pick<TrustedContext, 'organizationId' | 'connectedAppId' | 'environment' | 'apiKeyId' | 'requestId'>;
 
 async function readAll(stream: Readable, max: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
@@ -43,15 +41,7 @@ export interface SharesDeps {
 
 /** Shares (portal links) and renders (PDFs) of invoices and estimates, and the portal's page and PDF. */
 export function registerShareHandlers({ server, orm, rpc, storage, config }: SharesDeps): void {
-  const scopeOf = (ctx: Ctx): Scope => ({ organizationId: ctx.organizationId, environment: ctx.environment });
-
-  /** A record of its owning service (404 outside the caller's scope), as the service answers it. */
-  const ask = async <T>(op: RpcOperation & `${string}.get`, ctx: Ctx, id: string, what: string): Promise<T> => {
-    const reply = await rpc.call(op, { ctx, params: { id }, query: {}, body: {} });
-    if (reply.ok) return (reply.body as { data: T }).data;
-    if (reply.error.code === 'not_found') throw AppError.notFound(what, id);
-    throw new AppError(reply.error.code, reply.error.message, reply.error.details);
-  };
+  const scopeOf = (ctx: TrustedContext): Scope => ({ organizationId: ctx.organizationId, environment: ctx.environment });
 
   const logoOf = async (s: Scope, id: string | null, max: number): Promise<{ bytes: Buffer; type: string } | undefined> => {
     if (!id) return undefined;
@@ -63,9 +53,9 @@ export function registerShareHandlers({ server, orm, rpc, storage, config }: Sha
   };
 
   /** The record as it is now, with its customer and the settings, as one view. */
-  const viewOf = async (ctx: Ctx, type: ShareRecordType, id: string): Promise<{ view: RecordView; logoId: string | null }> => {
-    const record = type === 'invoice' ? await ask<InvoiceDto>('invoices.get', ctx, id, 'Invoice') : await ask<EstimateDto>('estimates.get', ctx, id, 'Estimate');
-    const [customer, settings] = await Promise.all([ask<CustomerDto>('customers.get', ctx, record.customer_id, 'Customer'), readSettings(orm, scopeOf(ctx))]);
+  const viewOf = async (ctx: TrustedContext, type: ShareRecordType, id: string): Promise<{ view: RecordView; logoId: string | null }> => {
+    const record = await fetchRecord<InvoiceDto | EstimateDto>(rpc, ctx, type, id);
+    const [customer, settings] = await Promise.all([fetchRecord<CustomerDto>(rpc, ctx, 'customer', record.customer_id), readSettings(orm, scopeOf(ctx))]);
     const input = { customer, branding: settings.branding, invoiceDefaults: settings.invoice, estimateDefaults: settings.estimate };
     const view = type === 'invoice' ? invoiceView(record as InvoiceDto, input) : estimateView(record as EstimateDto, input);
     return { view, logoId: settings.branding.logo_document_id };
@@ -153,23 +143,23 @@ export function registerShareHandlers({ server, orm, rpc, storage, config }: Sha
   });
 
   // ---------- the portal (no API key: the token is the credential; unknown and revoked look alike) ----------
-  const activeShare = async (token: string) => {
+  const activeShare = async (token: string, requestId: string) => {
     // Only a token of the shape this service issues is looked up (a NUL or a stray byte never reaches SQL).
     const share = TOKEN.test(token) ? await findActiveShareByToken(orm.em.fork(), token) : undefined;
     if (!share) throw AppError.notFound('Page', 'this link');
-    const ctx: Ctx = {
+    const ctx: TrustedContext = {
       organizationId: share.organization_id,
       connectedAppId: share.connected_app_id,
       environment: share.environment,
       apiKeyId: share.api_key_id,
-      requestId: '',
+      requestId,
     };
     return { share, ctx };
   };
 
   server.handle('portal.page', async (req) => {
-    const { share, ctx } = await activeShare(req.params.token);
-    const { view, logoId } = await viewOf({ ...ctx, requestId: req.ctx.requestId }, share.record_type, share.record_id);
+    const { share, ctx } = await activeShare(req.params.token, req.ctx.requestId);
+    const { view, logoId } = await viewOf(ctx, share.record_type, share.record_id);
     const logo = await logoOf(scopeOf(ctx), logoId, PORTAL_LOGO_MAX_BYTES).catch(() => undefined);
     const html = portalPage({
       view,
@@ -181,7 +171,7 @@ export function registerShareHandlers({ server, orm, rpc, storage, config }: Sha
   });
 
   server.handle('portal.pdf', async (req) => {
-    const { share } = await activeShare(req.params.token);
+    const { share } = await activeShare(req.params.token, req.ctx.requestId);
     const r = await mustRender({ organizationId: share.organization_id, environment: share.environment }, share.render_id);
     return { ok: true, status: 200, body: single('document_render', renderDto(r)), ...(await fileOf(r)) };
   });

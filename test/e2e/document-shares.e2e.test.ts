@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { chromium } from 'playwright-core';
-import { compileBody, schemas } from '@acct/contracts';
+import { compileBody, limits, schemas } from '@acct/contracts';
 import { pdfTextOf } from '@acct/testing';
 import { TINY_PNG, multipart } from './documents.helpers';
 import { type Keys, bootstrapOrg, client, type E2E, startE2E } from './harness';
@@ -262,6 +262,64 @@ describe('e2e: document shares, PDF renders and the customer portal', () => {
       const r = await fetch(`${e2e.base}/portal/${bad}`);
       expect({ bad, status: r.status }).toEqual({ bad, status: 404 });
     }
+  });
+
+  it('refuses hostile input to every share, render and portal route with a 4xx in the envelope, and keeps serving', async () => {
+    const share = (await api('POST', '/api/v1/document-shares', { record_type: 'invoice', record_id: invoice.id })).json.data;
+    const refused = async (r: Awaited<ReturnType<Api>>, status: number) => {
+      expect({ status: r.status, code: typeof r.json?.error?.code }).toEqual({ status, code: 'string' });
+    };
+    const post = (body: unknown, headers: Record<string, string> = {}) => api('POST', '/api/v1/document-shares', body, headers);
+    await refused(await post({ record_type: 'invoice', record_id: `${invoice.id}\u0000` }), 400);
+    await refused(await post({ record_type: 'invoice\u0000', record_id: invoice.id }), 400);
+    await refused(await post('{"record_type":"invoice","record_id":"\\ud800"}'), 400);
+    await refused(await post({ record_type: 'invoice', record_id: 2 ** 53 + 1 }), 400);
+    await refused(await post('{"record_type":"invoice","record_id":9007199254740993}'), 400);
+    await refused(await post({ record_type: 'invoice', record_id: invoice.id, organization_id: randomUUID() }), 400);
+    const deep = `${'{"x":'.repeat(5000)}{}${'}'.repeat(5000)}`;
+    await refused(await post(`{"record_type":"invoice","record_id":"${invoice.id}","deep":${deep}}`), 400);
+    await refused(await post({ record_type: 'invoice', record_id: invoice.id, pad: 'x'.repeat(limits.json_body_bytes_max) }), 413);
+    await refused(await post('record_type=invoice', { 'content-type': 'text/plain' }), 415);
+    for (const path of [`/api/v1/document-shares/%00`, `/api/v1/document-shares/%ED%A0%80`, `/api/v1/document-renders/${'9'.repeat(400)}`, `/api/v1/document-renders/x/download`]) {
+      const r = await api('GET', path);
+      expect({ path, status: r.status, code: typeof r.json?.error?.code }).toEqual({ path, status: 400, code: 'string' });
+    }
+    await refused(await api('DELETE', '/api/v1/document-shares/%00'), 400);
+    for (const token of ['%ED%A0%80', 'x'.repeat(5000), `${share.url.split('/').pop()}%00`]) {
+      const r = await fetch(`${e2e.base}/portal/${token}`, { headers: { accept: 'application/json' } });
+      expect({ token: token.slice(0, 20), status: r.status, code: typeof ((await r.json()) as any).error?.code }).toEqual({
+        token: token.slice(0, 20),
+        status: 400,
+        code: 'string',
+      });
+    }
+    // The extremes of what a share shows: the last calendar date, the largest line amounts, 500 lines.
+    const big = await api('POST', '/api/v1/invoices', {
+      external_invoice_id: uid('inv'),
+      customer_id: customerId,
+      invoice_number: 'INV-EXTREME',
+      issue_date: limits.date_min,
+      due_date: limits.date_max,
+      // The total may not pass the amount limit either: one line takes all of it but the other 499 cents.
+      line_items: Array.from({ length: 500 }, (_, i) => ({
+        description: `Line ${i} ${'<&>'.repeat(300)}`,
+        quantity: 1,
+        unit_amount_cents: i === 0 ? limits.amount_cents_max - 499 : 1,
+      })),
+    });
+    expectStatus(big, 201);
+    const bigShare = await api('POST', '/api/v1/document-shares', { record_type: 'invoice', record_id: big.json.data.id });
+    expectStatus(bigShare, 201);
+    const text = await pdfTextOf((await pdfOf(`${e2e.base}/api/v1/document-renders/${bigShare.json.data.render_id}/download`, keys.test_key)).bytes);
+    expect(text).toContain('$999,999,995.01');
+    expect(text).toContain('$1,000,000,000.00');
+    expect(text).toContain(limits.date_max);
+    const page = await fetch(bigShare.json.data.url);
+    expect(page.status).toBe(200);
+    expect((await page.text()).length).toBeGreaterThan(500 * 900);
+    // Still serving.
+    expect((await fetch(share.url)).status).toBe(200);
+    expectStatus(await post({ record_type: 'invoice', record_id: invoice.id }), 201);
   });
 
   it('answers 503 while S3 is down and keeps nothing half-written; shares again once it is back', async () => {

@@ -61,7 +61,7 @@ export const summaryQuery = obj({
 export type SummaryQuery = Static<typeof summaryQuery>;
 export const summary = obj({ from: date, to: date, revenue_cents: signedCents, accounts_receivable_cents: signedCents, accounts_payable_cents: signedCents });
 export type SummaryDto = Static<typeof summary>;
-export const summaryResponse = singleEnvelope('report', summary);
+export const summaryResponse = singleEnvelope('report_summary', summary);
 
 export const agingBuckets = obj({ current: signedCents, days_1_30: signedCents, days_31_60: signedCents, days_61_90: signedCents, days_over_90: signedCents });
 export type AgingBucketsDto = Static<typeof agingBuckets>;
@@ -75,7 +75,7 @@ export const receivablesReport = obj({
   customers: Type.Array(obj({ customer_id: uuid, display_name: Nullable(Type.String()), open_cents: signedCents, aging: agingBuckets })),
 });
 export type ReceivablesReportDto = Static<typeof receivablesReport>;
-export const receivablesReportResponse = singleEnvelope('report', receivablesReport);
+export const receivablesReportResponse = singleEnvelope('accounts_receivable', receivablesReport);
 export const payablesReport = obj({
   as_of: date,
   total_open_cents: signedCents,
@@ -84,7 +84,7 @@ export const payablesReport = obj({
   vendors: Type.Array(obj({ vendor_id: uuid, display_name: Nullable(Type.String()), open_cents: signedCents, aging: agingBuckets })),
 });
 export type PayablesReportDto = Static<typeof payablesReport>;
-export const payablesReportResponse = singleEnvelope('report', payablesReport);
+export const payablesReportResponse = singleEnvelope('accounts_payable', payablesReport);
 
 export const form1099Query = obj({
   year: Type.String({ pattern: '^[0-9]{4}$', description: 'The reporting year, 4 digits.' }),
@@ -108,7 +108,7 @@ export const form1099Report = obj({
   vendors: Type.Array(form1099Vendor),
 });
 export type Form1099ReportDto = Static<typeof form1099Report>;
-export const form1099Response = singleEnvelope('report', form1099Report);
+export const form1099Response = singleEnvelope('tax_1099_summary', form1099Report);
 
 export const trialBalanceQuery = obj({ as_of: asOf });
 export const trialBalanceRow = obj({
@@ -127,7 +127,7 @@ export const trialBalance = obj({
   balanced: Type.Boolean(),
 });
 export type TrialBalanceDto = Static<typeof trialBalance>;
-export const trialBalanceResponse = singleEnvelope('report', trialBalance);
+export const trialBalanceResponse = singleEnvelope('trial_balance', trialBalance);
 
 /** The admin rebuild (not a public route): drop the projection and replay the stream. */
 export const rebuildReply = obj({ applied: Type.Integer(), last_seq: Type.Integer() });

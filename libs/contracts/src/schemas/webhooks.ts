@@ -1,11 +1,15 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
+import { OUTBOUND_EVENT_TYPES } from '../events';
 import { limits } from '../limits';
 import { Nullable, StringEnum, dateTime, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from './common';
 
 /** Webhook endpoints, deliveries and attempts (the webhook-dispatcher service). */
 
-/** What an endpoint can subscribe to: the outbound events (webhook.test is sent by the test action only). */
-export const WEBHOOK_EVENT_TYPES = ['invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid'] as const;
+/**
+ * What an endpoint can subscribe to: every active outbound type of SPEC.md §6, webhook.test included
+ * (API-DECISIONS §9; the test action delivers webhook.test whatever the endpoint subscribes to).
+ */
+export const WEBHOOK_EVENT_TYPES = ['webhook.test', ...OUTBOUND_EVENT_TYPES] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const WEBHOOK_ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
 export type WebhookEndpointStatus = (typeof WEBHOOK_ENDPOINT_STATUSES)[number];

@@ -56,7 +56,7 @@ export function registerReportHandlers(server: RpcServer, orm: Orm, fresh: Fresh
       netCredit(orm, s, ACCOUNT.receivable, null, to),
     ]);
     const report = { from, to, revenue_cents: revenue, accounts_receivable_cents: -receivableCredit, accounts_payable_cents: payable };
-    return { ok: true, status: 200, body: single('report', report) };
+    return { ok: true, status: 200, body: single('report_summary', report) };
   });
 
   server.handle('reports.accounts_receivable', async (req) => {
@@ -70,7 +70,7 @@ export function registerReportHandlers(server: RpcServer, orm: Orm, fresh: Fresh
       aging: r.aging,
       customers: r.rows.map((x) => ({ customer_id: x.party_id, display_name: x.display_name, open_cents: x.open_cents, aging: x.aging })),
     };
-    return { ok: true, status: 200, body: single('report', report) };
+    return { ok: true, status: 200, body: single('accounts_receivable', report) };
   });
 
   server.handle('reports.accounts_payable', async (req) => {
@@ -84,7 +84,7 @@ export function registerReportHandlers(server: RpcServer, orm: Orm, fresh: Fresh
       aging: r.aging,
       vendors: r.rows.map((x) => ({ vendor_id: x.party_id, display_name: x.display_name, open_cents: x.open_cents, aging: x.aging })),
     };
-    return { ok: true, status: 200, body: single('report', report) };
+    return { ok: true, status: 200, body: single('accounts_payable', report) };
   });
 
   server.handle('reports.form_1099', async (req) => {
@@ -92,7 +92,7 @@ export function registerReportHandlers(server: RpcServer, orm: Orm, fresh: Fresh
     if (year === null) throw bad('year', 'year must be a 4-digit year from 1900 to 9999.');
     await fresh.awaitCaughtUp();
     const report = form1099(year, await vendorPaymentsInYear(orm, scopeOf(req.ctx), year), req.query.include_ineligible === true);
-    return { ok: true, status: 200, body: single('report', report) };
+    return { ok: true, status: 200, body: single('tax_1099_summary', report) };
   });
 
   server.handle('reports.trial_balance', async (req) => {
@@ -100,6 +100,6 @@ export function registerReportHandlers(server: RpcServer, orm: Orm, fresh: Fresh
     await fresh.awaitCaughtUp();
     const s = scopeOf(req.ctx);
     const tb = trialBalance(chartWithTotals(s.organizationId, s.environment, await accountTotals(orm, s, asOf)));
-    return { ok: true, status: 200, body: single('report', { as_of: asOf, ...tb }) };
+    return { ok: true, status: 200, body: single('trial_balance', { as_of: asOf, ...tb }) };
   });
 }

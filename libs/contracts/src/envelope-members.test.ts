@@ -1,0 +1,142 @@
+import { ROUTES, type RouteDef } from './routes';
+import { WEBHOOK_EVENT_TYPES } from './schemas/webhooks';
+
+/**
+ * The envelope member beside `data` of every route, transcribed from the contract, not from the
+ * code: SPEC.md §1 "Common envelope" (resource names, list plurals, `action` on post, reverse and
+ * link) and §4 (data-only routes), and API-DECISIONS §3 (report and added list names; "one record:
+ * its resource name"). Each route of the table must answer with exactly these members, so a route
+ * cannot drift from the contract (it did: every report answered under `report`), and a new route
+ * cannot be added without saying here which member it answers under.
+ *
+ * `[]` means data only. A string in angle brackets is a route that is not a JSON envelope.
+ */
+const CONTRACT: Record<string, string[]> = {
+  'GET /developers/openapi.yaml': ['<not json>'],
+  'GET /api/v1/auth/check': [], // SPEC §4 Auth: response data only
+  // SPEC §1: customer(s), invoice(s), payment(s), processor_payout(s), estimate, document(s), vendor(s), …
+  'GET /api/v1/customers': ['customers', 'pagination'],
+  'POST /api/v1/customers': ['customer'],
+  'GET /api/v1/customers/{id}': ['customer'],
+  'GET /api/v1/invoices': ['invoices', 'pagination'],
+  'POST /api/v1/invoices': ['invoice'],
+  'GET /api/v1/invoices/{id}': ['invoice'],
+  'POST /api/v1/invoices/{id}/post': ['invoice', 'action'], // SPEC §4: Invoice + action
+  'GET /api/v1/payments': ['payments', 'pagination'],
+  'POST /api/v1/payments': ['payment'],
+  'GET /api/v1/payments/{id}': ['payment'],
+  'GET /api/v1/processor-payouts': ['processor_payouts', 'pagination'],
+  'POST /api/v1/processor-payouts': ['processor_payout'],
+  'GET /api/v1/processor-payouts/{id}': ['processor_payout'],
+  'GET /api/v1/estimates': ['estimates', 'pagination'], // API-DECISIONS §3
+  'POST /api/v1/estimates': ['estimate'],
+  'GET /api/v1/estimates/{id}': ['estimate'],
+  'POST /api/v1/estimates/{id}/status': ['estimate'], // SPEC §4: data {id, status}; also under estimate
+  'POST /api/v1/estimates/{id}/convert': [], // SPEC §4: conversion result (data only)
+  'POST /api/v1/events': ['event'], // SPEC §4: also under event
+  'GET /api/v1/events': ['events', 'pagination'], // API-DECISIONS §3
+  'GET /api/v1/events/{id}': ['event'],
+  'GET /api/v1/settings/payment-processor': ['payment_processor'],
+  'PUT /api/v1/settings/payment-processor': ['payment_processor'],
+  'DELETE /api/v1/settings/payment-processor': ['payment_processor'],
+  'POST /hooks/stripe/{source_id}': ['event'],
+  'GET /api/v1/vendors': ['vendors', 'pagination'],
+  'POST /api/v1/vendors': ['vendor'],
+  'GET /api/v1/vendors/{id}': ['vendor'],
+  'PATCH /api/v1/vendors/{id}': ['vendor'], // API-DECISIONS §4: 200 with the vendor
+  'GET /api/v1/bills': ['bills', 'pagination'], // API-DECISIONS §3
+  'POST /api/v1/bills': ['bill'],
+  'GET /api/v1/bills/{id}': ['bill'],
+  'POST /api/v1/bills/{id}/post': ['bill', 'action'],
+  'POST /api/v1/bills/{id}/reverse': ['bill', 'action'],
+  'GET /api/v1/vendor-payments': ['vendor_payments', 'pagination'],
+  'POST /api/v1/vendor-payments': ['vendor_payment'],
+  'GET /api/v1/vendor-payments/{id}': ['vendor_payment'],
+  'POST /api/v1/vendor-payments/{id}/post': ['vendor_payment', 'action'],
+  'POST /api/v1/vendor-payments/{id}/reverse': ['vendor_payment', 'action'],
+  'POST /api/v1/webhook-endpoints': ['webhook_endpoint'],
+  'GET /api/v1/webhook-endpoints': ['webhook_endpoints', 'pagination'], // API-DECISIONS §3
+  'GET /api/v1/webhook-endpoints/{id}': ['webhook_endpoint'],
+  'DELETE /api/v1/webhook-endpoints/{id}': ['webhook_endpoint'],
+  'POST /api/v1/webhook-endpoints/{id}/test': ['webhook_delivery'],
+  'GET /api/v1/webhook-endpoints/{id}/deliveries': ['webhook_deliveries', 'pagination'], // API-DECISIONS §3
+  'POST /api/v1/documents': ['document'],
+  'GET /api/v1/documents': ['documents', 'pagination'],
+  'GET /api/v1/documents/{id}': ['document'],
+  'GET /api/v1/documents/{id}/download': ['<not json>'], // SPEC §4: binary file stream
+  'POST /api/v1/documents/{id}/link': ['document', 'action'], // SPEC §4: data; document; action
+  'POST /api/v1/document-shares': ['document_share'],
+  'GET /api/v1/document-shares/{id}': ['document_share'],
+  'DELETE /api/v1/document-shares/{id}': ['document_share'],
+  'GET /api/v1/document-renders/{id}': ['document_render'],
+  'GET /api/v1/document-renders/{id}/download': ['<not json>'],
+  'GET /portal/{token}': ['<not json>'],
+  'GET /portal/{token}/pdf': ['<not json>'],
+  'GET /api/v1/settings/capabilities': ['capabilities'],
+  'GET /api/v1/settings/document-branding': ['document_branding'],
+  'PUT /api/v1/settings/document-branding': ['document_branding'],
+  'GET /api/v1/settings/invoice-defaults': ['invoice_defaults'],
+  'PUT /api/v1/settings/invoice-defaults': ['invoice_defaults'],
+  'GET /api/v1/settings/estimate-defaults': ['estimate_defaults'],
+  'PUT /api/v1/settings/estimate-defaults': ['estimate_defaults'],
+  'GET /api/v1/accounts': ['accounts', 'pagination'], // API-DECISIONS §3
+  'GET /api/v1/accounts/{id}': ['account'],
+  'GET /api/v1/journal-entries': ['journal_entries', 'pagination'], // API-DECISIONS §3
+  // SPEC §1 and API-DECISIONS §3: the reports
+  'GET /api/v1/reports/summary': ['report_summary'],
+  'GET /api/v1/reports/accounts-receivable': ['accounts_receivable'],
+  'GET /api/v1/reports/accounts-payable': ['accounts_payable'],
+  'GET /api/v1/reports/1099-summary': ['tax_1099_summary'],
+  'GET /api/v1/reports/trial-balance': ['trial_balance'],
+};
+
+/** SPEC.md §1: the action type values of post, reverse and link. */
+const ACTION_TYPES: Record<string, string> = { post: 'posted', reverse: 'reversed', link: 'linked' };
+
+type Schema = { type?: string; properties?: Record<string, Schema>; required?: string[]; enum?: unknown[]; const?: unknown };
+const key = (r: RouteDef) => `${r.method} ${r.path}`;
+
+/** The members beside `data` of one success response, as the route table declares them. */
+function members(s: { schema: Schema; contentType?: string }): string[] {
+  if (s.contentType || s.schema.type !== 'object' || !s.schema.properties) return ['<not json>'];
+  return Object.keys(s.schema.properties).filter((k) => k !== 'data');
+}
+
+describe('envelope members (SPEC.md §1, API-DECISIONS §3) derived from the route table', () => {
+  it('the table covers every route and only routes that exist', () => {
+    expect(ROUTES.map(key).sort()).toEqual(Object.keys(CONTRACT).sort());
+  });
+
+  it.each(ROUTES.map((r) => [key(r), r] as const))('%s answers under the member the contract names', (_k, r) => {
+    for (const res of r.responses) {
+      const got = members(res);
+      expect(got.sort()).toEqual([...CONTRACT[key(r)]!].sort());
+      const p = (res.schema as Schema).properties;
+      if (!p) continue;
+      // Every member is required, and the resource member repeats `data`'s schema (but on link,
+      // whose data is {id, linked_record_id} beside the whole document: SPEC.md §4 Documents).
+      expect([...((res.schema as Schema).required ?? [])].sort()).toEqual(Object.keys(p).sort());
+      if (r.path.endsWith('/link')) continue;
+      for (const m of got.filter((x) => x !== 'pagination' && x !== 'action')) expect(p[m]).toEqual(p.data);
+    }
+  });
+
+  it('action routes carry {type, status: completed} with the type SPEC names', () => {
+    const actions = ROUTES.filter((r) => CONTRACT[key(r)]!.includes('action'));
+    expect(actions.length).toBeGreaterThan(0);
+    for (const r of actions) {
+      const verb = r.path.split('/').pop()!;
+      const a = (r.responses[0]!.schema as Schema).properties!.action!;
+      expect(a.properties!.type!.enum).toEqual([ACTION_TYPES[verb]]);
+      expect(a.properties!.status!.enum).toEqual(['completed']);
+    }
+  });
+});
+
+describe('outbound event types an endpoint can subscribe to (SPEC.md §6, API-DECISIONS §9)', () => {
+  it('are exactly the active outbound types of SPEC.md, webhook.test included', () => {
+    // SPEC.md §6 "Outbound webhooks", status active; planned types are not accepted.
+    const active = ['webhook.test', 'invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid'];
+    expect([...WEBHOOK_EVENT_TYPES].sort()).toEqual(active.sort());
+  });
+});

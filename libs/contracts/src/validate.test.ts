@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { compileBody, compileQuery, queryIntegerDetails, toDetails } from './validate';
+import { canonicalUuids, compileBody, compileQuery, queryIntegerDetails, toDetails } from './validate';
 import { Optional, Type } from '@sinclair/typebox';
 import { StringEnum, obj, uuid, date, email, name, paginationQuery } from './schemas/common';
 import { customerCreateBody, customerListQuery } from './schemas/customers';
@@ -181,5 +181,29 @@ describe('estimate status body', () => {
   });
   it.each(['bogus', '', 'Sent'])('refuses %p', (status) => {
     expect(validate({ status })).toBe(false);
+  });
+});
+
+describe('uuids: one canonical form', () => {
+  const id = '0b7e3c1a-5f2d-4c8e-9a1b-2c3d4e5f6a7b';
+  const check = compileBody(obj({ id: uuid }));
+  it.each([`urn:uuid:${id}`, `URN:UUID:${id}`, `{${id}}`, id.replace(/-/g, ''), ` ${id}`, `${id} `, `${id}\n`, `${id}0`])('refuses %j', (s) => {
+    expect(check({ id: s })).toBe(false);
+  });
+  it('accepts either case', () => {
+    expect(check({ id })).toBe(true);
+    expect(check({ id: id.toUpperCase() })).toBe(true);
+  });
+  it('lower-cases every uuid the schema names, nested, in arrays and in nullable branches, and nothing else', () => {
+    const schema = obj({
+      vendor_id: uuid,
+      note: Type.String(),
+      parent: Type.Union([uuid, Type.Null()]),
+      allocations: Type.Array(obj({ bill_id: uuid, memo: Type.String() })),
+    });
+    const data = { vendor_id: id.toUpperCase(), note: 'KEEP', parent: id.toUpperCase(), allocations: [{ bill_id: id.toUpperCase(), memo: id.toUpperCase() }] };
+    expect(compileBody(schema)(data)).toBe(true);
+    canonicalUuids(schema, data);
+    expect(data).toEqual({ vendor_id: id, note: 'KEEP', parent: id, allocations: [{ bill_id: id, memo: id.toUpperCase() }] });
   });
 });

@@ -6,11 +6,51 @@ import type { JsonSchema } from './schemas/common';
 
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, useDefaults: coerce, strict: false });
-  addFormats(ajv, ['email', 'uuid', 'uri']);
+  addFormats(ajv, ['email', 'uri']);
+  // Ids: the hyphenated 8-4-4-4-12 form only (ajv-formats' uuid also takes `urn:uuid:…`, which
+  // Postgres refuses); either case, lower-cased at the edge by canonicalUuids below.
+  ajv.addFormat('uuid', { type: 'string', validate: (s: string) => UUID.test(s) });
   // Dates are the API's own: real calendar dates in limits.date_min … date_max (see dates.ts).
   ajv.addFormat('date', { type: 'string', validate: isCalendarDate });
   ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   return ajv;
+}
+
+/** A UUID in its canonical spelling's shape, either case: 8-4-4-4-12 hex digits. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Walkable = {
+  format?: string;
+  properties?: Record<string, Walkable>;
+  items?: Walkable;
+  additionalProperties?: unknown;
+  anyOf?: Walkable[];
+  oneOf?: Walkable[];
+  allOf?: Walkable[];
+};
+
+/**
+ * Lower-cases, in place, every string of `data` that `schema` says is a uuid (format uuid), so an id
+ * is stored, compared and echoed in one spelling whichever case the caller sent. Run on data that
+ * has passed the schema; returns the (possibly replaced) value.
+ */
+export function canonicalUuids(schema: JsonSchema, data: unknown): unknown {
+  const s = schema as Walkable;
+  if (typeof data === 'string')
+    return s.format === 'uuid' || [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])].some((b) => b.format === 'uuid') ? data.toLowerCase() : data;
+  if (!data || typeof data !== 'object') return data;
+  for (const branch of [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])]) canonicalUuids(branch, data);
+  if (Array.isArray(data)) {
+    if (s.items) for (let i = 0; i < data.length; i++) data[i] = canonicalUuids(s.items, data[i]);
+    return data;
+  }
+  const o = data as Record<string, unknown>;
+  const extra = s.additionalProperties && typeof s.additionalProperties === 'object' ? (s.additionalProperties as JsonSchema) : null;
+  for (const k of Object.keys(o)) {
+    const sub = s.properties && Object.prototype.hasOwnProperty.call(s.properties, k) ? (s.properties[k] as JsonSchema) : extra;
+    if (sub) o[k] = canonicalUuids(sub, o[k]);
+  }
+  return data;
 }
 
 /** Bodies: exact types, no coercion. Query strings: coerced ("25" → 25) and defaulted. */

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { AppError, type ErrorDetail, type RouteDef, SCOPE_FIELDS, compileBody, compileQuery, queryIntegerDetails, toDetails } from '@acct/contracts';
+import { AppError, type ErrorDetail, type RouteDef, SCOPE_FIELDS, canonicalUuids, compileBody, compileQuery, queryIntegerDetails, toDetails } from '@acct/contracts';
 import { kindOf, takesBody } from '../route-kind';
 import type { Middleware } from './state';
 
@@ -50,6 +50,10 @@ export function validate(route: RouteDef): Middleware {
       }
       if (!body(b)) throw AppError.validation('The request body is invalid.', toDetails(body.errors));
     }
+    // One spelling of every id from here on (an upper-case UUID is the same record).
+    if (route.params) canonicalUuids(route.params, ctx.params);
+    canonicalUuids(querySchema, q);
+    if (hasBody) canonicalUuids(route.body ?? NOTHING, b);
     ctx.state.query = q;
     ctx.state.body = b;
     await next();

@@ -111,7 +111,9 @@ const ISSUE: Record<string, string> = {
 export function toDetails(errors: ErrorObject[] | null | undefined, asQuery = false): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
-  for (const e of errors ?? []) {
+  // A field whose format and pattern both fail (a uuid) is named by its format, the clearer message.
+  const ordered = [...(errors ?? [])].sort((a, b) => Number(a.keyword === 'pattern') - Number(b.keyword === 'pattern'));
+  for (const e of ordered) {
     let pointer = e.instancePath;
     if (e.keyword === 'required') pointer += `/${(e.params as { missingProperty: string }).missingProperty}`;
     if (e.keyword === 'additionalProperties') pointer += `/${(e.params as { additionalProperty: string }).additionalProperty}`;

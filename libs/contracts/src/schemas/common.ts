@@ -18,7 +18,12 @@ export function Nullable<T extends TSchema>(s: T): TUnsafe<Static<T> | null> {
   return Type.Unsafe<Static<T> | null>({ type: [type, 'null'], ...rest });
 }
 
-export const uuid = Type.String({ format: 'uuid' });
+export const uuid = Type.String({
+  format: 'uuid',
+  // The form the gateway takes (validate.ts UUID): hyphenated hex, either case; no urn:uuid: or braces.
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  description: 'A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.',
+});
 /** Said in every date's description: the range the API accepts (limits.date_min … date_max). */
 export const DATE_RANGE_TEXT = `from ${limits.date_min} to ${limits.date_max}`;
 export const date = Type.String({ format: 'date', description: `Calendar date, YYYY-MM-DD, ${DATE_RANGE_TEXT}.` });

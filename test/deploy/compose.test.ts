@@ -51,6 +51,10 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('keeps the webhook address rule on unless WEBHOOK_ALLOW_PRIVATE_URLS is given', () => {
+    expect(services['webhook-dispatcher']!.environment!.WEBHOOK_ALLOW_PRIVATE_URLS).toBe('${WEBHOOK_ALLOW_PRIVATE_URLS:-false}');
+  });
+
   it('starts every service after the migrations, Postgres and NATS', () => {
     for (const s of SERVICE_MANIFEST) {
       const deps = services[s.name]!.depends_on as Record<string, { condition: string }>;

@@ -227,6 +227,19 @@ describe('the chart follows SERVICE_MANIFEST', () => {
     expect(helmRun(['template', 'rel', CHART, '--set', 'publicBaseUrl=javascript:alert(1)']).status).not.toBe(0);
   });
 
+  it('keeps the webhook address rule on (WEBHOOK_ALLOW_PRIVATE_URLS=false) unless webhooks.allowPrivateUrls says otherwise', () => {
+    const envOf = (docs: Doc[], name: string) =>
+      Object.fromEntries(
+        (find(docs, 'Deployment', `rel-accounting-api-${name}`)!.spec.template.spec.containers[0].env as { name: string; value: string }[]).map((e) => [e.name, e.value]),
+      );
+    const docs = render();
+    expect(envOf(docs, 'webhook-dispatcher').WEBHOOK_ALLOW_PRIVATE_URLS).toBe('false');
+    expect(envOf(docs, 'gateway').WEBHOOK_ALLOW_PRIVATE_URLS).toBeUndefined();
+    for (const d of docs.filter((x) => x.kind === 'ConfigMap' || x.kind === 'Secret')) expect(JSON.stringify(d)).not.toContain('WEBHOOK_ALLOW_PRIVATE_URLS');
+    expect(envOf(render('--set', 'webhooks.allowPrivateUrls=true'), 'webhook-dispatcher').WEBHOOK_ALLOW_PRIVATE_URLS).toBe('true');
+    expect(helmRun(['template', 'rel', CHART, '--set-string', 'webhooks.allowPrivateUrls=yes']).status).not.toBe(0);
+  });
+
   it('gives the services listed in database.perService a database of their own (<SERVICE>_DATABASE_URL), in the pods and the migrations Job', () => {
     const docs = render('-f', path.join(CHART, 'ci', 'per-service-databases-values.yaml'));
     const secret = find(docs, 'Secret', 'rel-accounting-api-secret')!;

@@ -97,10 +97,22 @@ describe('e2e: webhooks through the gateway to a local receiver', () => {
     expect(mine).toBeDefined();
   });
 
-  it('refuses unsafe URLs for a live key', async () => {
+  it('stores URLs normalised, refuses credentials, and wants https for a live key', async () => {
+    // The stack sets WEBHOOK_ALLOW_PRIVATE_URLS=true (its receivers are on 127.0.0.1), which lifts
+    // the address rule only; the services' integration tests cover the rule itself.
     const live = client(e2e.base, keys.live_key);
-    for (const url of ['http://127.0.0.1:9/h', 'https://127.0.0.1/h', 'https://[::1]/h', 'https://10.0.0.1/h', 'https://169.254.169.254/latest/meta-data', 'https://localhost/h'])
+    for (const url of ['http://127.0.0.1:9/h', 'http://example.com/h', 'ftp://example.com/h'])
       expectError(await live('POST', '/api/v1/webhook-endpoints', { url }), 400, 'validation_failed');
+    for (const url of ['http://a@127.0.0.1:9/h', 'https://user:pw@example.com/h']) {
+      const r = await api('POST', '/api/v1/webhook-endpoints', { url });
+      expectError(r, 400, 'validation_failed');
+      expect(r.json.error.details).toEqual([expect.objectContaining({ field: '/url', issue: 'unsafe_url', message: expect.stringMatching(/credentials/) })]);
+    }
+    const r = await api('POST', '/api/v1/webhook-endpoints', { url: 'http:/127.0.0.1:9/x/../y' });
+    expectStatus(r, 201);
+    expect(r.json.data.url).toBe('http://127.0.0.1:9/y');
+    expect((await api('GET', `/api/v1/webhook-endpoints/${r.json.data.id as string}`)).json.data.url).toBe('http://127.0.0.1:9/y');
+    expectStatus(await api('DELETE', `/api/v1/webhook-endpoints/${r.json.data.id as string}`), 200);
   });
 
   it('sends webhook.test from the route and from `npm run admin -- webhooks test`', async () => {

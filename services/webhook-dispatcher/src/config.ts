@@ -15,6 +15,10 @@ export const webhookConfigSpec = {
   WEBHOOK_DISABLE_AFTER: parsed('3d', 'an endpoint whose deliveries all fail for this long is disabled', parseDuration),
   WEBHOOK_ACK_WAIT_MS: v.int(30_000, 'JetStream redelivers an outbound event not acknowledged within this (lower only in tests)', 1000, 600_000),
   WEBHOOK_LEASE_MARGIN_MS: v.int(30_000, 'a claimed delivery is leased for the timeout plus this; after a crash it is due again then (lower only in tests)', 1000, 600_000),
+  WEBHOOK_ALLOW_PRIVATE_URLS: v.bool(
+    false,
+    'true lets endpoint URLs reach loopback, private, link-local and other non-public addresses (local development and tests only; never on a shared deployment)',
+  ),
 };
 
 export interface WebhookConfig {
@@ -29,6 +33,8 @@ export interface WebhookConfig {
   ackWaitMs?: number;
   /** A claim leases a delivery for timeoutMs + this (default 30 s). */
   leaseMarginMs?: number;
+  /** WEBHOOK_ALLOW_PRIVATE_URLS: endpoints may reach non-public addresses (default false). */
+  allowPrivateUrls: boolean;
 }
 
 export function loadWebhookConfig(env: NodeJS.ProcessEnv = process.env): WebhookConfig {
@@ -43,5 +49,6 @@ export function loadWebhookConfig(env: NodeJS.ProcessEnv = process.env): Webhook
     disableAfterMs: c.WEBHOOK_DISABLE_AFTER,
     ackWaitMs: c.WEBHOOK_ACK_WAIT_MS,
     leaseMarginMs: c.WEBHOOK_LEASE_MARGIN_MS,
+    allowPrivateUrls: c.WEBHOOK_ALLOW_PRIVATE_URLS,
   };
 }

@@ -15,7 +15,7 @@ import {
   listDeliveries,
   listEndpoints,
 } from './queries';
-import { type Resolver, systemResolver, urlProblem } from './ssrf';
+import { type Resolver, checkUrl } from './ssrf';
 
 export function registerHandlers(server: RpcServer, orm: Orm, config: WebhookConfig, o: { resolve?: Resolver; onDeliveries?: () => void } = {}): void {
   const scope = (ctx: { organizationId: string; connectedAppId: string; environment: 'test' | 'live' }): EndpointScope => ({
@@ -31,8 +31,9 @@ export function registerHandlers(server: RpcServer, orm: Orm, config: WebhookCon
 
   server.handle('webhook_endpoints.create', async (req) => {
     const { url, event_types, description } = req.body;
-    const problem = await urlProblem(url, req.ctx.environment, o.resolve ?? systemResolver);
-    if (problem) throw AppError.validation(`The endpoint URL ${problem}.`, [{ field: '/url', issue: 'unsafe_url', message: `The URL ${problem}.` }]);
+    // The URL is stored, returned and sent to as normalised (new URL(url).href), the form the rule checked.
+    const checked = await checkUrl(url, { environment: req.ctx.environment, allowPrivate: config.allowPrivateUrls, resolve: o.resolve });
+    if (!checked.ok) throw AppError.validation(`The endpoint URL ${checked.problem}.`, [{ field: '/url', issue: 'unsafe_url', message: `The URL ${checked.problem}.` }]);
     const id = randomUUID();
     const secret = newSecret();
     const row: EndpointRow = {
@@ -40,7 +41,7 @@ export function registerHandlers(server: RpcServer, orm: Orm, config: WebhookCon
       organization_id: req.ctx.organizationId,
       connected_app_id: req.ctx.connectedAppId,
       environment: req.ctx.environment,
-      url,
+      url: checked.href,
       description: description ?? null,
       event_types: event_types ?? [...WEBHOOK_EVENT_TYPES],
       status: 'enabled',

@@ -35,6 +35,7 @@ describe('webhook dispatcher: two replicas never send one delivery twice at once
     pollIntervalMs: 10,
     disableAfterMs: 3 * 86_400_000,
     leaseMarginMs: 1000,
+    allowPrivateUrls: true, // the receiver is on 127.0.0.1
   };
   let db: TestDatabase;
   let prefix: string;

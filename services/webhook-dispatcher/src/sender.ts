@@ -2,40 +2,43 @@ import { Agent, request } from 'undici';
 import type { Environment } from '@acct/contracts';
 import type { AttemptResult } from './queries';
 import { sign } from './domain/secrets';
-import { type Resolver, guardedLookupWith, urlProblem } from './ssrf';
+import { type Resolver, checkUrl, guardedLookupWith } from './ssrf';
 
 const RESPONSE_KEPT = 1024;
 const RESPONSE_DRAINED = 64 * 1024;
 
 /**
- * Sends deliveries over keep-alive pools per origin (undici), never following a redirect. Live-mode
- * deliveries go through an agent whose DNS lookup refuses private addresses at connect time.
+ * Sends deliveries over keep-alive pools per origin (undici), never following a redirect. In every
+ * environment the URL is checked again before each send, and the connection's DNS lookup refuses
+ * non-public addresses (the address connected to is the one checked, so a name that rebinds after
+ * the check is refused), unless `allowPrivate` (WEBHOOK_ALLOW_PRIVATE_URLS) lifts the address rule.
  * `resolve` (tests) replaces the system DNS for both the check before a send and the connection.
  */
 export class Sender {
-  private readonly test: Agent;
-  private readonly live: Agent;
+  private readonly agent: Agent;
 
-  constructor(private readonly o: { timeoutMs: number; resolve?: Resolver }) {
+  constructor(private readonly o: { timeoutMs: number; allowPrivate: boolean; resolve?: Resolver }) {
     // No cap per origin: the dispatcher limits sends per endpoint, and endpoints may share a host.
-    const common = { keepAliveTimeout: 30_000, headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs };
-    this.test = new Agent({ ...common, connect: { timeout: o.timeoutMs } });
-    this.live = new Agent({ ...common, connect: { timeout: o.timeoutMs, lookup: guardedLookupWith(o.resolve) } });
+    this.agent = new Agent({
+      keepAliveTimeout: 30_000,
+      headersTimeout: o.timeoutMs,
+      bodyTimeout: o.timeoutMs,
+      connect: { timeout: o.timeoutMs, ...(o.allowPrivate ? {} : { lookup: guardedLookupWith(o.resolve) }) },
+    });
   }
 
   async send(d: { url: string; environment: Environment; body: string; deliveryId: string; secret: string }): Promise<AttemptResult> {
     const attemptedAt = new Date();
     const started = performance.now();
     const done = (r: Omit<AttemptResult, 'attemptedAt' | 'durationMs'>): AttemptResult => ({ attemptedAt, durationMs: Math.round(performance.now() - started), ...r });
-    if (d.environment === 'live') {
-      const problem = await urlProblem(d.url, 'live', this.o.resolve);
-      if (problem) return done({ statusCode: null, error: `refused: URL ${problem}`, responseBody: null });
-    }
+    // Node looks up no IP literal at connect time: this check is what refuses those.
+    const checked = await checkUrl(d.url, { environment: d.environment, allowPrivate: this.o.allowPrivate, resolve: this.o.resolve });
+    if (!checked.ok) return done({ statusCode: null, error: `refused: URL ${checked.problem}`, responseBody: null });
     const timestamp = Math.floor(Date.now() / 1000);
     try {
-      const res = await request(d.url, {
+      const res = await request(checked.href, {
         method: 'POST',
-        dispatcher: d.environment === 'live' ? this.live : this.test,
+        dispatcher: this.agent,
         body: d.body,
         headers: {
           'content-type': 'application/json',
@@ -74,6 +77,6 @@ export class Sender {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.test.close(), this.live.close()]);
+    await this.agent.close();
   }
 }

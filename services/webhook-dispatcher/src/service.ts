@@ -15,7 +15,7 @@ export async function startDelivery(
   config: WebhookConfig,
   opts: { resolve?: Resolver } = {},
 ): Promise<{ dispatcher: Dispatcher; stop: () => Promise<void> }> {
-  const sender = new Sender({ timeoutMs: config.timeoutMs, resolve: opts.resolve });
+  const sender = new Sender({ timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateUrls, resolve: opts.resolve });
   const dispatcher = new Dispatcher({ orm: wiring.orm, log: wiring.log, config, sender, metrics: webhookMetrics(wiring.metrics, wiring.orm) });
   const consumer = new EventConsumer({
     nc: wiring.nc,

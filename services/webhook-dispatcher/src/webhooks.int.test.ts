@@ -50,6 +50,8 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     endpointConcurrency: 2,
     pollIntervalMs: 50,
     disableAfterMs: 3 * 86_400_000,
+    // The receiver is on 127.0.0.1, as with `npm start`; the block below turns the rule back on.
+    allowPrivateUrls: true,
   };
   const appA: { organizationId: string; connectedAppId: string } = { organizationId: randomUUID(), connectedAppId: randomUUID() };
   const ctx = (env: 'test' | 'live', app: { organizationId: string; connectedAppId: string } = appA): TrustedContext => ({
@@ -286,28 +288,85 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     expect(test).toMatchObject({ ok: false, error: { code: 'conflict' } });
   });
 
-  it('refuses a live connection when the name rebinds to 127.0.0.1 after the check (connect-time lookup)', async () => {
+  it('stores and returns the WHATWG-normalised URL and refuses credentials', async () => {
+    const c = ctx('test', { organizationId: randomUUID(), connectedAppId: randomUUID() });
+    const port = new URL(base).port;
+    const typed = (await call('webhook_endpoints.create', c, { body: { url: `HTTP:/127.0.0.1:${port}/normalised/../n?q` } })) as {
+      ok: boolean;
+      body: { data: { id: string; url: string } };
+    };
+    expect(typed.ok).toBe(true);
+    expect(typed.body.data.url).toBe(`http://127.0.0.1:${port}/n?q`);
+    const got = (await call('webhook_endpoints.get', c, { params: { id: typed.body.data.id } })) as { body: { data: { url: string } } };
+    expect(got.body.data.url).toBe(`http://127.0.0.1:${port}/n?q`);
+    const stored = await orm.em.getConnection().execute(`SELECT url FROM webhook_endpoints WHERE id = ?`, [typed.body.data.id]);
+    expect(stored).toEqual([{ url: `http://127.0.0.1:${port}/n?q` }]);
+    // The delivery goes to the stored form.
+    await call('webhook_endpoints.test', c, { params: { id: typed.body.data.id } });
+    await until(() => received.find((r) => r.path === '/n?q'));
+    // A backslash ends the authority: the host is `a` and `@10.0.0.1/x` the path, stored as such.
+    const backslash = (await call('webhook_endpoints.create', c, { body: { url: 'http://a\\@10.0.0.1/x' } })) as { ok: boolean; body: { data: { url: string } } };
+    expect(backslash.body.data.url).toBe('http://a/@10.0.0.1/x');
+    for (const url of ['http://a@10.0.0.1/x', `http://user:pw@127.0.0.1:${port}/x`]) {
+      const r = (await call('webhook_endpoints.create', c, { body: { url } })) as {
+        ok: boolean;
+        error: { code: string; details: { field: string; issue: string; message: string }[] };
+      };
+      expect(r).toMatchObject({
+        ok: false,
+        error: { code: 'validation_failed', details: [{ field: '/url', issue: 'unsafe_url', message: expect.stringMatching(/credentials/) }] },
+      });
+    }
+  });
+
+  it('keeps live mode on https when private URLs are allowed', async () => {
+    const r = (await call('webhook_endpoints.create', ctx('live'), { body: { url: `${base}/live-http` } })) as {
+      ok: boolean;
+      error: { code: string; details: { issue: string; message: string }[] };
+    };
+    expect(r).toMatchObject({ ok: false, error: { code: 'validation_failed', details: [{ issue: 'unsafe_url', message: expect.stringMatching(/https in live mode/) }] } });
+  });
+
+  describe('with WEBHOOK_ALLOW_PRIVATE_URLS off (the default)', () => {
     // A TCP listener on 127.0.0.1 that counts connections: nothing may reach it.
     let connections = 0;
     const local = net.createServer((s) => {
       connections++;
       s.destroy();
     });
-    await new Promise<void>((r) => local.listen(0, '127.0.0.1', r));
-    const port = (local.address() as AddressInfo).port;
-    // The attacker's name: public on one answer, 127.0.0.1 on the next (TTL 0), alternately.
-    const answers: string[] = [];
+    let port: number;
+    // The attacker's names (rebind-*): public on one answer, 127.0.0.1 on the next (TTL 0), alternately.
+    const answers = new Map<string, string[]>();
     const rebinding = async (host: string) => {
-      if (host !== 'rebind.example.com') return ['93.184.216.34'];
-      const a = answers.length % 2 === 0 ? '93.184.216.34' : '127.0.0.1';
-      answers.push(a);
+      if (!host.startsWith('rebind-')) return ['93.184.216.34'];
+      const seen = answers.get(host) ?? [];
+      answers.set(host, seen);
+      const a = seen.length % 2 === 0 ? '93.184.216.34' : '127.0.0.1';
+      seen.push(a);
       return [a];
     };
-    await stopDelivery();
-    ({ stop: stopDelivery } = await startDelivery(wiring, config, { resolve: rebinding }));
-    try {
-      const c = ctx('live', { organizationId: randomUUID(), connectedAppId: randomUUID() });
-      const ep = await create(c, `https://rebind.example.com:${port}/hook`); // checked at creation: public
+    const refused = (r: unknown, why: RegExp) =>
+      expect(r).toMatchObject({ ok: false, error: { code: 'validation_failed', details: [{ field: '/url', issue: 'unsafe_url', message: expect.stringMatching(why) }] } });
+
+    beforeAll(async () => {
+      await new Promise<void>((r) => local.listen(0, '127.0.0.1', r));
+      port = (local.address() as AddressInfo).port;
+      // The handlers read the setting on each request; the workers get it when they start.
+      config.allowPrivateUrls = false;
+      await stopDelivery();
+      ({ stop: stopDelivery } = await startDelivery(wiring, config, { resolve: rebinding }));
+    });
+    afterAll(async () => {
+      config.allowPrivateUrls = true;
+      await stopDelivery();
+      ({ stop: stopDelivery } = await startDelivery(wiring, config));
+      await new Promise((r) => local.close(r));
+    });
+
+    it.each(['live', 'test'] as const)('refuses a %s connection when the name rebinds to 127.0.0.1 after the check (connect-time lookup)', async (env) => {
+      const c = ctx(env, { organizationId: randomUUID(), connectedAppId: randomUUID() });
+      const host = `rebind-${env}.example.com`;
+      const ep = await create(c, `${env === 'live' ? 'https' : 'http'}://${host}:${port}/hook`); // checked at creation: public
       expect(ep.ok).toBe(true);
       expect(((await call('webhook_endpoints.test', c, { params: { id: ep.body.data.id } })) as { ok: boolean }).ok).toBe(true);
       const [d] = await until(async () => {
@@ -323,26 +382,53 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
         expect(a.error).toMatch(/EFORBIDDENADDRESS.*127\.0\.0\.1/);
         expect(a.error).not.toMatch(/refused: URL/);
       }
-      expect(answers).toEqual(Array.from({ length: 2 * d!.attempt_count }, (_, i) => (i % 2 === 0 ? '93.184.216.34' : '127.0.0.1')));
+      expect(answers.get(host)).toEqual(Array.from({ length: 2 * d!.attempt_count }, (_, i) => (i % 2 === 0 ? '93.184.216.34' : '127.0.0.1')));
       expect(connections).toBe(0);
-    } finally {
-      await stopDelivery();
-      ({ stop: stopDelivery } = await startDelivery(wiring, config));
-      await new Promise((r) => local.close(r));
-    }
-  });
+    });
 
-  it.each([
-    ['http://example.com/h', /https/],
-    ['https://127.0.0.1/h', /loopback/],
-    ['https://[::1]/h', /loopback/],
-    ['https://10.0.0.8/h', /private/],
-    ['https://169.254.169.254/latest/meta-data', /link-local/],
-    ['https://internal.example.com/h', /10\.1\.2\.3/],
-  ])('refuses %s for a live endpoint', async (url, why) => {
-    const r = (await call('webhook_endpoints.create', ctx('live'), { body: { url } })) as { ok: boolean; error: { code: string; details: { issue: string; message: string }[] } };
-    expect(r.ok).toBe(false);
-    expect(r.error.code).toBe('validation_failed');
-    expect(r.error.details[0]).toMatchObject({ issue: 'unsafe_url', message: expect.stringMatching(why) });
+    it.each([
+      ['test', 'http://127.0.0.1:PORT/h', /127\.0\.0\.1: loopback/],
+      ['test', 'http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254: linkLocal/],
+      ['test', 'http://2130706433:PORT/h', /loopback/],
+      ['test', 'http://0x7f.1:PORT/h', /loopback/],
+      ['test', 'http://[::1]:PORT/h', /loopback/],
+      ['test', 'http://[::a9fe:a9fe]/h', /ipv4Compatible linkLocal/],
+      ['test', 'http://[::ffff:a9fe:a9fe]/h', /ipv4Mapped linkLocal/],
+      ['test', 'http://[64:ff9b::a9fe:a9fe]/h', /rfc6052 linkLocal/],
+      ['test', 'http://[2002:a9fe:a9fe::]/h', /6to4 linkLocal/],
+      ['test', 'http://[2001::1]/h', /teredo/],
+      ['test', 'http:/10.0.0.8/h', /private/],
+      ['test', 'http://internal.example.com/h', /10\.1\.2\.3: private/],
+      ['live', 'http://example.com/h', /https/],
+      ['live', 'https://127.0.0.1/h', /loopback/],
+      ['live', 'https://[::1]/h', /loopback/],
+      ['live', 'https://10.0.0.8/h', /private/],
+      ['live', 'https://169.254.169.254/latest/meta-data', /linkLocal/],
+      ['live', 'https://[::a9fe:a9fe]/h', /ipv4Compatible linkLocal/],
+      ['live', 'https://[::127.0.0.1]/h', /ipv4Compatible loopback/],
+      ['live', 'https://[::10.0.0.1]/h', /ipv4Compatible private/],
+      ['live', 'https://[0::7f00:1]/h', /ipv4Compatible loopback/],
+      ['live', 'https://internal.example.com/h', /10\.1\.2\.3/],
+    ] as const)('refuses a %s endpoint at %p', async (env, url, why) => {
+      refused(await call('webhook_endpoints.create', ctx(env), { body: { url: url.replace('PORT', String(port)) } }), why);
+    });
+
+    it('refuses at send time a stored URL that the rule refuses now, without connecting', async () => {
+      // A row from before the rule (or a setting since turned off) is checked again before each send.
+      const c = ctx('test', { organizationId: randomUUID(), connectedAppId: randomUUID() });
+      const ep = await create(c, `http://rebind-stored.example.com:${port}/h`);
+      expect(ep.ok).toBe(true);
+      await orm.em.getConnection().execute(`UPDATE webhook_endpoints SET url = ? WHERE id = ?`, [`http://127.0.0.1:${port}/h`, ep.body.data.id]);
+      await call('webhook_endpoints.test', c, { params: { id: ep.body.data.id } });
+      const [d] = await until(async () => {
+        const list = await deliveries(c, ep.body.data.id);
+        return list[0]?.attempts.length ? list : undefined;
+      });
+      expect(d!.attempts[0]).toMatchObject({
+        status_code: null,
+        error: expect.stringMatching(/refused: URL resolves to an address that is not public \(127\.0\.0\.1: loopback\)/),
+      });
+      expect(connections).toBe(0);
+    });
   });
 });

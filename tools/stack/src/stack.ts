@@ -121,6 +121,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     // Local stacks only: the keys that encrypt webhook endpoint and payment-processor secrets, unless given.
     WEBHOOK_SECRET_KEY: 'dev-only-webhook-secret-key-change-me-please',
     PROCESSOR_SECRET_KEY: 'dev-only-processor-secret-key-change-me-please',
+    // Local stacks deliver webhooks to receivers on 127.0.0.1: the address rule is lifted unless given.
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     // Customer portal links point at this stack's gateway unless given.
     PUBLIC_BASE_URL: `http://127.0.0.1:${opts.gatewayPort}`,
     ...process.env,

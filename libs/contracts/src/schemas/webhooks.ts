@@ -22,7 +22,7 @@ export const webhookEndpointCreateBody = obj({
     minLength: 1,
     maxLength: webhook_url_length_max,
     description:
-      'Where deliveries are POSTed. Live mode: https only, and the host must not resolve to a private, loopback or link-local address (checked now and at every delivery). Test mode also accepts http.',
+      'Where deliveries are POSTed; stored and returned WHATWG-normalised, without credentials. Live mode: https only; test mode also accepts http. In every mode the host must not be or resolve to a loopback, private, link-local, CGNAT, multicast, unspecified or reserved address, nor an IPv4-mapped, IPv4-compatible, 6to4, Teredo or NAT64 form of one (checked now and at every connection; redirects are not followed), unless the operator set WEBHOOK_ALLOW_PRIVATE_URLS=true.',
   }),
   event_types: Optional(Type.Array(StringEnum(WEBHOOK_EVENT_TYPES), { minItems: 1, uniqueItems: true, description: 'Outbound event types to deliver; default all of them.' })),
   description: Optional(Type.String({ maxLength: limits.description_length_max })),

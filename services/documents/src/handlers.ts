@@ -255,10 +255,11 @@ export function registerHandlers({ server, orm, rpc, storage, config }: Document
     const row = await mustFind(s, req.params.id);
     const { record_type, record_id } = req.body;
     await requireRecord(rpc, req.ctx, record_type, record_id);
-    await insertLink(orm.em.fork(), row.id, record_type, record_id);
+    const linked = await insertLink(orm.em.fork(), row.id, record_type, record_id);
     const dto = await withLinks(row);
     const body = { ...actionReply('document', dto, 'linked'), data: { id: row.id, linked_record_id: record_id } };
-    return { ok: true, status: 200, body };
+    // API-DECISIONS §1: linking again to the same record is a repeated action (Idempotent-Replayed: true).
+    return { ok: true, status: 200, body, ...(linked ? {} : { replayed: true as const }) };
   });
 
   // ---------- settings ----------

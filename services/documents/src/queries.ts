@@ -158,12 +158,13 @@ export async function linksOf(em: EntityManager, ids: string[]): Promise<Map<str
 }
 
 /** Idempotent: linking twice to the same record keeps the first link. */
-export async function insertLink(em: EntityManager, documentId: string, recordType: LinkRecordType, recordId: string): Promise<void> {
-  await em.execute(`INSERT INTO document_links (document_id, record_type, record_id, linked_at) VALUES (?, ?, ?, clock_timestamp()) ON CONFLICT DO NOTHING`, [
-    documentId,
-    recordType,
-    recordId,
-  ]);
+/** Links a document to a record; false when that link already existed (nothing changed). */
+export async function insertLink(em: EntityManager, documentId: string, recordType: LinkRecordType, recordId: string): Promise<boolean> {
+  const rows = await em.execute<{ document_id: string }[]>(
+    `INSERT INTO document_links (document_id, record_type, record_id, linked_at) VALUES (?, ?, ?, clock_timestamp()) ON CONFLICT DO NOTHING RETURNING document_id`,
+    [documentId, recordType, recordId],
+  );
+  return rows.length > 0;
 }
 
 // ---------- settings ----------

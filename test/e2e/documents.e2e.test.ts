@@ -229,12 +229,16 @@ describe('e2e: documents and settings through the gateway', () => {
     const foreignCustomer = await createCustomer(otherApi, 'Foreign customer');
     const r = await api('POST', `/api/v1/documents/${doc.id}/link`, { record_type: 'customer', record_id: customerId });
     expectStatus(r, 200);
+    expect(r.headers.get('idempotent-replayed')).toBeNull();
     expectSchema(validLink, r.json);
     expect(r.json.data).toEqual({ id: doc.id, linked_record_id: customerId });
     expect(r.json.action).toEqual({ type: 'linked', status: 'completed' });
     expect(r.json.document.links).toEqual([{ record_type: 'customer', record_id: customerId, linked_at: expect.any(String) }]);
-    // Again: no second link.
-    expectStatus(await api('POST', `/api/v1/documents/${doc.id}/link`, { record_type: 'customer', record_id: customerId }), 200);
+    // Again: no second link; a repeated action answers the current state, marked replayed.
+    const again = await api('POST', `/api/v1/documents/${doc.id}/link`, { record_type: 'customer', record_id: customerId });
+    expectStatus(again, 200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.json.document.links).toEqual(r.json.document.links);
     expect((await api('GET', `/api/v1/documents/${doc.id}`)).json.data.links).toHaveLength(1);
     expectError(await api('POST', `/api/v1/documents/${doc.id}/link`, { record_type: 'customer', record_id: foreignCustomer }), 404, 'not_found');
     for (const t of ['invoice', 'estimate', 'vendor', 'bill'])

@@ -62,3 +62,4 @@ export function caught(fn: () => unknown): AppError {
   throw new Error('expected an AppError, but nothing was thrown');
 }
 export { pdfTextOf } from './pdf-text';
+export { type FreezableProxy, startFreezableProxy } from './freezable-proxy';

@@ -795,7 +795,8 @@ export const ROUTES: RouteDef[] = [
     method: 'POST',
     path: '/api/v1/documents/{id}/link',
     summary: 'Link a document to a customer, invoice, estimate, vendor or bill of the same organization and environment.',
-    description: 'The record must exist (404 otherwise, also for a record of another organization or environment). Linking again to the same record is a no-op.',
+    description:
+      'The record must exist (404 otherwise, also for a record of another organization or environment). Linking again to the same record changes nothing: 200 with the current document and `Idempotent-Replayed: true`.',
     tag: 'Documents',
     module: 'documents',
     rpc: 'documents.link',

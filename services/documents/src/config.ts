@@ -18,6 +18,12 @@ export const documentsConfigSpec = {
   ...s3ConfigSpec,
   UPLOAD_MAX_BYTES: v.int(DEFAULT_UPLOAD_MAX_BYTES, 'largest upload, bytes (413 past it)', 1, 5 * 1024 * 1024 * 1024),
   PRESIGN_TTL_S: v.int(300, 'how long a presigned PUT or GET URL is valid, seconds', 10, 3600),
+  S3_TIMEOUT_MS: v.int(
+    3000,
+    "bound of every S3 call (connect and answer, retries included; a streamed object's socket idle this long fails it), ms; keep it below the gateway's RPC_TIMEOUT_MS so this service answers 503 (and cleans up) first",
+    100,
+    120_000,
+  ),
   PENDING_UPLOAD_TTL_S: v.int(3600, 'an upload reserved but never finalized is removed (row and object) after this, seconds', 60, 7 * 86_400),
   PUBLIC_BASE_URL: v.url('http://localhost:8080', "the gateway's public URL (scheme, host, optional path), used to build customer portal links", ['http', 'https']),
   DOCUMENTS_RPC_TIMEOUT_MS: v.int(5000, 'timeout of the calls this service makes (record lookups for links)', 100, 60_000),

@@ -3,7 +3,7 @@ import { connect, type NatsConnection } from 'nats';
 import type { TrustedContext } from '@acct/contracts';
 import { type Orm, RpcClient, migrate, ormOpener, wireService, type ServiceWiring } from '@acct/kit';
 import { type LocalS3, startLocalS3 } from '@acct/stack';
-import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { NATS_URL, freshDatabase, silentLogger, startFreezableProxy, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { loadDocumentsConfig } from './config';
 import { documents } from './service';
 import { Storage } from './storage';
@@ -98,6 +98,40 @@ describe('documents service against Postgres, NATS and S3', () => {
     expect(await sweeper.sweepOnce(new Date(Date.now() + 61_000))).toBe(before + 1);
     expect(Number(await pendingRows())).toBe(0);
     expect(await storage.head(Storage.key(ctx.organizationId, ctx.environment, b.body.upload_id))).toBeUndefined();
+  });
+
+  it('with the store frozen, S3 calls fail within their bound; a stale reservation goes at once, its object once the store answers', async () => {
+    const proxy = await startFreezableProxy(s3.port);
+    const frozenStorage = new Storage(loadDocumentsConfig({ ...s3.env, S3_ENDPOINT: proxy.url, S3_TIMEOUT_MS: '500' }));
+    const queued = async () => Number((await orm.em.fork().execute<{ n: string }[]>(`SELECT count(*) AS n FROM discarded_objects`))[0]!.n);
+    try {
+      // Reserved and stored through a healthy service, then discarded by one whose store hangs.
+      const bytes = Buffer.from('frozen upload');
+      const a = await reserve(bytes);
+      await put(a.body.put_url, a.body.headers, bytes);
+      const key = Storage.key(ctx.organizationId, ctx.environment, a.body.upload_id);
+      const frozenQueue = await queued();
+      proxy.freeze();
+      const t0 = Date.now();
+      expect(await frozenStorage.bucketReachable()).toBe(false);
+      await expect(frozenStorage.delete(key)).rejects.toMatchObject({ name: 'TimeoutError' });
+      await expect(frozenStorage.head(key)).rejects.toMatchObject({ name: 'TimeoutError' });
+      expect(Date.now() - t0).toBeLessThan(5000); // three calls of 500 ms each, with room to spare
+      const sweeper = new Sweeper(orm, frozenStorage, 60_000, silentLogger());
+      await expect(sweeper.sweepOnce(new Date(Date.now() + 61_000))).rejects.toMatchObject({ name: 'TimeoutError' });
+      // The stale reservation went (key queued) even though its object could not be deleted.
+      expect(Number(await pendingRows())).toBe(0);
+      expect(await queued()).toBe(frozenQueue + 1);
+      expect(await storage.head(key)).toEqual({ size: bytes.length, contentType: 'application/octet-stream' });
+      proxy.thaw();
+      await sweeper.sweepOnce();
+      expect(await queued()).toBe(0);
+      expect(await storage.head(key)).toBeUndefined();
+    } finally {
+      proxy.thaw();
+      frozenStorage.close();
+      await proxy.close();
+    }
   });
 
   it('refuses a reservation over the size limit (413 at the gateway) before anything is stored', async () => {

@@ -25,8 +25,10 @@ import {
   type DocumentRow,
   type Scope,
   deletePending,
+  discardPending,
   documentDto,
   finalizeDocument,
+  forgetDiscarded,
   findByIdempotencyKey,
   findDocument,
   getSettings,
@@ -118,6 +120,22 @@ export function registerHandlers({ server, orm, rpc, storage, config }: Document
     if (!row) throw AppError.notFound('Document', id);
     return row;
   };
+  /**
+   * Discards a reservation: the row goes at once (its key queued, one statement), then the object is
+   * deleted now unless `later`; a store that is down or frozen leaves the key to the sweeper. Never
+   * waits on the store longer than one bounded call (S3_TIMEOUT_MS).
+   */
+  const discardUpload = async (row: Pick<DocumentRow, 'id' | 'storage_key'>, { later = false } = {}): Promise<boolean> => {
+    const dropped = await discardPending(orm.em.fork(), row.id);
+    if (later) return dropped;
+    try {
+      await storage.delete(row.storage_key);
+      await forgetDiscarded(orm.em.fork(), row.storage_key);
+    } catch (e) {
+      if (!isStorageUnavailable(e)) throw e;
+    }
+    return dropped;
+  };
   const tooLarge = (size: number) =>
     new AppError('validation_failed', `The file is ${size} bytes; uploads are limited to ${config.UPLOAD_MAX_BYTES} bytes.`, [
       { field: 'file', issue: 'too_large', message: `At most ${config.UPLOAD_MAX_BYTES} bytes.` },
@@ -137,11 +155,9 @@ export function registerHandlers({ server, orm, rpc, storage, config }: Document
     if (key) {
       const earlier = await findByIdempotencyKey(orm.em.fork(), s, req.ctx.connectedAppId, key);
       if (earlier && earlier.status !== 'pending') return { ok: true, status: 200, body: { replay: single('document', await withLinks(earlier)) } };
-      // A retry of an upload that never finished: start over with the same reservation's key freed.
-      if (earlier) {
-        await s3(() => storage.delete(earlier.storage_key));
-        await deletePending(orm.em.fork(), earlier.id);
-      }
+      // A retry of an upload that never finished: start over with the same reservation's key freed
+      // (its object, if any, is the sweeper's: no wait on a store that may be why it never finished).
+      if (earlier) await discardUpload(earlier, { later: true });
     }
     if (fields.record_type && fields.record_id) await requireRecord(rpc, req.ctx, fields.record_type, fields.record_id);
     const id = randomUUID();
@@ -183,35 +199,39 @@ export function registerHandlers({ server, orm, rpc, storage, config }: Document
     const row = await findDocument(orm.em.fork(), s, req.body.upload_id, { pending: true });
     if (!row) throw AppError.notFound('Upload', req.body.upload_id);
     if (row.status !== 'pending') return { ok: true, status: 200, body: single('document', await withLinks(row)), replayed: true };
-    const discard = async () => {
-      await s3(() => storage.delete(row.storage_key));
-      await deletePending(orm.em.fork(), row.id);
-    };
-    const body = await s3(() => storage.get(row.storage_key));
-    if (!body) {
-      await deletePending(orm.em.fork(), row.id);
-      throw AppError.conflict('The upload has no bytes in storage; upload again.');
+    try {
+      const body = await s3(() => storage.get(row.storage_key));
+      if (!body) {
+        await deletePending(orm.em.fork(), row.id);
+        throw AppError.conflict('The upload has no bytes in storage; upload again.');
+      }
+      const got = await s3(() => measure(body));
+      if (got.size !== Number(row.size_bytes) || got.sha256 !== row.sha256) {
+        await discardUpload(row);
+        throw AppError.conflict('The stored bytes differ from the upload (size or SHA-256); upload again.');
+      }
+      let sniffed: DocumentContentType | undefined;
+      const magic = await fromBuffer(got.head);
+      if (magic) sniffed = allowedBinaryType(magic.mime);
+      else if (looksLikeText(got.head, got.size <= got.head.length)) sniffed = textType(row.declared_content_type, row.file_name);
+      if (!sniffed) {
+        await discardUpload(row);
+        throw new AppError('validation_failed', `The file's type (${magic?.mime ?? 'unknown binary'}) is not allowed: PDF, PNG, JPEG, WEBP, HEIC, GIF, CSV or plain text.`, [
+          { field: 'file', issue: 'unsupported_type', message: `Sniffed type ${magic?.mime ?? 'unknown'} is not allowed.` },
+        ]);
+      }
+      const status = documentStatus(row.document_type, row.declared_content_type, sniffed);
+      await orm.em.fork().transactional(async (em) => {
+        // Discarded meanwhile (the gateway gave up waiting and asked upload_discard): nothing to finalize.
+        if (!(await finalizeDocument(em, row.id, status, sniffed))) throw AppError.conflict('The upload was discarded; upload again.');
+        if (row.link_record_type && row.link_record_id) await insertLink(em, row.id, row.link_record_type, row.link_record_id);
+      });
+    } catch (e) {
+      // Whatever failed before the document was kept (storage down or frozen, a fault), the
+      // reservation goes now; its object, if any, is deleted by the sweeper (no second wait on the store).
+      await discardUpload(row, { later: true }).catch(() => undefined);
+      throw e;
     }
-    const got = await s3(() => measure(body));
-    if (got.size !== Number(row.size_bytes) || got.sha256 !== row.sha256) {
-      await discard();
-      throw AppError.conflict('The stored bytes differ from the upload (size or SHA-256); upload again.');
-    }
-    let sniffed: DocumentContentType | undefined;
-    const magic = await fromBuffer(got.head);
-    if (magic) sniffed = allowedBinaryType(magic.mime);
-    else if (looksLikeText(got.head, got.size <= got.head.length)) sniffed = textType(row.declared_content_type, row.file_name);
-    if (!sniffed) {
-      await discard();
-      throw new AppError('validation_failed', `The file's type (${magic?.mime ?? 'unknown binary'}) is not allowed: PDF, PNG, JPEG, WEBP, HEIC, GIF, CSV or plain text.`, [
-        { field: 'file', issue: 'unsupported_type', message: `Sniffed type ${magic?.mime ?? 'unknown'} is not allowed.` },
-      ]);
-    }
-    const status = documentStatus(row.document_type, row.declared_content_type, sniffed);
-    await orm.em.fork().transactional(async (em) => {
-      await finalizeDocument(em, row.id, status, sniffed);
-      if (row.link_record_type && row.link_record_id) await insertLink(em, row.id, row.link_record_type, row.link_record_id);
-    });
     const done = (await findDocument(orm.em.fork(), s, row.id))!;
     return { ok: true, status: 201, body: single('document', await withLinks(done)) };
   });
@@ -219,8 +239,7 @@ export function registerHandlers({ server, orm, rpc, storage, config }: Document
   server.handle('documents.upload_discard', async (req) => {
     const row = await findDocument(orm.em.fork(), scopeOf(req.ctx), req.body.upload_id, { pending: true });
     if (!row || row.status !== 'pending') return { ok: true, status: 200, body: { discarded: false } };
-    await s3(() => storage.delete(row.storage_key));
-    return { ok: true, status: 200, body: { discarded: await deletePending(orm.em.fork(), row.id) } };
+    return { ok: true, status: 200, body: { discarded: await discardUpload(row) } };
   });
 
   // ---------- reads ----------
@@ -255,10 +274,11 @@ export function registerHandlers({ server, orm, rpc, storage, config }: Document
     const row = await mustFind(s, req.params.id);
     const { record_type, record_id } = req.body;
     await requireRecord(rpc, req.ctx, record_type, record_id);
-    await insertLink(orm.em.fork(), row.id, record_type, record_id);
+    const linked = await insertLink(orm.em.fork(), row.id, record_type, record_id);
     const dto = await withLinks(row);
     const body = { ...actionReply('document', dto, 'linked'), data: { id: row.id, linked_record_id: record_id } };
-    return { ok: true, status: 200, body };
+    // API-DECISIONS §1: linking again to the same record is a repeated action (Idempotent-Replayed: true).
+    return { ok: true, status: 200, body, ...(linked ? {} : { replayed: true as const }) };
   });
 
   // ---------- settings ----------

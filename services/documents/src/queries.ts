@@ -110,13 +110,45 @@ export async function findByIdempotencyKey(em: EntityManager, s: Scope, connecte
   return rows[0];
 }
 
-export async function finalizeDocument(em: EntityManager, id: string, status: 'uploaded' | 'needs_review', contentType: DocumentContentType): Promise<void> {
-  await em.execute(`UPDATE documents SET status = ?, content_type = ?, finalized_at = now() WHERE id = ? AND status = 'pending'`, [status, contentType, id]);
+/** False when the row is no longer pending (finalized or discarded meanwhile). */
+export async function finalizeDocument(em: EntityManager, id: string, status: 'uploaded' | 'needs_review', contentType: DocumentContentType): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(`UPDATE documents SET status = ?, content_type = ?, finalized_at = now() WHERE id = ? AND status = 'pending' RETURNING id`, [
+    status,
+    contentType,
+    id,
+  ]);
+  return rows.length > 0;
 }
 
 export async function deletePending(em: EntityManager, id: string): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(`DELETE FROM documents WHERE id = ? AND status = 'pending' RETURNING id`, [id]);
   return rows.length > 0;
+}
+
+/**
+ * Drops a pending reservation and queues its storage key in discarded_objects, in one statement:
+ * the row is gone at once, and the object (if any) is always named by a row or a queue entry, so it
+ * is never orphaned, whether or not the store answers now. False when there was no pending row.
+ */
+export async function discardPending(em: EntityManager, id: string): Promise<boolean> {
+  const rows = await em.execute<{ storage_key: string }[]>(
+    `WITH d AS (DELETE FROM documents WHERE id = ? AND status = 'pending' RETURNING storage_key),
+          q AS (INSERT INTO discarded_objects (storage_key, discarded_at) SELECT storage_key, now() FROM d ON CONFLICT DO NOTHING)
+     SELECT storage_key FROM d`,
+    [id],
+  );
+  return rows.length > 0;
+}
+
+/** Storage keys whose objects are to be deleted (discarded uploads), oldest first. */
+export async function discardedObjects(em: EntityManager, limit: number): Promise<string[]> {
+  const rows = await em.execute<{ storage_key: string }[]>(`SELECT storage_key FROM discarded_objects ORDER BY discarded_at LIMIT ?`, [limit]);
+  return rows.map((r) => r.storage_key);
+}
+
+/** The object of a discarded upload is gone from the store: forget its key. */
+export async function forgetDiscarded(em: EntityManager, storageKey: string): Promise<void> {
+  await em.execute(`DELETE FROM discarded_objects WHERE storage_key = ?`, [storageKey]);
 }
 
 /** Pending uploads older than the cutoff (a gateway that died between reserve and finalize). */
@@ -158,12 +190,13 @@ export async function linksOf(em: EntityManager, ids: string[]): Promise<Map<str
 }
 
 /** Idempotent: linking twice to the same record keeps the first link. */
-export async function insertLink(em: EntityManager, documentId: string, recordType: LinkRecordType, recordId: string): Promise<void> {
-  await em.execute(`INSERT INTO document_links (document_id, record_type, record_id, linked_at) VALUES (?, ?, ?, clock_timestamp()) ON CONFLICT DO NOTHING`, [
-    documentId,
-    recordType,
-    recordId,
-  ]);
+/** Links a document to a record; false when that link already existed (nothing changed). */
+export async function insertLink(em: EntityManager, documentId: string, recordType: LinkRecordType, recordId: string): Promise<boolean> {
+  const rows = await em.execute<{ document_id: string }[]>(
+    `INSERT INTO document_links (document_id, record_type, record_id, linked_at) VALUES (?, ?, ?, clock_timestamp()) ON CONFLICT DO NOTHING RETURNING document_id`,
+    [documentId, recordType, recordId],
+  );
+  return rows.length > 0;
 }
 
 // ---------- settings ----------

@@ -43,6 +43,11 @@ export interface GatewayDeps {
   /** Where uploads are spooled on their way to storage (the OS temp folder by default). */
   uploadSpoolDir?: string;
   /**
+   * How long storage may keep a transfer waiting (connect, an answer, or the next bytes of an upload's
+   * PUT or a download), ms; 5 s by default. Past it: 503 before the headers, a cut connection after.
+   */
+  storageTimeoutMs?: number;
+  /**
    * Proxies in front of the gateway that append to X-Forwarded-For (0: none, the socket's address
    * is the client's; a client cannot then choose its address for the per-address limit).
    */
@@ -74,7 +79,13 @@ const API_PREFIX = '/api/v1';
 export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router } {
   const local = { ...builtInHandlers(deps), ...deps.handlers };
   const uploads: Record<string, UploadHandler> = {
-    uploadDocument: documentUpload({ rpc: deps.rpc, log: deps.log, maxBytes: deps.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES, spoolDir: deps.uploadSpoolDir }),
+    uploadDocument: documentUpload({
+      rpc: deps.rpc,
+      log: deps.log,
+      maxBytes: deps.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES,
+      spoolDir: deps.uploadSpoolDir,
+      ...(deps.storageTimeoutMs ? { putTimeoutMs: deps.storageTimeoutMs } : {}),
+    }),
     ...deps.uploads,
   };
   const records = { records: deps.idempotency, metrics: deps.metrics };

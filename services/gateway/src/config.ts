@@ -17,6 +17,12 @@ export const gatewayConfigSpec = {
   HTTP_HEADERS_TIMEOUT_MS: v.int(10_000, 'request headers must arrive within this, ms (at most HTTP_REQUEST_TIMEOUT_MS)', 1000, 600_000),
   UPLOAD_MAX_BYTES: v.int(25 * 1024 * 1024, 'largest document upload, bytes (413 past it); the documents service has the same setting', 1, 5 * 1024 * 1024 * 1024),
   UPLOAD_SPOOL_DIR: v.str('', 'folder where an upload is spooled on its way to storage; empty: the OS temp folder', { min: 0 }),
+  STORAGE_TIMEOUT_MS: v.int(
+    5000,
+    "how long document storage may keep the gateway waiting (connect, an answer, the next bytes of an upload's PUT or a download), ms; past it 503 (a download already under way is cut)",
+    100,
+    600_000,
+  ),
   IDEMPOTENCY_TTL_SECONDS: v.int(86_400, 'how long an Idempotency-Key response is kept', 1, 30 * 86_400),
 };
 

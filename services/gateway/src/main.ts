@@ -35,6 +35,7 @@ runMain(async () => {
     rpc,
     uploadMaxBytes: config.UPLOAD_MAX_BYTES,
     ...(config.UPLOAD_SPOOL_DIR ? { uploadSpoolDir: config.UPLOAD_SPOOL_DIR } : {}),
+    storageTimeoutMs: config.STORAGE_TIMEOUT_MS,
     log: rt.log,
     metrics,
     buckets,

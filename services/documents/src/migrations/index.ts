@@ -79,7 +79,20 @@ const V2 = `
   );
 `;
 
+/**
+ * Objects of discarded uploads still to delete from the store: the reservation's row goes at once,
+ * its key waits here while the store is down or frozen, and the sweeper deletes the object later.
+ */
+const V3 = `
+  CREATE TABLE discarded_objects (
+    storage_key text PRIMARY KEY,
+    discarded_at timestamptz NOT NULL
+  );
+  CREATE INDEX discarded_objects_age ON discarded_objects (discarded_at);
+`;
+
 export const migrations: MigrationDef[] = [
   { name: 'Migration20261124000010Documents', class: ddlMigration(V1) },
   { name: 'Migration20261125000001Shares', class: ddlMigration(V2) },
+  { name: 'Migration20261201000001DiscardedObjects', class: ddlMigration(V3) },
 ];

@@ -43,21 +43,60 @@ function rawBody(ctx: Ctx, route: RouteDef): ProcessorHookBody {
   return { payload_base64: (ctx.state.raw ?? Buffer.alloc(0)).toString('base64'), signature: signature || null };
 }
 
+/** How long storage may keep the gateway waiting (an answer, or the next bytes of a transfer), ms. */
+export const DEFAULT_STORAGE_TIMEOUT_MS = 5000;
+
+const storageDown = (why = 'Document storage is unavailable. Retry later.') => new AppError('service_unavailable', why);
+
+/**
+ * The bytes of a fetch body, each read bounded by ms: storage that stops sending mid-body fails the
+ * stream (the client sees the connection cut, the headers being sent). The clock runs only while a
+ * read waits on storage, never while a slow client holds the stream back.
+ */
+async function* boundedBody(body: ReadableStream<Uint8Array>, ms: number): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`storage sent nothing for ${ms} ms`)), ms);
+      });
+      let step: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        step = await Promise.race([reader.read(), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+      if (step.done) return;
+      yield step.value;
+    }
+  } finally {
+    // Done, failed or abandoned by the client: the connection to storage is let go.
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
 /**
  * A file the service names by a short-lived URL (document bytes never travel over NATS): streamed
  * from storage to the client, with the stored type, an attachment name (RFC 6266), nosniff and the
- * SHA-256 as ETag and Digest. Storage down: 503.
+ * SHA-256 as ETag and Digest. Storage down or silent for timeoutMs before the answer: 503; silent
+ * as long mid-body: the connection is cut.
  */
-export async function sendRemoteFile(ctx: Ctx, reply: RpcOk): Promise<void> {
+export async function sendRemoteFile(ctx: Ctx, reply: RpcOk, timeoutMs = DEFAULT_STORAGE_TIMEOUT_MS): Promise<void> {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(new Error(`storage did not answer within ${timeoutMs} ms`)), timeoutMs);
   let res: Response;
   try {
-    res = await fetch(reply.fileUrl!, { signal: AbortSignal.timeout(10_000) });
+    res = await fetch(reply.fileUrl!, { signal: ac.signal });
   } catch {
-    throw new AppError('service_unavailable', 'Document storage is unavailable. Retry later.');
+    throw storageDown();
+  } finally {
+    // The answer came (or not): from here each read of the body has its own bound.
+    clearTimeout(timer);
   }
   if (!res.ok || !res.body) {
     await res.body?.cancel().catch(() => undefined);
-    throw new AppError('service_unavailable', `Document storage answered ${res.status}. Retry later.`);
+    throw storageDown(`Document storage answered ${res.status}. Retry later.`);
   }
   ctx.status = 200;
   ctx.attachment(reply.filename);
@@ -70,11 +109,11 @@ export async function sendRemoteFile(ctx: Ctx, reply: RpcOk): Promise<void> {
   }
   const length = res.headers.get('content-length');
   if (length) ctx.length = Number(length);
-  ctx.body = Readable.fromWeb(res.body);
+  ctx.body = Readable.from(boundedBody(res.body, timeoutMs), { objectMode: false });
 }
 
 /** The last step of a route served by a service: one RPC over NATS with the validated request. */
-export function forward(route: RouteDef, { rpc }: { rpc: RpcCaller }): Middleware {
+export function forward(route: RouteDef, { rpc, storageTimeoutMs }: { rpc: RpcCaller; storageTimeoutMs?: number }): Middleware {
   if (!route.rpc) throw new Error(`route ${route.operationId} has no rpc operation to forward to`);
   const op = route.rpc;
   const file = kindOf(route) === 'download';
@@ -88,7 +127,7 @@ export function forward(route: RouteDef, { rpc }: { rpc: RpcCaller }): Middlewar
       body: raw ? rawBody(ctx, route) : (ctx.state.body ?? {}),
     };
     const reply = await rpc.call(op, req);
-    if (file && reply.ok && reply.fileUrl) return sendRemoteFile(ctx, reply);
+    if (file && reply.ok && reply.fileUrl) return sendRemoteFile(ctx, reply, storageTimeoutMs);
     sendReply(ctx, reply, { file });
   };
 }

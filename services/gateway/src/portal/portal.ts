@@ -34,7 +34,7 @@ function notFound(ctx: Ctx): void {
 }
 
 /** The customer portal's gateway handlers: the page and the PDF of a share, asked of documents by token. */
-export function portalHandlers({ rpc }: { rpc: RpcCaller }): Record<'getPortalPage' | 'getPortalPdf', LocalHandler> {
+export function portalHandlers({ rpc, storageTimeoutMs }: { rpc: RpcCaller; storageTimeoutMs?: number }): Record<'getPortalPage' | 'getPortalPdf', LocalHandler> {
   const token = (ctx: Ctx) => String(ctx.params.token ?? '');
   return {
     getPortalPage: async (ctx) => {
@@ -56,7 +56,7 @@ export function portalHandlers({ rpc }: { rpc: RpcCaller }): Record<'getPortalPa
         throw new AppError(reply.error.code, reply.error.message);
       }
       portalHeaders(ctx);
-      await sendRemoteFile(ctx, reply);
+      await sendRemoteFile(ctx, reply, storageTimeoutMs);
     },
   };
 }

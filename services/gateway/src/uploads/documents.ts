@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { AppError, type DocumentUploadFields, SCOPE_FIELDS, compileBody, schemas, toDetails, type RpcReply } from '@acct/contracts';
 import type { Logger } from '@acct/kit';
-import type { RpcCaller } from '../middlewares/forward';
+import { DEFAULT_STORAGE_TIMEOUT_MS, type RpcCaller } from '../middlewares/forward';
 import type { UploadHandler } from '../middlewares/upload';
 
 /** API-DECISIONS §6: uploads ≤ 25 MiB by default (UPLOAD_MAX_BYTES). */
@@ -22,7 +22,10 @@ export interface DocumentUploadDeps {
   maxBytes: number;
   /** Where the file part is spooled while it arrives (never held in memory); the OS temp folder by default. */
   spoolDir?: string;
-  /** How long the PUT of the bytes to storage may take, ms. */
+  /**
+   * How long the PUT of the bytes to storage may stand still (connecting, no bytes taken, no
+   * answer after the last one), ms; 5 s by default. Past it the upload is discarded: 503.
+   */
   putTimeoutMs?: number;
 }
 
@@ -132,7 +135,9 @@ function parseFields(raw: Record<string, string>): DocumentUploadFields {
 
 /**
  * PUTs a file to a presigned URL with node:http, piped with backpressure (fetch with
- * Readable.toWeb reads the whole file ahead on Node 20, which is what made memory grow).
+ * Readable.toWeb reads the whole file ahead on Node 20, which is what made memory grow). The
+ * socket's idle timeout bounds each wait on storage (connect, taking the next bytes, the answer),
+ * not the whole transfer, so a large file on a slow but moving link still goes through.
  */
 function putFile(url: string, headers: Record<string, string>, file: string, timeoutMs: number): Promise<void> {
   const u = new URL(url);
@@ -195,7 +200,7 @@ export function documentUpload(deps: DocumentUploadDeps): UploadHandler {
           deps.log.warn({ err, upload_id: uploadId }, 'discarding an upload failed; the sweeper will remove it');
         });
       try {
-        await putFile(p.put_url!, p.headers ?? {}, spooled.file, deps.putTimeoutMs ?? 120_000);
+        await putFile(p.put_url!, p.headers ?? {}, spooled.file, deps.putTimeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS);
       } catch (err) {
         deps.log.warn({ err, upload_id: uploadId }, 'storing an upload failed');
         await discard();

@@ -5,7 +5,18 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'deploy/k6/**', 'test/support/summary-reporter.js', 'test/support/pdf-text-cli.cjs', 'jest.config.js', 'eslint.config.mjs'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'deploy/k6/**',
+      'test/support/summary-reporter.js',
+      'test/support/pdf-text-cli.cjs',
+      'test/support/chromium-path-cli.mjs',
+      'jest.config.js',
+      'eslint.config.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

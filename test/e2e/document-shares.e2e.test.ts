@@ -4,14 +4,13 @@ import path from 'node:path';
 import pg from 'pg';
 import { chromium } from 'playwright-core';
 import { compileBody, limits, schemas } from '@acct/contracts';
-import { pdfTextOf } from '@acct/testing';
+import { CHROMIUM_ARGS, chromiumExecutable, pdfTextOf } from '@acct/testing';
 import { TINY_PNG, multipart } from './documents.helpers';
 import { type Keys, bootstrapOrg, client, type E2E, startE2E } from './harness';
 import { type Api, E2E_ENV, createOpenInvoice, expectError, expectSchema, expectStatus, paymentBody, uid } from './receivables.helpers';
 
 const validShare = compileBody(schemas.documents.documentShareResponse);
 const validRender = compileBody(schemas.documents.documentRenderResponse);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots of the portal, kept after the run (git-ignored). */
 const ARTIFACTS = path.join(__dirname, '..', 'artifacts');
 
@@ -155,10 +154,11 @@ describe('e2e: document shares, PDF renders and the customer portal', () => {
   });
 
   it('shows the portal in a real browser (Chromium): the invoice renders, no script runs, the CSP is not violated; keeps a screenshot', async () => {
-    expect(fs.existsSync(CHROMIUM)).toBe(true); // .ci/run installs Debian's chromium
+    // The browser comes with npm ci (@sparticuz/chromium); CHROMIUM_PATH overrides. Never skipped.
+    const executablePath = await chromiumExecutable();
     const inv = await createOpenInvoice(api, customerId, 98765, { invoice_number: 'INV-BROWSER-1' });
     const share = (await api('POST', '/api/v1/document-shares', { record_type: 'invoice', record_id: inv.id })).json.data;
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
     try {
       const page = await browser.newPage();
       const violations: string[] = [];

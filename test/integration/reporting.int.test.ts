@@ -233,9 +233,13 @@ describe('reporting against real Postgres and JetStream', () => {
       'infinity',
     ];
     const conn = repOrm.em.fork().getConnection();
-    for (const due of dues) {
-      const [row] = await conn.execute<{ b: string }[]>(`SELECT ${bucketSql('?::date', '?::date')} AS b`, Array.from({ length: 4 }, () => [due, asOf]).flat());
-      expect([due, row?.b]).toEqual([due, bucketOf(due === 'infinity' ? null : due, asOf)]);
+    const cases: [string, string][] = dues.map((due) => [due, asOf]);
+    // The ends of the date range, as due dates and as as_of.
+    for (const edge of ['1900-01-01', '9999-12-31'])
+      for (const other of ['1900-01-01', '1900-04-01', '1900-04-02', '2026-03-31', '9999-10-02', '9999-12-31']) cases.push([edge, other], [other, edge]);
+    for (const [due, on] of cases) {
+      const [row] = await conn.execute<{ b: string }[]>(`SELECT ${bucketSql('?::date', '?::date')} AS b`, Array.from({ length: 4 }, () => [due, on]).flat());
+      expect([due, on, row?.b]).toEqual([due, on, bucketOf(due === 'infinity' ? null : due, on)]);
     }
   });
 
@@ -246,6 +250,8 @@ describe('reporting against real Postgres and JetStream', () => {
       [reportQueries.netCredit(s, '4000', '2026-01-01', '2026-12-31'), ['account_days']],
       [reportQueries.openAmounts(s, 'invoice', '2026-06-30'), ['open_days', 'open_leads', 'party_periods', 'parties']],
       [reportQueries.openAmounts(s, 'bill', '2026-06-30'), ['open_days', 'open_leads', 'party_periods', 'parties']],
+      [reportQueries.openAmounts(s, 'bill', '1900-01-01'), ['open_days', 'open_leads', 'party_periods', 'parties']],
+      [reportQueries.openAmounts(s, 'invoice', '9999-12-31'), ['open_days', 'open_leads', 'party_periods', 'parties']],
       [reportQueries.vendorPaymentsInYear(s, 2026), ['vendor_payment_years', 'parties']],
     ];
     const conn = repOrm.em.fork().getConnection();

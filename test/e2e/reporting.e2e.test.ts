@@ -3,8 +3,21 @@ import { promisify } from 'node:util';
 import { compileBody, schemas } from '@acct/contracts';
 import { ROOT } from '@acct/stack';
 import { accountId } from '@acct/ledger';
-import type { E2E, Keys } from './harness';
-import { type Api, createCustomer, createOpenInvoice, expectError, expectSchema, expectStatus, paymentBody, startReceivablesE2E, uid, utcDate } from './receivables.helpers';
+import { type E2E, type Keys, bootstrapOrg, client } from './harness';
+import { FIRST_DAY, LAST_DAY, type ExtremeRecords, createExtremeDateRecords } from './extreme-dates.helpers';
+import {
+  type Api,
+  createCustomer,
+  createOpenInvoice,
+  expectError,
+  invoiceBody,
+  expectSchema,
+  expectStatus,
+  paymentBody,
+  startReceivablesE2E,
+  uid,
+  utcDate,
+} from './receivables.helpers';
 
 const rep = schemas.reporting;
 const run = promisify(execFile);
@@ -221,4 +234,184 @@ describe('e2e: ledger and reports through the gateway', () => {
     expect(JSON.parse(stdout)).toMatchObject({ applied: expect.any(Number) });
     expect(await figures()).toEqual(before);
   }, 60_000);
+
+  /** Issue 21: one record at an end of the date range made a report a 500 for good. An organization of its own. */
+  describe('extreme dates: 1900-01-01 and 9999-12-31 on every dated field', () => {
+    let edge: Api;
+    let rec: ExtremeRecords;
+    const aging = (current: number, d1: number, d31: number, d61: number, over: number) => ({ current, days_1_30: d1, days_31_60: d31, days_61_90: d61, days_over_90: over });
+    const edgeGet = async (p: string, validate?: ReturnType<typeof compileBody>): Promise<any> => {
+      const r = await edge('GET', p);
+      expectStatus(r, 200);
+      if (validate) expectSchema(validate, r.json);
+      return r.json.data;
+    };
+
+    beforeAll(async () => {
+      edge = client(e2e.base, (await bootstrapOrg(e2e.databaseUrl, 'Extreme dates org')).test_key);
+      rec = await createExtremeDateRecords(edge);
+    }, 120_000);
+
+    it('A/P: due 9999-12-31 is current at any as_of, due 1900-01-01 over 90 from 1900-04-02', async () => {
+      const validate = compileBody(rep.payablesReportResponse);
+      const ap = (asOf: string) => edgeGet(`/api/v1/reports/accounts-payable?as_of=${asOf}`, validate);
+      expect(await ap(FIRST_DAY)).toMatchObject({ as_of: FIRST_DAY, total_open_cents: 29_000, vendor_count: 1, aging: aging(29_000, 0, 0, 0, 0) });
+      expect((await ap('1900-01-31')).aging).toEqual(aging(20_000, 9_000, 0, 0, 0));
+      expect((await ap('1900-04-01')).aging).toEqual(aging(20_000, 0, 0, 9_000, 0)); // 90 days: 1900 is no leap year
+      expect((await ap('1900-04-02')).aging).toEqual(aging(20_000, 0, 0, 0, 9_000));
+      expect(await ap('2026-03-31')).toMatchObject({ total_open_cents: 109_000, aging: aging(100_000, 0, 0, 0, 9_000) });
+      expect(await ap(today)).toMatchObject({ total_open_cents: 109_000, aging: aging(100_000, 0, 0, 0, 9_000) });
+      expect(await ap('9999-12-30')).toMatchObject({ total_open_cents: 109_000, aging: aging(100_000, 0, 0, 0, 9_000) });
+      const last = await ap(LAST_DAY);
+      expect(last).toMatchObject({ as_of: LAST_DAY, total_open_cents: 147_000, vendor_count: 1, aging: aging(138_000, 0, 0, 0, 9_000) });
+      expect(last.vendors).toEqual([{ vendor_id: rec.vendorId, display_name: 'Edge vendor', open_cents: 147_000, aging: aging(138_000, 0, 0, 0, 9_000) }]);
+      // The default as_of (today) too.
+      expect((await edgeGet('/api/v1/reports/accounts-payable')).total_open_cents).toBe(109_000);
+    });
+
+    it('A/R: the same for invoices, payments by date and by date-time (UTC date) at both ends', async () => {
+      const validate = compileBody(rep.receivablesReportResponse);
+      const ar = (asOf: string) => edgeGet(`/api/v1/reports/accounts-receivable?as_of=${asOf}`, validate);
+      expect(await ar(FIRST_DAY)).toMatchObject({ total_open_cents: 1_500, customer_count: 1, aging: aging(1_500, 0, 0, 0, 0) });
+      expect((await ar('1900-04-01')).aging).toEqual(aging(0, 0, 0, 1_500, 0));
+      expect((await ar('1900-04-02')).aging).toEqual(aging(0, 0, 0, 0, 1_500));
+      expect(await ar('2026-03-31')).toMatchObject({ total_open_cents: 6_500, aging: aging(5_000, 0, 0, 0, 1_500) });
+      expect(await ar('9999-12-30')).toMatchObject({ total_open_cents: 6_500, aging: aging(5_000, 0, 0, 0, 1_500) });
+      const last = await ar(LAST_DAY);
+      expect(last).toMatchObject({ total_open_cents: 12_500, customer_count: 1, aging: aging(11_000, 0, 0, 0, 1_500) });
+      expect(last.customers).toEqual([{ customer_id: rec.customerId, display_name: 'Edge customer', open_cents: 12_500, aging: aging(11_000, 0, 0, 0, 1_500) }]);
+      expect((await edgeGet('/api/v1/reports/accounts-receivable')).total_open_cents).toBe(6_500);
+    });
+
+    it('trial balance, summary, 1099 summary and journal entries at both ends', async () => {
+      const validate = compileBody(rep.trialBalanceResponse);
+      const net = (tb: { accounts: { code: string; debit_cents: number; credit_cents: number }[] }) =>
+        Object.fromEntries(tb.accounts.map((a) => [a.code, a.debit_cents - a.credit_cents]));
+      const first = await edgeGet(`/api/v1/reports/trial-balance?as_of=${FIRST_DAY}`, validate);
+      expect(net(first)).toEqual({ '1000': 500, '1010': 990, '1100': 1_500, '1200': -1_000, '2000': -29_000, '4000': -3_000, '5000': 30_000, '5200': 10 });
+      expect(first).toMatchObject({ as_of: FIRST_DAY, total_debit_cents: 33_000, total_credit_cents: 33_000, balanced: true });
+      const last = await edgeGet(`/api/v1/reports/trial-balance?as_of=${LAST_DAY}`, validate);
+      expect(last.balanced).toBe(true);
+      expect(net(last)).toMatchObject({ '1010': 2_970, '1100': 12_500, '2000': -147_000, '4000': -15_000, '5000': 150_000, '5200': 30 });
+
+      const validSummary = compileBody(rep.summaryResponse);
+      expect(await edgeGet(`/api/v1/reports/summary?from=${FIRST_DAY}&to=${LAST_DAY}`, validSummary)).toEqual({
+        from: FIRST_DAY,
+        to: LAST_DAY,
+        revenue_cents: 15_000,
+        accounts_receivable_cents: 12_500,
+        accounts_payable_cents: 147_000,
+      });
+      expect(await edgeGet(`/api/v1/reports/summary?from=${FIRST_DAY}&to=${FIRST_DAY}`)).toMatchObject({
+        revenue_cents: 3_000,
+        accounts_receivable_cents: 1_500,
+        accounts_payable_cents: 29_000,
+      });
+      expect(await edgeGet(`/api/v1/reports/summary?from=${LAST_DAY}&to=${LAST_DAY}`)).toMatchObject({
+        revenue_cents: 7_000,
+        accounts_receivable_cents: 12_500,
+        accounts_payable_cents: 147_000,
+      });
+
+      const validate1099 = compileBody(rep.form1099Response);
+      const vendor = (paid: number, reportable: boolean) => [
+        { vendor_id: rec.vendorId, display_name: 'Edge vendor', is_1099_eligible: true, w9_on_file: true, paid_cents: paid, reportable },
+      ];
+      expect(await edgeGet('/api/v1/reports/1099-summary?year=1900', validate1099)).toEqual({
+        reporting_year: 1900,
+        threshold_cents: 60_000,
+        total_reportable_paid_cents: 0,
+        eligible_vendor_count: 0,
+        missing_w9_count: 0,
+        vendors: vendor(1_000, false),
+      });
+      expect(await edgeGet('/api/v1/reports/1099-summary?year=9999&include_ineligible=true', validate1099)).toMatchObject({
+        reporting_year: 9999,
+        threshold_cents: 200_000,
+        vendors: vendor(2_000, false),
+      });
+
+      const dates = async (q: string) =>
+        ((await edgeGet(`/api/v1/journal-entries?limit=100&${q}`, compileBody(rep.journalEntryListResponse))) as { entry_date: string }[]).map((e) => e.entry_date);
+      expect(await dates(`from=${FIRST_DAY}&to=${FIRST_DAY}`)).toEqual(Array(7).fill(FIRST_DAY)); // invoice, 2 payments, payout, 2 bills, vendor payment
+      expect(await dates(`from=${LAST_DAY}&to=${LAST_DAY}`)).toEqual(Array(6).fill(LAST_DAY)); // invoice, 2 payments, payout, bill, vendor payment
+      expect(await dates(`from=${FIRST_DAY}&to=${LAST_DAY}`)).toHaveLength(15);
+      expect(await dates(`from=${LAST_DAY}`)).toHaveLength(6);
+      expect(await dates(`to=${FIRST_DAY}`)).toHaveLength(7);
+      const bills = await edgeGet(`/api/v1/bills?limit=100&issue_date_from=${FIRST_DAY}&issue_date_to=${FIRST_DAY}`);
+      expect(bills.map((b: { id: string }) => b.id).sort()).toEqual(rec.billIds.slice(0, 2).sort());
+      expect(await edgeGet(`/api/v1/bills?limit=100&issue_date_from=${LAST_DAY}&issue_date_to=${LAST_DAY}`)).toHaveLength(1);
+    });
+
+    it('a date just outside the range, on every dated field, is a 400 naming the field', async () => {
+      const invoice = await edgeGet(`/api/v1/invoices/${rec.invoiceIds[1]}`);
+      const bill = await edgeGet(`/api/v1/bills/${rec.billIds[3]}`);
+      const names = (r: { json: any }) => r.json.error.details.map((d: { field: string }) => d.field).join();
+      const line = [{ description: 'x', quantity: 1, unit_amount_cents: 100 }];
+      const bodies: [string, string, (v: string) => Record<string, unknown>][] = [
+        ['/api/v1/invoices', 'issue_date', (v) => invoiceBody(rec.customerId, line, { issue_date: v, due_date: LAST_DAY })],
+        ['/api/v1/invoices', 'due_date', (v) => invoiceBody(rec.customerId, line, { issue_date: FIRST_DAY, due_date: v })],
+        ['/api/v1/payments', 'received_at', (v) => paymentBody(invoice.id, 1, { received_at: v })],
+        [
+          '/api/v1/processor-payouts',
+          'payout_date',
+          (v) => ({ external_payout_id: `po-${v}`, processor: 'stripe', payout_date: v, gross_cents: 100, fee_cents: 0, net_cents: 100 }),
+        ],
+        ['/api/v1/estimates', 'issue_date', (v) => ({ external_estimate_id: `est-${v}`, customer_id: rec.customerId, issue_date: v, line_items: line })],
+        ['/api/v1/estimates', 'expiry_date', (v) => ({ external_estimate_id: `est-${v}`, customer_id: rec.customerId, issue_date: FIRST_DAY, expiry_date: v, line_items: line })],
+        [`/api/v1/estimates/${rec.invoiceIds[0]}/convert`, 'issue_date', (v) => ({ issue_date: v })],
+        [`/api/v1/estimates/${rec.invoiceIds[0]}/convert`, 'due_date', (v) => ({ due_date: v })],
+        ['/api/v1/bills', 'issue_date', (v) => ({ external_bill_id: `b-${v}`, vendor_id: rec.vendorId, bill_number: 'B', issue_date: v, due_date: LAST_DAY, line_items: line })],
+        ['/api/v1/bills', 'due_date', (v) => ({ external_bill_id: `b-${v}`, vendor_id: rec.vendorId, bill_number: 'B', issue_date: FIRST_DAY, due_date: v, line_items: line })],
+        [
+          '/api/v1/vendor-payments',
+          'payment_date',
+          (v) => ({ external_vendor_payment_id: `vp-${v}`, vendor_id: rec.vendorId, amount_cents: 1, payment_date: v, allocations: [{ bill_id: bill.id, amount_cents: 1 }] }),
+        ],
+      ];
+      for (const [path, field, body] of bodies) {
+        const outside = ['1899-12-31', '10000-01-01', '0000-01-01'];
+        if (field === 'received_at') outside.push('1900-01-01T00:00:00+00:01', '9999-12-31T23:59:59-00:01', '1899-12-31T23:59:59Z');
+        for (const v of outside) {
+          const r = await edge('POST', path, body(v));
+          expect({ path, field, v, status: r.status, code: r.json?.error?.code }).toEqual({ path, field, v, status: 400, code: 'validation_failed' });
+          expect(names(r)).toContain(field);
+        }
+      }
+      const queries: [string, string][] = [
+        ['/api/v1/reports/accounts-receivable', 'as_of'],
+        ['/api/v1/reports/accounts-payable', 'as_of'],
+        ['/api/v1/reports/trial-balance', 'as_of'],
+        [`/api/v1/reports/summary?to=${LAST_DAY}`, 'from'],
+        [`/api/v1/reports/summary?from=${FIRST_DAY}`, 'to'],
+        ['/api/v1/journal-entries', 'from'],
+        ['/api/v1/journal-entries', 'to'],
+        ['/api/v1/bills', 'issue_date_from'],
+        ['/api/v1/bills', 'issue_date_to'],
+      ];
+      for (const [path, field] of queries) {
+        for (const v of ['1899-12-31', '10000-01-01', '0000-01-01']) {
+          const r = await edge('GET', `${path}${path.includes('?') ? '&' : '?'}${field}=${v}`);
+          expect({ path, field, v, status: r.status, code: r.json?.error?.code }).toEqual({ path, field, v, status: 400, code: 'validation_failed' });
+          expect(names(r)).toContain(field);
+        }
+      }
+      for (const y of ['1899', '10000', '0000']) {
+        const r = await edge('GET', `/api/v1/reports/1099-summary?year=${y}`);
+        expectError(r, 400, 'validation_failed');
+        expect(names(r)).toContain('year');
+      }
+      // An event whose received_at leaves the range is refused or stored as failed, never applied.
+      const ev = await edge('POST', '/api/v1/events', {
+        event_type: 'payment.received',
+        external_event_id: uid('evt'),
+        payload: { external_payment_id: uid('ch'), external_invoice_id: invoice.external_invoice_id, amount_cents: 1, received_at: '9999-12-31T23:59:59-00:01' },
+      });
+      expect(ev.status).toBeLessThan(500);
+      if (ev.status < 300) expect(ev.json.data.status).not.toBe('processed');
+      // Nothing above changed a figure.
+      expect((await edgeGet(`/api/v1/reports/accounts-receivable?as_of=${LAST_DAY}`)).total_open_cents).toBe(12_500);
+      expect((await edgeGet(`/api/v1/reports/accounts-payable?as_of=${LAST_DAY}`)).total_open_cents).toBe(147_000);
+    });
+  });
 });

@@ -233,9 +233,13 @@ describe('reporting against real Postgres and JetStream', () => {
       'infinity',
     ];
     const conn = repOrm.em.fork().getConnection();
-    for (const due of dues) {
-      const [row] = await conn.execute<{ b: string }[]>(`SELECT ${bucketSql('?::date', '?::date')} AS b`, Array.from({ length: 4 }, () => [due, asOf]).flat());
-      expect([due, row?.b]).toEqual([due, bucketOf(due === 'infinity' ? null : due, asOf)]);
+    const cases: [string, string][] = dues.map((due) => [due, asOf]);
+    // The ends of the date range, as due dates and as as_of.
+    for (const edge of ['1900-01-01', '9999-12-31'])
+      for (const other of ['1900-01-01', '1900-04-01', '1900-04-02', '2026-03-31', '9999-10-02', '9999-12-31']) cases.push([edge, other], [other, edge]);
+    for (const [due, on] of cases) {
+      const [row] = await conn.execute<{ b: string }[]>(`SELECT ${bucketSql('?::date', '?::date')} AS b`, Array.from({ length: 4 }, () => [due, on]).flat());
+      expect([due, on, row?.b]).toEqual([due, on, bucketOf(due === 'infinity' ? null : due, on)]);
     }
   });
 
@@ -246,6 +250,8 @@ describe('reporting against real Postgres and JetStream', () => {
       [reportQueries.netCredit(s, '4000', '2026-01-01', '2026-12-31'), ['account_days']],
       [reportQueries.openAmounts(s, 'invoice', '2026-06-30'), ['open_days', 'open_leads', 'party_periods', 'parties']],
       [reportQueries.openAmounts(s, 'bill', '2026-06-30'), ['open_days', 'open_leads', 'party_periods', 'parties']],
+      [reportQueries.openAmounts(s, 'bill', '1900-01-01'), ['open_days', 'open_leads', 'party_periods', 'parties']],
+      [reportQueries.openAmounts(s, 'invoice', '9999-12-31'), ['open_days', 'open_leads', 'party_periods', 'parties']],
       [reportQueries.vendorPaymentsInYear(s, 2026), ['vendor_payment_years', 'parties']],
     ];
     const conn = repOrm.em.fork().getConnection();
@@ -262,10 +268,28 @@ describe('reporting against real Postgres and JetStream', () => {
       expect([...relations].sort()).toEqual([...tables].sort());
     }
   });
+  /** The open amounts per party and bucket as of asOf by the plain sum of open_days up to as_of (what openAmounts must give). */
+  const key = (r: { partyId: string; bucket: string }) => `${r.partyId} ${r.bucket}`;
+  const plainOpenAmounts = async (s: { organizationId: string; environment: string }, code: string, asOf: string) => {
+    const rows = await repOrm.em
+      .fork()
+      .getConnection()
+      .execute<{ party_id: string | null; bucket: string; open: string }[]>(
+        `SELECT nullif(party_id, '00000000-0000-0000-0000-000000000000')::text AS party_id, ${bucketSql('due_date', '?::date')} AS bucket, sum(open_cents) AS open
+           FROM open_days WHERE organization_id = ? AND environment = ? AND account_code = ? AND entry_date <= ?::date GROUP BY 1, 2 HAVING sum(open_cents) <> 0`,
+        [...BUCKET_UPTO.map(() => asOf), s.organizationId, s.environment, code, asOf],
+      );
+    return rows.map((r) => ({ partyId: String(r.party_id), bucket: r.bucket, openCents: Number(r.open) })).sort((a, b) => key(a).localeCompare(key(b)));
+  };
+  const boundedOpenAmounts = async (s: { organizationId: string; environment: string }, kind: 'invoice' | 'bill', asOf: string) =>
+    (await openAmounts(repOrm, { organizationId: s.organizationId, environment: s.environment as 'test' }, kind, asOf))
+      .filter((r) => r.openCents !== 0)
+      .map((r) => ({ partyId: r.partyId, bucket: r.bucket, openCents: r.openCents }))
+      .sort((a, b) => key(a).localeCompare(key(b)));
+
   it('A/P as of every day from before the first entry to after the last: the bounded query gives the sums of open_days up to as_of', async () => {
     const s = { organizationId: c.organizationId, environment: c.environment };
     const conn = repOrm.em.fork().getConnection();
-    const key = (r: { partyId: string; bucket: string }) => `${r.partyId} ${r.bucket}`;
     const [span] = await conn.execute<{ first: string; last: string }[]>(
       `SELECT to_char(min(entry_date) - 100, 'YYYY-MM-DD') AS first, to_char(max(entry_date) + 200, 'YYYY-MM-DD') AS last FROM open_days WHERE organization_id = ? AND account_code = '2000'`,
       [s.organizationId],
@@ -273,18 +297,123 @@ describe('reporting against real Postgres and JetStream', () => {
     let days = 0;
     for (let t = Date.parse(span!.first); t <= Date.parse(span!.last); t += 86_400_000, days++) {
       const asOf = new Date(t).toISOString().slice(0, 10);
-      const rows = await conn.execute<{ party_id: string | null; bucket: string; open: string }[]>(
-        `SELECT nullif(party_id, '00000000-0000-0000-0000-000000000000')::text AS party_id, ${bucketSql('due_date', '?::date')} AS bucket, sum(open_cents) AS open
-           FROM open_days WHERE organization_id = ? AND environment = ? AND account_code = '2000' AND entry_date <= ?::date GROUP BY 1, 2 HAVING sum(open_cents) <> 0`,
-        [...BUCKET_UPTO.map(() => asOf), s.organizationId, s.environment, asOf],
-      );
-      const expected = rows.map((r) => ({ partyId: String(r.party_id), bucket: r.bucket, openCents: Number(r.open) })).sort((a, b) => key(a).localeCompare(key(b)));
-      const got = (await openAmounts(repOrm, s, 'bill', asOf))
-        .filter((r) => r.openCents !== 0)
-        .map((r) => ({ partyId: r.partyId, bucket: r.bucket, openCents: r.openCents }))
-        .sort((a, b) => key(a).localeCompare(key(b)));
-      expect({ asOf, got }).toEqual({ asOf, got: expected });
+      expect({ asOf, got: await boundedOpenAmounts(s, 'bill', asOf) }).toEqual({ asOf, got: await plainOpenAmounts(s, '2000', asOf) });
     }
     expect(days).toBeGreaterThan(300);
+  });
+
+  it('extreme dates (1900-01-01, 9999-12-31) on every dated field: every report answers, to the cent, at every as_of', async () => {
+    // An organization of its own: the test above walks every day of c's ledger.
+    const x: TrustedContext = { ...c, organizationId: randomUUID(), requestId: randomUUID() };
+    const s = { organizationId: x.organizationId, environment: x.environment };
+    const xcall = (op: RpcOperation, over: Partial<RpcRequest> = {}) => call(op, { ctx: x, ...over });
+    const v = await ok(xcall('vendors.create', { body: { external_vendor_id: randomUUID(), display_name: 'Edge', is_1099_eligible: true } }));
+    const bill = (total: number, issue: string, due: string) =>
+      ok(
+        xcall('bills.create', {
+          body: {
+            external_bill_id: randomUUID(),
+            vendor_id: v.id,
+            bill_number: 'E',
+            issue_date: issue,
+            due_date: due,
+            line_items: [{ description: 'x', quantity: 1, unit_amount_cents: total }],
+          },
+        }),
+      );
+    const pay = (billId: string, cents: number, date: string) =>
+      ok(
+        xcall('vendor_payments.create', {
+          body: { external_vendor_payment_id: randomUUID(), vendor_id: v.id, amount_cents: cents, payment_date: date, allocations: [{ bill_id: billId, amount_cents: cents }] },
+        }),
+      );
+    const bOld = await bill(10_000, '1900-01-01', '1900-01-01');
+    const bSpan = await bill(20_000, '1900-01-01', '9999-12-31'); // the longest lead: 2,958,463 days
+    await bill(40_000, '9999-12-31', '9999-12-31');
+    await bill(80_000, '2026-01-10', '9999-12-31'); // issue 21's bill: lead 2,912,137 days
+    await pay(bOld.id, 1_000, '1900-01-01');
+    await pay(bSpan.id, 2_000, '9999-12-31');
+    // Receivables through the projection (the receivables service is not wired here): invoices posted on the extreme dates.
+    const customer = randomUUID();
+    const invoice = async (cents: number, issue: string, due: string) => {
+      const id = randomUUID();
+      const event = {
+        id: randomUUID(),
+        type: 'journal_entry.posted',
+        organization_id: x.organizationId,
+        environment: 'test',
+        occurred_at: new Date().toISOString(),
+        entry: {
+          id: randomUUID(),
+          entry_date: issue,
+          source_type: 'invoice',
+          source_id: id,
+          memo: null,
+          reverses_entry_id: null,
+          lines: [
+            { account_id: randomUUID(), account_code: '1100', side: 'debit', amount_cents: cents, customer_id: customer, invoice_id: id, vendor_id: null, bill_id: null },
+            { account_id: randomUUID(), account_code: '4000', side: 'credit', amount_cents: cents, customer_id: customer, invoice_id: id, vendor_id: null, bill_id: null },
+          ],
+        },
+        source: { type: 'invoice', invoice: { id, customer_id: customer, issue_date: issue, due_date: due } },
+      };
+      await repOrm.em.fork().transactional((em) => applyEvent(em, { id: event.id, subject: 'x', seq: 0, payload: event }));
+    };
+    await invoice(3_000, '1900-01-01', '1900-01-01');
+    await invoice(5_000, '2026-01-10', '9999-12-31');
+    await invoice(7_000, '9999-12-31', '9999-12-31');
+
+    const aging = (current: number, d1: number, d31: number, d61: number, over: number) => ({ current, days_1_30: d1, days_31_60: d31, days_61_90: d61, days_over_90: over });
+    const ap = async (asOf: string) => ok(xcall('reports.accounts_payable', { query: { as_of: asOf } }));
+    const ar = async (asOf: string) => ok(xcall('reports.accounts_receivable', { query: { as_of: asOf } }));
+    // A/P: due 9999-12-31 is current at any as_of; due 1900-01-01 is over 90 from 1900-04-02 (1900 is no leap year).
+    expect(await ap('1900-01-01')).toMatchObject({ total_open_cents: 29_000, vendor_count: 1, aging: aging(29_000, 0, 0, 0, 0) });
+    expect(await ap('1900-01-31')).toMatchObject({ aging: aging(20_000, 9_000, 0, 0, 0) });
+    expect(await ap('1900-04-01')).toMatchObject({ aging: aging(20_000, 0, 0, 9_000, 0) });
+    expect(await ap('1900-04-02')).toMatchObject({ aging: aging(20_000, 0, 0, 0, 9_000) });
+    expect(await ap('2026-03-31')).toMatchObject({ total_open_cents: 109_000, aging: aging(100_000, 0, 0, 0, 9_000) });
+    expect(await ap('9999-12-30')).toMatchObject({ total_open_cents: 109_000, aging: aging(100_000, 0, 0, 0, 9_000) });
+    expect(await ap('9999-12-31')).toMatchObject({ total_open_cents: 147_000, vendor_count: 1, aging: aging(138_000, 0, 0, 0, 9_000) });
+    // A/R likewise.
+    expect(await ar('1900-01-01')).toMatchObject({ total_open_cents: 3_000, customer_count: 1, aging: aging(3_000, 0, 0, 0, 0) });
+    expect(await ar('1900-04-02')).toMatchObject({ aging: aging(0, 0, 0, 0, 3_000) });
+    expect(await ar('2026-03-31')).toMatchObject({ total_open_cents: 8_000, aging: aging(5_000, 0, 0, 0, 3_000) });
+    expect(await ar('9999-12-31')).toMatchObject({ total_open_cents: 15_000, aging: aging(12_000, 0, 0, 0, 3_000) });
+    // The bounded query agrees with the plain sums on each edge.
+    for (const asOf of ['1900-01-01', '1900-04-01', '1900-04-02', '2026-03-31', '9999-10-02', '9999-10-03', '9999-12-30', '9999-12-31']) {
+      expect({ asOf, got: await boundedOpenAmounts(s, 'bill', asOf) }).toEqual({ asOf, got: await plainOpenAmounts(s, '2000', asOf) });
+      expect({ asOf, got: await boundedOpenAmounts(s, 'invoice', asOf) }).toEqual({ asOf, got: await plainOpenAmounts(s, '1100', asOf) });
+    }
+    // The trial balance, the summary, the 1099 summary and the journal at both ends.
+    const tb = async (asOf: string) => ok(xcall('reports.trial_balance', { query: { as_of: asOf } }));
+    const col = (t: { accounts: { code: string; debit_cents: number; credit_cents: number }[] }, code: string) => {
+      const a = t.accounts.find((r) => r.code === code)!;
+      return a.debit_cents - a.credit_cents;
+    };
+    const tb1900 = await tb('1900-01-01');
+    expect(tb1900).toMatchObject({ as_of: '1900-01-01', balanced: true, total_debit_cents: 33_000 });
+    expect([col(tb1900, '1100'), col(tb1900, '2000')]).toEqual([3_000, -29_000]);
+    const tb9999 = await tb('9999-12-31');
+    expect(tb9999).toMatchObject({ balanced: true });
+    expect([col(tb9999, '1100'), col(tb9999, '2000'), col(tb9999, '4000')]).toEqual([15_000, -147_000, -15_000]);
+    const summary = await ok(xcall('reports.summary', { query: { from: '1900-01-01', to: '9999-12-31' } }));
+    expect(summary).toEqual({ from: '1900-01-01', to: '9999-12-31', revenue_cents: 15_000, accounts_receivable_cents: 15_000, accounts_payable_cents: 147_000 });
+    expect(await ok(xcall('reports.summary', { query: { from: '1900-01-01', to: '1900-01-01' } }))).toMatchObject({ revenue_cents: 3_000, accounts_payable_cents: 29_000 });
+    expect(await ok(xcall('reports.form_1099', { query: { year: '1900', include_ineligible: true } }))).toMatchObject({
+      reporting_year: 1900,
+      threshold_cents: 60_000,
+      total_reportable_paid_cents: 0,
+      vendors: [expect.objectContaining({ vendor_id: v.id, paid_cents: 1_000, reportable: false })],
+    });
+    expect(await ok(xcall('reports.form_1099', { query: { year: '9999', include_ineligible: true } }))).toMatchObject({
+      reporting_year: 9999,
+      threshold_cents: 200_000,
+      vendors: [expect.objectContaining({ vendor_id: v.id, paid_cents: 2_000 })],
+    });
+    const entries = async (from: string, to: string) =>
+      ((await ok(xcall('journal_entries.list', { query: { limit: 100, offset: 0, from, to } }))) as { entry_date: string }[]).map((e) => e.entry_date).sort();
+    expect(await entries('1900-01-01', '1900-01-01')).toEqual(['1900-01-01', '1900-01-01', '1900-01-01', '1900-01-01']);
+    expect(await entries('9999-12-31', '9999-12-31')).toEqual(['9999-12-31', '9999-12-31', '9999-12-31']);
+    expect(await entries('1900-01-01', '9999-12-31')).toHaveLength(9);
   });
 });

@@ -39,12 +39,47 @@ export interface GenOptions {
 const SCOPE_FIELDS = ['organization_id', 'connected_app_id', 'app_environment_id', 'environment', 'mode'];
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
-const validDate = fc
-  .record({ y: fc.integer({ min: 1990, max: 2099 }), m: fc.integer({ min: 1, max: 12 }), d: fc.integer({ min: 1, max: 28 }) })
-  .map(({ y, m, d }) => `${y}-${pad2(m)}-${pad2(d)}`);
-const validDateTime = fc
-  .tuple(validDate, fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.constantFrom('Z', '+00:00', '-05:00', '+14:00', '-12:00', '.123Z', '.5+01:00'))
-  .map(([d, h, mi, z]) => `${d}T${pad2(h)}:${pad2(mi)}:00${z}`);
+/**
+ * The first and last dates the API accepts (limits.date_min, date_max) and their neighbours: a
+ * record dated at an end of the range must not break any report later (issue 21: a bill due
+ * 9999-12-31 made every A/P report a 500). 1900 is no leap year.
+ */
+export const EXTREME_DATES = ['1900-01-01', '9999-12-31', '1900-01-01', '9999-12-31', '1900-02-28', '1900-03-01', '9999-12-30', '9999-01-01'];
+/** Date-times whose UTC date is an end of the range (valid), or just past it (400). */
+export const EXTREME_DATE_TIMES = [
+  '1900-01-01T00:00:00Z',
+  '1900-01-01T00:00:00-05:00',
+  '9999-12-31T23:59:59Z',
+  '9999-12-31T23:59:59.999+14:00',
+  '9999-12-31T00:00:00+00:00',
+  '1900-01-01T00:00:00+00:01',
+  '9999-12-31T23:59:59-00:01',
+];
+/** Mostly ordinary dates, one in three at an end of the range. */
+const validDate = fc.oneof(
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ y: fc.integer({ min: 1990, max: 2099 }), m: fc.integer({ min: 1, max: 12 }), d: fc.integer({ min: 1, max: 28 }) })
+      .map(({ y, m, d }) => `${y}-${pad2(m)}-${pad2(d)}`),
+  },
+  { weight: 1, arbitrary: fc.constantFrom(...EXTREME_DATES) },
+);
+const validDateTime = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(validDate, fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.constantFrom('Z', '+00:00', '-05:00', '+14:00', '-12:00', '.123Z', '.5+01:00'))
+      .map(([d, h, mi, z]) => `${d}T${pad2(h)}:${pad2(mi)}:00${z}`),
+  },
+  { weight: 1, arbitrary: fc.constantFrom(...EXTREME_DATE_TIMES) },
+);
+/** A 4-digit year (the 1099 summary's `year`): the ends of the range often, their outer neighbours sometimes. */
+const validYear = fc.oneof(
+  { weight: 2, arbitrary: fc.integer({ min: 1900, max: 9999 }).map(String) },
+  { weight: 2, arbitrary: fc.constantFrom('1900', '9999', '2025', '2026') },
+  { weight: 1, arbitrary: fc.constantFrom('1899', '0000', '0999') },
+);
 
 /** Dates that are odd on purpose: year 0, impossible days, the last instants, offsets over the edge. */
 export const ODD_DATES = [
@@ -61,6 +96,9 @@ export const ODD_DATES = [
   '2026-1-5',
   '9999-12-31',
   '9999-12-01',
+  '1899-12-31',
+  '1900-01-01',
+  '1900-02-29',
   '10000-01-01',
   '+002026-01-01',
   '2026-03-01T25:00:00Z',
@@ -68,6 +106,8 @@ export const ODD_DATES = [
   '2026-03-01T23:59:60Z',
   '9999-12-31T23:59:59-14:00',
   '9999-12-31T23:59:59+14:00',
+  '1900-01-01T00:00:00+14:00',
+  '1900-01-01T00:00:00-14:00',
   '0000-01-01T00:00:00Z',
   '0000-01-01T00:00:00+14:00',
   '0100-01-01T00:00:00+01:00',
@@ -166,6 +206,7 @@ function validString(s: JsonSchema, field: string, opts: GenOptions): fc.Arbitra
   if (anyOf?.length) return fc.oneof(...anyOf.map((b) => validString({ ...s, anyOf: undefined, ...b }, field, opts)));
   const minLength = typeof s.minLength === 'number' ? s.minLength : 0;
   const maxLength = typeof s.maxLength === 'number' ? s.maxLength : 200;
+  if (s.pattern === '^[0-9]{4}$') return validYear;
   switch (s.format) {
     case 'uuid':
       return fc.oneof({ weight: 3, arbitrary: fromPool(opts, field).chain((v) => (v ? fc.constant(v) : fc.uuid())) }, { weight: 1, arbitrary: fc.uuid() });

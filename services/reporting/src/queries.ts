@@ -10,6 +10,8 @@ export interface ReportQuery {
   sql: string;
   params: unknown[];
 }
+/** Postgres' first date (Julian day 0): a date bound computed below it is an error, not an empty range. */
+export const PG_DATE_MIN = '4714-11-24 BC';
 /** The SQL with `$1, $2, …` for node-postgres (EXPLAIN in tests and the bench). */
 export const positional = (sql: string): string => {
   let n = 0;
@@ -35,6 +37,9 @@ export const reportQueries = {
    * dated in [as_of − 90 − lead, as_of] and due on or after as_of − 90 (lead: open_leads, so no line
    * due then is dated earlier), plus lines without a due date ('infinity', current) up to as_of; over
    * 90 is each party's balance (party_periods: years, then months, then days up to as_of) less those.
+   * The lead is clamped so the lower bound never leaves Postgres' dates: a bill due 9999-12-31 gives a
+   * lead of ~2.9 million days, and as_of − 90 − lead would be before 4714 BC ("date out of range").
+   * Clamped, the bound is PG_DATE_MIN, before any entry date, so the range holds the same lines.
    */
   openAmounts: (s: Scope, kind: 'invoice' | 'bill', asOf: string): ReportQuery => {
     const scope = [s.organizationId, s.environment, kind === 'invoice' ? ACCOUNT.receivable : ACCOUNT.payable];
@@ -44,7 +49,8 @@ export const reportQueries = {
          SELECT party_id, ${bucketSql('due_date', '?::date')} AS bucket, sum(open_cents)::bigint AS open
            FROM open_days
           WHERE organization_id = ? AND environment = ? AND account_code = ? AND entry_date <= ?::date AND due_date >= ?::date - ${band}
-            AND entry_date >= ?::date - ${band} - coalesce((SELECT lead_days FROM open_leads WHERE organization_id = ? AND environment = ? AND account_code = ?), 0)
+            AND entry_date >= ?::date - ${band} - least(coalesce((SELECT lead_days FROM open_leads WHERE organization_id = ? AND environment = ? AND account_code = ?), 0),
+                                                        ?::date - ${band} - DATE '${PG_DATE_MIN}')
             AND due_date <> 'infinity'
           GROUP BY 1, 2
          UNION ALL
@@ -70,7 +76,7 @@ export const reportQueries = {
                SELECT b.party_id, '${LATEST_BUCKET}', b.open - coalesce(r.open, 0)
                  FROM balance b LEFT JOIN (SELECT party_id, sum(open) AS open FROM recent GROUP BY 1) r ON r.party_id = b.party_id) o
          LEFT JOIN parties p ON p.id = nullif(o.party_id, '${NIL_UUID}')`,
-      params: [...BUCKET_UPTO.map(() => asOf), ...scope, asOf, asOf, asOf, ...scope, ...scope, asOf, ...scope, asOf, ...scope, asOf, asOf, ...scope, asOf, asOf],
+      params: [...BUCKET_UPTO.map(() => asOf), ...scope, asOf, asOf, asOf, ...scope, asOf, ...scope, asOf, ...scope, asOf, ...scope, asOf, asOf, ...scope, asOf, asOf],
     };
   },
   vendorPaymentsInYear: (s: Scope, year: number): ReportQuery => ({

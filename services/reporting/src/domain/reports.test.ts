@@ -18,6 +18,16 @@ describe('aging', () => {
     expect(bucketOf(null, '2025-01-01')).toBe('current');
   });
 
+  it('ages the ends of the date range: due 9999-12-31 is current at any as_of, due 1900-01-01 over 90 from 1900-04-02', () => {
+    for (const asOf of ['1900-01-01', '2026-03-31', '9999-12-31']) expect(bucketOf('9999-12-31', asOf)).toBe('current');
+    expect(bucketOf('1900-01-01', '1900-01-01')).toBe('current');
+    expect(bucketOf('1900-01-01', '1900-01-31')).toBe('days_1_30');
+    expect(bucketOf('1900-01-01', '1900-04-01')).toBe('days_61_90'); // 90 days: 1900 is no leap year
+    expect(bucketOf('1900-01-01', '1900-04-02')).toBe('days_over_90');
+    expect(bucketOf('1900-01-01', '9999-12-31')).toBe('days_over_90');
+    expect(bucketOf('9999-10-02', '9999-12-31')).toBe('days_61_90');
+  });
+
   it('totals open documents per party; a fully paid document and a party at zero do not count', () => {
     const r = aging(
       [

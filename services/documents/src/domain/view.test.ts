@@ -15,6 +15,8 @@ describe('record views', () => {
   it('adds days across month and leap-year ends', () => {
     expect(addDays('2026-01-31', 1)).toBe('2026-02-01');
     expect(addDays('2028-02-28', 1)).toBe('2028-02-29');
+    expect(addDays('9999-12-31', 30)).toBe('9999-12-31'); // an estimate issued on the last date
+    expect(addDays('9999-12-01', 30)).toBe('9999-12-31');
     expect(addDays('2026-12-31', 30)).toBe('2027-01-30');
   });
 

@@ -1,4 +1,5 @@
 import type { CustomerDto, DocumentBrandingDto, EstimateDefaultsDto, EstimateDto, InvoiceDefaultsDto, InvoiceDto, ShareRecordType } from '@acct/contracts';
+import { limits } from '@acct/contracts';
 
 /**
  * What a render (PDF) and the portal page show of an invoice or an estimate, built once from the
@@ -35,11 +36,11 @@ export function formatCents(cents: number, currency = 'USD'): string {
   return currency === 'USD' ? `${sign}$${amount}` : `${sign}${amount} ${currency}`;
 }
 
-/** YYYY-MM-DD plus n days (UTC calendar arithmetic). */
+/** YYYY-MM-DD plus n days (UTC calendar arithmetic), never past the last date the API takes. */
 export function addDays(date: string, days: number): string {
   const d = new Date(`${date}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
+  return d.getUTCFullYear() > 9999 ? limits.date_max : d.toISOString().slice(0, 10);
 }
 
 const STATUS_TEXT: Record<string, string> = {

@@ -296,7 +296,8 @@ describe('createGatewayApp with a route of each kind', () => {
       await expect405(await served.call('/t/things/abc', { method: 'PUT', key: TEST_KEY, json: {} }), ['PATCH']);
       await expect405(await served.call('/t/files/abc', { method: 'DELETE', key: TEST_KEY }), ['GET', 'HEAD']);
       await expect405(await served.call('/t/page', { method: 'POST', json: {} }), ['GET', 'HEAD']);
-      // A method the router does not implement at all is the same answer, not 501.
+      // OPTIONS is no operation of any path; a method the router does not implement at all is the same answer, not 501.
+      await expect405(await served.call('/t/things', { method: 'OPTIONS', key: TEST_KEY }), ['POST']);
       await expect405(await served.call('/t/things', { method: 'PROPFIND', key: TEST_KEY }), ['POST']);
       expect(rpc.calls).toHaveLength(0);
     });

@@ -134,7 +134,9 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
   const allowed = router.allowedMethods() as unknown as Middleware;
   const methodNotAllowed: Middleware = async (ctx, next) => {
     await allowed(ctx, next);
-    if (ctx.status !== 405 && ctx.status !== 501) return;
+    // OPTIONS too: the router would answer it 200 with an empty body, a response no operation declares.
+    const options = ctx.method === 'OPTIONS' && ctx.status === 200 && Boolean(ctx.response.get('Allow'));
+    if (ctx.status !== 405 && ctx.status !== 501 && !options) return;
     const allow = ctx.response.get('Allow');
     if (!allow) {
       ctx.remove('Allow');

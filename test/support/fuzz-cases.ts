@@ -532,7 +532,9 @@ export function problemsOf(res: FuzzResponse, v: FuzzView, secrets: readonly str
     const e = res.json?.error;
     const codeOk = e && (ERROR_CODES as readonly string[]).includes(e.code);
     const statusOk =
-      codeOk && (HTTP_STATUS_BY_CODE[e.code as keyof typeof HTTP_STATUS_BY_CODE] === res.status || (e.code === 'validation_failed' && (res.status === 413 || res.status === 415)));
+      codeOk &&
+      (HTTP_STATUS_BY_CODE[e.code as keyof typeof HTTP_STATUS_BY_CODE] === res.status ||
+        (e.code === 'validation_failed' && (res.status === 405 || res.status === 413 || res.status === 415)));
     const detailsOk =
       e && Array.isArray(e.details) && e.details.every((d: any) => d && typeof d.field === 'string' && typeof d.issue === 'string' && typeof d.message === 'string');
     if (!res.json || Object.keys(res.json).join() !== 'error' || !e || typeof e.message !== 'string' || !e.message || !detailsOk || !codeOk) {
@@ -540,6 +542,7 @@ export function problemsOf(res: FuzzResponse, v: FuzzView, secrets: readonly str
     } else {
       if (!statusOk) problems.push(`status ${res.status} does not match error code ${e.code}`);
       if (e.request_id !== rid) problems.push(`request_id ${e.request_id} is not the Request-Id header ${String(rid)}`);
+      if (res.status === 405 && !res.headers.allow) problems.push('405 without an Allow header');
     }
     if (!/^application\/json\b/.test(res.headers['content-type'] ?? '')) problems.push(`error Content-Type ${res.headers['content-type']}`);
   } else if (res.status >= 200 && res.status < 300) {

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { buildOpenApi } from './openapi';
+import { DATE_PATTERN, NO_NUL_PATTERN, buildOpenApi, requestSchema } from './openapi';
 import { ROUTES, findRoute, type RouteDef } from './routes';
 import { compileBody } from './validate';
 import { errorSchema } from './schemas/common';
+import { DOCUMENT_CONTENT_TYPES } from './schemas/documents';
 import { limits } from './limits';
 
 type Op = {
@@ -110,11 +111,53 @@ describe('buildOpenApi', () => {
     }
   });
 
-  it('routes with a body document a required JSON request body', () => {
+  it('routes with a body document it, required exactly when the gateway refuses an absent body (read as {})', () => {
     for (const r of ROUTES.filter((x) => x.body)) {
       const type = r.kind === 'upload' ? 'multipart/form-data' : 'application/json';
-      expect(opOf(r).requestBody).toEqual({ required: true, content: { [type]: { schema: r.body } } });
+      const required = r.kind === 'upload' || !compileBody(r.body!)({});
+      expect({ op: r.operationId, body: opOf(r).requestBody }).toEqual({ op: r.operationId, body: { required, content: { [type]: { schema: requestSchema(r.body!) } } } });
     }
+    expect(opOf(findRoute('convertEstimate')).requestBody?.required).toBe(false);
+    expect(opOf(findRoute('putInvoiceDefaults')).requestBody?.required).toBe(false);
+    expect(opOf(findRoute('createInvoice')).requestBody?.required).toBe(true);
+    expect(opOf(findRoute('updateVendor')).requestBody?.required).toBe(true);
+  });
+
+  it('a POST, PUT or PATCH without fields documents an optional empty object (no body, or {})', () => {
+    for (const r of ROUTES.filter((x) => !x.body && !x.kind && ['POST', 'PUT', 'PATCH'].includes(x.method))) {
+      expect(opOf(r).requestBody).toEqual({
+        required: false,
+        content: { 'application/json': { schema: expect.objectContaining({ type: 'object', properties: {}, additionalProperties: false }) } },
+      });
+    }
+    expect(opOf(findRoute('postInvoice')).requestBody?.required).toBe(false);
+    expect(opOf(findRoute('getInvoice')).requestBody).toBeUndefined();
+  });
+
+  it('request strings refuse U+0000 by pattern, dates before 1900 by pattern, currencies other than USD by enum', () => {
+    const body = (opOf(findRoute('createInvoice')).requestBody!.content['application/json']!.schema as { properties: Record<string, Record<string, unknown>> }).properties;
+    expect(body.invoice_number).toMatchObject({ pattern: NO_NUL_PATTERN });
+    expect(body.issue_date).toMatchObject({ format: 'date', pattern: DATE_PATTERN });
+    expect(body.currency).toMatchObject({ enum: ['USD'] });
+    expect(body.currency!['x-openapi']).toBeUndefined();
+    expect(body.customer_id).not.toHaveProperty('pattern'); // a uuid cannot hold U+0000
+    const nul = new RegExp(NO_NUL_PATTERN, 'u');
+    expect(nul.test('a\u0000b')).toBe(false);
+    expect(nul.test('café 🧾')).toBe(true);
+    const day = new RegExp(DATE_PATTERN, 'u');
+    expect(['1900-01-01', '2026-03-01', '9999-12-31'].every((d) => day.test(d))).toBe(true);
+    expect(['1899-12-31', '0001-01-01', '10000-01-01', '2026-13-01'].some((d) => day.test(d))).toBe(false);
+    // The document's schemas are not the gateway's: the route table's own stay untouched.
+    expect(findRoute('createInvoice').body!.properties).not.toHaveProperty('invoice_number.pattern');
+  });
+
+  it('downloads declare every media type they send; errors the route shape does not imply are declared where they happen', () => {
+    const dl = opOf(findRoute('downloadDocument')).responses['200']!.content;
+    expect(Object.keys(dl).sort()).toEqual([...DOCUMENT_CONTENT_TYPES].sort());
+    expect(Object.keys(opOf(findRoute('downloadDocumentRender')).responses['200']!.content)).toEqual(['application/pdf']);
+    for (const id of ['getPaymentProcessor', 'deletePaymentProcessor']) expect(opOf(findRoute(id)).responses['404']).toBeDefined();
+    for (const id of ['getPortalPage', 'getPortalPdf']) expect(Object.keys(opOf(findRoute(id)).responses['404']!.content).sort()).toEqual(['application/json', 'text/html']);
+    expect(Object.keys(opOf(findRoute('getOpenApi')).responses).sort()).toEqual(['200', '400', '429', '500']);
   });
 
   it('query schemas become query parameters', () => {

@@ -40,8 +40,11 @@ export interface SuccessResponse {
   status: 200 | 201;
   description: string;
   schema: JsonSchema;
-  /** The media type of a success that is not JSON (e.g. text/html, application/pdf). */
-  contentType?: string;
+  /**
+   * The media type of a success that is not JSON (e.g. text/html, application/pdf), or every type
+   * it can have (a download sends the type sniffed from the stored bytes).
+   */
+  contentType?: string | readonly string[];
 }
 
 /**
@@ -71,6 +74,11 @@ export interface RouteDef {
   signatureHeader?: string;
   /** A raw route: what the bytes are (documentation only: the gateway does not parse them). */
   rawBody?: JsonSchema;
+  /**
+   * Error statuses this route answers beyond those its shape implies (see openapi.ts), with what
+   * they mean: e.g. 404 on a route with no id when the setting it reads is not there.
+   */
+  moreErrors?: Record<string, string>;
 }
 
 const createResponses = (schema: JsonSchema, what: string): SuccessResponse[] => [
@@ -164,7 +172,7 @@ export const ROUTES: RouteDef[] = [
     summary: 'Create a draft invoice; retry-safe on external_invoice_id.',
     description:
       'Always creates a draft (no ledger effect). Line amount = quantity × unit_amount_cents rounded half away from zero; total = sum of line amounts. ' +
-      "The customer must exist in the key's organization and environment (404 otherwise); due_date ≥ issue_date; currency USD only.",
+      "The customer must exist in the key's organization and environment (404 otherwise); due_date ≥ issue_date (400, issue before_issue_date); currency USD only (400); line quantities with at most 4 decimals (400).",
     tag: 'Invoices',
     module: 'invoices',
     rpc: 'invoices.create',
@@ -258,7 +266,8 @@ export const ROUTES: RouteDef[] = [
     method: 'POST',
     path: '/api/v1/processor-payouts',
     summary: 'Record a processor payout (clearing); retry-safe on external_payout_id.',
-    description: 'gross_cents − fee_cents must equal net_cents (400). Dr Operating bank net, Dr Processor fees fee / Cr Processor clearing gross, dated payout_date.',
+    description:
+      'gross_cents − fee_cents must equal net_cents (400 validation_failed, issue net_mismatch); currency USD only (400). Dr Operating bank net, Dr Processor fees fee / Cr Processor clearing gross, dated payout_date.',
     tag: 'Processor payouts',
     module: 'payments',
     rpc: 'payouts.create',
@@ -296,6 +305,8 @@ export const ROUTES: RouteDef[] = [
     method: 'POST',
     path: '/api/v1/estimates',
     summary: 'Create a draft estimate (no ledger effect); retry-safe on external_estimate_id.',
+    description:
+      "The customer must exist in the key's organization and environment (404 otherwise); expiry_date, when given, ≥ issue_date (400); currency USD only (400); line quantities with at most 4 decimals (400).",
     tag: 'Estimates',
     module: 'estimates',
     rpc: 'estimates.create',
@@ -336,7 +347,8 @@ export const ROUTES: RouteDef[] = [
     summary: 'Convert an accepted estimate to a draft invoice (not posted).',
     description:
       "The invoice gets the estimate's customer, lines and currency. Optional body: external_invoice_id (default estimate-<estimate id>), invoice_number (default the external_estimate_id), " +
-      'issue_date (default today, UTC) and due_date (default issue_date + 30 days). A second convert returns the same invoice (200, Idempotent-Replayed: true).',
+      'issue_date (default today, UTC) and due_date (default issue_date + the payment terms of the invoice defaults); due_date ≥ issue_date (400), and a default due date past 9999-12-31 is 400 (send due_date). ' +
+      'No body, or {}, takes every default. A second convert returns the same invoice (200, Idempotent-Replayed: true).',
     tag: 'Estimates',
     module: 'estimates',
     rpc: 'estimates.convert',
@@ -404,6 +416,7 @@ export const ROUTES: RouteDef[] = [
     module: 'payments',
     rpc: 'payment_processor.get',
     auth: true,
+    moreErrors: { '404': 'not_found: no payment processor is configured for the connected app and environment of the key.' },
     responses: [{ status: 200, description: 'The payment processor setting.', schema: r.paymentProcessorResponse }],
   },
   {
@@ -431,6 +444,7 @@ export const ROUTES: RouteDef[] = [
     module: 'payments',
     rpc: 'payment_processor.delete',
     auth: true,
+    moreErrors: { '404': 'not_found: no payment processor is configured for the connected app and environment of the key.' },
     responses: [{ status: 200, description: '{provider, source_id, deleted: true}.', schema: r.paymentProcessorDeleteResponse }],
   },
   {
@@ -788,7 +802,14 @@ export const ROUTES: RouteDef[] = [
     auth: true,
     kind: 'download',
     params: idParams,
-    responses: [{ status: 200, description: 'The file.', schema: { type: 'string', contentEncoding: 'binary' } }],
+    responses: [
+      {
+        status: 200,
+        description: 'The file, as the type sniffed from its bytes when it was uploaded (text types with charset=utf-8).',
+        schema: { type: 'string', contentEncoding: 'binary' },
+        contentType: doc.DOCUMENT_CONTENT_TYPES,
+      },
+    ],
   },
   {
     operationId: 'linkDocument',
@@ -991,7 +1012,7 @@ export const ROUTES: RouteDef[] = [
     path: '/api/v1/journal-entries',
     summary: 'Journal entries with their lines, newest first; filter by source_type, source_id and entry date from/to.',
     description:
-      'Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.',
+      'from after to is 400 validation_failed. Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.',
     tag: 'Ledger',
     module: 'reports',
     rpc: 'journal_entries.list',
@@ -1005,7 +1026,7 @@ export const ROUTES: RouteDef[] = [
     path: '/api/v1/reports/summary',
     summary: 'Revenue over [from, to] and the A/R (and A/P) balance at the end of to.',
     description:
-      'Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.',
+      'from after to is 400 validation_failed. Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.',
     tag: 'Reports',
     module: 'reports',
     rpc: 'reports.summary',

@@ -282,6 +282,51 @@ describe('createGatewayApp with a route of each kind', () => {
     });
   });
 
+  describe('methods a path does not have', () => {
+    const expect405 = async (r: Response, allow: string[]) => {
+      expect(r.status).toBe(405);
+      expect((r.headers.get('allow') ?? '').split(/,\s*/).sort()).toEqual([...allow].sort());
+      const body = await json(r);
+      expect(body.error).toMatchObject({ code: 'validation_failed', details: [expect.objectContaining({ field: 'method', issue: 'method_not_allowed' })] });
+      expect(body.error.request_id).toBe(r.headers.get('request-id'));
+    };
+
+    it('answers 405 in the error envelope with an Allow header listing the methods of the path', async () => {
+      await expect405(await served.call('/t/things', { method: 'DELETE', key: TEST_KEY }), ['POST']);
+      await expect405(await served.call('/t/things/abc', { method: 'PUT', key: TEST_KEY, json: {} }), ['PATCH']);
+      await expect405(await served.call('/t/files/abc', { method: 'DELETE', key: TEST_KEY }), ['GET', 'HEAD']);
+      await expect405(await served.call('/t/page', { method: 'POST', json: {} }), ['GET', 'HEAD']);
+      // OPTIONS is no operation of any path; a method the router does not implement at all is the same answer, not 501.
+      await expect405(await served.call('/t/things', { method: 'OPTIONS', key: TEST_KEY }), ['POST']);
+      await expect405(await served.call('/t/things', { method: 'PROPFIND', key: TEST_KEY }), ['POST']);
+      expect(rpc.calls).toHaveLength(0);
+    });
+
+    it('leaves an unknown path 404 whatever the method', async () => {
+      for (const method of ['GET', 'DELETE', 'PROPFIND']) {
+        const r = await served.call('/t/nothing', { method, key: TEST_KEY });
+        expect(r.status).toBe(404);
+        expect(r.headers.get('allow')).toBeNull();
+        expect((await json(r)).error.code).toBe('not_found');
+      }
+    });
+
+    it('asks for the key first under /api/v1, as for an unknown path', async () => {
+      const { app } = createGatewayApp(deps({ routes: undefined }));
+      const s = await serve(app);
+      try {
+        const none = await s.call('/api/v1/customers', { method: 'DELETE' });
+        expect(none.status).toBe(401);
+        expect(none.headers.get('allow')).toBeNull();
+        await expect405(await s.call('/api/v1/customers', { method: 'DELETE', key: TEST_KEY }), ['GET', 'HEAD', 'POST']);
+        await expect405(await s.call('/api/v1/invoices/3f1c1f7e-6a61-4c57-9a57-6f0f3c1c9f00/post', { method: 'GET', key: TEST_KEY }), ['POST']);
+        await expect405(await s.call('/developers/openapi.yaml', { method: 'POST', json: {} }), ['GET', 'HEAD']);
+      } finally {
+        await s.close();
+      }
+    });
+  });
+
   describe('upload', () => {
     it('streams a body far over the JSON limit to the upload handler, unparsed', async () => {
       const file = randomBytes(3 * 1024 * 1024);

@@ -9,7 +9,7 @@ import { type KeyResolver, authenticate } from './middlewares/authenticate';
 import { parseJson, readRaw, requireJson } from './middlewares/body';
 import { clientRateLimit } from './middlewares/client-rate-limit';
 import { requestContext } from './middlewares/context';
-import { errors } from './middlewares/errors';
+import { errors, sendError } from './middlewares/errors';
 import { checkInput } from './middlewares/input';
 import { type RpcCaller, forward } from './middlewares/forward';
 import { type IdempotencyRecords, idempotency } from './middlewares/idempotency';
@@ -140,6 +140,30 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
     await run(0);
   };
 
+  // A known path asked with a method it does not have: 405 with an Allow header listing the ones it
+  // has, in the error envelope (under /api/v1 after the key check above, like an unknown path).
+  const allowed = router.allowedMethods() as unknown as Middleware;
+  const methodNotAllowed: Middleware = async (ctx, next) => {
+    await allowed(ctx, next);
+    // OPTIONS too: the router would answer it 200 with an empty body, a response no operation declares.
+    const options = ctx.method === 'OPTIONS' && ctx.status === 200 && Boolean(ctx.response.get('Allow'));
+    if (ctx.status !== 405 && ctx.status !== 501 && !options) return;
+    const allow = ctx.response.get('Allow');
+    if (!allow) {
+      ctx.remove('Allow');
+      ctx.status = 404; // no route has this path: the errors middleware answers not_found
+      return;
+    }
+    const methods = allow.split(/,\s*/).filter(Boolean);
+    sendError(
+      ctx,
+      'validation_failed',
+      `${ctx.method} is not allowed on ${ctx.path}; allowed: ${methods.join(', ')}.`,
+      [{ field: 'method', issue: 'method_not_allowed', message: `Use one of ${methods.join(', ')}.` }],
+      405,
+    );
+  };
+
   const app = new Koa();
   // Behind N trusted proxies the client address is the entry the outermost of them appended to
   // X-Forwarded-For, never one the client wrote further left: the per-address limit keys on it.
@@ -150,6 +174,7 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
   app.use(requestContext(deps));
   app.use(errors());
   app.use(router.routes());
+  app.use(methodNotAllowed); // reached only when no route matched: acts on the way back
   app.use(unknownApiPath); // reached only when no route matched
   return { app, router };
 }

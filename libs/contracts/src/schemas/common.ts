@@ -54,7 +54,9 @@ export const paginationQuery = {
       minimum: 1,
       maximum: limits.page_limit_max,
       default: limits.page_limit_default,
-      description: `Page size, 1–${limits.page_limit_max}.`,
+      description:
+        `Page size, 1–${limits.page_limit_max}: the most items a page holds. A page holds fewer (at least one) when its items would pass ` +
+        `${limits.list_page_bytes_max / 1024 / 1024} MiB of JSON (512 KiB for webhook deliveries): has_more is then true even if fewer than limit items came back; continue at offset + count.`,
     }),
   ),
   offset: Type.Optional(
@@ -67,12 +69,17 @@ export const paginationQuery = {
   ),
 };
 
-export const pagination = obj({
-  limit: Type.Integer(),
-  offset: Type.Integer(),
-  count: Type.Integer(),
-  has_more: Type.Boolean(),
-});
+export const pagination = obj(
+  {
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+    count: Type.Integer({ description: 'Items on this page: at most limit, fewer when the page was cut by size.' }),
+    has_more: Type.Boolean({ description: 'More items follow: request offset + count. A page cut by size (large items) says true with fewer than limit items.' }),
+  },
+  {
+    description: `A page holds at most limit items, and fewer (at least one) when its items would pass ${limits.list_page_bytes_max / 1024 / 1024} MiB of JSON (512 KiB for webhook deliveries); has_more is then true. The next page starts at offset + count.`,
+  },
+);
 
 export const errorDetail = obj({ field: Type.String(), issue: Type.String(), message: Type.String() });
 

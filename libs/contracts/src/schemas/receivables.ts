@@ -24,7 +24,7 @@ export const lineItemInput = obj({
   quantity: Type.Number({
     exclusiveMinimum: 0,
     maximum: 1_000_000_000,
-    description: `Greater than 0, at most ${limits.quantity_decimals_max} decimals.`,
+    description: `Greater than 0, at most ${limits.quantity_decimals_max} decimals (judged on the number's shortest decimal spelling: 1.2345 is accepted, 1.23456 refused with 400).`,
   }),
   unit_amount_cents: cents,
 });
@@ -37,7 +37,8 @@ export const lineItem = obj({
   amount_cents: Type.Integer({ description: 'quantity × unit_amount_cents, rounded half away from zero.' }),
 });
 export type LineItemDto = Static<typeof lineItem>;
-export const currency = Type.String({ minLength: 1, maxLength: 8, description: 'Only USD is accepted today (default USD).' });
+/** Only USD today: a service refuses others with a message saying so; the document says it as an enum. */
+export const currency = Type.String({ minLength: 1, maxLength: 8, description: 'Only USD is accepted today (default USD).', 'x-openapi': { enum: ['USD'] } });
 const memo = Type.String({ maxLength: limits.description_length_max });
 const number = Type.String({ minLength: 1, maxLength: limits.number_length_max });
 

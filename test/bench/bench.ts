@@ -300,7 +300,7 @@ async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string }> {
       databaseUrl,
       natsUrl,
       natsPrefix,
-      gatewayPort: await freePort(),
+      gatewayPort: 0,
       logs: { dir: logDir },
       replicas: setup.replicas,
       env: {

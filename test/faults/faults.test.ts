@@ -100,7 +100,7 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
       databaseUrl,
       natsUrl,
       natsPrefix: prefix,
-      gatewayPort: await freePort(),
+      gatewayPort: 0,
       logs: { dir: logDir },
       replicas: REPLICAS,
       env: {

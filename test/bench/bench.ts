@@ -46,7 +46,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import Stripe from 'stripe';
-import { NatsCluster, OwnNatsServer, adminCli, freePort, startStack, type Stack } from '@acct/stack';
+import { NatsCluster, adminCli, freePort, startOwnNats, startStack, type Stack } from '@acct/stack';
 import { dropDatabase, dropEventsStream } from '@acct/kit';
 import { accountId } from '@acct/ledger';
 import { explainReports, seedReportingLines } from './report-seed';
@@ -270,13 +270,13 @@ interface OwnNats {
 /** NATS of the setup's own (its CPU then counts as this run's): one JetStream node, or a cluster (tools/stack). */
 async function startNats(nodes: number, dir: string): Promise<OwnNats | undefined> {
   if (nodes === 0) return undefined;
-  const servers =
-    nodes === 1
-      ? [new OwnNatsServer(await freePort(), path.join(dir, 'nats', 'jetstream'), path.join(dir, 'nats-server.log'))]
-      : (await NatsCluster.create(path.join(dir, 'nats'), nodes, freePort)).nodes;
-  const cluster = new NatsCluster(servers);
+  if (nodes === 1) {
+    const server = await startOwnNats(path.join(dir, 'nats', 'jetstream'), path.join(dir, 'nats-server.log'), freePort);
+    return { url: server.url, pids: () => (server.pid ? [server.pid] : []), stop: () => server.kill('SIGTERM') };
+  }
+  const cluster = await NatsCluster.create(path.join(dir, 'nats'), nodes, freePort);
   await cluster.start();
-  return { url: cluster.url, pids: () => servers.flatMap((n) => (n.pid ? [n.pid] : [])), stop: () => cluster.stop() };
+  return { url: cluster.url, pids: () => cluster.nodes.flatMap((n) => (n.pid ? [n.pid] : [])), stop: () => cluster.stop() };
 }
 
 /** Runs the scenarios on a stack of the setup's shape, on its own database and NATS prefix; stops it after. */
@@ -300,7 +300,7 @@ async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string }> {
       databaseUrl,
       natsUrl,
       natsPrefix,
-      gatewayPort: await freePort(),
+      gatewayPort: 0,
       logs: { dir: logDir },
       replicas: setup.replicas,
       env: {

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { adminCli, freePort, startStack, type Stack } from '@acct/stack';
+import { adminCli, startStack, type Stack } from '@acct/stack';
 
 const ROUNDS = Number(process.env.BENCH_DOC_ROUNDS ?? 5);
 const PG_SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
       databaseUrl,
       natsUrl: NATS_URL,
       natsPrefix: `benchdoc-${id}`.replace(/_/g, '-'),
-      gatewayPort: await freePort(),
+      gatewayPort: 0,
       logs: { dir: logDir },
       env: { LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000' },
     });

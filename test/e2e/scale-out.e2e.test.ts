@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SERVICE_MANIFEST } from '@acct/contracts';
 import { dropDatabase, dropEventsStream } from '@acct/kit';
-import { freePort, startStack, type Stack } from '@acct/stack';
+import { startStack, type Stack } from '@acct/stack';
 import { NATS_URL, PG_SERVER_URL, uniqueName, uniquePrefix } from '@acct/testing';
 import { bootstrapOrg } from './harness';
 
@@ -25,7 +25,7 @@ describe('e2e: two replicas of everything', () => {
       databaseUrl,
       natsUrl: NATS_URL,
       natsPrefix: prefix,
-      gatewayPort: await freePort(),
+      gatewayPort: 0,
       logs: { dir: path.join(os.tmpdir(), uniqueName('acct_e2e_replicas')) },
       replicas: 2,
       env: { RATE_LIMIT_RPS: String(RATE), RATE_LIMIT_BURST: String(BURST), RATE_LIMIT_SYNC_MS: '100' },

@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import pino from 'pino';
 import { SERVICE_MANIFEST, eventsStreamName } from '@acct/contracts';
 import { CONSUMER_MIGRATIONS, EventConsumer, connectNats, createLogger, createMetrics, ddlMigration, dropDatabase, migrate, openOrm, schemaOf, type Orm } from '@acct/kit';
-import { NatsCluster, OwnNatsServer, adminCli, freePort, startStack, type Stack } from '@acct/stack';
+import { NatsCluster, type OwnNatsServer, adminCli, freePort, startOwnNats, startStack, type Stack } from '@acct/stack';
 import { PG_SERVER_URL, uniqueName, uniquePrefix, waitFor } from '@acct/testing';
 
 import { EMAIL_DOMAIN, PAYABLES_KINDS, RECEIVABLES_KINDS, WriteLoad } from './load';
@@ -92,8 +92,7 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
       nats = cluster.nodes[0]!;
       natsUrl = cluster.url;
     } else {
-      nats = new OwnNatsServer(await freePort(), path.join(dir, 'jetstream'), path.join(logDir, 'nats-server.log'));
-      await nats.start();
+      nats = await startOwnNats(path.join(dir, 'jetstream'), path.join(logDir, 'nats-server.log'), freePort);
       natsUrl = nats.url;
     }
     prefix = uniquePrefix();
@@ -101,7 +100,7 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
       databaseUrl,
       natsUrl,
       natsPrefix: prefix,
-      gatewayPort: await freePort(),
+      gatewayPort: 0,
       logs: { dir: logDir },
       replicas: REPLICAS,
       env: {

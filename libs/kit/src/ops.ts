@@ -69,3 +69,21 @@ export async function startOpsServer(opts: { port: number; registry: Registry; c
       }),
   };
 }
+
+/** What a service process tells the process that started it (`npm start`, the tests) over IPC. */
+export interface ListeningReport {
+  acctListening: 'ops' | 'http';
+  port: number;
+}
+
+/**
+ * Tells the parent process, when there is one with an IPC channel (tools/stack starts every
+ * service so), which port a listener bound: with OPS_PORT=0 or GATEWAY_PORT=0 the system picks a
+ * free one, and only this process knows which. Without a channel (Docker, Kubernetes) nothing happens.
+ */
+export function reportListening(what: ListeningReport['acctListening'], port: number): void {
+  if (!process.send || !process.connected) return;
+  const report: ListeningReport = { acctListening: what, port };
+  // A parent that went away is not this process's problem: the callback swallows the error.
+  process.send(report, undefined, {}, () => undefined);
+}

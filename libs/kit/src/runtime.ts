@@ -5,7 +5,7 @@ import { createLogger, type Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { type Orm, ensureDatabase, migrate, pingDb } from './db';
 import { connectNats } from './rpc';
-import { type OpsServer, type ReadinessCheck, startOpsServer } from './ops';
+import { type OpsServer, type ReadinessCheck, reportListening, startOpsServer } from './ops';
 import { type ShutdownStep, installShutdown, runMain } from './lifecycle';
 
 export type OrmOpener = (url: string, poolMax?: number, log?: Logger) => Promise<Orm>;
@@ -46,6 +46,7 @@ export async function startRuntime(opts: {
     log,
     checks: { postgres: () => pingDb(orm), nats: () => natsReady(nc), ...(opts.checks ?? {}) },
   });
+  reportListening('ops', ops.port);
   return {
     log,
     orm,

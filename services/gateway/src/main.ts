@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { RpcClient, runMain, startRuntime } from '@acct/kit';
+import { RpcClient, reportListening, runMain, startRuntime } from '@acct/kit';
 import { createGatewayApp } from './app';
 import { createGatewayServer } from './server';
 import { renderOpenApiYaml } from './openapi';
@@ -49,6 +49,8 @@ runMain(async () => {
     server.once('error', reject);
     server.listen(config.GATEWAY_PORT, config.GATEWAY_HOST, () => resolve());
   });
+  const port = (server.address() as AddressInfo).port;
+  reportListening('http', port);
   listening = true;
   const purge = setInterval(() => {
     idempotency.purgeExpired().catch((err) => rt.log.warn({ err }, 'idempotency purge failed'));
@@ -67,5 +69,5 @@ runMain(async () => {
         }),
     },
   ]);
-  rt.log.info({ port: (server.address() as AddressInfo).port, ops_port: rt.ops.port }, 'gateway listening');
+  rt.log.info({ port, ops_port: rt.ops.port }, 'gateway listening');
 });

@@ -22,7 +22,8 @@ runMain(async () => {
   });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-cluster-'));
   const cluster = await NatsCluster.create(dir, config.STACK_NATS_NODES, freePort);
-  process.stdout.write(`starting a ${config.STACK_NATS_NODES}-node NATS cluster (${cluster.url}), data and logs in ${dir}\n`);
+  process.stdout.write(`starting a ${config.STACK_NATS_NODES}-node NATS cluster, data and logs in ${dir}\n`);
+  // On fresh ports again if one picked was taken before nats-server bound it.
   await cluster.start();
   const stack = await startStack({
     databaseUrl: config.DATABASE_URL,

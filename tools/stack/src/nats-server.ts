@@ -13,6 +13,12 @@ export function natsServerBin(): string {
   return '/usr/sbin/nats-server';
 }
 
+/** A chosen port was taken by another process before nats-server bound it: start again on fresh ports. */
+export class PortInUseError extends Error {}
+
+/** How often a start on picked ports is tried again when one of them was taken meanwhile. */
+export const PORT_CLASH_RETRIES = 5;
+
 /** Membership of a node in a NATS cluster: its own route port, the others' and the cluster's name. */
 export interface NatsClusterMember {
   name: string;
@@ -54,6 +60,8 @@ export class OwnNatsServer {
       args.push('-n', c.name, '--cluster_name', c.clusterName, '--cluster', `nats://127.0.0.1:${c.clusterPort}`);
       args.push('--routes', c.routes.map((p) => `nats://127.0.0.1:${p}`).join(','));
     }
+    // Only this start's lines of the log (it is appended to across restarts) tell why it exited.
+    const logFrom = fs.existsSync(this.logFile) ? fs.statSync(this.logFile).size : 0;
     const child = spawn(natsServerBin(), args, { stdio: 'ignore' });
     this.child = child;
     let exited: string | undefined;
@@ -63,7 +71,8 @@ export class OwnNatsServer {
     for (;;) {
       if (exited) {
         this.child = undefined;
-        throw new Error(`nats-server exited before it was ready (${exited}); see ${this.logFile}`);
+        const message = `nats-server exited before it was ready (${exited}); see ${this.logFile}`;
+        throw portInUse(this.logFile, logFrom) ? new PortInUseError(`${message}: address already in use`) : new Error(message);
       }
       try {
         const nc = await connect({
@@ -97,19 +106,61 @@ export class OwnNatsServer {
   }
 }
 
+/** Whether the log, from byte `from` on, says a port could not be bound (nats-server logs it, then exits). */
+function portInUse(logFile: string, from: number): boolean {
+  try {
+    const fd = fs.openSync(logFile, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const buf = Buffer.alloc(Math.max(0, size - from));
+      fs.readSync(fd, buf, 0, buf.length, from);
+      return /address already in use/i.test(buf.toString('utf8'));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts a single nats-server on a port from `pickPort`; when another process bound that port
+ * between the pick and nats-server's own bind, starts again on a fresh one (at most `tries` times).
+ */
+export async function startOwnNats(storeDir: string, logFile: string, pickPort: () => Promise<number>, tries = PORT_CLASH_RETRIES): Promise<OwnNatsServer> {
+  for (let attempt = 1; ; attempt++) {
+    const server = new OwnNatsServer(await pickPort(), storeDir, logFile);
+    try {
+      await server.start();
+      return server;
+    } catch (e) {
+      if (!(e instanceof PortInUseError) || attempt >= tries) throw e;
+    }
+  }
+}
+
 /**
  * A JetStream cluster of `nodes` servers on free localhost ports, each with its own store under dir
  * and its log file in logDir (dir unless given: a store holds event payloads, not log lines).
  */
 export class NatsCluster {
-  constructor(readonly nodes: OwnNatsServer[]) {}
+  private constructor(
+    /** The nodes; start() replaces them (same names, stores and logs, fresh ports) after a port clash. */
+    readonly nodes: OwnNatsServer[],
+    private readonly build: () => Promise<OwnNatsServer[]>,
+  ) {}
 
+  /**
+   * The cluster's nodes on ports from `freePort`. nats-server cannot report a route port it chose
+   * itself to its peers in advance, so the ports are picked here and start() picks again if one of
+   * them was taken before nats-server bound it.
+   */
   static async create(dir: string, nodes = 3, freePort: () => Promise<number>, logDir = dir): Promise<NatsCluster> {
-    const ports = await Promise.all(Array.from({ length: nodes }, () => freePort()));
-    const clusterPorts = await Promise.all(Array.from({ length: nodes }, () => freePort()));
     const clusterName = `acct-${path.basename(dir).replace(/[^A-Za-z0-9-]/g, '')}`.slice(0, 32);
-    return new NatsCluster(
-      ports.map(
+    const build = async () => {
+      const ports = await distinctPorts(2 * nodes, freePort);
+      const clusterPorts = ports.slice(nodes);
+      return ports.slice(0, nodes).map(
         (port, i) =>
           new OwnNatsServer(port, path.join(dir, `n${i}`, 'jetstream'), path.join(logDir, `n${i}.log`), {
             name: `n${i}`,
@@ -117,8 +168,9 @@ export class NatsCluster {
             clusterPort: clusterPorts[i]!,
             routes: clusterPorts.filter((_, j) => j !== i),
           }),
-      ),
-    );
+      );
+    };
+    return new NatsCluster(await build(), build);
   }
 
   /** Every node's URL, comma-separated (what NATS_URL takes). */
@@ -126,12 +178,48 @@ export class NatsCluster {
     return this.nodes.map((n) => n.url).join(',');
   }
 
-  /** Starts every node; resolves once JetStream answers on each (a meta leader is elected). */
-  async start(timeoutMs = 60_000): Promise<void> {
-    await Promise.all(this.nodes.map((n) => n.start(timeoutMs)));
+  /**
+   * Starts every node; resolves once JetStream answers on each (a meta leader is elected). When a
+   * node exits because one of the picked ports was taken meanwhile, stops the others, empties the
+   * stores of this first start and starts the whole cluster again on fresh ports (at most `tries`
+   * times). A restart of a node after kill() (node.start()) keeps its ports.
+   */
+  async start(timeoutMs = 60_000, tries = PORT_CLASH_RETRIES): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      let failed = false;
+      const results = await Promise.allSettled(
+        this.nodes.map((n) =>
+          n.start(timeoutMs).catch(async (e: unknown) => {
+            // One node down: the others would wait for a quorum that may never come.
+            if (!failed) {
+              failed = true;
+              await this.stop('SIGKILL');
+            }
+            throw e;
+          }),
+        ),
+      );
+      const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+      if (errors.length === 0) return;
+      await this.stop('SIGKILL');
+      const clash = errors.find((e) => e instanceof PortInUseError);
+      if (!clash || attempt >= tries) throw clash ?? errors[0]!;
+      for (const n of this.nodes) fs.rmSync(n.storeDir, { recursive: true, force: true });
+      this.nodes.splice(0, this.nodes.length, ...(await this.build()));
+    }
   }
 
-  async stop(): Promise<void> {
-    await Promise.all(this.nodes.map((n) => n.kill('SIGTERM')));
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    await Promise.all(this.nodes.map((n) => n.kill(signal)));
   }
+}
+
+/** `n` ports from `pick`, no two the same (a picker may hand out a port again once it is free). */
+async function distinctPorts(n: number, pick: () => Promise<number>): Promise<number[]> {
+  const ports = new Set<number>();
+  for (let picks = 0; ports.size < n; picks++) {
+    if (picks >= 20 * n) throw new Error(`no ${n} distinct ports after ${picks} picks`);
+    ports.add(await pick());
+  }
+  return [...ports];
 }

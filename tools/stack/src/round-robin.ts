@@ -3,8 +3,9 @@ import net from 'node:net';
 /**
  * A TCP load balancer for local clusters: each new connection goes to the next target port; a
  * target that refuses the connection is skipped (as a load balancer's health check would).
+ * Port 0 listens on a free port (`port` tells which).
  */
-export async function startRoundRobin(port: number, targets: () => number[]): Promise<{ url: string; close(): Promise<void> }> {
+export async function startRoundRobin(port: number, targets: () => number[]): Promise<{ url: string; port: number; close(): Promise<void> }> {
   let next = 0;
   const open = new Set<net.Socket>();
   const server = net.createServer((client) => {
@@ -37,8 +38,10 @@ export async function startRoundRobin(port: number, targets: () => number[]): Pr
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());
   });
+  const bound = (server.address() as net.AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
+    port: bound,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of open) s.destroy();

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { SERVICE_MANIFEST, type ServiceManifestEntry, serviceDir } from '@acct/contracts';
-import { ensureDatabase } from '@acct/kit';
+import { type ListeningReport, ensureDatabase } from '@acct/kit';
 import { startRoundRobin } from './round-robin';
 import { type LocalS3, startLocalS3 } from './s3';
 
@@ -14,8 +14,9 @@ export interface StackOptions {
   databaseUrl: string;
   natsUrl: string;
   natsPrefix: string;
+  /** The public port; 0: one the system picks (stack.gatewayUrl tells which). */
   gatewayPort: number;
-  /** Ops ports by service name; free ports are picked for the ones not given. */
+  /** Ops ports by service name; the others bind a free port of their own and report it (RunningService.opsPort). */
   opsPorts?: Record<string, number>;
   /** Extra environment for every process (RATE_LIMIT_RPS, LOG_LEVEL, ...). */
   env?: Record<string, string>;
@@ -23,8 +24,8 @@ export interface StackOptions {
   logs: 'inherit' | { dir: string };
   readyTimeoutMs?: number;
   /**
-   * Processes per service (default 1). With more, the gateways listen on free ports behind a
-   * round-robin TCP balancer on gatewayPort, and each service's processes share its queue group.
+   * Processes per service (default 1). With more, the gateways listen on free ports of their own
+   * behind a round-robin TCP balancer on gatewayPort, and each service's processes share its queue group.
    */
   replicas?: number;
   /** Folder of the local S3 server (s3rver) started when no S3_ENDPOINT is set; a temporary one by default. */
@@ -35,6 +36,7 @@ export interface RunningService {
   def: ServiceManifestEntry;
   /** The service's name for its first process, `name#i` for the (i+1)th. */
   instance: string;
+  /** The ops port: the one given, else the one the process bound and reported (known once ready). */
   opsPort: number;
   child: ChildProcess;
   /** The public port (gateways only). */
@@ -56,6 +58,11 @@ export interface Stack {
   s3?: LocalS3;
 }
 
+/**
+ * A port that was free a moment ago. Whoever binds it later may find it taken by then: prefer
+ * letting the process that listens bind port 0 and report the port; where that cannot be
+ * (nats-server's route ports), retry the start on fresh ports (NatsCluster.start).
+ */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -73,17 +80,20 @@ export const MANIFEST_OPS_BASE = Math.min(...SERVICE_MANIFEST.map((s) => s.opsPo
 
 /**
  * Ops ports of `npm start`: the manifest's defaults shifted to start at OPS_PORT_BASE (so a second
- * stack on the same machine can use e.g. OPS_PORT_BASE=9200), or free ports when it is 0.
+ * stack on the same machine can use e.g. OPS_PORT_BASE=9200); none when it is 0, so each service
+ * binds a free port of its own and reports it (RunningService.opsPort).
  */
-export async function opsPortsFor(base: number): Promise<Record<string, number>> {
+export function opsPortsFor(base: number): Record<string, number> {
   const ports: Record<string, number> = {};
-  for (const s of SERVICE_MANIFEST) ports[s.name] = base === 0 ? await freePort() : base + (s.opsPort - MANIFEST_OPS_BASE);
+  if (base === 0) return ports;
+  for (const s of SERVICE_MANIFEST) ports[s.name] = base + (s.opsPort - MANIFEST_OPS_BASE);
   return ports;
 }
 
 function run(cmd: string[], env: NodeJS.ProcessEnv, logs: StackOptions['logs'], logName: string): ChildProcess {
   const out = logs === 'inherit' ? 'inherit' : fs.openSync(path.join(logs.dir, `${logName}.log`), 'a');
-  const stdio: ['ignore', 'inherit' | number, 'inherit' | number] = ['ignore', out, out];
+  // The IPC channel carries the ports a service bound (reportListening in @acct/kit).
+  const stdio: ['ignore', 'inherit' | number, 'inherit' | number, 'ipc'] = ['ignore', out, out, 'ipc'];
   // STACK_NODE_ARGS: extra node flags for every service process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
   return spawn(process.execPath, [...nodeArgs, ...cmd], { cwd: ROOT, env, stdio });
@@ -100,6 +110,11 @@ async function waitReady(svc: RunningService, timeoutMs: number): Promise<void> 
   svc.child.once('exit', (code) => (exitCode = code));
   while (Date.now() < deadline) {
     if (exitCode !== undefined) throw new Error(`${svc.def.name} exited with code ${exitCode} before it was ready`);
+    // Ports the process binds itself are known once it reports them.
+    if (svc.opsPort === 0 || svc.httpPort === 0) {
+      await new Promise((r) => setTimeout(r, 50));
+      continue;
+    }
     try {
       const res = await fetch(`http://127.0.0.1:${svc.opsPort}/readyz`);
       if (res.status === 200) return;
@@ -117,55 +132,59 @@ async function waitReady(svc: RunningService, timeoutMs: number): Promise<void> 
  */
 export async function startStack(opts: StackOptions): Promise<Stack> {
   if (opts.logs !== 'inherit') fs.mkdirSync(opts.logs.dir, { recursive: true });
+  const replicas = opts.replicas ?? 1;
+  const services = new Map<string, RunningService>();
+  // Several gateways: the balancer takes the public port, bound here (port 0: a free one, no race).
+  const balancer = replicas > 1 ? await startRoundRobin(opts.gatewayPort, () => [...services.values()].flatMap((s) => (s.httpPort ? [s.httpPort] : []))) : undefined;
+  /** The public port once known: the balancer's, the one given, or the one the single gateway bound. */
+  let publicPort = balancer?.port ?? opts.gatewayPort;
   const baseEnv: NodeJS.ProcessEnv = {
     // Local stacks only: the keys that encrypt webhook endpoint and payment-processor secrets, unless given.
     WEBHOOK_SECRET_KEY: 'dev-only-webhook-secret-key-change-me-please',
     PROCESSOR_SECRET_KEY: 'dev-only-processor-secret-key-change-me-please',
     // Local stacks deliver webhooks to receivers on 127.0.0.1: the address rule is lifted unless given.
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-    // Customer portal links point at this stack's gateway unless given.
-    PUBLIC_BASE_URL: `http://127.0.0.1:${opts.gatewayPort}`,
     ...process.env,
     ...opts.env,
     DATABASE_URL: opts.databaseUrl,
     NATS_URL: opts.natsUrl,
     NATS_PREFIX: opts.natsPrefix,
-    GATEWAY_PORT: String(opts.gatewayPort),
   };
-  // Document storage: the S3_ENDPOINT given, else an s3rver of our own.
-  const s3 = (opts.env?.S3_ENDPOINT ?? process.env.S3_ENDPOINT) ? undefined : await startLocalS3({ dir: opts.s3Dir });
-  if (s3) Object.assign(baseEnv, s3.env);
-  await ensureDatabase(opts.databaseUrl);
-  // Every service of the manifest, in its order (services first, the gateway last).
-  for (const def of SERVICE_MANIFEST) {
-    const child = run([path.join(serviceDir(def.name), 'dist', 'migrate.js')], baseEnv, opts.logs, `${def.name}.migrate`);
-    const code = await exited(child);
-    if (code !== 0) throw new Error(`migrations of ${def.name} failed (exit ${code})`);
-  }
-  const services = new Map<string, RunningService>();
+  const publicBaseGiven = baseEnv.PUBLIC_BASE_URL !== undefined;
+  /** Customer portal links point at this stack's gateway unless given. */
+  const setPublicPort = (port: number) => {
+    publicPort = port;
+    baseEnv.GATEWAY_PORT = String(port);
+    if (!publicBaseGiven) baseEnv.PUBLIC_BASE_URL = `http://127.0.0.1:${port}`;
+  };
+  if (publicPort !== 0) setPublicPort(publicPort);
   const timeout = opts.readyTimeoutMs ?? 30_000;
-
-  const replicas = opts.replicas ?? 1;
   const instancesOf = (name: string): string[] => (name.includes('#') ? [name] : Array.from({ length: replicas }, (_, i) => (i === 0 ? name : `${name}#${i}`)));
-  const httpPorts = new Map<string, number>();
 
   const startInstance = async (instance: string) => {
     const name = instance.split('#')[0]!;
     const def = SERVICE_MANIFEST.find((d) => d.name === name);
     if (!def) throw new Error(`unknown service ${name}`);
-    const opsPort = (instance === name ? opts.opsPorts?.[name] : undefined) ?? (await freePort());
+    // 0: the process binds a free port itself and reports it over IPC (no pick-then-bind race).
+    const opsPort = (instance === name ? opts.opsPorts?.[name] : undefined) ?? 0;
     const env: NodeJS.ProcessEnv = { ...baseEnv, OPS_PORT: String(opsPort) };
     let httpPort: number | undefined;
     if (def.public) {
-      // One gateway: on gatewayPort; several: each on a port of its own (kept across restarts) behind the balancer.
-      httpPort = replicas === 1 ? opts.gatewayPort : (httpPorts.get(instance) ?? (await freePort()));
-      httpPorts.set(instance, httpPort);
+      // One gateway: on the public port (the same one again on a restart); several: each on a
+      // free port of its own behind the balancer, a new one on each start.
+      httpPort = replicas === 1 ? publicPort : 0;
       env.GATEWAY_PORT = String(httpPort);
     }
     const child = run([path.join(serviceDir(def.name), 'dist', 'main.js')], env, opts.logs, instance.replace('#', '-'));
     const svc: RunningService = { def, instance, opsPort, child, httpPort };
+    child.on('message', (m: Partial<ListeningReport>) => {
+      if (typeof m?.port !== 'number') return;
+      if (m.acctListening === 'ops') svc.opsPort = m.port;
+      if (m.acctListening === 'http' && def.public) svc.httpPort = m.port;
+    });
     services.set(instance, svc);
     await waitReady(svc, timeout);
+    if (def.public && replicas === 1 && publicPort === 0) setPublicPort(svc.httpPort!);
   };
   const startService = async (name: string) => {
     await Promise.all(instancesOf(name).map(startInstance));
@@ -188,9 +207,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     return code;
   };
 
-  const gatewayUrls = () => [...services.values()].filter((s) => s.httpPort !== undefined).map((s) => `http://127.0.0.1:${s.httpPort}`);
-  const balancer = replicas > 1 ? await startRoundRobin(opts.gatewayPort, () => [...services.values()].flatMap((s) => (s.httpPort ? [s.httpPort] : []))) : undefined;
+  const gatewayUrls = () => [...services.values()].filter((s) => s.httpPort).map((s) => `http://127.0.0.1:${s.httpPort}`);
 
+  let s3: LocalS3 | undefined;
   const stop = async () => {
     await balancer?.close();
     // Gateway first, so no new work reaches services that are going away.
@@ -199,10 +218,23 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   };
 
   try {
-    for (const def of SERVICE_MANIFEST) await startService(def.name);
+    // Document storage: the S3_ENDPOINT given, else an s3rver of our own (on a port it binds itself).
+    s3 = baseEnv.S3_ENDPOINT ? undefined : await startLocalS3({ dir: opts.s3Dir });
+    if (s3) Object.assign(baseEnv, s3.env);
+    await ensureDatabase(opts.databaseUrl);
+    for (const def of SERVICE_MANIFEST) {
+      const child = run([path.join(serviceDir(def.name), 'dist', 'migrate.js')], baseEnv, opts.logs, `${def.name}.migrate`);
+      const code = await exited(child);
+      if (code !== 0) throw new Error(`migrations of ${def.name} failed (exit ${code})`);
+    }
+    // Every service of the manifest, in its order (services first, the gateway last); except that
+    // a single gateway on a port of its choosing starts first, as the others need its URL
+    // (PUBLIC_BASE_URL) and only it knows the port once it listens.
+    const order = publicPort === 0 ? [...SERVICE_MANIFEST.filter((d) => d.public), ...SERVICE_MANIFEST.filter((d) => !d.public)] : SERVICE_MANIFEST;
+    for (const def of order) await startService(def.name);
   } catch (e) {
     await stop();
     throw e;
   }
-  return { gatewayUrl: `http://127.0.0.1:${opts.gatewayPort}`, gatewayUrls, services, stopService, startService, stop, ...(s3 ? { s3 } : {}) };
+  return { gatewayUrl: `http://127.0.0.1:${publicPort}`, gatewayUrls, services, stopService, startService, stop, ...(s3 ? { s3 } : {}) };
 }

@@ -12,7 +12,7 @@ runMain(async () => {
     GATEWAY_PORT: gatewayPortVar(),
     OPS_PORT_BASE: v.int(MANIFEST_OPS_BASE, 'first ops port (/metrics, /healthz, /readyz) of npm start; 0 picks free ports', 0, 65_000),
   });
-  const opsPorts = await opsPortsFor(config.OPS_PORT_BASE);
+  const opsPorts = opsPortsFor(config.OPS_PORT_BASE);
   process.stdout.write(`starting: database ${config.DATABASE_URL.replace(/\/\/[^@]*@/, '//')}, NATS ${config.NATS_URL}, prefix ${config.NATS_PREFIX}\n`);
   const stack = await startStack({
     databaseUrl: config.DATABASE_URL,
@@ -33,7 +33,7 @@ runMain(async () => {
       '',
       `  try: curl -H "Authorization: Bearer ${seed.test_key}" ${stack.gatewayUrl}/api/v1/auth/check`,
       `  OpenAPI: ${stack.gatewayUrl}/developers/openapi.yaml`,
-      `  ops ports (/metrics, /healthz, /readyz): ${SERVICE_MANIFEST.map((s) => `${s.name} ${opsPorts[s.name]}`).join(', ')}`,
+      `  ops ports (/metrics, /healthz, /readyz): ${SERVICE_MANIFEST.map((s) => `${s.name} ${stack.services.get(s.name)?.opsPort}`).join(', ')}`,
       '  Ctrl-C stops everything.',
       '',
     ].join('\n'),

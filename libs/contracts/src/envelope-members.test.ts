@@ -97,7 +97,7 @@ type Schema = { type?: string; properties?: Record<string, Schema>; required?: s
 const key = (r: RouteDef) => `${r.method} ${r.path}`;
 
 /** The members beside `data` of one success response, as the route table declares them. */
-function members(s: { schema: Schema; contentType?: string }): string[] {
+function members(s: { schema: Schema; contentType?: unknown }): string[] {
   if (s.contentType || s.schema.type !== 'object' || !s.schema.properties) return ['<not json>'];
   return Object.keys(s.schema.properties).filter((k) => k !== 'data');
 }

@@ -320,7 +320,6 @@ describe('gateway against real Postgres and NATS', () => {
       const { base } = await gateway();
       for (const [method, path] of [
         ['GET', '/api/v1/nothing'],
-        ['DELETE', '/api/v1/customers'],
         ['GET', '/'],
       ] as const) {
         const r = await call(base, path, { method, key: org.test_key });
@@ -329,6 +328,16 @@ describe('gateway against real Postgres and NATS', () => {
         expect(body.error.code).toBe('not_found');
         expect(body.error.request_id).toBeTruthy();
       }
+    });
+
+    it('answers a method the path lacks with 405 and Allow, in the envelope', async () => {
+      const { base } = await gateway();
+      const r = await call(base, '/api/v1/customers', { method: 'DELETE', key: org.test_key });
+      expect(r.status).toBe(405);
+      expect(r.headers.get('allow')?.split(/,\s*/).sort()).toEqual(expect.arrayContaining(['GET', 'POST']));
+      const body = await json(r);
+      expect(body.error.code).toBe('validation_failed');
+      expect(body.error.request_id).toBeTruthy();
     });
   });
 

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { DATE_PATTERN, NO_NUL_PATTERN, buildOpenApi, requestSchema } from './openapi';
 import { ROUTES, findRoute, type RouteDef } from './routes';
 import { compileBody } from './validate';
-import { errorSchema } from './schemas/common';
+import { errorSchema, uuid } from './schemas/common';
 import { DOCUMENT_CONTENT_TYPES } from './schemas/documents';
 import { limits } from './limits';
 
@@ -140,7 +141,9 @@ describe('buildOpenApi', () => {
     expect(body.issue_date).toMatchObject({ format: 'date', pattern: DATE_PATTERN });
     expect(body.currency).toMatchObject({ enum: ['USD'] });
     expect(body.currency!['x-openapi']).toBeUndefined();
-    expect(body.customer_id).not.toHaveProperty('pattern'); // a uuid cannot hold U+0000
+    // A uuid keeps its own pattern (hyphenated hex, no urn:uuid:), which cannot hold U+0000 either.
+    expect(body.customer_id).toMatchObject({ format: 'uuid', pattern: uuid.pattern });
+    expect(new RegExp(body.customer_id!.pattern as string).test(`urn:uuid:${randomUUID()}`)).toBe(false);
     const nul = new RegExp(NO_NUL_PATTERN, 'u');
     expect(nul.test('a\u0000b')).toBe(false);
     expect(nul.test('café 🧾')).toBe(true);

@@ -13,6 +13,8 @@ export default tseslint.config(
       'test/support/summary-reporter.js',
       'test/support/pdf-text-cli.cjs',
       'test/support/chromium-path-cli.mjs',
+      'test/support/global-setup.js',
+      'test/support/global-teardown.js',
       'jest.config.js',
       'eslint.config.mjs',
     ],

@@ -8,6 +8,9 @@ const base = { rootDir: __dirname, testEnvironment: 'node', transform, moduleNam
 
 module.exports = {
   maxWorkers: 2,
+  // Postgres and NATS for a machine that runs neither (README: the two commands on a bare machine).
+  globalSetup: '<rootDir>/test/support/global-setup.js',
+  globalTeardown: '<rootDir>/test/support/global-teardown.js',
   testTimeout: 60000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [

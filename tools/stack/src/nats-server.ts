@@ -4,9 +4,9 @@ import path from 'node:path';
 import { connect } from 'nats';
 
 /** The nats-server binary: NATS_SERVER_BIN, else the one on PATH, else the Debian package's. */
-export function natsServerBin(): string {
-  if (process.env.NATS_SERVER_BIN) return process.env.NATS_SERVER_BIN;
-  for (const dir of (process.env.PATH ?? '').split(':')) {
+export function natsServerBin(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.NATS_SERVER_BIN) return env.NATS_SERVER_BIN;
+  for (const dir of (env.PATH ?? '').split(':')) {
     const p = `${dir}/nats-server`;
     if (dir && fs.existsSync(p)) return p;
   }

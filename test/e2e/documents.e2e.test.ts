@@ -147,6 +147,9 @@ describe('e2e: documents and settings through the gateway', () => {
     expectError(await upload({ name: 'a.pdf', type: 'application/pdf', bytes: FILES[0]![2] }, { document_type: 'banana' }), 400, 'validation_failed');
     expectError(await upload({ name: 'a.pdf', type: 'application/pdf', bytes: FILES[0]![2] }, { organization_id: randomUUID() }), 400, 'trusted_scope_field_not_allowed');
     expectError(await upload({ name: 'a.pdf', type: 'application/pdf', bytes: FILES[0]![2] }, { color: 'red' }), 400, 'validation_failed');
+    const nul = await upload({ name: 'a.pdf', type: 'application/pdf', bytes: FILES[0]![2] }, { document_type: 'receipt', source: 'e2e\u0000x' });
+    expectError(nul, 400, 'validation_failed');
+    expect(nul.json.error.details[0]).toMatchObject({ field: 'source', issue: 'invalid_character' });
     expect(fs.readdirSync(spoolDir)).toEqual([]);
   });
 

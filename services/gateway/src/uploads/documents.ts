@@ -10,6 +10,7 @@ import busboy from 'busboy';
 import { AppError, type DocumentUploadFields, SCOPE_FIELDS, compileBody, schemas, toDetails, type RpcReply } from '@acct/contracts';
 import type { Logger } from '@acct/kit';
 import { DEFAULT_STORAGE_TIMEOUT_MS, type RpcCaller } from '../middlewares/forward';
+import { findBadInput } from '../middlewares/input';
 import type { UploadHandler } from '../middlewares/upload';
 
 /** API-DECISIONS §6: uploads ≤ 25 MiB by default (UPLOAD_MAX_BYTES). */
@@ -129,6 +130,9 @@ function parseFields(raw: Record<string, string>): DocumentUploadFields {
   for (const name of Object.keys(raw)) {
     if (!FIELD_NAMES.has(name)) throw AppError.validation(`Unknown field ${name}.`, [{ field: name, issue: 'unknown_field', message: 'Not a field of this upload.' }]);
   }
+  // As in a JSON body: no U+0000 (or lone surrogate) in a text field.
+  const bad = findBadInput(raw, (p) => p.join('.'));
+  if (bad) throw AppError.validation('The upload fields are invalid.', [bad]);
   if (!checkFields(raw)) throw AppError.validation('The upload fields are invalid.', toDetails(checkFields.errors));
   return raw;
 }

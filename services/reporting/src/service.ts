@@ -1,5 +1,5 @@
 import { CONSUMERS, adminSubject, eventsSubjectFilter } from '@acct/contracts';
-import { EventConsumer, type ServiceDefinition, type ServiceWiring, type Worker, encodeJson, ensureEventsStream, wireService } from '@acct/kit';
+import { EventConsumer, type ServiceDefinition, type ServiceWiring, type Worker, encodeJson, ensureEventsStream } from '@acct/kit';
 import { Freshness } from './freshness';
 import { registerReportHandlers } from './handlers/reports.handler';
 import { migrations } from './migrations';
@@ -78,8 +78,3 @@ export const reporting: ServiceDefinition = {
     ];
   },
 };
-
-/** Wires every operation of the service without starting it (integration tests). */
-export function createReportingServer(deps: Parameters<typeof wireService>[1]): ServiceWiring {
-  return wireService(reporting, deps);
-}

@@ -65,7 +65,6 @@ export const postingLine = obj({
   vendor_id: Nullable(uuid),
   bill_id: Nullable(uuid),
 });
-export type PostingLine = Static<typeof postingLine>;
 
 /**
  * The source document of a posting as the API shows it after the change, by what posted it:

@@ -76,7 +76,6 @@ export const documentListResponse = listEnvelope('documents', document);
 export const documentDiscardReply = obj({ discarded: Type.Boolean() });
 
 export const documentLinkBody = obj({ record_type: StringEnum(LINK_RECORD_TYPES), record_id: uuid });
-export type DocumentLinkBody = Static<typeof documentLinkBody>;
 export const documentLinkResponse = obj({
   data: obj({ id: uuid, linked_record_id: uuid }),
   document,
@@ -152,7 +151,6 @@ export const documentShareCreateBody = obj({
   record_type: StringEnum(SHARE_RECORD_TYPES, { description: 'What to share with the customer.' }),
   record_id: uuid,
 });
-export type DocumentShareCreateBody = Static<typeof documentShareCreateBody>;
 
 export const documentShare = obj({
   id: uuid,

@@ -43,7 +43,6 @@ export const vendor = obj({
 });
 export type VendorDto = Static<typeof vendor>;
 export const vendorListQuery = obj({ ...paginationQuery, vendor_type: Optional(StringEnum(VENDOR_TYPES)), is_1099_eligible: Optional(Type.Boolean()) });
-export type VendorListQuery = Static<typeof vendorListQuery>;
 export const vendorResponse = singleEnvelope('vendor', vendor);
 export const vendorListResponse = listEnvelope('vendors', vendor);
 
@@ -62,7 +61,6 @@ export const billCreateBody = obj({
   memo: Optional(memo),
   status: Optional(StringEnum(['draft', 'posted'] as const, { description: 'posted (default) books the bill now; draft defers it to POST /bills/{id}/post.' })),
 });
-export type BillCreateBody = Static<typeof billCreateBody>;
 export const bill = obj({
   id: uuid,
   external_bill_id: Type.String(),
@@ -91,9 +89,7 @@ export const billListQuery = obj({
   issue_date_from: Optional(Type.String({ format: 'date', description: 'Bills issued on or after this date.' })),
   issue_date_to: Optional(Type.String({ format: 'date', description: 'Bills issued on or before this date.' })),
 });
-export type BillListQuery = Static<typeof billListQuery>;
 export const billReverseBody = obj({ reversal_reason: reason });
-export type BillReverseBody = Static<typeof billReverseBody>;
 export const billResponse = singleEnvelope('bill', bill);
 export const billListResponse = listEnvelope('bills', bill);
 export const billPostResponse = withAction('bill', bill, 'posted');
@@ -116,7 +112,6 @@ export const vendorPaymentCreateBody = obj({
   memo: Optional(memo),
   status: Optional(StringEnum(['ready', 'posted'] as const, { description: 'posted (default) books the payment now; ready defers it to POST /vendor-payments/{id}/post.' })),
 });
-export type VendorPaymentCreateBody = Static<typeof vendorPaymentCreateBody>;
 export const vendorPayment = obj({
   id: uuid,
   external_vendor_payment_id: Type.String(),
@@ -135,7 +130,6 @@ export const vendorPayment = obj({
 });
 export type VendorPaymentDto = Static<typeof vendorPayment>;
 export const vendorPaymentListQuery = obj({ ...paginationQuery, vendor_id: Optional(uuid), status: Optional(StringEnum(VENDOR_PAYMENT_STATUSES)) });
-export type VendorPaymentListQuery = Static<typeof vendorPaymentListQuery>;
 export const vendorPaymentReverseBody = obj({ reversal_reason: reason });
 export const vendorPaymentResponse = singleEnvelope('vendor_payment', vendorPayment);
 export const vendorPaymentListResponse = listEnvelope('vendor_payments', vendorPayment);

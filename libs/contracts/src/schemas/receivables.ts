@@ -36,7 +36,6 @@ export const lineItem = obj({
   unit_amount_cents: Type.Integer(),
   amount_cents: Type.Integer({ description: 'quantity × unit_amount_cents, rounded half away from zero.' }),
 });
-export type LineItemDto = Static<typeof lineItem>;
 /** Only USD today: a service refuses others with a message saying so; the document says it as an enum. */
 export const currency = Type.String({ minLength: 1, maxLength: 8, description: 'Only USD is accepted today (default USD).', 'x-openapi': { enum: ['USD'] } });
 const memo = Type.String({ maxLength: limits.description_length_max });
@@ -55,7 +54,6 @@ export const invoiceCreateBody = obj({
   currency: Optional(currency),
   memo: Optional(memo),
 });
-export type InvoiceCreateBody = Static<typeof invoiceCreateBody>;
 export const invoice = obj({
   id: uuid,
   external_invoice_id: Type.String(),
@@ -76,7 +74,6 @@ export const invoice = obj({
 });
 export type InvoiceDto = Static<typeof invoice>;
 export const invoiceListQuery = obj({ ...paginationQuery, status: Optional(StringEnum(INVOICE_STATUSES)), customer_id: Optional(uuid) });
-export type InvoiceListQuery = Static<typeof invoiceListQuery>;
 export const invoiceResponse = singleEnvelope('invoice', invoice);
 export const invoicePostResponse = withAction('invoice', invoice, 'posted');
 export const invoiceListResponse = listEnvelope('invoices', invoice);
@@ -100,7 +97,6 @@ export const paymentCreateBody = obj({
   processor: Optional(name),
   currency: Optional(currency),
 });
-export type PaymentCreateBody = Static<typeof paymentCreateBody>;
 export const payment = obj({
   id: uuid,
   external_payment_id: Type.String(),
@@ -116,7 +112,6 @@ export const payment = obj({
 });
 export type PaymentDto = Static<typeof payment>;
 export const paymentListQuery = obj({ ...paginationQuery, invoice_id: Optional(uuid) });
-export type PaymentListQuery = Static<typeof paymentListQuery>;
 export const paymentResponse = singleEnvelope('payment', payment);
 export const paymentListResponse = listEnvelope('payments', payment);
 
@@ -132,7 +127,6 @@ export const estimateCreateBody = obj({
   currency: Optional(currency),
   memo: Optional(memo),
 });
-export type EstimateCreateBody = Static<typeof estimateCreateBody>;
 export const estimate = obj({
   id: uuid,
   external_estimate_id: Type.String(),
@@ -158,7 +152,6 @@ export const estimateStatusBody = obj({
       'The status to move to. Allowed: draft → sent | accepted; sent → accepted | declined | expired. Other moves, and converted (use POST /estimates/{id}/convert), answer 409 conflict.',
   }),
 });
-export type EstimateStatusBody = Static<typeof estimateStatusBody>;
 export const estimateStatusResponse = singleEnvelope('estimate', obj({ id: uuid, status: StringEnum(ESTIMATE_STATUSES) }));
 export const estimateConvertBody = obj({
   external_invoice_id: Optional(externalId),
@@ -169,7 +162,6 @@ export const estimateConvertBody = obj({
 export type EstimateConvertBody = Static<typeof estimateConvertBody>;
 export const estimateConvertResponse = obj({ data: obj({ estimate_id: uuid, invoice_id: uuid, invoice_status: Type.String() }) });
 export const estimateListQuery = obj({ ...paginationQuery, status: Optional(StringEnum(ESTIMATE_STATUSES)), customer_id: Optional(uuid) });
-export type EstimateListQuery = Static<typeof estimateListQuery>;
 export const estimateResponse = singleEnvelope('estimate', estimate);
 export const estimateListResponse = listEnvelope('estimates', estimate);
 
@@ -185,7 +177,6 @@ export const payoutCreateBody = obj({
   net_cents: cents,
   currency: Optional(currency),
 });
-export type PayoutCreateBody = Static<typeof payoutCreateBody>;
 export const payout = obj({
   id: uuid,
   external_payout_id: Type.String(),
@@ -200,7 +191,6 @@ export const payout = obj({
 });
 export type PayoutDto = Static<typeof payout>;
 export const payoutListQuery = obj({ ...paginationQuery, processor: Optional(name) });
-export type PayoutListQuery = Static<typeof payoutListQuery>;
 export const payoutResponse = singleEnvelope('processor_payout', payout);
 export const payoutListResponse = listEnvelope('processor_payouts', payout);
 
@@ -218,7 +208,6 @@ export const eventCreateBody = obj({
     description: `At most ${limits.json_body_bytes_max} bytes and ${limits.json_depth_max} levels of nesting with the rest of the body; no string or key may hold U+0000 or a lone surrogate.`,
   }),
 });
-export type EventCreateBody = Static<typeof eventCreateBody>;
 export const paymentReceivedPayload = obj(
   {
     external_payment_id: externalId,
@@ -230,7 +219,6 @@ export const paymentReceivedPayload = obj(
   },
   { additionalProperties: true },
 );
-export type PaymentReceivedPayload = Static<typeof paymentReceivedPayload>;
 export const paymentRefundedPayload = obj(
   {
     external_payment_id: externalId,
@@ -240,7 +228,6 @@ export const paymentRefundedPayload = obj(
   },
   { additionalProperties: true },
 );
-export type PaymentRefundedPayload = Static<typeof paymentRefundedPayload>;
 /** Where an inbound event came from: POST /events (`api`) or a signed payment-processor webhook (`stripe`). */
 export const EVENT_SOURCES = ['api', 'stripe'] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
@@ -259,7 +246,6 @@ export const event = obj({
   details: Optional(Type.Array(errorDetail, { description: 'Why a payment event failed or was only stored: {field, issue, message}.' })),
   created_at: Optional(dateTime),
 });
-export type EventDto = Static<typeof event>;
 export const eventResponse = singleEnvelope('event', event);
 export const eventListQuery = obj({
   ...paginationQuery,
@@ -267,7 +253,6 @@ export const eventListQuery = obj({
   status: Optional(StringEnum(INBOUND_EVENT_STATUSES)),
   source: Optional(StringEnum(EVENT_SOURCES)),
 });
-export type EventListQuery = Static<typeof eventListQuery>;
 export const eventListResponse = listEnvelope('events', event);
 
 // ---------- payment processor (Stripe webhook input) ----------
@@ -284,7 +269,6 @@ export const paymentProcessorPutBody = obj({
     description: "The webhook endpoint's signing secret as Stripe shows it (whsec_…). Stored encrypted; never shown again.",
   }),
 });
-export type PaymentProcessorPutBody = Static<typeof paymentProcessorPutBody>;
 export const paymentProcessor = obj({
   provider: StringEnum(PAYMENT_PROCESSORS),
   source_id: uuid,
@@ -294,7 +278,6 @@ export const paymentProcessor = obj({
   created_at: dateTime,
   updated_at: dateTime,
 });
-export type PaymentProcessorDto = Static<typeof paymentProcessor>;
 export const paymentProcessorResponse = singleEnvelope('payment_processor', paymentProcessor);
 export const paymentProcessorDeleteResponse = singleEnvelope('payment_processor', obj({ provider: StringEnum(PAYMENT_PROCESSORS), source_id: uuid, deleted: Type.Literal(true) }));
 export const processorHookParams = obj({ source_id: uuid });

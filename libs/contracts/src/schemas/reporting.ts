@@ -43,7 +43,6 @@ export const journalEntry = obj({
   posted_at: dateTime,
   lines: Type.Array(journalLine),
 });
-export type JournalEntryDto = Static<typeof journalEntry>;
 export const journalEntryListQuery = obj({
   ...paginationQuery,
   source_type: Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -51,22 +50,18 @@ export const journalEntryListQuery = obj({
   from: Optional(Type.String({ format: 'date', description: 'Entries dated on or after this date.' })),
   to: Optional(Type.String({ format: 'date', description: 'Entries dated on or before this date.' })),
 });
-export type JournalEntryListQuery = Static<typeof journalEntryListQuery>;
 export const journalEntryListResponse = listEnvelope('journal_entries', journalEntry);
 
 export const summaryQuery = obj({
   from: Type.String({ format: 'date', description: 'First entry date (inclusive).' }),
   to: Type.String({ format: 'date', description: 'Last entry date (inclusive); not before from.' }),
 });
-export type SummaryQuery = Static<typeof summaryQuery>;
 export const summary = obj({ from: date, to: date, revenue_cents: signedCents, accounts_receivable_cents: signedCents, accounts_payable_cents: signedCents });
-export type SummaryDto = Static<typeof summary>;
 export const summaryResponse = singleEnvelope('report_summary', summary);
 
 export const agingBuckets = obj({ current: signedCents, days_1_30: signedCents, days_31_60: signedCents, days_61_90: signedCents, days_over_90: signedCents });
 export type AgingBucketsDto = Static<typeof agingBuckets>;
 export const agingQuery = obj({ as_of: asOf });
-export type AgingQuery = Static<typeof agingQuery>;
 export const receivablesReport = obj({
   as_of: date,
   total_open_cents: signedCents,
@@ -74,7 +69,6 @@ export const receivablesReport = obj({
   aging: agingBuckets,
   customers: Type.Array(obj({ customer_id: uuid, display_name: Nullable(Type.String()), open_cents: signedCents, aging: agingBuckets })),
 });
-export type ReceivablesReportDto = Static<typeof receivablesReport>;
 export const receivablesReportResponse = singleEnvelope('accounts_receivable', receivablesReport);
 export const payablesReport = obj({
   as_of: date,
@@ -83,14 +77,12 @@ export const payablesReport = obj({
   aging: agingBuckets,
   vendors: Type.Array(obj({ vendor_id: uuid, display_name: Nullable(Type.String()), open_cents: signedCents, aging: agingBuckets })),
 });
-export type PayablesReportDto = Static<typeof payablesReport>;
 export const payablesReportResponse = singleEnvelope('accounts_payable', payablesReport);
 
 export const form1099Query = obj({
   year: Type.String({ pattern: '^[0-9]{4}$', description: 'The reporting year, 4 digits.' }),
   include_ineligible: Optional(Type.Boolean({ default: false, description: 'Also list vendors that are not 1099-eligible (never counted in the totals).' })),
 });
-export type Form1099Query = Static<typeof form1099Query>;
 export const form1099Vendor = obj({
   vendor_id: uuid,
   display_name: Nullable(Type.String()),
@@ -126,7 +118,6 @@ export const trialBalance = obj({
   total_credit_cents: signedCents,
   balanced: Type.Boolean(),
 });
-export type TrialBalanceDto = Static<typeof trialBalance>;
 export const trialBalanceResponse = singleEnvelope('trial_balance', trialBalance);
 
 /** The admin rebuild (not a public route): drop the projection and replay the stream. */

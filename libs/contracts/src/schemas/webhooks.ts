@@ -27,7 +27,6 @@ export const webhookEndpointCreateBody = obj({
   event_types: Optional(Type.Array(StringEnum(WEBHOOK_EVENT_TYPES), { minItems: 1, uniqueItems: true, description: 'Outbound event types to deliver; default all of them.' })),
   description: Optional(Type.String({ maxLength: limits.description_length_max })),
 });
-export type WebhookEndpointCreateBody = Static<typeof webhookEndpointCreateBody>;
 
 export const webhookEndpoint = obj({
   id: uuid,
@@ -44,7 +43,6 @@ export const webhookEndpointCreated = obj({
   ...webhookEndpoint.properties,
   secret: Type.String({ description: 'whsec_… signing secret, shown only in this response.' }),
 });
-export type WebhookEndpointCreatedDto = Static<typeof webhookEndpointCreated>;
 
 export const webhookAttempt = obj({
   attempted_at: dateTime,

@@ -116,6 +116,15 @@ describe('layering', () => {
   });
 
   it('no handler imports another handler', () => {
-    expect(problems((e) => (/\.handler\.ts$/.test(e.from) && /\.handler$/.test(e.target.file ?? '') ? 'shared rules go to flows/' : null))).toEqual([]);
+    // A handler module is any service source that registers RPC handlers, whatever its name
+    // (documents' shares.ts once took helpers from its handlers.ts, unseen by a *.handler.ts rule).
+    const handlerModules = new Set(
+      files
+        .filter((f) => packageOf(f)?.kind === 'service' && !/\.test\.ts$/.test(f) && /\.handle\(\s*'/.test(fs.readFileSync(f, 'utf8')))
+        .map((f) => path.relative(ROOT, f).replace(/\.ts$/, '')),
+    );
+    expect(handlerModules.size).toBeGreaterThan(10);
+    expect(handlerModules).toContain('services/documents/src/shares');
+    expect(problems((e) => (handlerModules.has(e.from.replace(/\.ts$/, '')) && handlerModules.has(e.target.file ?? '') ? 'shared rules go to flows/' : null))).toEqual([]);
   });
 });

@@ -2,14 +2,10 @@ import { randomUUID, createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
   AppError,
-  DEFAULT_ESTIMATE_VALIDITY_DAYS,
-  DEFAULT_PAYMENT_TERMS_DAYS,
   type DocumentBrandingDto,
   type DocumentContentType,
   type EstimateDefaultsDto,
   type InvoiceDefaultsDto,
-  type LinkRecordType,
-  type RpcOperation,
   type TrustedContext,
   actionReply,
   list,
@@ -31,62 +27,17 @@ import {
   forgetDiscarded,
   findByIdempotencyKey,
   findDocument,
-  getSettings,
   insertDocument,
   insertLink,
   linksOf,
   listDocuments,
   mergeSettings,
 } from './queries';
-import { Storage, isStorageUnavailable } from './storage';
-
-/** S3 failures that mean the store is down become 503 (retry later), never 500. */
-export async function s3<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    if (isStorageUnavailable(e)) throw new AppError('service_unavailable', 'Document storage is unavailable. Retry later.');
-    throw e;
-  }
-}
+import { requireRecord } from './flows/records';
+import { BRANDING_DEFAULTS, ESTIMATE_DEFAULTS, INVOICE_DEFAULTS, readSettings } from './flows/settings';
+import { Storage, isStorageUnavailable, s3 } from './storage';
 
 const scopeOf = (ctx: TrustedContext): Scope => ({ organizationId: ctx.organizationId, environment: ctx.environment });
-
-/** The operation that reads a record of each linkable type (its owning service answers 404 outside the scope). */
-const RECORD_GET: Record<LinkRecordType, RpcOperation & `${string}.get`> = {
-  customer: 'customers.get',
-  invoice: 'invoices.get',
-  estimate: 'estimates.get',
-  vendor: 'vendors.get',
-  bill: 'bills.get',
-};
-
-/** A record as its owning service answers it over NATS (404 unless it exists in the caller's organization and environment). */
-export async function fetchRecord<T>(rpc: Pick<RpcClient, 'call'>, ctx: TrustedContext, type: LinkRecordType, id: string): Promise<T> {
-  const reply = await rpc.call(RECORD_GET[type], { ctx, params: { id }, query: {}, body: {} });
-  if (reply.ok) return (reply.body as { data: T }).data;
-  if (reply.error.code === 'not_found') throw AppError.notFound(type[0]!.toUpperCase() + type.slice(1), id);
-  throw new AppError(reply.error.code, reply.error.message, reply.error.details);
-}
-
-/** 404 unless the record exists in the caller's organization and environment. */
-export async function requireRecord(rpc: Pick<RpcClient, 'call'>, ctx: TrustedContext, type: LinkRecordType, id: string): Promise<void> {
-  await fetchRecord(rpc, ctx, type, id);
-}
-
-const BRANDING_DEFAULTS: DocumentBrandingDto = { business_name: null, payment_instructions: null, primary_color: null, logo_document_id: null };
-const INVOICE_DEFAULTS: InvoiceDefaultsDto = { payment_terms_days: DEFAULT_PAYMENT_TERMS_DAYS, default_terms: null, default_memo: null, footer: null };
-const ESTIMATE_DEFAULTS: EstimateDefaultsDto = { validity_days: DEFAULT_ESTIMATE_VALIDITY_DAYS, default_terms: null, default_memo: null };
-
-/** Reads the settings of a scope with their defaults filled in (also used by renders). */
-export async function readSettings(orm: Orm, s: Scope) {
-  const em = orm.em.fork();
-  return {
-    branding: { ...BRANDING_DEFAULTS, ...(await getSettings<DocumentBrandingDto>(em, s, 'document_branding')) },
-    invoice: { ...INVOICE_DEFAULTS, ...(await getSettings<InvoiceDefaultsDto>(em, s, 'invoice_defaults')) },
-    estimate: { ...ESTIMATE_DEFAULTS, ...(await getSettings<EstimateDefaultsDto>(em, s, 'estimate_defaults')) },
-  };
-}
 
 /** Hash, size and the first bytes of a stream, read once. */
 async function measure(stream: Readable): Promise<{ sha256: string; size: number; head: Buffer }> {

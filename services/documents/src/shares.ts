@@ -7,9 +7,10 @@ import { sanitizeFileName } from './domain/file-name';
 import { renderPdf } from './domain/pdf';
 import { portalPage } from './domain/portal-page';
 import { type RecordView, estimateView, invoiceView } from './domain/view';
-import { fetchRecord, readSettings, s3 } from './handlers';
+import { fetchRecord } from './flows/records';
+import { readSettings } from './flows/settings';
 import { type RenderRow, type Scope, type ShareRow, findActiveShareByToken, findDocument, findRender, findShare, insertShare, renderDto, revokeShare, shareDto } from './queries';
-import { Storage } from './storage';
+import { Storage, s3 } from './storage';
 
 /** Largest logo inlined in the portal page (a data: URL); a bigger one is left out of the page. */
 const PORTAL_LOGO_MAX_BYTES = 256 * 1024;

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { AppError } from '@acct/contracts';
 import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 
@@ -165,4 +166,14 @@ export function isStorageUnavailable(e: unknown): boolean {
   return (
     ['TimeoutError', 'RequestTimeout', 'NoSuchBucket', 'AbortError'].includes(String(x?.name)) || /ECONNREFUSED|socket hang up|timed? ?out/i.test(String((e as Error)?.message))
   );
+}
+
+/** S3 failures that mean the store is down become 503 (retry later), never 500. */
+export async function s3<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (isStorageUnavailable(e)) throw new AppError('service_unavailable', 'Document storage is unavailable. Retry later.');
+    throw e;
+  }
 }

@@ -2,7 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { isCalendarDate, isDateTime } from './dates';
 import type { ErrorDetail } from './errors';
-import type { JsonSchema } from './schemas/common';
+import { type JsonSchema, UUID_PATTERN } from './schemas/common';
 
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, useDefaults: coerce, strict: false });
@@ -16,8 +16,8 @@ function makeAjv(coerce: boolean): Ajv {
   return ajv;
 }
 
-/** A UUID in its canonical spelling's shape, either case: 8-4-4-4-12 hex digits. */
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A UUID in its canonical spelling's shape, either case: 8-4-4-4-12 hex digits (schemas/common.ts). */
+export const UUID = new RegExp(UUID_PATTERN);
 
 type Walkable = {
   format?: string;

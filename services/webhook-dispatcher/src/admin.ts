@@ -1,3 +1,4 @@
+import { UUID } from '@acct/contracts';
 import { baseConfigSpec, databaseUrlOf, loadConfig, ormOpener, runMain } from '@acct/kit';
 import { findEndpointById, getDelivery, queueTestDelivery } from './queries';
 import { webhookDispatcher } from './service';
@@ -5,8 +6,6 @@ import { webhookDispatcher } from './service';
 const USAGE = `usage: npm run admin -- webhooks test <endpoint id>
 
   test <endpoint id>    queue a webhook.test delivery to the endpoint (the running dispatcher sends it)`;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The operator's webhook commands (`npm run admin -- webhooks ...` hands them over to this script). */
 runMain(async () => {

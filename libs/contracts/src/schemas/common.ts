@@ -18,10 +18,11 @@ export function Nullable<T extends TSchema>(s: T): TUnsafe<Static<T> | null> {
   return Type.Unsafe<Static<T> | null>({ type: [type, 'null'], ...rest });
 }
 
+/** The one spelling of an id the API takes: hyphenated hex, either case; no urn:uuid:, braces or padding. */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 export const uuid = Type.String({
   format: 'uuid',
-  // The form the gateway takes (validate.ts UUID): hyphenated hex, either case; no urn:uuid: or braces.
-  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  pattern: UUID_PATTERN,
   description: 'A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.',
 });
 /** Said in every date's description: the range the API accepts (limits.date_min … date_max). */

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { ErrorDetail } from '@acct/contracts';
+import { type ErrorDetail, UUID } from '@acct/contracts';
 
 /**
  * Stripe webhook inputs (issue #14), without I/O: the Stripe-Signature check over the raw bytes and
@@ -113,7 +113,6 @@ export type StripeMapping =
 export const STRIPE_MAPPED_TYPES = ['payment_intent.succeeded', 'invoice.paid', 'charge.refunded', 'payout.paid'] as const;
 
 const OBJ = '/data/object';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SAFE_CENTS_MAX = 100_000_000_000; // limits.amount_cents_max
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -1,4 +1,10 @@
-import { type Resolver, type UrlRules, addressRange, checkUrl, isForbiddenAddress, urlProblem } from './ssrf';
+import { type Resolver, type UrlRules, addressRange, checkUrl, isForbiddenAddress } from './ssrf';
+
+/** Why checkUrl refuses a URL, or null when it takes it. */
+async function urlProblem(raw: string, rules: UrlRules): Promise<string | null> {
+  const r = await checkUrl(raw, rules);
+  return r.ok ? null : r.problem;
+}
 
 const publicDns: Resolver = async () => ['93.184.216.34'];
 const privateDns: Resolver = async () => ['10.0.0.7'];

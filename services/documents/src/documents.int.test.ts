@@ -5,7 +5,7 @@ import { type Orm, RpcClient, migrate, ormOpener, wireService, type ServiceWirin
 import { type LocalS3, startLocalS3 } from '@acct/stack';
 import { NATS_URL, freshDatabase, silentLogger, startFreezableProxy, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { loadDocumentsConfig } from './config';
-import { documents } from './service';
+import { documentsService } from './service';
 import { Storage } from './storage';
 import { Sweeper } from './sweeper';
 
@@ -33,7 +33,7 @@ describe('documents service against Postgres, NATS and S3', () => {
     s3 = await startLocalS3();
     const config = loadDocumentsConfig({ ...s3.env, PENDING_UPLOAD_TTL_S: '60' });
     storage = new Storage(config);
-    const def = documents({ config, storage });
+    const def = documentsService({ config, storage });
     orm = await ormOpener(def)(db.url, 5);
     await migrate(orm);
     nc = await connect({ servers: NATS_URL });

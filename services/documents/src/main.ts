@@ -1,4 +1,4 @@
 import { startService } from '@acct/kit';
-import { documents } from './service';
+import { documentsService } from './service';
 
-startService(documents());
+startService(documentsService());

@@ -1,4 +1,4 @@
 import { migrateService } from '@acct/kit';
-import { documents } from './service';
+import { documentsService } from './service';
 
-migrateService(documents());
+migrateService(documentsService());

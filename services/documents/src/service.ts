@@ -7,7 +7,7 @@ import { Storage } from './storage';
 import { Sweeper } from './sweeper';
 
 /** The documents service: evidence files in S3, their links, and the settings. */
-export function documents(opts: { config?: DocumentsConfig; storage?: Storage } = {}): ServiceDefinition {
+export function documentsService(opts: { config?: DocumentsConfig; storage?: Storage } = {}): ServiceDefinition {
   let config = opts.config;
   let storage = opts.storage;
   const cfg = () => (config ??= loadDocumentsConfig());

@@ -1,9 +1,7 @@
-import { type Logger, openOrm, type Orm } from '@acct/kit';
-import { entities } from './entities';
-import { migrations } from './migrations';
+import { type Logger, type Orm, ormOpener } from '@acct/kit';
+import { gatewayService } from './service';
 
-export const GATEWAY_SCHEMA = 'gateway';
-
+/** Opens MikroORM on the gateway schema (main, migrate, the admin CLI and tests). */
 export function openGatewayOrm(url: string, poolMax?: number, log?: Logger): Promise<Orm> {
-  return openOrm({ url, schema: GATEWAY_SCHEMA, entities, migrations, poolMax, log });
+  return ormOpener(gatewayService())(url, poolMax, log);
 }

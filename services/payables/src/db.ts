@@ -1,7 +1,5 @@
-import { ormOpener, schemaOf } from '@acct/kit';
-import { payables } from './service';
-
-export const PAYABLES_SCHEMA = schemaOf('payables');
+import { ormOpener } from '@acct/kit';
+import { payablesService } from './service';
 
 /** Opens MikroORM on the payables schema (tests; main and migrate open it through startService). */
-export const openPayablesOrm = ormOpener(payables);
+export const openPayablesOrm = ormOpener(payablesService());

@@ -1,4 +1,4 @@
 import { startService } from '@acct/kit';
-import { payables } from './service';
+import { payablesService } from './service';
 
-startService(payables);
+startService(payablesService());

@@ -1,4 +1,4 @@
 import { migrateService } from '@acct/kit';
-import { payables } from './service';
+import { payablesService } from './service';
 
-migrateService(payables);
+migrateService(payablesService());

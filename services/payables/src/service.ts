@@ -7,20 +7,22 @@ import { registerVendorHandlers } from './handlers/vendors.handler';
 import { migrations } from './migrations';
 
 /** The payables service: vendors, bills, vendor payments with their allocations. */
-export const payables: ServiceDefinition = {
-  name: 'payables',
-  entities,
-  migrations,
-  register(wiring) {
-    const { server } = wiring;
-    const books = booksOf(wiring);
-    registerVendorHandlers(server, books);
-    registerBillHandlers(server, books);
-    registerVendorPaymentHandlers(server, books);
-  },
-};
+export function payablesService(): ServiceDefinition {
+  return {
+    name: 'payables',
+    entities,
+    migrations,
+    register(wiring) {
+      const { server } = wiring;
+      const books = booksOf(wiring);
+      registerVendorHandlers(server, books);
+      registerBillHandlers(server, books);
+      registerVendorPaymentHandlers(server, books);
+    },
+  };
+}
 
 /** Wires every operation of the service without starting it (integration tests). */
 export function createPayablesServer(deps: Parameters<typeof wireService>[1]): ServiceWiring {
-  return wireService(payables, deps);
+  return wireService(payablesService(), deps);
 }

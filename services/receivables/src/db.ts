@@ -1,7 +1,5 @@
-import { ormOpener, schemaOf } from '@acct/kit';
-import { receivables } from './service';
-
-export const RECEIVABLES_SCHEMA = schemaOf('receivables');
+import { ormOpener } from '@acct/kit';
+import { receivablesService } from './service';
 
 /** Opens MikroORM on the receivables schema (tests; main and migrate open it through startService). */
-export const openReceivablesOrm = ormOpener(receivables);
+export const openReceivablesOrm = ormOpener(receivablesService());

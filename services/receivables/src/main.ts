@@ -1,4 +1,4 @@
 import { startService } from '@acct/kit';
-import { receivables } from './service';
+import { receivablesService } from './service';
 
-startService(receivables);
+startService(receivablesService());

@@ -1,4 +1,4 @@
 import { migrateService } from '@acct/kit';
-import { receivables } from './service';
+import { receivablesService } from './service';
 
-migrateService(receivables);
+migrateService(receivablesService());

@@ -40,8 +40,6 @@ export function receivablesService(opts: { config?: ReceivablesConfig } = {}): S
   };
 }
 
-export const receivables: ServiceDefinition = receivablesService();
-
 /** Wires every operation of the service without starting it (integration tests). */
 export function createReceivablesServer(deps: Parameters<typeof wireService>[1], config: ReceivablesConfig = { processorSecretKey: randomBytes(32) }): ServiceWiring {
   return wireService(receivablesService({ config }), deps);

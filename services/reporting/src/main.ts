@@ -1,4 +1,4 @@
 import { startService } from '@acct/kit';
-import { reporting } from './service';
+import { reportingService } from './service';
 
-startService(reporting);
+startService(reportingService());

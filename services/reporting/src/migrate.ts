@@ -1,4 +1,4 @@
 import { migrateService } from '@acct/kit';
-import { reporting } from './service';
+import { reportingService } from './service';
 
-migrateService(reporting);
+migrateService(reportingService());

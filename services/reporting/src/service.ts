@@ -33,48 +33,50 @@ export function createConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 
  * The reporting service: a durable consumer of the events stream projects journal entries, invoices'
  * and bills' due dates, customers and vendors into its schema; the ledger reads and reports come from it.
  */
-export const reporting: ServiceDefinition = {
-  name: 'reporting',
-  entities: [],
-  migrations,
-  register(wiring) {
-    const state: ReportingState = { consumer: createConsumer(wiring), fresh: new Freshness(wiring.nc, wiring.prefix, CONSUMERS.reportingPostings) };
-    states.set(wiring, state);
-    registerReportHandlers(wiring.server, wiring.orm, state.fresh);
-  },
-  workers(wiring): Worker[] {
-    const state = reportingState(wiring);
-    const sub = { close: () => Promise.resolve() };
-    return [
-      {
-        name: 'consumer',
-        start: async () => {
-          await ensureEventsStream(wiring.nc, wiring.prefix);
-          await state.consumer.start();
+export function reportingService(): ServiceDefinition {
+  return {
+    name: 'reporting',
+    entities: [],
+    migrations,
+    register(wiring) {
+      const state: ReportingState = { consumer: createConsumer(wiring), fresh: new Freshness(wiring.nc, wiring.prefix, CONSUMERS.reportingPostings) };
+      states.set(wiring, state);
+      registerReportHandlers(wiring.server, wiring.orm, state.fresh);
+    },
+    workers(wiring): Worker[] {
+      const state = reportingState(wiring);
+      const sub = { close: () => Promise.resolve() };
+      return [
+        {
+          name: 'consumer',
+          start: async () => {
+            await ensureEventsStream(wiring.nc, wiring.prefix);
+            await state.consumer.start();
+          },
+          stop: () => state.consumer.stop(),
         },
-        stop: () => state.consumer.stop(),
-      },
-      {
-        name: 'admin',
-        start: () => {
-          // Operator commands (npm run admin -- reporting rebuild), one replica answers.
-          const s = wiring.nc.subscribe(adminSubject(wiring.prefix, 'reporting', 'rebuild'), {
-            queue: `${wiring.prefix}.reporting-admin`,
-            callback: (_err, msg) => {
-              void rebuild(wiring, state).then(
-                (r) => msg.respond(encodeJson({ ok: true, ...r })),
-                (e: Error) => {
-                  wiring.log.error({ err: e }, 'rebuild failed');
-                  msg.respond(encodeJson({ ok: false, error: e.message }));
-                },
-              );
-            },
-          });
-          sub.close = () => s.drain();
-          return Promise.resolve();
+        {
+          name: 'admin',
+          start: () => {
+            // Operator commands (npm run admin -- reporting rebuild), one replica answers.
+            const s = wiring.nc.subscribe(adminSubject(wiring.prefix, 'reporting', 'rebuild'), {
+              queue: `${wiring.prefix}.reporting-admin`,
+              callback: (_err, msg) => {
+                void rebuild(wiring, state).then(
+                  (r) => msg.respond(encodeJson({ ok: true, ...r })),
+                  (e: Error) => {
+                    wiring.log.error({ err: e }, 'rebuild failed');
+                    msg.respond(encodeJson({ ok: false, error: e.message }));
+                  },
+                );
+              },
+            });
+            sub.close = () => s.drain();
+            return Promise.resolve();
+          },
+          stop: () => sub.close(),
         },
-        stop: () => sub.close(),
-      },
-    ];
-  },
-};
+      ];
+    },
+  };
+}

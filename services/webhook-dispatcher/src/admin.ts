@@ -1,7 +1,7 @@
 import { UUID } from '@acct/contracts';
 import { baseConfigSpec, databaseUrlOf, loadConfig, ormOpener, runMain } from '@acct/kit';
 import { findEndpointById, getDelivery, queueTestDelivery } from './queries';
-import { webhookDispatcher } from './service';
+import { webhookDispatcherService } from './service';
 
 const USAGE = `usage: npm run admin -- webhooks test <endpoint id>
 
@@ -19,7 +19,7 @@ runMain(async () => {
     process.exit(1);
   }
   const { DATABASE_URL } = loadConfig({ DATABASE_URL: baseConfigSpec.DATABASE_URL });
-  const orm = await ormOpener(webhookDispatcher({ config: undefined }))(databaseUrlOf('webhook-dispatcher', DATABASE_URL), 2);
+  const orm = await ormOpener(webhookDispatcherService({ config: undefined }))(databaseUrlOf('webhook-dispatcher', DATABASE_URL), 2);
   try {
     const em = orm.em.fork();
     const ep = await findEndpointById(em, id);

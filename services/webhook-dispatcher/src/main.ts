@@ -1,4 +1,4 @@
 import { startService } from '@acct/kit';
-import { webhookDispatcher } from './service';
+import { webhookDispatcherService } from './service';
 
-startService(webhookDispatcher());
+startService(webhookDispatcherService());

@@ -1,4 +1,4 @@
 import { migrateService } from '@acct/kit';
-import { webhookDispatcher } from './service';
+import { webhookDispatcherService } from './service';
 
-migrateService(webhookDispatcher());
+migrateService(webhookDispatcherService());

@@ -6,7 +6,7 @@ import { type TrustedContext, outboundSubject } from '@acct/contracts';
 import { type Orm, RpcClient, type RpcServer, createMetrics, ensureEventsStream, migrate, ormOpener, wireService } from '@acct/kit';
 import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, waitFor, type TestDatabase } from '@acct/testing';
 import { parseSchedule } from './domain/schedule';
-import { startDelivery, webhookDispatcher } from './service';
+import { startDelivery, webhookDispatcherService } from './service';
 import type { WebhookConfig } from './config';
 
 /** One process of the dispatcher: its own pool, NATS connection, RPC server, consumer and workers. */
@@ -98,7 +98,7 @@ describe('webhook dispatcher: two replicas never send one delivery twice at once
 
     db = await freshDatabase('acct_wh_replicas');
     prefix = uniquePrefix();
-    const def = webhookDispatcher({ config });
+    const def = webhookDispatcherService({ config });
     for (let i = 0; i < 2; i++) {
       const orm = await ormOpener(def)(db.url, 5);
       if (i === 0) await migrate(orm);

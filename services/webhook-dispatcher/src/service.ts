@@ -44,7 +44,7 @@ export async function startDelivery(
 }
 
 /** The webhook dispatcher: endpoints (RPC), the outbound-event consumer and the delivery workers. */
-export function webhookDispatcher(opts: { config?: WebhookConfig; resolve?: Resolver } = {}): ServiceDefinition {
+export function webhookDispatcherService(opts: { config?: WebhookConfig; resolve?: Resolver } = {}): ServiceDefinition {
   let config = opts.config;
   let wake: () => void = () => undefined;
   const cfg = () => (config ??= loadWebhookConfig());

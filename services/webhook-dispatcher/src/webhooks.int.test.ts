@@ -8,7 +8,7 @@ import { type TrustedContext, outboundSubject } from '@acct/contracts';
 import { type Orm, RpcClient, createMetrics, ensureEventsStream, migrate, ormOpener, wireService, type RpcServer } from '@acct/kit';
 import { NATS_URL, freshDatabase, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { parseSchedule } from './domain/schedule';
-import { webhookDispatcher, startDelivery } from './service';
+import { webhookDispatcherService, startDelivery } from './service';
 import { claimDue } from './queries';
 import type { WebhookConfig } from './config';
 
@@ -118,7 +118,7 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     db = await freshDatabase('acct_wh_it');
-    const def = webhookDispatcher({ config, resolve: async (h) => (h === 'internal.example.com' ? ['10.1.2.3'] : ['93.184.216.34']) });
+    const def = webhookDispatcherService({ config, resolve: async (h) => (h === 'internal.example.com' ? ['10.1.2.3'] : ['93.184.216.34']) });
     orm = await ormOpener(def)(db.url, 10);
     await migrate(orm);
     nc = await connect({ servers: NATS_URL });

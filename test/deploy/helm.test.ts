@@ -116,13 +116,21 @@ describe('helm lint and template', () => {
 });
 
 describe('the chart follows SERVICE_MANIFEST', () => {
-  it('values.services is keyed like the manifest, with its ops ports', () => {
-    expect(Object.keys(values.services).sort()).toEqual(SERVICE_MANIFEST.map((s) => s.name).sort());
+  it('deploys the services of files/services.yaml (the manifest), overridden only by name', () => {
+    const listed = parse(fs.readFileSync(path.join(CHART, 'files', 'services.yaml'), 'utf8')) as { services: { name: string; opsPort: number; s3: boolean; public: boolean }[] };
+    expect(listed.services).toEqual(SERVICE_MANIFEST.map((s) => ({ name: s.name, opsPort: s.opsPort, s3: s.s3, public: s.public })));
+    for (const name of Object.keys(values.services)) expect(SERVICE_MANIFEST.map((s) => s.name)).toContain(name);
     for (const s of SERVICE_MANIFEST) {
-      expect([s.name, values.services[s.name].opsPort]).toEqual([s.name, s.opsPort]);
-      expect([s.name, Boolean(values.services[s.name].httpPort)]).toEqual([s.name, s.public]);
-      expect([s.name, values.services[s.name].s3]).toEqual([s.name, s.s3]);
+      const c = find(byDefault, 'Deployment', `rel-accounting-api-${s.name}`)!.spec.template.spec.containers[0];
+      const env = c.env.map((e: any) => e.name);
+      expect([s.name, c.ports.some((p: any) => p.name === 'http'), env.includes('GATEWAY_PORT')]).toEqual([s.name, s.public, s.public]);
+      expect([s.name, env.includes('S3_BUCKET')]).toEqual([s.name, s.s3]);
     }
+    expect(helmRun(['template', 'rel', CHART, '--set', 'services.nosuch.enabled=true']).status).not.toBe(0);
+    const off = render('--set', 'services.payables.enabled=false', '--set', 'services.reporting.replicas=3', '--set', 'services.reporting.autoscaling.enabled=false');
+    expect(find(off, 'Deployment', 'rel-accounting-api-payables')).toBeUndefined();
+    expect(find(off, 'Deployment', 'rel-accounting-api-reporting')!.spec.replicas).toBe(3);
+    expect(find(byDefault, 'PodDisruptionBudget', 'rel-accounting-api-reporting')!.spec.minAvailable).toBe(0);
   });
 
   it.each(SERVICE_MANIFEST.map((s) => [s.name, s] as const))('%s: Deployment, command, probes on the real ops port and paths, HPA, PDB, Service', (name, s) => {

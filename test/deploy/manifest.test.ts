@@ -10,7 +10,7 @@ import { POSTING_MIGRATIONS } from '@acct/posting';
  * carry every entry with its ops port, and nothing the manifest does not know.
  */
 const ROOT = path.resolve(__dirname, '..', '..');
-const compose = parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as {
+const compose = parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, { command?: string[]; environment?: Record<string, unknown>; ports?: string[]; healthcheck?: { test: string[] }; depends_on?: unknown }>;
 };
 const prometheus = parse(fs.readFileSync(path.join(ROOT, 'deploy/prometheus/prometheus.yml'), 'utf8')) as {

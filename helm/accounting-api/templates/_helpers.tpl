@@ -118,3 +118,25 @@ PUBLIC_BASE_URL: {{ .Values.publicBaseUrl | quote }}
 {{ printf "%s_DATABASE_URL" ($name | upper | replace "-" "_") }}: {{ $url | quote }}
 {{- end }}
 {{- end -}}
+
+{{/*
+Settings of every service, by name, as JSON (include "acct.services" . | fromJson): for each entry
+of files/services.yaml (generated from SERVICE_MANIFEST), serviceDefaults, then the manifest's
+opsPort and s3, then services.<name>; httpPort only for the public service.
+*/}}
+{{- define "acct.services" -}}
+{{- $out := dict -}}
+{{- range (.Files.Get "files/services.yaml" | fromYaml).services -}}
+{{- $svc := mergeOverwrite (deepCopy $.Values.serviceDefaults) (dict "opsPort" .opsPort "s3" .s3) (deepCopy (index $.Values.services .name | default dict)) -}}
+{{- if not .public }}{{ $_ := unset $svc "httpPort" }}{{ end -}}
+{{- $_ := set $out .name $svc -}}
+{{- end -}}
+{{- toJson $out -}}
+{{- end -}}
+
+{{/* Names of the services in SERVICE_MANIFEST order (files/services.yaml), as JSON. */}}
+{{- define "acct.serviceOrder" -}}
+{{- $names := list -}}
+{{- range (.Files.Get "files/services.yaml" | fromYaml).services }}{{ $names = append $names .name }}{{ end -}}
+{{- toJson $names -}}
+{{- end -}}

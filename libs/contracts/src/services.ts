@@ -1,3 +1,6 @@
-/** The processes of the system, by name: the gateway and the services behind it. */
-export const SERVICES = ['gateway', 'receivables', 'payables', 'documents', 'reporting', 'webhook-dispatcher'] as const;
-export type ServiceName = (typeof SERVICES)[number];
+import { SERVICE_MANIFEST, type ServiceName, type ServiceNames } from './manifest';
+
+export type { ServiceName } from './manifest';
+
+/** The processes of the system, by name: the gateway and the services behind it (SERVICE_MANIFEST order). */
+export const SERVICES = Object.freeze(SERVICE_MANIFEST.map((s): ServiceName => s.name)) as unknown as ServiceNames;

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { positional, reportQueries, type ReportQuery } from '@acct/reporting/dist/queries';
+import { positional, reportQueries, type ReportQuery } from '@acct/reporting/dist/queries/reports';
 
 /**
  * Seeds the reporting projection straight (no events): `lines` journal lines for one organization's
@@ -107,7 +107,7 @@ export async function seedReportingLines(databaseUrl: string, organizationId: st
   }
 }
 
-/** EXPLAIN ANALYZE of the report queries, built by services/reporting/src/queries.ts as the service runs them. */
+/** EXPLAIN ANALYZE of the report queries, built by services/reporting/src/queries/reports.ts as the service runs them. */
 export async function explainReports(databaseUrl: string, organizationId: string): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();

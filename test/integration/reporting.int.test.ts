@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { connect, type JetStreamManager, type NatsConnection } from 'nats';
-import { CONSUMERS, type RpcOperation, type RpcReply, type RpcRequest, type TrustedContext, eventsStreamName } from '@acct/contracts';
-import { Outbox, RpcClient, claimEvent, migrate, ormOpener, type Orm, type ServiceWiring, encodeJson, ensureEventsStream, wireService } from '@acct/kit';
-import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, waitFor, type TestDatabase } from '@acct/testing';
+import type { JetStreamManager } from 'nats';
+import { CONSUMERS, type RpcOperation, type RpcReply, type RpcRequest, adminSubject, eventsStreamName } from '@acct/contracts';
+import { claimEvent, decodeJson, encodeJson } from '@acct/kit';
+import { type TestService, ctx, startServiceForTest, waitFor } from '@acct/testing';
 import { payablesService } from '../../services/payables/src/service';
-import { reportingService, reportingState } from '../../services/reporting/src/service';
-import { rebuild } from '../../services/reporting/src/rebuild';
-import { applyEvent } from '../../services/reporting/src/projection';
-import { bucketSql, openAmounts, reportQueries, type ReportQuery } from '../../services/reporting/src/queries';
+import { reportingService } from '../../services/reporting/src/service';
+import { applyEvent } from '../../services/reporting/src/consumers/projection';
+import { bucketSql, openAmounts, reportQueries, type ReportQuery } from '../../services/reporting/src/queries/reports';
 import { BUCKET_UPTO, bucketOf } from '../../services/reporting/src/domain/reports';
 
 /**
@@ -16,17 +15,12 @@ import { BUCKET_UPTO, bucketOf } from '../../services/reporting/src/domain/repor
  * a rebuild from the stream gives the same figures.
  */
 describe('reporting against real Postgres and JetStream', () => {
-  let db: TestDatabase;
-  let apOrm: Orm;
-  let repOrm: Orm;
-  let nc: NatsConnection;
+  // Payables posts on its own connection and prefix; reporting consumes them on the same bus.
+  let ap: TestService;
+  let rep: TestService;
   let jsm: JetStreamManager;
-  let prefix: string;
-  let ap: ServiceWiring;
-  let rep: ServiceWiring;
-  let client: RpcClient;
-  const c: TrustedContext = { organizationId: randomUUID(), connectedAppId: randomUUID(), environment: 'test', apiKeyId: randomUUID(), requestId: randomUUID() };
-  const call = (op: RpcOperation, over: Partial<RpcRequest> = {}): Promise<RpcReply<any>> => client.call(op, { ctx: c, params: {}, query: {}, body: {}, ...over });
+  const c = ctx();
+  const call = (op: RpcOperation, over: Partial<RpcRequest> = {}): Promise<RpcReply<any>> => rep.call(op, c, over);
   const ok = async (p: Promise<RpcReply<any>>): Promise<any> => {
     const r = await p;
     if (!r.ok) throw new Error(`expected ok: ${JSON.stringify(r.error)}`);
@@ -40,31 +34,15 @@ describe('reporting against real Postgres and JetStream', () => {
   });
 
   beforeAll(async () => {
-    db = await freshDatabase('acct_rep_it');
-    apOrm = await ormOpener(payablesService())(db.url, 5);
-    repOrm = await ormOpener(reportingService())(db.url, 5);
-    await migrate(apOrm);
-    await migrate(repOrm);
-    nc = await connect({ servers: NATS_URL });
-    prefix = uniquePrefix();
-    jsm = await ensureEventsStream(nc, prefix);
-    ap = wireService(payablesService(), { nc, prefix, orm: apOrm, log: silentLogger(), outbox: new Outbox(nc, apOrm, silentLogger()) });
-    ap.server.start();
-    rep = wireService(reportingService(), { nc, prefix, orm: repOrm, log: silentLogger() });
-    rep.server.start();
-    for (const w of reportingService().workers!(rep)) await w.start();
-    client = new RpcClient(nc, prefix, 20_000);
+    ap = await startServiceForTest(payablesService(), { poolMax: 5 });
+    rep = await startServiceForTest(reportingService(), { nc: ap.nc, prefix: ap.prefix, workers: true, poolMax: 5 });
+    jsm = await ap.nc.jetstreamManager();
   });
 
   afterAll(async () => {
-    await reportingState(rep).consumer.stop();
-    await ap.server.drain();
-    await rep.server.drain();
-    await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
-    await nc.drain();
-    await apOrm.close(true);
-    await repOrm.close(true);
-    await db.drop();
+    // Reporting first: it shares payables' connection, which payables' stop drains (and deletes the stream).
+    await rep?.stop();
+    await ap?.stop();
   });
 
   it('reads its writes: bills, payments and a reversal show in A/P, the trial balance and the 1099 summary at once', async () => {
@@ -128,13 +106,13 @@ describe('reporting against real Postgres and JetStream', () => {
 
   it('ignores a second copy of an event (another stream message, same event id) and parks a poison message', async () => {
     const before = await figures();
-    const last = await jsm.streams.getMessage(eventsStreamName(prefix), { last_by_subj: `${prefix}.events.posting.payables` });
-    await nc.jetstream().publish(last.subject, last.data, { msgID: randomUUID() });
+    const last = await jsm.streams.getMessage(eventsStreamName(ap.prefix), { last_by_subj: `${ap.prefix}.events.posting.payables` });
+    await ap.nc.jetstream().publish(last.subject, last.data, { msgID: randomUUID() });
     // A posting event whose apply fails every time (lines missing): parked after 5 deliveries, not retried forever.
     const poison = { id: randomUUID(), type: 'journal_entry.posted', organization_id: c.organizationId, environment: 'test', occurred_at: new Date().toISOString(), entry: null };
-    await nc.jetstream().publish(`${prefix}.events.posting.payables`, encodeJson(poison), { msgID: poison.id });
+    await ap.nc.jetstream().publish(`${ap.prefix}.events.posting.payables`, encodeJson(poison), { msgID: poison.id });
     await waitFor(async () => {
-      const rows = await repOrm.em.fork().getConnection().execute<{ n: number }[]>(`SELECT count(*)::int AS n FROM parked_events WHERE event_id = ?`, [poison.id]);
+      const rows = await rep.orm.em.fork().getConnection().execute<{ n: number }[]>(`SELECT count(*)::int AS n FROM parked_events WHERE event_id = ?`, [poison.id]);
       return rows[0]?.n === 1;
     }, 20_000);
     expect(await figures()).toEqual(before);
@@ -153,13 +131,13 @@ describe('reporting against real Postgres and JetStream', () => {
       source: { type: 'none' },
     };
     // The consumer's transaction committed (claim + projection) and the process died before m.ack().
-    await repOrm.em.fork().transactional(async (em) => {
+    await rep.orm.em.fork().transactional(async (em) => {
       expect(await claimEvent(em, CONSUMERS.reportingPostings, id, 0)).toBe(true);
       await applyEvent(em, { id, subject: 'x', seq: 0, payload: event });
     });
     const committed = await figures();
     expect(committed.entries).toBe(before.entries + 1);
-    await nc.jetstream().publish(`${prefix}.events.posting.payables`, encodeJson(event), { msgID: id });
+    await ap.nc.jetstream().publish(`${ap.prefix}.events.posting.payables`, encodeJson(event), { msgID: id });
     expect(await figures()).toEqual(committed);
   });
 
@@ -175,9 +153,9 @@ describe('reporting against real Postgres and JetStream', () => {
     });
     const newer = ref('vendor.updated', '2026-05-02T00:00:00.000Z', true);
     const older = ref('vendor.created', '2026-05-01T00:00:00.000Z', false);
-    for (const e of [newer, older, newer]) await nc.jetstream().publish(`${prefix}.events.reference.${e.type}`, encodeJson(e), { msgID: randomUUID() });
+    for (const e of [newer, older, newer]) await ap.nc.jetstream().publish(`${ap.prefix}.events.reference.${e.type}`, encodeJson(e), { msgID: randomUUID() });
     await figures(); // waits until applied
-    const rows = await repOrm.em
+    const rows = await rep.orm.em
       .fork()
       .getConnection()
       .execute<{ display_name: string; is_1099_eligible: boolean }[]>(`SELECT display_name, is_1099_eligible FROM parties WHERE id = ?`, [vendorId]);
@@ -186,11 +164,15 @@ describe('reporting against real Postgres and JetStream', () => {
 
   it('rebuilds from the stream to the same figures', async () => {
     const before = await figures();
-    const r = await rebuild(rep, reportingState(rep));
+    // As the operator asks it (npm run admin -- reporting rebuild): one replica answers when done.
+    const reply = await ap.nc.request(adminSubject(ap.prefix, 'reporting', 'rebuild'), new Uint8Array(), { timeout: 55_000 });
+    const r = decodeJson<{ ok: boolean; applied: number; last_seq: number }>(reply.data);
+    expect(r).toMatchObject({ ok: true });
     expect(r.last_seq).toBeGreaterThan(0);
+    expect(r.applied).toBeGreaterThan(0);
     expect(await figures()).toEqual(before);
     // The daily totals agree with the lines they sum.
-    const diff = await repOrm.em
+    const diff = await rep.orm.em
       .fork()
       .getConnection()
       .execute(
@@ -202,7 +184,7 @@ describe('reporting against real Postgres and JetStream', () => {
       );
     expect(diff).toEqual([]);
     // So do the open amounts (A/R debit − credit, A/P credit − debit).
-    const open = await repOrm.em
+    const open = await rep.orm.em
       .fork()
       .getConnection()
       .execute(
@@ -212,7 +194,7 @@ describe('reporting against real Postgres and JetStream', () => {
         WHERE d.o IS DISTINCT FROM l.o`,
       );
     expect(open).toEqual([]);
-    const info = await jsm.consumers.info(eventsStreamName(prefix), CONSUMERS.reportingPostings);
+    const info = await jsm.consumers.info(eventsStreamName(ap.prefix), CONSUMERS.reportingPostings);
     expect(info.num_pending).toBe(0);
   }, 60_000);
 
@@ -232,7 +214,7 @@ describe('reporting against real Postgres and JetStream', () => {
       '2024-02-29',
       'infinity',
     ];
-    const conn = repOrm.em.fork().getConnection();
+    const conn = rep.orm.em.fork().getConnection();
     const cases: [string, string][] = dues.map((due) => [due, asOf]);
     // The ends of the date range, as due dates and as as_of.
     for (const edge of ['1900-01-01', '9999-12-31'])
@@ -254,7 +236,7 @@ describe('reporting against real Postgres and JetStream', () => {
       [reportQueries.openAmounts(s, 'invoice', '9999-12-31'), ['open_days', 'open_leads', 'party_periods', 'parties']],
       [reportQueries.vendorPaymentsInYear(s, 2026), ['vendor_payment_years', 'parties']],
     ];
-    const conn = repOrm.em.fork().getConnection();
+    const conn = rep.orm.em.fork().getConnection();
     for (const [q, tables] of expected) {
       const [row] = await conn.execute<{ 'QUERY PLAN': unknown }[]>(`EXPLAIN (FORMAT JSON) ${q.sql}`, q.params);
       const relations = new Set<string>();
@@ -271,7 +253,7 @@ describe('reporting against real Postgres and JetStream', () => {
   /** The open amounts per party and bucket as of asOf by the plain sum of open_days up to as_of (what openAmounts must give). */
   const key = (r: { partyId: string; bucket: string }) => `${r.partyId} ${r.bucket}`;
   const plainOpenAmounts = async (s: { organizationId: string; environment: string }, code: string, asOf: string) => {
-    const rows = await repOrm.em
+    const rows = await rep.orm.em
       .fork()
       .getConnection()
       .execute<{ party_id: string | null; bucket: string; open: string }[]>(
@@ -282,14 +264,14 @@ describe('reporting against real Postgres and JetStream', () => {
     return rows.map((r) => ({ partyId: String(r.party_id), bucket: r.bucket, openCents: Number(r.open) })).sort((a, b) => key(a).localeCompare(key(b)));
   };
   const boundedOpenAmounts = async (s: { organizationId: string; environment: string }, kind: 'invoice' | 'bill', asOf: string) =>
-    (await openAmounts(repOrm, { organizationId: s.organizationId, environment: s.environment as 'test' }, kind, asOf))
+    (await openAmounts(rep.orm, { organizationId: s.organizationId, environment: s.environment as 'test' }, kind, asOf))
       .filter((r) => r.openCents !== 0)
       .map((r) => ({ partyId: r.partyId, bucket: r.bucket, openCents: r.openCents }))
       .sort((a, b) => key(a).localeCompare(key(b)));
 
   it('A/P as of every day from before the first entry to after the last: the bounded query gives the sums of open_days up to as_of', async () => {
     const s = { organizationId: c.organizationId, environment: c.environment };
-    const conn = repOrm.em.fork().getConnection();
+    const conn = rep.orm.em.fork().getConnection();
     const [span] = await conn.execute<{ first: string; last: string }[]>(
       `SELECT to_char(min(entry_date) - 100, 'YYYY-MM-DD') AS first, to_char(max(entry_date) + 200, 'YYYY-MM-DD') AS last FROM open_days WHERE organization_id = ? AND account_code = '2000'`,
       [s.organizationId],
@@ -304,7 +286,7 @@ describe('reporting against real Postgres and JetStream', () => {
 
   it('extreme dates (1900-01-01, 9999-12-31) on every dated field: every report answers, to the cent, at every as_of', async () => {
     // An organization of its own: the test above walks every day of c's ledger.
-    const x: TrustedContext = { ...c, organizationId: randomUUID(), requestId: randomUUID() };
+    const x: typeof c = { ...c, organizationId: randomUUID(), requestId: randomUUID() };
     const s = { organizationId: x.organizationId, environment: x.environment };
     const xcall = (op: RpcOperation, over: Partial<RpcRequest> = {}) => call(op, { ctx: x, ...over });
     const v = await ok(xcall('vendors.create', { body: { external_vendor_id: randomUUID(), display_name: 'Edge', is_1099_eligible: true } }));
@@ -357,7 +339,7 @@ describe('reporting against real Postgres and JetStream', () => {
         },
         source: { type: 'invoice', invoice: { id, customer_id: customer, issue_date: issue, due_date: due } },
       };
-      await repOrm.em.fork().transactional((em) => applyEvent(em, { id: event.id, subject: 'x', seq: 0, payload: event }));
+      await rep.orm.em.fork().transactional((em) => applyEvent(em, { id: event.id, subject: 'x', seq: 0, payload: event }));
     };
     await invoice(3_000, '1900-01-01', '1900-01-01');
     await invoice(5_000, '2026-01-10', '9999-12-31');

@@ -1,5 +1,6 @@
+import { caught } from '@acct/testing';
 import { DEFAULT_CHART, accountId } from '@acct/ledger';
-import { aging, bucketOf, chartWithTotals, form1099, parseYear, threshold1099, trialBalance } from './reports';
+import { aging, agingReport, bucketOf, chartWithTotals, checkPeriod, form1099, parseYear, reportingYear, threshold1099, trialBalance } from './reports';
 
 const ORG = '6f1c0f2e-8a55-4c1e-9a53-2a3f1f0c9b11';
 
@@ -93,5 +94,33 @@ describe('chart and trial balance', () => {
     const tb = trialBalance(accounts);
     expect(tb).toMatchObject({ total_debit_cents: 10_000, total_credit_cents: 10_000, balanced: true });
     expect(tb.accounts.find((a) => a.code === '4000')).toMatchObject({ debit_cents: 0, credit_cents: 10_000 });
+  });
+});
+
+describe('request checks', () => {
+  it('refuses a period whose from is after its to, naming from; a missing end bounds nothing', () => {
+    expect(() => checkPeriod('2026-01-01', '2026-01-01')).not.toThrow();
+    expect(() => checkPeriod(undefined, '2026-01-01')).not.toThrow();
+    expect(() => checkPeriod('2026-02-01', undefined)).not.toThrow();
+    expect(caught(() => checkPeriod('2026-02-01', '2026-01-01'))).toMatchObject({ code: 'validation_failed', details: [{ field: 'from', issue: 'invalid' }] });
+  });
+
+  it('takes a 1099 year of four digits from 1900 to 9999, naming year otherwise', () => {
+    expect(reportingYear('2026')).toBe(2026);
+    expect(caught(() => reportingYear('1200'))).toMatchObject({ code: 'validation_failed', details: [{ field: 'year', issue: 'invalid' }] });
+    expect(caught(() => reportingYear('20261')).code).toBe('validation_failed');
+  });
+});
+
+describe('aging report', () => {
+  it('names the party fields for its side and keeps the documented field order', () => {
+    const r = aging([{ partyId: 'p1', displayName: 'Acme', openCents: 500, dueDate: '2025-03-01' }], '2025-03-31');
+    const ap = agingReport('vendor', '2025-03-31', r);
+    expect(Object.keys(ap)).toEqual(['as_of', 'total_open_cents', 'vendor_count', 'aging', 'vendors']);
+    expect(ap.vendors).toEqual([{ vendor_id: 'p1', display_name: 'Acme', open_cents: 500, aging: expect.objectContaining({ days_1_30: 500 }) }]);
+    expect(Object.keys(ap.vendors[0]!)).toEqual(['vendor_id', 'display_name', 'open_cents', 'aging']);
+    const ar = agingReport('customer', '2025-03-31', r);
+    expect(Object.keys(ar)).toEqual(['as_of', 'total_open_cents', 'customer_count', 'aging', 'customers']);
+    expect(ar).toMatchObject({ customer_count: 1, customers: [{ customer_id: 'p1' }] });
   });
 });

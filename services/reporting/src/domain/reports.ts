@@ -1,5 +1,5 @@
 import { type AccountDef, DEFAULT_CHART, accountId, normalBalance, type LedgerEnvironment } from '@acct/ledger';
-import { type AccountDto, type AgingBucketsDto, type Form1099ReportDto, limits } from '@acct/contracts';
+import { type AccountDto, type AgingBucketsDto, AppError, type Form1099ReportDto, limits } from '@acct/contracts';
 
 /** Pure report arithmetic (API-DECISIONS §8): no I/O. */
 
@@ -74,6 +74,21 @@ export function agingOf(amounts: readonly PartyBucketAmount[]): AgingResult {
   const rows = [...byParty.values()].filter((r) => r.open_cents !== 0).sort((a, b) => b.open_cents - a.open_cents || a.party_id.localeCompare(b.party_id));
   const totalOpenCents = Object.values(total).reduce((a, b) => a + b, 0);
   return { totalOpenCents, partyCount: rows.filter((r) => r.open_cents > 0).length, aging: total, rows };
+}
+
+/** An aging report as the API shows it, its party's fields named for the side (customer: A/R, vendor: A/P). */
+export type AgingReport<P extends 'customer' | 'vendor'> = { as_of: string; total_open_cents: number; aging: AgingBucketsDto } & Record<`${P}_count`, number> &
+  Record<`${P}s`, (Omit<AgingResult['rows'][number], 'party_id'> & Record<`${P}_id`, string>)[]>;
+
+/** Shapes an aging result for the API (fields in the documented order). */
+export function agingReport<P extends 'customer' | 'vendor'>(party: P, asOf: string, r: AgingResult): AgingReport<P> {
+  return {
+    as_of: asOf,
+    total_open_cents: r.totalOpenCents,
+    [`${party}_count`]: r.partyCount,
+    aging: r.aging,
+    [`${party}s`]: r.rows.map(({ party_id, ...x }) => ({ [`${party}_id`]: party_id, ...x })),
+  } as AgingReport<P>;
 }
 
 export function threshold1099(year: number): number {
@@ -159,4 +174,18 @@ export function parseYear(s: string): number | null {
   if (!/^\d{4}$/.test(s)) return null;
   const y = Number(s);
   return y >= Number(limits.date_min.slice(0, 4)) && y <= Number(limits.date_max.slice(0, 4)) ? y : null;
+}
+
+const invalid = (field: string, message: string) => AppError.validation(message, [{ field, issue: 'invalid', message }]);
+
+/** A period of entry dates: from must not be after to (a missing end bounds nothing). */
+export function checkPeriod(from: string | undefined, to: string | undefined): void {
+  if (from && to && from > to) throw invalid('from', 'from must not be after to.');
+}
+
+/** The year of a 1099 summary, or a validation error naming year. */
+export function reportingYear(s: string): number {
+  const year = parseYear(s);
+  if (year === null) throw invalid('year', 'year must be a 4-digit year from 1900 to 9999.');
+  return year;
 }

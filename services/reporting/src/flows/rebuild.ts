@@ -1,7 +1,7 @@
 import { CONSUMERS, eventsStreamName } from '@acct/contracts';
 import type { EventConsumer, ServiceWiring } from '@acct/kit';
+import { appliedCount, emptyProjection } from '../queries/projection';
 import type { Freshness } from './freshness';
-import { PROJECTION_TABLES } from './migrations';
 
 /** The consumer it stops and restarts, and the freshness it marks as rebuilding (the service's state). */
 export interface RebuildTarget {
@@ -13,27 +13,21 @@ export interface RebuildTarget {
  * Drops the projection and replays the events stream from its first message (the stream keeps
  * every event: max_age 0). Reads answer 503 meanwhile; resolves once the consumer caught up.
  */
-export async function rebuild(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log'>, state: RebuildTarget, timeoutMs = 600_000): Promise<{ applied: number; last_seq: number }> {
+export async function rebuild(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log'>, state: RebuildTarget, timeoutMs: number): Promise<{ applied: number; last_seq: number }> {
   state.fresh.rebuilding = true;
   try {
     await state.consumer.stop();
     const jsm = await w.nc.jetstreamManager();
     await jsm.consumers.delete(eventsStreamName(w.prefix), CONSUMERS.reportingPostings).catch(() => undefined);
-    await w.orm.em.fork().transactional(async (em) => {
-      await em.execute(`TRUNCATE ${PROJECTION_TABLES.join(', ')}`, [], 'run');
-      await em.execute(`DELETE FROM consumed_events WHERE consumer = ?`, [CONSUMERS.reportingPostings], 'run');
-    });
+    await w.orm.em.fork().transactional((em) => emptyProjection(em));
     await state.consumer.start();
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const p = await state.fresh.positions();
       if (p.ackFloor >= p.lastSeq) {
-        const [row] = await w.orm.em
-          .fork()
-          .getConnection()
-          .execute<{ n: number }[]>(`SELECT count(*)::int AS n FROM consumed_events WHERE consumer = ?`, [CONSUMERS.reportingPostings]);
-        w.log.info({ applied: row?.n, last_seq: p.lastSeq }, 'reporting projection rebuilt');
-        return { applied: row?.n ?? 0, last_seq: p.lastSeq };
+        const applied = await appliedCount(w.orm);
+        w.log.info({ applied, last_seq: p.lastSeq }, 'reporting projection rebuilt');
+        return { applied, last_seq: p.lastSeq };
       }
       if (Date.now() > deadline) throw new Error(`rebuild did not catch up within ${timeoutMs} ms (at ${p.ackFloor} of ${p.lastSeq})`);
       await new Promise((r) => setTimeout(r, 100));

@@ -1,5 +1,6 @@
 import type { NatsConnection } from 'nats';
 import { AppError, eventsStreamName } from '@acct/contracts';
+import { DEFAULT_FRESHNESS_WAIT_MS } from '../config';
 
 /**
  * Read-your-writes: before a read, note the stream's last sequence and wait (bounded) until the
@@ -14,7 +15,7 @@ export class Freshness {
     private readonly nc: NatsConnection,
     private readonly prefix: string,
     private readonly consumer: string,
-    private readonly waitMs = 3000,
+    private readonly waitMs = DEFAULT_FRESHNESS_WAIT_MS,
     private readonly pollMs = 20,
   ) {}
 

@@ -1,9 +1,10 @@
+import type { PostingEvent } from '@acct/contracts';
 import type { Orm, Scope } from '@acct/kit';
 import { ACCOUNT } from '@acct/ledger';
-import { NIL_UUID } from './projection';
-import { BUCKET_UPTO, LATEST_BUCKET, RECENT_DAYS, type AccountTotals, type Bucket, type PartyBucketAmount, type VendorPaid } from './domain/reports';
+import { NIL_UUID } from '../domain/projection';
+import { BUCKET_UPTO, LATEST_BUCKET, RECENT_DAYS, type AccountTotals, type Bucket, type PartyBucketAmount, type VendorPaid } from '../domain/reports';
 
-/** Every read of the projection. Scope first; dates inclusive. */
+/** Every read of the projection (the reports and the journal). Scope first; dates inclusive. */
 type Row = Record<string, unknown>;
 /** A report query: SQL with `?` placeholders and its values (also EXPLAINed by a test and by the bench). */
 export interface ReportQuery {
@@ -168,7 +169,20 @@ export interface EntryFilter {
   to?: string;
 }
 
+/** A journal entry as the API shows it: the posted entry with its lines and when it was projected. */
+export type ProjectedEntry = PostingEvent['entry'] & { posted_at: string };
+
 /** A page of journal entries (newest first, ties by id) with their lines; one row more than limit says has_more. */
-export async function journalEntries(orm: Orm, s: Scope, f: EntryFilter, limit: number, offset: number): Promise<Row[]> {
-  return q(orm, reportQueries.journalEntries(s, f, limit, offset));
+export async function journalEntries(orm: Orm, s: Scope, f: EntryFilter, limit: number, offset: number): Promise<ProjectedEntry[]> {
+  const rows = await q(orm, reportQueries.journalEntries(s, f, limit, offset));
+  return rows.map((r) => ({
+    id: String(r.id),
+    entry_date: String(r.entry_date),
+    source_type: String(r.source_type),
+    source_id: String(r.source_id),
+    memo: (r.memo as string | null) ?? null,
+    reverses_entry_id: (r.reverses_entry_id as string | null) ?? null,
+    posted_at: new Date(r.posted_at as string).toISOString(),
+    lines: ((r.lines ?? []) as ProjectedEntry['lines']).map((l) => ({ ...l, amount_cents: Number(l.amount_cents) })),
+  }));
 }

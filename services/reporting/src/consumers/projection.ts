@@ -1,0 +1,52 @@
+import { CONSUMERS, type PostingEvent, type PostingSource, type ReferenceEvent, eventsSubjectFilter } from '@acct/contracts';
+import { type ConsumedEvent, type EntityManager, EventConsumer, type ServiceWiring, type Worker, ensureEventsStream } from '@acct/kit';
+import { entryRow, partyRow, postingRows } from '../domain/projection';
+import { addPostingRows, addVendorPayment, insertEntry, upsertParty } from '../queries/projection';
+
+/**
+ * Applies one event to the projection, in the consumer's transaction (after its claim). Every
+ * write commutes: entries are inserted once by id, documents once by id, parties last-writer-wins
+ * by the event's time, so duplicates and any delivery order give the same tables.
+ */
+export async function applyEvent(em: EntityManager, event: ConsumedEvent): Promise<void> {
+  const type = event.payload.type;
+  if (type === 'journal_entry.posted') return applyPosting(em, event.payload as unknown as PostingEvent<PostingSource>, event.id);
+  if (type === 'customer.created' || type === 'customer.updated' || type === 'vendor.created' || type === 'vendor.updated') {
+    return upsertParty(em, partyRow(event.payload as unknown as ReferenceEvent));
+  }
+  // Outbound events (webhooks) are not reporting's concern.
+}
+
+async function applyPosting(em: EntityManager, e: PostingEvent<PostingSource>, eventId: string): Promise<void> {
+  if (!(await insertEntry(em, entryRow(e, eventId)))) return; // the same entry under another event id
+  await addPostingRows(em, postingRows(e));
+  // 1099: this entry's vendor payment counts unless something already reversed it; a first reversal takes its payment out.
+  await addVendorPayment(em, e.entry.id, 1);
+  if (e.entry.reverses_entry_id) await addVendorPayment(em, e.entry.reverses_entry_id, -1);
+}
+
+/** The durable consumer of the events stream (reporting-postings) that applies each event. */
+export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log' | 'metrics'>): EventConsumer {
+  return new EventConsumer({
+    nc: w.nc,
+    prefix: w.prefix,
+    orm: w.orm,
+    log: w.log,
+    metrics: w.metrics,
+    name: CONSUMERS.reportingPostings,
+    filterSubject: eventsSubjectFilter(w.prefix),
+    apply: applyEvent,
+  });
+}
+
+/** Runs the consumer beside the RPC server; the stream may not exist yet (reporting can start before any posting service). */
+export function consumerWorker(w: Pick<ServiceWiring, 'nc' | 'prefix'>, consumer: EventConsumer): Worker {
+  return {
+    name: 'consumer',
+    start: async () => {
+      await ensureEventsStream(w.nc, w.prefix);
+      await consumer.start();
+    },
+    stop: () => consumer.stop(),
+  };
+}

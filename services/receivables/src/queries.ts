@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { type Statement, entityRows, findInScope, getInScope } from '@acct/kit';
+import { entityRows, findInScope, getInScope, statement } from '@acct/kit';
 import type { Db, Tx } from '@acct/posting';
 import type { EventSource } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
@@ -36,11 +36,12 @@ export function lockInvoiceRow(tx: Tx, id: string): Promise<Invoice | null> {
   return getInScope(tx.sql, entityRows(tx.em, InvoiceSchema), id, tx.scope, { lock: true });
 }
 
-const SAVE_POSTED: Statement = { name: 'invoice_save_posted', text: 'UPDATE invoices SET status = $2, posted_at = $3, journal_entry_id = $4 WHERE id = $1' };
+// Named (prepared once per connection): the invoice post path is measured (bench post-invoice).
+const SAVE_POSTED = statement('invoice_save_posted', 'UPDATE invoices SET status = ?, posted_at = ?, journal_entry_id = ? WHERE id = ?');
 
 /** Writes what posting changed on an invoice row of lockInvoiceRow. */
 export async function savePostedInvoice(tx: Tx, inv: Invoice): Promise<void> {
-  await tx.sql(SAVE_POSTED, [inv.id, inv.status, inv.postedAt, inv.journalEntryId]);
+  await tx.sql(SAVE_POSTED, [inv.status, inv.postedAt, inv.journalEntryId, inv.id]);
 }
 
 /** Locks a payment by its external id (concurrent refunds of one payment queue on it). */

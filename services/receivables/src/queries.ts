@@ -88,6 +88,34 @@ export function findPayoutByExternalId(db: Db, externalPayoutId: string): Promis
   return db.em.findOne(PayoutSchema, { ...db.scope, externalPayoutId });
 }
 
+/**
+ * Stores an inbound event. Plain SQL: the payload is the caller's free-form JSON, and MikroORM's
+ * insert walks its values as query parameters (a key named "constructor" holding a number makes it throw).
+ */
+export async function insertInboundEvent(tx: Tx, row: InboundEvent): Promise<void> {
+  await tx.em.execute(
+    `INSERT INTO inbound_events (id, organization_id, environment, created_at, external_event_id, idempotency_key, event_type, payload, payload_hash, status, details, payment_id, source, source_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?)`,
+    [
+      row.id,
+      row.organizationId,
+      row.environment,
+      row.createdAt,
+      row.externalEventId,
+      row.idempotencyKey,
+      row.eventType,
+      JSON.stringify(row.payload),
+      row.payloadHash,
+      row.status,
+      JSON.stringify(row.details),
+      row.paymentId,
+      row.source,
+      row.sourceId,
+    ],
+    'run',
+  );
+}
+
 /** 404 naming /customer_id unless the customer exists in the scope. */
 export async function requireCustomer(db: Db, customerId: string): Promise<void> {
   const c = await findInScope(db.em, CustomerSchema, customerId, db.scope);

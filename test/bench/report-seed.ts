@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { positional, reportQueries, type ReportQuery } from '@acct/reporting/dist/queries/reports';
+import { positional } from '@acct/kit';
+import { reportQueries, type ReportQuery } from '@acct/reporting/dist/queries/reports';
 
 /**
  * Seeds the reporting projection straight (no events): `lines` journal lines for one organization's

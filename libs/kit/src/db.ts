@@ -4,6 +4,7 @@ import { PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator, Migration as MigrationBase, type Migration } from '@mikro-orm/migrations';
 import pino from 'pino';
 import type { Logger } from './logger';
+import { positional } from './sql';
 
 export type Orm = MikroORM<PostgreSqlDriver>;
 export type { EntityManager };
@@ -55,7 +56,7 @@ async function withAdminClient<T>(url: string, fn: (c: Client) => Promise<T>): P
 export async function ensureDatabase(url: string): Promise<void> {
   const name = databaseName(url);
   await withAdminClient(url, async (c) => {
-    const found = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    const found = await c.query(positional('SELECT 1 FROM pg_database WHERE datname = ?'), [name]);
     if (found.rowCount) return;
     try {
       await c.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);

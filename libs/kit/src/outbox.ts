@@ -4,7 +4,7 @@ import type { EntityManager, Orm } from './db';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { encodeJson } from './rpc';
-import { type Statement, transactionQuery } from './sql';
+import { statement, transactionQuery } from './sql';
 import { Gauge } from 'prom-client';
 
 /**
@@ -26,10 +26,11 @@ const OUTBOX_DDL_V1 = `
 /** The outbox's DDL, oldest version first; every publishing service runs each as a migration. */
 export const OUTBOX_DDL: readonly { version: number; sql: string }[] = Object.freeze([{ version: 1, sql: OUTBOX_DDL_V1 }]);
 
-const INSERT_OUTBOX: Statement = {
-  name: 'outbox_insert',
-  text: 'INSERT INTO outbox (id, subject, payload) SELECT id, subject, payload::jsonb FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t (id, subject, payload)',
-};
+// Named (prepared once per connection): every posting writes its outbox rows (bench post-invoice).
+const INSERT_OUTBOX = statement(
+  'outbox_insert',
+  'INSERT INTO outbox (id, subject, payload) SELECT id, subject, payload::jsonb FROM unnest(?::uuid[], ?::text[], ?::text[]) AS t (id, subject, payload)',
+);
 
 export interface OutboxMessage {
   /** Also the JetStream message id, so the stream drops a second publish of the same row. */

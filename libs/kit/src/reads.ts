@@ -2,22 +2,14 @@ import type { EntitySchema } from '@mikro-orm/core';
 import { AppError, type KeyedOperation, limits, list, pageWithin, single } from '@acct/contracts';
 import type { Orm } from './db';
 import type { RpcServer } from './rpc';
-import { findInScope, pageQuery, scopeOf, type ScopedRow } from './scope';
-import { type EntityRows, entityRows, getInScope, withQuery } from './sql';
-
-/** The entity's pg row mapping, or undefined when its shape is not flat (it stays on MikroORM). */
-function flatRows<E extends ScopedRow>(orm: Orm, schema: EntitySchema<E, never>): EntityRows<E> | undefined {
-  try {
-    return entityRows(orm, schema);
-  } catch {
-    return undefined;
-  }
-}
+import { pageQuery, scopeOf, type ScopedRow } from './scope';
+import { entityRows, getInScope, withQuery } from './sql';
 
 /**
  * The read side every resource shares: a list (newest first, ties by id, limit + 1 for has_more,
  * optional equality and range filters from the query) and a get by id, both scoped by organization and
- * environment.
+ * environment. One path each (docs/data-access.md): the list through MikroORM, the get by id on pg
+ * directly, so the entity must be flat (entityRows); registering one that is not throws at start.
  */
 export function registerReads<E extends object>(
   server: RpcServer,
@@ -56,13 +48,11 @@ export function registerReads<E extends object>(
     return { ok: true, status: 200, body: list(r.plural, p.items, p.pagination) };
   });
 
-  // By primary key on pg directly (a named statement, no hydration), when the entity is flat.
-  const rows = flatRows(orm, r.schema as never as EntitySchema<ScopedRow, never>);
+  // Named statement, no hydration: a measured hot path (bench get-customer; about 0.15 ms of CPU
+  // per get against 0.6 ms through em.fork().findOne).
+  const rows = entityRows(orm, r.schema as never as EntitySchema<ScopedRow, never>);
   server.handle(r.get, async (req) => {
-    const id = String(req.params.id);
-    const row = rows
-      ? await withQuery(orm, (q) => getInScope(q, rows, id, scopeOf(req.ctx)))
-      : await findInScope(orm.em.fork(), r.schema as never as EntitySchema<ScopedRow>, id, scopeOf(req.ctx));
+    const row = await withQuery(orm, (q) => getInScope(q, rows, String(req.params.id), scopeOf(req.ctx)));
     if (!row) throw AppError.notFound(r.label, req.params.id);
     return { ok: true, status: 200, body: single(r.name, r.dto(row as E)) };
   });

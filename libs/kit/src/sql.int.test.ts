@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { freshDatabase, type TestDatabase } from '@acct/testing';
 import { moneyColumn, type Scoped, scopedColumns } from './columns';
 import { migrate, openOrm, type Orm } from './db';
-import { entityRows, getInScope, transactionQuery, withQuery } from './sql';
+import { entityRows, getInScope, statement, transactionQuery, withQuery } from './sql';
 
 interface Gadget extends Scoped {
   name: string;
@@ -90,7 +90,7 @@ describe('pg directly with named statements (entityRows) against real Postgres',
       const q = await transactionQuery(em);
       const row = await getInScope(q, rows, g.id, { organizationId: g.organizationId, environment: 'test' }, { lock: true });
       // The lock is this transaction's: another session cannot take it now.
-      const other = await withQuery(orm, (q2) => q2({ name: 't_skip_locked', text: 'SELECT id FROM gadgets WHERE id = $1 FOR UPDATE SKIP LOCKED' }, [g.id]));
+      const other = await withQuery(orm, (q2) => q2(statement('t_skip_locked', 'SELECT id FROM gadgets WHERE id = ? FOR UPDATE SKIP LOCKED'), [g.id]));
       return { row, other };
     });
     expect(locked.row?.id).toBe(g.id);

@@ -3,16 +3,69 @@ import type { EntityManager, Orm } from './db';
 import { inScope, type Scope, type ScopedRow } from './scope';
 
 /**
- * Hot paths on pg directly, MikroORM for the rest. A statement is parsed and planned once per
- * connection (pg names it) and run with $1..$n values, on a connection of MikroORM's own pool (its
- * type parsers and search_path), or on the connection of the transaction an EntityManager runs in.
- * Rows are read and written with the entity's metadata, so they look exactly as MikroORM's would.
+ * Named statements on pg directly, for the measured hot paths only (docs/data-access.md); MikroORM
+ * and `em.execute` for the rest. A statement is parsed and planned once per connection (pg names it)
+ * on a connection of MikroORM's own pool (its type parsers and search_path), or on the connection of
+ * the transaction an EntityManager runs in. Rows are read and written with the entity's metadata,
+ * so they look exactly as MikroORM's would. Every statement is written with `?`, as all SQL here is.
  */
 
-/** A named statement; the name is unique per text (pg refuses one name for two texts). */
+/** A named statement, made by statement(): pg's text, `$1..$n` numbered from its `?`. */
 export interface Statement {
   readonly name: string;
   readonly text: string;
+}
+
+/**
+ * The `?` placeholders of `sql` numbered `$1..$n` for pg (the one placeholder style of the repo:
+ * MikroORM's em.execute takes the same text). Refuses `$` outside quotes (a `$1` placeholder or
+ * dollar quoting: write `?`), and `?` inside a quoted literal, identifier or comment (pg and knex
+ * would disagree on what it is).
+ */
+export function positional(sql: string): string {
+  let out = '';
+  let n = 0;
+  for (let i = 0; i < sql.length; i++) {
+    const end = quotedEnd(sql, i);
+    if (end !== -1) {
+      const quoted = sql.slice(i, end);
+      if (quoted.includes('?')) throw new Error(`SQL has a ? inside a quoted literal or comment (${quoted.trim()}): pass the value as a parameter`);
+      out += quoted;
+      i = end - 1;
+    } else if (sql[i] === '$') {
+      throw new Error(`SQL has a $ outside quotes: write every placeholder as ? (${sql.trim().slice(0, 80)})`);
+    } else {
+      out += sql[i] === '?' ? `$${++n}` : sql[i];
+    }
+  }
+  return out;
+}
+
+/** Where the quoted literal, quoted identifier or comment that starts at `i` ends (exclusive); -1 if none starts there. */
+function quotedEnd(sql: string, i: number): number {
+  const c = sql[i]!;
+  const [open, close] = c === "'" || c === '"' ? [c, c] : sql.startsWith('--', i) ? ['--', '\n'] : sql.startsWith('/*', i) ? ['/*', '*/'] : [];
+  if (open === undefined || close === undefined) return -1;
+  const at = sql.indexOf(close, i + open.length);
+  return at === -1 ? sql.length : at + close.length;
+}
+
+const defined = new Map<string, { sql: string; statement: Statement }>();
+
+/**
+ * A named statement from SQL with `?` placeholders, numbered once here. One name, one text (pg
+ * refuses a second text under a name a connection has prepared): defining a name again with the
+ * same SQL returns the first definition, with other SQL throws.
+ */
+export function statement(name: string, sql: string): Statement {
+  const seen = defined.get(name);
+  if (seen) {
+    if (seen.sql !== sql) throw new Error(`statement ${name} is already defined with other SQL`);
+    return seen.statement;
+  }
+  const s: Statement = Object.freeze({ name, text: positional(sql) });
+  defined.set(name, { sql, statement: s });
+  return s;
 }
 
 /** Runs a named statement on one connection and returns its rows. */
@@ -120,7 +173,8 @@ export function entityRows<E extends object>(ormOrEm: Orm | EntityManager, schem
       }
       return e as E;
     },
-    insert: { name: `ins_${table}`, text: `INSERT INTO ${table} (${columns}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})` },
+    // Named per table (not statement(): two ORMs in one process may each have a table of that name).
+    insert: { name: `ins_${table}`, text: positional(`INSERT INTO ${table} (${columns}) VALUES (${cols.map(() => '?').join(', ')})`) },
     values(e) {
       const r = e as Record<string, unknown>;
       return cols.map((c) => {
@@ -128,8 +182,8 @@ export function entityRows<E extends object>(ormOrEm: Orm | EntityManager, schem
         return v === null || v === undefined ? null : c.toDb(v);
       });
     },
-    byId: { name: `get_${table}`, text: `SELECT ${columns} FROM ${table} WHERE id = $1` },
-    lockById: { name: `lock_${table}`, text: `SELECT ${columns} FROM ${table} WHERE id = $1 FOR UPDATE` },
+    byId: { name: `get_${table}`, text: positional(`SELECT ${columns} FROM ${table} WHERE id = ?`) },
+    lockById: { name: `lock_${table}`, text: positional(`SELECT ${columns} FROM ${table} WHERE id = ? FOR UPDATE`) },
   };
   byOrm.set(name, rows);
   return rows;

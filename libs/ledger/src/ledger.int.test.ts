@@ -1,25 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { Migration } from '@mikro-orm/migrations';
-import { migrate, openOrm, type Orm } from '@acct/kit';
+import { migrate, openOrm, positional, statement, transactionQuery, type Orm } from '@acct/kit';
 import { freshDatabase, type TestDatabase } from '@acct/testing';
 import { ACCOUNT, accountId, DEFAULT_CHART, type LedgerEnvironment } from './accounts';
 import { reversalOf, type JournalLine } from './entry';
-import { insertDefaultAccounts, insertJournalEntries, insertJournalEntry, LEDGER_DDL, UNBALANCED_SQLSTATE, type Execute } from './schema';
+import { insertDefaultAccounts, insertJournalEntries, LEDGER_DDL, type EntryToWrite, type RunNamed, UNBALANCED_SQLSTATE, type Execute } from './schema';
 
 const SCHEMA = 'ledger_it';
 
 describe('ledger schema against real Postgres', () => {
   let db: TestDatabase;
   let pg: Client;
-  /** The writer's `?` placeholders become pg's $1..$n. */
-  const execute: Execute = (sql, params) => {
-    let n = 0;
-    return pg.query(
-      sql.replace(/\?/g, () => `$${++n}`),
-      params,
-    );
-  };
+  /** The writer's `?` placeholders become pg's $1..$n, as kit numbers them. */
+  const execute: Execute = (sql, params) => pg.query(positional(sql), params);
+  /** The journal's named statements as libs/posting's Books runs them (kit's statement()). */
+  const run: RunNamed = (s, values) => pg.query({ ...statement(s.name, s.sql), values });
 
   const org = randomUUID();
   const env: LedgerEnvironment = 'test';
@@ -217,7 +213,7 @@ describe('ledger schema against real Postgres', () => {
     await expect(reverse()).rejects.toMatchObject({ code: '23505', constraint: 'journal_entries_reversed_once' });
   });
 
-  it('insertJournalEntry writes the entry and lines with stable account ids; a reversal nets to zero', async () => {
+  it('insertJournalEntries writes the entry and lines with stable account ids; a reversal nets to zero', async () => {
     const scope = { organizationId: randomUUID(), environment: 'live' as const };
     const customerId = randomUUID();
     const invoiceId = randomUUID();
@@ -226,10 +222,14 @@ describe('ledger schema against real Postgres', () => {
       { accountCode: ACCOUNT.revenue, side: 'credit', amountCents: 100_000_000_000, customerId, invoiceId, memo: "O'Brien's?" },
     ];
     const entry = { id: randomUUID(), entryDate: '2026-01-31', sourceType: 'invoice', sourceId: invoiceId, memo: 'INV-1', lines };
-    await tx(() => insertJournalEntry(execute, scope, entry));
-    // Idempotent: a second entry for the same scope re-runs the account insert harmlessly.
-    const reversal = { id: randomUUID(), ...reversalOf(entry, '2026-02-01') };
-    await tx(() => insertJournalEntry(execute, scope, reversal));
+    const write = (e: EntryToWrite['entry']) =>
+      tx(async () => {
+        // As Books does: the scope's chart first (idempotent: the second run changes nothing).
+        await insertDefaultAccounts(execute, scope.organizationId, scope.environment);
+        await insertJournalEntries(run, [{ scope, entry: e }]);
+      });
+    await write(entry);
+    await write({ id: randomUUID(), ...reversalOf(entry, '2026-02-01') });
 
     const accounts = await pg.query(`SELECT id, code FROM ledger_accounts WHERE organization_id = $1 AND environment = 'live' ORDER BY code`, [scope.organizationId]);
     expect(accounts.rows).toEqual(DEFAULT_CHART.map((a) => ({ id: accountId(scope.organizationId, 'live', a.code), code: a.code })));
@@ -278,7 +278,6 @@ describe('ledger schema against real Postgres', () => {
   });
 
   it('insertJournalEntries writes many entries and their lines in two named statements; each is checked at COMMIT', async () => {
-    const run = (name: string, text: string, values: unknown[]) => pg.query({ name, text, values });
     const other = { organizationId: randomUUID(), environment: 'live' as const };
     await insertDefaultAccounts(execute, other.organizationId, other.environment);
     const draft = (amount: number, credit = amount) => ({
@@ -321,17 +320,7 @@ describe('ledger schema against real Postgres', () => {
       await c.query('SET search_path TO ledger_upgrade_it');
       await c.query(LEDGER_DDL[0]!.sql);
       const o = randomUUID();
-      await insertDefaultAccounts(
-        (sql, params) => {
-          let n = 0;
-          return c.query(
-            sql.replace(/\?/g, () => `$${++n}`),
-            params,
-          );
-        },
-        o,
-        env,
-      );
+      await insertDefaultAccounts((sql, params) => c.query(positional(sql), params), o, env);
       const old = randomUUID();
       const line = (no: number, code: string, side: string) =>
         c.query(`INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents) VALUES ($1, $2, $3, $4, $5, 10)`, [
@@ -360,7 +349,7 @@ describe('ledger schema against real Postgres', () => {
     }
   });
 
-  it('runs as a MikroORM migration in a service schema and writes through em.execute in a transaction', async () => {
+  it("runs as a MikroORM migration in a service schema and writes as Books does, on the transaction's connection", async () => {
     class LedgerMigration extends Migration {
       override async up(): Promise<void> {
         this.addSql(LEDGER_DDL.map((d) => d.sql).join('\n'));
@@ -373,19 +362,22 @@ describe('ledger schema against real Postgres', () => {
       expect(tables.rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(['journal_entries', 'journal_lines', 'ledger_accounts']));
       const scope = { organizationId: randomUUID(), environment: 'test' as const };
       const id = randomUUID();
-      await orm.em.fork().transactional((em) =>
-        insertJournalEntry((sql, params) => em.execute(sql, params), scope, {
+      await orm.em.fork().transactional(async (em) => {
+        const q = await transactionQuery(em);
+        await insertDefaultAccounts((sql, params) => em.execute(sql, params, 'run'), scope.organizationId, scope.environment);
+        const entry = {
           id,
           entryDate: '2026-03-01',
           sourceType: 'payment',
           sourceId: randomUUID(),
           memo: "what's this?",
           lines: [
-            { accountCode: ACCOUNT.cash, side: 'debit', amountCents: 250 },
-            { accountCode: ACCOUNT.receivable, side: 'credit', amountCents: 250 },
+            { accountCode: ACCOUNT.cash, side: 'debit' as const, amountCents: 250 },
+            { accountCode: ACCOUNT.receivable, side: 'credit' as const, amountCents: 250 },
           ],
-        }),
-      );
+        };
+        await insertJournalEntries((s, values) => q(statement(s.name, s.sql), values), [{ scope, entry }]);
+      });
       const rows = await orm.em
         .fork()
         .execute(`SELECT e.memo, count(l.id)::int AS lines FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id WHERE e.id = ? GROUP BY e.memo`, [id]);

@@ -1,5 +1,5 @@
 import { ACCOUNT, accountId, DEFAULT_CHART } from './accounts';
-import { insertDefaultAccounts, insertJournalEntry, LEDGER_DDL } from './schema';
+import { insertDefaultAccounts, insertJournalEntries, LEDGER_DDL, type NamedSql } from './schema';
 
 const ORG = '7d9f6c1e-2b1a-4f3e-9c8d-0a1b2c3d4e5f';
 const ENTRY = '44444444-4444-4444-8444-444444444444';
@@ -36,54 +36,60 @@ describe('insertDefaultAccounts', () => {
   });
 });
 
-describe('insertJournalEntry', () => {
-  it('ensures the accounts, then writes the entry and its numbered lines', async () => {
-    const { calls, execute } = recorder();
-    await insertJournalEntry(
-      execute,
-      { organizationId: ORG, environment: 'live' },
+describe('insertJournalEntries', () => {
+  function named() {
+    const calls: { s: NamedSql; values: unknown[] }[] = [];
+    const run = async (s: NamedSql, values: unknown[]) => {
+      // One array of values per placeholder, every array one value per row.
+      expect(s.sql.split('?').length - 1).toBe(values.length);
+      expect(new Set(values.map((v) => (v as unknown[]).length)).size).toBe(1);
+      calls.push({ s, values });
+    };
+    return { calls, run };
+  }
+  const scope = { organizationId: ORG, environment: 'live' as const };
+
+  it('writes the entries, then all their numbered lines, as two named statements of column arrays', async () => {
+    const { calls, run } = named();
+    await insertJournalEntries(run, [
       {
-        id: ENTRY,
-        entryDate: '2026-01-15',
-        sourceType: 'invoice',
-        sourceId: INVOICE,
-        lines: [
-          { accountCode: ACCOUNT.receivable, side: 'debit', amountCents: 500, invoiceId: INVOICE },
-          { accountCode: ACCOUNT.processorFees, side: 'debit', amountCents: 0 },
-          { accountCode: ACCOUNT.revenue, side: 'credit', amountCents: 500, memo: 'why?' },
-        ],
+        scope,
+        entry: {
+          id: ENTRY,
+          entryDate: '2026-01-15',
+          sourceType: 'invoice',
+          sourceId: INVOICE,
+          lines: [
+            { accountCode: ACCOUNT.receivable, side: 'debit', amountCents: 500, invoiceId: INVOICE },
+            { accountCode: ACCOUNT.processorFees, side: 'debit', amountCents: 0 },
+            { accountCode: ACCOUNT.revenue, side: 'credit', amountCents: 500, memo: 'why?' },
+          ],
+        },
       },
-    );
-    expect(calls.map((c) => c.sql.split(' (')[0])).toEqual(['INSERT INTO ledger_accounts', 'INSERT INTO journal_entries', 'INSERT INTO journal_lines']);
-    expect(calls[1]?.params).toEqual([ENTRY, ORG, 'live', '2026-01-15', 'invoice', INVOICE, null, null]);
-    expect(calls[2]?.params).toEqual([
-      ENTRY,
-      1,
-      accountId(ORG, 'live', '1100'),
-      '1100',
-      'debit',
-      500,
-      null,
-      INVOICE,
-      null,
-      null,
-      null,
-      ENTRY,
-      2,
-      accountId(ORG, 'live', '4000'),
-      '4000',
-      'credit',
-      500,
-      null,
-      null,
-      null,
-      null,
-      'why?',
+    ]);
+    expect(calls.map((c) => [c.s.name, c.s.sql.split(' (')[0]])).toEqual([
+      ['ledger_insert_entries', 'INSERT INTO journal_entries'],
+      ['ledger_insert_lines', 'INSERT INTO journal_lines'],
+    ]);
+    expect(calls.every((c) => !c.s.sql.includes('$'))).toBe(true);
+    expect(calls[0]?.values).toEqual([[ENTRY], [ORG], ['live'], ['2026-01-15'], ['invoice'], [INVOICE], [null], [null]]);
+    expect(calls[1]?.values).toEqual([
+      [ENTRY, ENTRY],
+      [1, 2],
+      [accountId(ORG, 'live', '1100'), accountId(ORG, 'live', '4000')],
+      ['1100', '4000'],
+      ['debit', 'credit'],
+      [500, 500],
+      [null, null],
+      [INVOICE, null],
+      [null, null],
+      [null, null],
+      [null, 'why?'],
     ]);
   });
 
-  it('validates before writing anything', async () => {
-    const { calls, execute } = recorder();
+  it('validates every entry before writing anything', async () => {
+    const { calls, run } = named();
     const entry = {
       id: ENTRY,
       entryDate: '2026-01-15',
@@ -91,8 +97,8 @@ describe('insertJournalEntry', () => {
       sourceId: INVOICE,
       lines: [{ accountCode: ACCOUNT.receivable, side: 'debit' as const, amountCents: 500 }],
     };
-    await expect(insertJournalEntry(execute, { organizationId: ORG, environment: 'live' }, entry)).rejects.toMatchObject({ code: 'unbalanced' });
-    await expect(insertJournalEntry(execute, { organizationId: ORG, environment: 'live' }, { ...entry, id: 'x' })).rejects.toMatchObject({ code: 'bad_entry' });
+    await expect(insertJournalEntries(run, [{ scope, entry }])).rejects.toMatchObject({ code: 'unbalanced' });
+    await expect(insertJournalEntries(run, [{ scope, entry: { ...entry, id: 'x' } }])).rejects.toMatchObject({ code: 'bad_entry' });
     expect(calls).toHaveLength(0);
   });
 });

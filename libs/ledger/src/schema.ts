@@ -225,57 +225,16 @@ export async function insertDefaultAccounts(execute: Execute, organizationId: st
 }
 
 /**
- * Writes one journal entry and its lines. Call it inside the transaction that makes the state change
- * (and writes the outbox row): the database checks the balance when that transaction commits.
- * `chart` is the set of accounts the entry may use; they are created for the scope when missing.
+ * SQL the caller runs as a named statement (prepared once per connection), `?` placeholders like
+ * every statement of the repo. With libs/kit: `(s, values) => q(statement(s.name, s.sql), values)`.
  */
-export async function insertJournalEntry(
-  execute: Execute,
-  scope: LedgerScope,
-  entry: JournalEntryDraft & { id: string },
-  /** accountsExist: the caller knows a committed transaction already created the scope's chart. */
-  options: { chart?: readonly AccountDef[]; accountsExist?: boolean } = {},
-): Promise<void> {
-  if (!isUuid(entry.id)) throw new LedgerError('bad_entry', `entry id ${entry.id} is not a uuid`);
-  const chart = options.chart ?? DEFAULT_CHART;
-  const valid = buildEntry(entry, { accountCodes: chart.map((a) => a.code) });
-  if (!options.accountsExist) await insertDefaultAccounts(execute, scope.organizationId, scope.environment, chart);
-
-  await execute(
-    `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [entry.id, scope.organizationId, scope.environment, valid.entryDate, valid.sourceType, valid.sourceId, valid.memo ?? null, valid.reversesEntryId ?? null],
-  );
-
-  const params: unknown[] = [];
-  const rows = valid.lines.map((l, i) => {
-    params.push(
-      entry.id,
-      i + 1,
-      accountId(scope.organizationId, scope.environment, l.accountCode),
-      l.accountCode,
-      l.side,
-      l.amountCents,
-      l.customerId ?? null,
-      l.invoiceId ?? null,
-      l.vendorId ?? null,
-      l.billId ?? null,
-      l.memo ?? null,
-    );
-    return '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-  });
-  await execute(
-    `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents, customer_id, invoice_id, vendor_id, bill_id, memo)
-     VALUES ${rows.join(', ')}`,
-    params,
-  );
+export interface NamedSql {
+  readonly name: string;
+  readonly sql: string;
 }
 
-/**
- * Runs one named statement (`$1..$n` placeholders) inside the caller's transaction: Postgres parses
- * and plans it once per connection. With libs/kit: `(name, text, values) => q({ name, text }, values)`.
- */
-export type RunNamed = (name: string, text: string, values: unknown[]) => Promise<unknown>;
+/** Runs one named statement inside the caller's transaction. */
+export type RunNamed = (s: NamedSql, values: unknown[]) => Promise<unknown>;
 
 /** One entry to write: its scope and a draft (checked again here) with its id. */
 export interface EntryToWrite {
@@ -283,16 +242,24 @@ export interface EntryToWrite {
   entry: JournalEntryDraft & { id: string };
 }
 
-// Two fixed statements for any number of entries and lines: values as arrays, unnest()ed.
-const INSERT_ENTRIES = `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id)
-  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::date[], $5::text[], $6::uuid[], $7::text[], $8::uuid[])`;
-const INSERT_LINES = `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents, customer_id, invoice_id, vendor_id, bill_id, memo)
-  SELECT * FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::text[], $5::text[], $6::bigint[], $7::uuid[], $8::uuid[], $9::uuid[], $10::uuid[], $11::text[])`;
+// Two fixed statements for any number of entries and lines: values as arrays, unnest()ed. Named:
+// every posting writes them (bench post-invoice, create-bill).
+const INSERT_ENTRIES: NamedSql = {
+  name: 'ledger_insert_entries',
+  sql: `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id)
+  SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::date[], ?::text[], ?::uuid[], ?::text[], ?::uuid[])`,
+};
+const INSERT_LINES: NamedSql = {
+  name: 'ledger_insert_lines',
+  sql: `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents, customer_id, invoice_id, vendor_id, bill_id, memo)
+  SELECT * FROM unnest(?::uuid[], ?::int[], ?::uuid[], ?::text[], ?::text[], ?::bigint[], ?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[])`,
+};
 
 /**
- * insertJournalEntry for many entries at once, set-based: one INSERT of the entries and one of all
- * their lines, each a named statement. The scopes' charts must exist (insertDefaultAccounts); the
- * database checks each entry's balance when the transaction commits.
+ * Writes journal entries and their lines, set-based: one INSERT of the entries and one of all their
+ * lines, each a named statement. The only journal write path (libs/posting's Books runs it). Call it
+ * inside the transaction that makes the state change (and writes the outbox rows); the scopes'
+ * charts must exist (insertDefaultAccounts); the database checks each entry's balance at COMMIT.
  */
 export async function insertJournalEntries(run: RunNamed, entries: readonly EntryToWrite[], options: { chart?: readonly AccountDef[] } = {}): Promise<void> {
   if (!entries.length) return;
@@ -321,6 +288,6 @@ export async function insertJournalEntries(run: RunNamed, entries: readonly Entr
       line.forEach((y, j) => l[j]!.push(y));
     });
   }
-  await run('ledger_insert_entries', INSERT_ENTRIES, e);
-  await run('ledger_insert_lines', INSERT_LINES, l);
+  await run(INSERT_ENTRIES, e);
+  await run(INSERT_LINES, l);
 }

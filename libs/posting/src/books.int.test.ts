@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { Migration } from '@mikro-orm/migrations';
 import { AppError, type Environment, type PostingSource, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
-import { Outbox, ensureEventsStream, migrate, openOrm, type Orm } from '@acct/kit';
+import { Outbox, ensureEventsStream, migrate, openOrm, statement, type Orm } from '@acct/kit';
 import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
 import { NATS_URL, firstRow, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { Books, type Tx, createOnce, isUniqueViolation, retryOnceOnUnique } from './books';
@@ -116,7 +116,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
   });
 
   describe('group commit (transactGrouped)', () => {
-    const xact = async (tx: Tx) => String((await tx.sql<{ x: string }>({ name: 't_xact', text: 'SELECT pg_current_xact_id()::text AS x' }, []))[0]!.x);
+    const xact = async (tx: Tx) => String((await tx.sql<{ x: string }>(statement('t_xact', 'SELECT pg_current_xact_id()::text AS x'), []))[0]!.x);
     const entryCount = (ids: string[]) => count('SELECT count(*) AS n FROM journal_entries WHERE id = ANY(?::uuid[])', [`{${ids.join(',')}}`]);
 
     it('runs the postings of one tick in one transaction, and publishes every event', async () => {
@@ -144,11 +144,11 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
         async (tx: Tx) => {
           const id = randomUUID();
           await tx.sql(
-            {
-              name: 't_bad_entry',
-              text: `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id) VALUES ($1, $2, 'test', '2026-11-01', 'manual', $1)`,
-            },
-            [id, tx.scope.organizationId],
+            statement(
+              't_bad_entry',
+              `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id) VALUES (?, ?, 'test', '2026-11-01', 'manual', ?)`,
+            ),
+            [id, tx.scope.organizationId, id],
           );
         },
       ],

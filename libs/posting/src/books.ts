@@ -14,7 +14,7 @@ import {
   postingSubject,
   referenceSubject,
 } from '@acct/contracts';
-import { type EntityManager, type Orm, type Outbox, type OutboxMessage, type Query, type Scope, type ServiceWiring, scopeOf, transactionQuery } from '@acct/kit';
+import { type EntityManager, type Orm, type Outbox, type OutboxMessage, type Query, type Scope, type ServiceWiring, scopeOf, statement, transactionQuery } from '@acct/kit';
 import { type EntryToWrite, type JournalEntryDraft, LedgerError, accountId, buildEntry, insertDefaultAccounts, insertJournalEntries } from '@acct/ledger';
 
 /** Where a flow reads and writes: an EntityManager of its own and the tenancy of the request. */
@@ -127,7 +127,7 @@ export class Books {
       for (const [key, scope] of charts) {
         if (!this.chartsCommitted.has(key)) await insertDefaultAccounts((text, params) => em.execute(text, params, 'run'), scope.organizationId, scope.environment);
       }
-      await insertJournalEntries((name, text, values) => sql({ name, text }, values), entries);
+      await insertJournalEntries((s, values) => sql(statement(s.name, s.sql), values), entries);
       await this.outbox.add(em, pending);
       return out;
     });

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { type Statement, entityRows, findInScope, getInScope } from '@acct/kit';
+import { entityRows, findInScope, getInScope, statement } from '@acct/kit';
 import type { Db, Tx } from '@acct/posting';
 import type { EventSource } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
@@ -36,11 +36,12 @@ export function lockInvoiceRow(tx: Tx, id: string): Promise<Invoice | null> {
   return getInScope(tx.sql, entityRows(tx.em, InvoiceSchema), id, tx.scope, { lock: true });
 }
 
-const SAVE_POSTED: Statement = { name: 'invoice_save_posted', text: 'UPDATE invoices SET status = $2, posted_at = $3, journal_entry_id = $4 WHERE id = $1' };
+// Named (prepared once per connection): the invoice post path is measured (bench post-invoice).
+const SAVE_POSTED = statement('invoice_save_posted', 'UPDATE invoices SET status = ?, posted_at = ?, journal_entry_id = ? WHERE id = ?');
 
 /** Writes what posting changed on an invoice row of lockInvoiceRow. */
 export async function savePostedInvoice(tx: Tx, inv: Invoice): Promise<void> {
-  await tx.sql(SAVE_POSTED, [inv.id, inv.status, inv.postedAt, inv.journalEntryId]);
+  await tx.sql(SAVE_POSTED, [inv.status, inv.postedAt, inv.journalEntryId, inv.id]);
 }
 
 /** Locks a payment by its external id (concurrent refunds of one payment queue on it). */
@@ -85,6 +86,34 @@ export async function markProcessorVerified(em: EntityManager, sourceId: string,
 
 export function findPayoutByExternalId(db: Db, externalPayoutId: string): Promise<Payout | null> {
   return db.em.findOne(PayoutSchema, { ...db.scope, externalPayoutId });
+}
+
+/**
+ * Stores an inbound event. Plain SQL: the payload is the caller's free-form JSON, and MikroORM's
+ * insert walks its values as query parameters (a key named "constructor" holding a number makes it throw).
+ */
+export async function insertInboundEvent(tx: Tx, row: InboundEvent): Promise<void> {
+  await tx.em.execute(
+    `INSERT INTO inbound_events (id, organization_id, environment, created_at, external_event_id, idempotency_key, event_type, payload, payload_hash, status, details, payment_id, source, source_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?)`,
+    [
+      row.id,
+      row.organizationId,
+      row.environment,
+      row.createdAt,
+      row.externalEventId,
+      row.idempotencyKey,
+      row.eventType,
+      JSON.stringify(row.payload),
+      row.payloadHash,
+      row.status,
+      JSON.stringify(row.details),
+      row.paymentId,
+      row.source,
+      row.sourceId,
+    ],
+    'run',
+  );
 }
 
 /** 404 naming /customer_id unless the customer exists in the scope. */

@@ -14,7 +14,7 @@ import {
 } from '@acct/contracts';
 import type { Db, Tx } from '@acct/posting';
 import type { InboundEvent } from '../entities';
-import { findFirstEvent, findInvoiceIdByExternalId, lockPaymentByExternalId } from '../queries';
+import { findFirstEvent, findInvoiceIdByExternalId, insertInboundEvent, lockPaymentByExternalId } from '../queries';
 import { recordPayment, refundPayment } from './payments';
 
 const validPaymentReceived = compileBody(schemas.receivables.paymentReceivedPayload);
@@ -154,28 +154,6 @@ export async function storeEvent(
     createdAt: new Date(),
   };
   await tx.em.flush(); // payments first: the event row points at its payment
-  // Written as plain SQL: the payload is the caller's free-form JSON, and MikroORM's insert walks
-  // its values as query parameters (a key named "constructor" holding a number makes it throw).
-  await tx.em.execute(
-    `INSERT INTO inbound_events (id, organization_id, environment, created_at, external_event_id, idempotency_key, event_type, payload, payload_hash, status, details, payment_id, source, source_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?)`,
-    [
-      row.id,
-      row.organizationId,
-      row.environment,
-      row.createdAt,
-      row.externalEventId,
-      row.idempotencyKey,
-      row.eventType,
-      JSON.stringify(row.payload),
-      row.payloadHash,
-      row.status,
-      JSON.stringify(row.details),
-      row.paymentId,
-      row.source,
-      row.sourceId,
-    ],
-    'run',
-  );
+  await insertInboundEvent(tx, row);
   return row;
 }

@@ -14,10 +14,6 @@ export interface ReportQuery {
 /** Postgres' first date (Julian day 0): a date bound computed below it is an error, not an empty range. */
 export const PG_DATE_MIN = '4714-11-24 BC';
 /** The SQL with `$1, $2, …` for node-postgres (EXPLAIN in tests and the bench). */
-export const positional = (sql: string): string => {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-};
 const q = (orm: Orm, { sql, params }: ReportQuery) => orm.em.fork().getConnection().execute<Row[]>(sql, params);
 
 /** The SQL of each report query, by name, as the reads below run it. */

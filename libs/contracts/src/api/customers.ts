@@ -1,0 +1,57 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { operations } from '../operations';
+import { type RouteDef, createStatuses, routesOf } from '../routes';
+import { Nullable, StringEnum, dateTime, email, externalId, idParams, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+
+const CUSTOMER_STATUSES = ['active'] as const;
+export type CustomerStatus = (typeof CUSTOMER_STATUSES)[number];
+
+export const customerCreateBody = obj({ external_customer_id: externalId, name, email: Type.Optional(email) });
+export type CustomerCreateBody = Static<typeof customerCreateBody>;
+
+export const customer = obj({
+  id: uuid,
+  external_customer_id: Type.String(),
+  name: Type.String(),
+  email: Nullable(Type.String()),
+  status: StringEnum(CUSTOMER_STATUSES),
+  created_at: dateTime,
+});
+export type CustomerDto = Static<typeof customer>;
+
+export const customerListQuery = obj({ ...paginationQuery });
+export const customerResponse = singleEnvelope('customer', customer);
+export const customerListResponse = listEnvelope('customers', customer);
+
+export const customerOperations = operations('receivables', {
+  'customers.create': { body: customerCreateBody, reply: customerResponse },
+  'customers.list': { query: customerListQuery, reply: customerListResponse },
+  'customers.get': { params: idParams, reply: customerResponse },
+});
+
+const route = routesOf(customerOperations, { tag: 'Customers', module: 'customers' });
+export const customerRoutes: RouteDef[] = [
+  route('customers.list', {
+    operationId: 'listCustomers',
+    method: 'GET',
+    path: '/api/v1/customers',
+    summary: 'List customers, newest first.',
+    statuses: { 200: 'A page of customers.' },
+  }),
+  route('customers.create', {
+    operationId: 'createCustomer',
+    method: 'POST',
+    path: '/api/v1/customers',
+    summary: 'Create a customer; retry-safe on external_customer_id.',
+    description:
+      'A repeat with the same external_customer_id and the same name and email returns the existing customer (200, Idempotent-Replayed: true); with different content it is refused with 409 conflict.',
+    statuses: createStatuses('Customer'),
+  }),
+  route('customers.get', {
+    operationId: 'getCustomer',
+    method: 'GET',
+    path: '/api/v1/customers/{id}',
+    summary: 'Get one customer.',
+    statuses: { 200: 'The customer.' },
+  }),
+];

@@ -159,3 +159,38 @@ export function gatewayRoute(facts: RouteFacts & { tag: string; module: ModuleNa
   const { auth, params, body, reply, ...http } = facts;
   return build(http, { rpc: null, auth, params, body, reply });
 }
+
+type Texts = Pick<RouteFacts, 'summary' | 'description'>;
+const texts = (t: string | Texts): Texts => (typeof t === 'string' ? { summary: t } : t);
+
+/** The texts of a resource's create, list and get routes (recordRoutes); each default is overridable. */
+export interface RecordTexts {
+  /** The record, e.g. 'Invoice': operation ids listInvoices, createInvoice, getInvoice. */
+  name: string;
+  /** The collection, e.g. /api/v1/invoices (the record at /{id}). */
+  path: string;
+  list: string | Texts;
+  create: Texts & Pick<RouteFacts, 'ownIdempotency'> & { statuses?: Statuses };
+  /** Default: Get one <name>. */
+  get?: string | Texts;
+  /** The success descriptions of list and get; default: A page of <name>s. / The <name>. */
+  page?: string;
+  one?: string;
+}
+
+/** The list, create and get routes of the record operations of `resource` (recordOperations), by a resource's route builder. */
+export function recordRoutes<R extends string>(route: (op: `${R}.list` | `${R}.create` | `${R}.get`, facts: RouteFacts) => RouteDef, resource: R, t: RecordTexts) {
+  const id = t.name.replace(/ (\w)/g, (_m, c: string) => c.toUpperCase());
+  const what = t.name.toLowerCase();
+  return {
+    list: route(`${resource}.list`, { operationId: `list${id}s`, method: 'GET', path: t.path, ...texts(t.list), statuses: { 200: t.page ?? `A page of ${what}s.` } }),
+    create: route(`${resource}.create`, { operationId: `create${id}`, method: 'POST', path: t.path, statuses: createStatuses(t.name), ...t.create }),
+    get: route(`${resource}.get`, {
+      operationId: `get${id}`,
+      method: 'GET',
+      path: `${t.path}/{id}`,
+      ...texts(t.get ?? `Get one ${what}.`),
+      statuses: { 200: t.one ?? `The ${what}.` },
+    }),
+  };
+}

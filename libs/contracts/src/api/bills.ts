@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { operations } from '../operations';
-import { type RouteDef, createStatuses, routesOf } from '../routes';
+import { operations, recordOperations } from '../operations';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
 import {
   StringEnum,
   currency,
@@ -65,40 +65,29 @@ export const billPostResponse = withAction('bill', bill, 'posted');
 export const billReverseResponse = withAction('bill', bill, 'reversed');
 
 export const billOperations = operations('payables', {
-  'bills.create': { body: billCreateBody, reply: billResponse },
-  'bills.list': { query: billListQuery, reply: billListResponse },
-  'bills.get': { params: idParams, reply: billResponse },
+  ...recordOperations('bills', { create: billCreateBody, list: billListQuery, one: billResponse, page: billListResponse }),
   'bills.post': { params: idParams, reply: billPostResponse },
   'bills.reverse': { params: idParams, body: reverseBody, reply: billReverseResponse },
 });
 
 const route = routesOf(billOperations, { tag: 'Bills', module: 'bills_ap' });
-export const billRoutes: RouteDef[] = [
-  route('bills.list', {
-    operationId: 'listBills',
-    method: 'GET',
-    path: '/api/v1/bills',
-    summary: 'List bills, newest first; filter by status, vendor_id and issue date range.',
-    statuses: { 200: 'A page of bills.' },
-  }),
-  route('bills.create', {
-    operationId: 'createBill',
-    method: 'POST',
-    path: '/api/v1/bills',
+const bills = recordRoutes(route, 'bills', {
+  name: 'Bill',
+  path: '/api/v1/bills',
+  list: 'List bills, newest first; filter by status, vendor_id and issue date range.',
+  create: {
     summary: 'Create a bill, posted by default (Dr expense account / Cr Accounts Payable, dated issue_date); retry-safe on external_bill_id.',
     description:
       "status draft defers the posting to POST /bills/{id}/post. The vendor must exist in the key's organization and environment (404 otherwise); due_date ≥ issue_date; currency USD only. " +
       'expense_account_id (default: account 5000 Expenses) must be an expense account of the organization and environment (404 if unknown, 400 if not an expense account). ' +
       'A zero-total bill posts with no journal entry. A repeat with the same external_bill_id and the same content (the requested status aside) returns the existing bill.',
-    statuses: createStatuses('Bill'),
-  }),
-  route('bills.get', {
-    operationId: 'getBill',
-    method: 'GET',
-    path: '/api/v1/bills/{id}',
-    summary: 'Get one bill, with its open balance.',
-    statuses: { 200: 'The bill.' },
-  }),
+  },
+  get: 'Get one bill, with its open balance.',
+});
+export const billRoutes: RouteDef[] = [
+  bills.list,
+  bills.create,
+  bills.get,
   route('bills.post', {
     operationId: 'postBill',
     method: 'POST',

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { operations } from '../operations';
-import { type RouteDef, createStatuses, routesOf } from '../routes';
-import { Nullable, StringEnum, dateTime, email, externalId, idParams, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+import { operations, recordOperations } from '../operations';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { Nullable, StringEnum, dateTime, email, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 
 const CUSTOMER_STATUSES = ['active'] as const;
 export type CustomerStatus = (typeof CUSTOMER_STATUSES)[number];
@@ -23,35 +23,19 @@ export const customerListQuery = obj({ ...paginationQuery });
 export const customerResponse = singleEnvelope('customer', customer);
 export const customerListResponse = listEnvelope('customers', customer);
 
-export const customerOperations = operations('receivables', {
-  'customers.create': { body: customerCreateBody, reply: customerResponse },
-  'customers.list': { query: customerListQuery, reply: customerListResponse },
-  'customers.get': { params: idParams, reply: customerResponse },
-});
+export const customerOperations = operations(
+  'receivables',
+  recordOperations('customers', { create: customerCreateBody, list: customerListQuery, one: customerResponse, page: customerListResponse }),
+);
 
-const route = routesOf(customerOperations, { tag: 'Customers', module: 'customers' });
-export const customerRoutes: RouteDef[] = [
-  route('customers.list', {
-    operationId: 'listCustomers',
-    method: 'GET',
-    path: '/api/v1/customers',
-    summary: 'List customers, newest first.',
-    statuses: { 200: 'A page of customers.' },
-  }),
-  route('customers.create', {
-    operationId: 'createCustomer',
-    method: 'POST',
-    path: '/api/v1/customers',
+const customers = recordRoutes(routesOf(customerOperations, { tag: 'Customers', module: 'customers' }), 'customers', {
+  name: 'Customer',
+  path: '/api/v1/customers',
+  list: 'List customers, newest first.',
+  create: {
     summary: 'Create a customer; retry-safe on external_customer_id.',
     description:
       'A repeat with the same external_customer_id and the same name and email returns the existing customer (200, Idempotent-Replayed: true); with different content it is refused with 409 conflict.',
-    statuses: createStatuses('Customer'),
-  }),
-  route('customers.get', {
-    operationId: 'getCustomer',
-    method: 'GET',
-    path: '/api/v1/customers/{id}',
-    summary: 'Get one customer.',
-    statuses: { 200: 'The customer.' },
-  }),
-];
+  },
+});
+export const customerRoutes: RouteDef[] = [customers.list, customers.create, customers.get];

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { operations } from '../operations';
-import { type RouteDef, createStatuses, routesOf } from '../routes';
+import { operations, recordOperations } from '../operations';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
 import {
   Nullable,
   StringEnum,
@@ -70,38 +70,26 @@ export const estimateResponse = singleEnvelope('estimate', estimate);
 export const estimateListResponse = listEnvelope('estimates', estimate);
 
 export const estimateOperations = operations('receivables', {
-  'estimates.create': { body: estimateCreateBody, reply: estimateResponse },
-  'estimates.list': { query: estimateListQuery, reply: estimateListResponse },
-  'estimates.get': { params: idParams, reply: estimateResponse },
+  ...recordOperations('estimates', { create: estimateCreateBody, list: estimateListQuery, one: estimateResponse, page: estimateListResponse }),
   'estimates.status': { params: idParams, body: estimateStatusBody, reply: estimateStatusResponse },
   'estimates.convert': { params: idParams, body: estimateConvertBody, reply: estimateConvertResponse },
 });
 
 const route = routesOf(estimateOperations, { tag: 'Estimates', module: 'estimates' });
-export const estimateRoutes: RouteDef[] = [
-  route('estimates.list', {
-    operationId: 'listEstimates',
-    method: 'GET',
-    path: '/api/v1/estimates',
-    summary: 'List estimates, newest first; filter by status and customer_id.',
-    statuses: { 200: 'A page of estimates.' },
-  }),
-  route('estimates.create', {
-    operationId: 'createEstimate',
-    method: 'POST',
-    path: '/api/v1/estimates',
+const estimates = recordRoutes(route, 'estimates', {
+  name: 'Estimate',
+  path: '/api/v1/estimates',
+  list: 'List estimates, newest first; filter by status and customer_id.',
+  create: {
     summary: 'Create a draft estimate (no ledger effect); retry-safe on external_estimate_id.',
     description:
       "The customer must exist in the key's organization and environment (404 otherwise); expiry_date, when given, ≥ issue_date (400); currency USD only (400); line quantities with at most 4 decimals (400).",
-    statuses: createStatuses('Estimate'),
-  }),
-  route('estimates.get', {
-    operationId: 'getEstimate',
-    method: 'GET',
-    path: '/api/v1/estimates/{id}',
-    summary: 'Get one estimate.',
-    statuses: { 200: 'The estimate.' },
-  }),
+  },
+});
+export const estimateRoutes: RouteDef[] = [
+  estimates.list,
+  estimates.create,
+  estimates.get,
   route('estimates.status', {
     operationId: 'setEstimateStatus',
     method: 'POST',

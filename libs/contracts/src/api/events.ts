@@ -1,7 +1,7 @@
 import { Optional, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
-import { operations } from '../operations';
-import { type RouteDef, routesOf } from '../routes';
+import { operations, recordOperations } from '../operations';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
 import {
   Nullable,
   StringEnum,
@@ -9,7 +9,6 @@ import {
   dateTime,
   errorDetail,
   externalId,
-  idParams,
   listEnvelope,
   name,
   obj,
@@ -81,18 +80,19 @@ export const eventListQuery = obj({
 });
 export const eventListResponse = listEnvelope('events', event);
 
-export const eventOperations = operations('receivables', {
-  'events.create': { body: eventCreateBody, reply: eventResponse },
-  'events.list': { query: eventListQuery, reply: eventListResponse },
-  'events.get': { params: idParams, reply: eventResponse },
-});
+export const eventOperations = operations(
+  'receivables',
+  recordOperations('events', { create: eventCreateBody, list: eventListQuery, one: eventResponse, page: eventListResponse }),
+);
 
-const route = routesOf(eventOperations, { tag: 'Events', module: 'webhooks' });
-export const eventRoutes: RouteDef[] = [
-  route('events.create', {
-    operationId: 'createEvent',
-    method: 'POST',
-    path: '/api/v1/events',
+const events = recordRoutes(routesOf(eventOperations, { tag: 'Events', module: 'webhooks' }), 'events', {
+  name: 'Event',
+  path: '/api/v1/events',
+  list: {
+    summary: 'List inbound events of both sources (api, stripe), newest first, each with its outcome; filter by event_type, status and source.',
+    description: 'status: processed (applied to the books), stored (kept without a ledger effect; details say why for a mappable type) or failed (details say why).',
+  },
+  create: {
     summary: 'Send an inbound event (payment.received, payment.refunded, or a stored-only type).',
     description:
       'Active: payment.received (validated, matched to an invoice by external_invoice_id and posted as a payment: status processed; otherwise stored as failed with details) and ' +
@@ -102,20 +102,7 @@ export const eventRoutes: RouteDef[] = [
       "A repeat (same external_event_id, or same Idempotency-Key) answers 200 with duplicate: true and the first event's id and status; the same id with another type or payload is 409.",
     ownIdempotency: true,
     statuses: { 201: 'The event was new.', 200: 'A duplicate: the first event.' },
-  }),
-  route('events.list', {
-    operationId: 'listEvents',
-    method: 'GET',
-    path: '/api/v1/events',
-    summary: 'List inbound events of both sources (api, stripe), newest first, each with its outcome; filter by event_type, status and source.',
-    description: 'status: processed (applied to the books), stored (kept without a ledger effect; details say why for a mappable type) or failed (details say why).',
-    statuses: { 200: 'A page of events.' },
-  }),
-  route('events.get', {
-    operationId: 'getEvent',
-    method: 'GET',
-    path: '/api/v1/events/{id}',
-    summary: 'Get one inbound event with its source and outcome.',
-    statuses: { 200: 'The event.' },
-  }),
-];
+  },
+  get: 'Get one inbound event with its source and outcome.',
+});
+export const eventRoutes: RouteDef[] = [events.create, events.list, events.get];

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { operations } from '../operations';
-import { type RouteDef, createStatuses, routesOf } from '../routes';
+import { operations, recordOperations } from '../operations';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
 import {
   Nullable,
   StringEnum,
@@ -58,38 +58,26 @@ export const invoicePostResponse = withAction('invoice', invoice, 'posted');
 export const invoiceListResponse = listEnvelope('invoices', invoice);
 
 export const invoiceOperations = operations('receivables', {
-  'invoices.create': { body: invoiceCreateBody, reply: invoiceResponse },
-  'invoices.list': { query: invoiceListQuery, reply: invoiceListResponse },
-  'invoices.get': { params: idParams, reply: invoiceResponse },
+  ...recordOperations('invoices', { create: invoiceCreateBody, list: invoiceListQuery, one: invoiceResponse, page: invoiceListResponse }),
   'invoices.post': { params: idParams, reply: invoicePostResponse },
 });
 
 const route = routesOf(invoiceOperations, { tag: 'Invoices', module: 'invoices' });
-export const invoiceRoutes: RouteDef[] = [
-  route('invoices.list', {
-    operationId: 'listInvoices',
-    method: 'GET',
-    path: '/api/v1/invoices',
-    summary: 'List invoices, newest first; filter by status and customer_id.',
-    statuses: { 200: 'A page of invoices.' },
-  }),
-  route('invoices.create', {
-    operationId: 'createInvoice',
-    method: 'POST',
-    path: '/api/v1/invoices',
+const invoices = recordRoutes(route, 'invoices', {
+  name: 'Invoice',
+  path: '/api/v1/invoices',
+  list: 'List invoices, newest first; filter by status and customer_id.',
+  create: {
     summary: 'Create a draft invoice; retry-safe on external_invoice_id.',
     description:
       'Always creates a draft (no ledger effect). Line amount = quantity × unit_amount_cents rounded half away from zero; total = sum of line amounts. ' +
       "The customer must exist in the key's organization and environment (404 otherwise); due_date ≥ issue_date (400, issue before_issue_date); currency USD only (400); line quantities with at most 4 decimals (400).",
-    statuses: createStatuses('Invoice'),
-  }),
-  route('invoices.get', {
-    operationId: 'getInvoice',
-    method: 'GET',
-    path: '/api/v1/invoices/{id}',
-    summary: 'Get one invoice.',
-    statuses: { 200: 'The invoice.' },
-  }),
+  },
+});
+export const invoiceRoutes: RouteDef[] = [
+  invoices.list,
+  invoices.create,
+  invoices.get,
   route('invoices.post', {
     operationId: 'postInvoice',
     method: 'POST',

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { operations } from '../operations';
-import { type RouteDef, createStatuses, routesOf } from '../routes';
+import { operations, recordOperations } from '../operations';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
 import {
   DATE_RANGE_TEXT,
   Nullable,
@@ -9,7 +9,6 @@ import {
   date,
   dateTime,
   externalId,
-  idParams,
   listEnvelope,
   name,
   obj,
@@ -53,37 +52,21 @@ export const paymentListQuery = obj({ ...paginationQuery, invoice_id: Optional(u
 export const paymentResponse = singleEnvelope('payment', payment);
 export const paymentListResponse = listEnvelope('payments', payment);
 
-export const paymentOperations = operations('receivables', {
-  'payments.create': { body: paymentCreateBody, reply: paymentResponse },
-  'payments.list': { query: paymentListQuery, reply: paymentListResponse },
-  'payments.get': { params: idParams, reply: paymentResponse },
-});
+export const paymentOperations = operations(
+  'receivables',
+  recordOperations('payments', { create: paymentCreateBody, list: paymentListQuery, one: paymentResponse, page: paymentListResponse }),
+);
 
-const route = routesOf(paymentOperations, { tag: 'Payments', module: 'payments' });
-export const paymentRoutes: RouteDef[] = [
-  route('payments.list', {
-    operationId: 'listPayments',
-    method: 'GET',
-    path: '/api/v1/payments',
-    summary: 'List customer payments, newest first; filter by invoice_id.',
-    statuses: { 200: 'A page of payments.' },
-  }),
-  route('payments.create', {
-    operationId: 'createPayment',
-    method: 'POST',
-    path: '/api/v1/payments',
+const payments = recordRoutes(routesOf(paymentOperations, { tag: 'Payments', module: 'payments' }), 'payments', {
+  name: 'Payment',
+  path: '/api/v1/payments',
+  list: 'List customer payments, newest first; filter by invoice_id.',
+  create: {
     summary: 'Record a customer payment against an open invoice; retry-safe on external_payment_id.',
     description:
       'The invoice must be open or partially_paid (409 otherwise) and amount_cents ≤ its open balance (409 with issue exceeds_open_balance). ' +
       'Dr Cash (source manual) or Dr Processor clearing (source processor) / Cr Accounts Receivable, dated the UTC date of received_at. ' +
       'Emits payment.posted and invoice.paid or invoice.partially_paid.',
-    statuses: createStatuses('Payment'),
-  }),
-  route('payments.get', {
-    operationId: 'getPayment',
-    method: 'GET',
-    path: '/api/v1/payments/{id}',
-    summary: 'Get one payment.',
-    statuses: { 200: 'The payment.' },
-  }),
-];
+  },
+});
+export const paymentRoutes: RouteDef[] = [payments.list, payments.create, payments.get];

@@ -1,7 +1,7 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { operations } from '../operations';
-import { type RouteDef, createStatuses, routesOf } from '../routes';
-import { StringEnum, cents, currency, date, dateTime, externalId, idParams, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+import { operations, recordOperations } from '../operations';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { StringEnum, cents, currency, date, dateTime, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 
 /** Processor payouts: a payment processor's settlement of the clearing account. */
 const PAYOUT_STATUSES = ['created'] as const;
@@ -32,35 +32,21 @@ export const payoutListQuery = obj({ ...paginationQuery, processor: Optional(nam
 export const payoutResponse = singleEnvelope('processor_payout', payout);
 export const payoutListResponse = listEnvelope('processor_payouts', payout);
 
-export const payoutOperations = operations('receivables', {
-  'payouts.create': { body: payoutCreateBody, reply: payoutResponse },
-  'payouts.list': { query: payoutListQuery, reply: payoutListResponse },
-  'payouts.get': { params: idParams, reply: payoutResponse },
-});
+export const payoutOperations = operations(
+  'receivables',
+  recordOperations('payouts', { create: payoutCreateBody, list: payoutListQuery, one: payoutResponse, page: payoutListResponse }),
+);
 
-const route = routesOf(payoutOperations, { tag: 'Processor payouts', module: 'payments' });
-export const payoutRoutes: RouteDef[] = [
-  route('payouts.list', {
-    operationId: 'listProcessorPayouts',
-    method: 'GET',
-    path: '/api/v1/processor-payouts',
-    summary: 'List processor payouts, newest first; filter by processor.',
-    statuses: { 200: 'A page of payouts.' },
-  }),
-  route('payouts.create', {
-    operationId: 'createProcessorPayout',
-    method: 'POST',
-    path: '/api/v1/processor-payouts',
+const payouts = recordRoutes(routesOf(payoutOperations, { tag: 'Processor payouts', module: 'payments' }), 'payouts', {
+  name: 'Processor payout',
+  path: '/api/v1/processor-payouts',
+  list: 'List processor payouts, newest first; filter by processor.',
+  page: 'A page of payouts.',
+  create: {
     summary: 'Record a processor payout (clearing); retry-safe on external_payout_id.',
     description:
       'gross_cents − fee_cents must equal net_cents (400 validation_failed, issue net_mismatch); currency USD only (400). Dr Operating bank net, Dr Processor fees fee / Cr Processor clearing gross, dated payout_date.',
-    statuses: createStatuses('Processor payout'),
-  }),
-  route('payouts.get', {
-    operationId: 'getProcessorPayout',
-    method: 'GET',
-    path: '/api/v1/processor-payouts/{id}',
-    summary: 'Get one processor payout.',
-    statuses: { 200: 'The payout.' },
-  }),
-];
+  },
+  one: 'The payout.',
+});
+export const payoutRoutes: RouteDef[] = [payouts.list, payouts.create, payouts.get];

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { operations } from '../operations';
-import { type RouteDef, createStatuses, routesOf } from '../routes';
+import { operations, recordOperations } from '../operations';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
 import {
   StringEnum,
   currency,
@@ -55,40 +55,28 @@ export const vendorPaymentPostResponse = withAction('vendor_payment', vendorPaym
 export const vendorPaymentReverseResponse = withAction('vendor_payment', vendorPayment, 'reversed');
 
 export const vendorPaymentOperations = operations('payables', {
-  'vendor_payments.create': { body: vendorPaymentCreateBody, reply: vendorPaymentResponse },
-  'vendor_payments.list': { query: vendorPaymentListQuery, reply: vendorPaymentListResponse },
-  'vendor_payments.get': { params: idParams, reply: vendorPaymentResponse },
+  ...recordOperations('vendor_payments', { create: vendorPaymentCreateBody, list: vendorPaymentListQuery, one: vendorPaymentResponse, page: vendorPaymentListResponse }),
   'vendor_payments.post': { params: idParams, reply: vendorPaymentPostResponse },
   'vendor_payments.reverse': { params: idParams, body: reverseBody, reply: vendorPaymentReverseResponse },
 });
 
 const route = routesOf(vendorPaymentOperations, { tag: 'Vendor payments', module: 'bills_ap' });
-export const vendorPaymentRoutes: RouteDef[] = [
-  route('vendor_payments.list', {
-    operationId: 'listVendorPayments',
-    method: 'GET',
-    path: '/api/v1/vendor-payments',
-    summary: 'List vendor payments, newest first; filter by vendor_id and status.',
-    statuses: { 200: 'A page of vendor payments.' },
-  }),
-  route('vendor_payments.create', {
-    operationId: 'createVendorPayment',
-    method: 'POST',
-    path: '/api/v1/vendor-payments',
+const vendorPayments = recordRoutes(route, 'vendor_payments', {
+  name: 'Vendor payment',
+  path: '/api/v1/vendor-payments',
+  list: 'List vendor payments, newest first; filter by vendor_id and status.',
+  create: {
     summary: 'Pay a vendor, posted by default (Dr Accounts Payable / Cr cash_account_id, dated payment_date); retry-safe on external_vendor_payment_id.',
     description:
       'status ready defers the posting to POST /vendor-payments/{id}/post. allocations: 1–100 rows, each bill at most once (400 duplicate_bill), each bill of the same vendor (400 vendor_mismatch), ' +
       'and the allocations sum to amount_cents (400 allocation_sum_mismatch). On posting, each bill must be posted (409 bill_draft / bill_reversed) and each allocation at most its open balance ' +
       '(409 exceeds_open_balance). cash_account_id (default: account 1000 Cash) must be a cash, bank or clearing account of the organization and environment (404 if unknown, 400 otherwise).',
-    statuses: createStatuses('Vendor payment'),
-  }),
-  route('vendor_payments.get', {
-    operationId: 'getVendorPayment',
-    method: 'GET',
-    path: '/api/v1/vendor-payments/{id}',
-    summary: 'Get one vendor payment.',
-    statuses: { 200: 'The vendor payment.' },
-  }),
+  },
+});
+export const vendorPaymentRoutes: RouteDef[] = [
+  vendorPayments.list,
+  vendorPayments.create,
+  vendorPayments.get,
   route('vendor_payments.post', {
     operationId: 'postVendorPayment',
     method: 'POST',

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { operations } from '../operations';
-import { type RouteDef, createStatuses, routesOf } from '../routes';
+import { operations, recordOperations } from '../operations';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
 import { Nullable, StringEnum, dateTime, email, externalId, idParams, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 
 const VENDOR_TYPES = ['contractor', 'business'] as const;
@@ -41,38 +41,26 @@ export const vendorResponse = singleEnvelope('vendor', vendor);
 export const vendorListResponse = listEnvelope('vendors', vendor);
 
 export const vendorOperations = operations('payables', {
-  'vendors.create': { body: vendorCreateBody, reply: vendorResponse },
-  'vendors.list': { query: vendorListQuery, reply: vendorListResponse },
-  'vendors.get': { params: idParams, reply: vendorResponse },
+  ...recordOperations('vendors', { create: vendorCreateBody, list: vendorListQuery, one: vendorResponse, page: vendorListResponse }),
   'vendors.update': { params: idParams, body: vendorUpdateBody, reply: vendorResponse },
 });
 
 const route = routesOf(vendorOperations, { tag: 'Vendors', module: 'vendors' });
-export const vendorRoutes: RouteDef[] = [
-  route('vendors.list', {
-    operationId: 'listVendors',
-    method: 'GET',
-    path: '/api/v1/vendors',
-    summary: 'List vendors, newest first; filter by vendor_type and is_1099_eligible.',
-    statuses: { 200: 'A page of vendors.' },
-  }),
-  route('vendors.create', {
-    operationId: 'createVendor',
-    method: 'POST',
-    path: '/api/v1/vendors',
+const vendors = recordRoutes(route, 'vendors', {
+  name: 'Vendor',
+  path: '/api/v1/vendors',
+  list: 'List vendors, newest first; filter by vendor_type and is_1099_eligible.',
+  create: {
     summary: 'Create a vendor; retry-safe on external_vendor_id.',
     description:
       'vendor_type defaults to contractor, is_1099_eligible and w9_on_file to false. A repeat with the same external_vendor_id and the same content returns the existing vendor ' +
       '(200, Idempotent-Replayed: true); with different content it is refused with 409 conflict.',
-    statuses: createStatuses('Vendor'),
-  }),
-  route('vendors.get', {
-    operationId: 'getVendor',
-    method: 'GET',
-    path: '/api/v1/vendors/{id}',
-    summary: 'Get one vendor.',
-    statuses: { 200: 'The vendor.' },
-  }),
+  },
+});
+export const vendorRoutes: RouteDef[] = [
+  vendors.list,
+  vendors.create,
+  vendors.get,
   route('vendors.update', {
     operationId: 'updateVendor',
     method: 'PATCH',

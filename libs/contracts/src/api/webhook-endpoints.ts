@@ -1,8 +1,8 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { OUTBOUND_EVENT_TYPES } from '../events';
 import { limits } from '../limits';
-import { operations } from '../operations';
-import { type RouteDef, routesOf } from '../routes';
+import { operations, recordOperations } from '../operations';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
 import { Nullable, StringEnum, dateTime, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 
 /** Webhook endpoints, deliveries and attempts (the webhook-dispatcher service). */
@@ -77,20 +77,21 @@ export const webhookDeliveryListResponse = listEnvelope('webhook_deliveries', we
 export const webhookEndpointDeleteResponse = singleEnvelope('webhook_endpoint', obj({ id: uuid, deleted: Type.Literal(true) }));
 
 export const webhookEndpointOperations = operations('webhook-dispatcher', {
+  ...recordOperations('webhook_endpoints', { create: webhookEndpointCreateBody, list: webhookEndpointListQuery, one: webhookEndpointResponse, page: webhookEndpointListResponse }),
+  // The create reply alone carries the signing secret.
   'webhook_endpoints.create': { body: webhookEndpointCreateBody, reply: webhookEndpointCreateResponse },
-  'webhook_endpoints.list': { query: webhookEndpointListQuery, reply: webhookEndpointListResponse },
-  'webhook_endpoints.get': { params: idParams, reply: webhookEndpointResponse },
   'webhook_endpoints.delete': { params: idParams, reply: webhookEndpointDeleteResponse },
   'webhook_endpoints.test': { params: idParams, reply: webhookDeliveryResponse },
   'webhook_endpoints.deliveries': { params: idParams, query: webhookDeliveryListQuery, reply: webhookDeliveryListResponse },
 });
 
 const route = routesOf(webhookEndpointOperations, { tag: 'Webhooks', module: 'webhooks' });
-export const webhookEndpointRoutes: RouteDef[] = [
-  route('webhook_endpoints.create', {
-    operationId: 'createWebhookEndpoint',
-    method: 'POST',
-    path: '/api/v1/webhook-endpoints',
+const endpoints = recordRoutes(route, 'webhook_endpoints', {
+  name: 'Webhook endpoint',
+  path: '/api/v1/webhook-endpoints',
+  list: 'List webhook endpoints, newest first (never their secrets).',
+  page: 'A page of endpoints.',
+  create: {
     summary: 'Register a webhook endpoint for the connected app and environment of the key; the response alone carries its signing secret.',
     description:
       'Deliveries are signed JSON POSTs: Service-Signature is the hex HMAC-SHA-256 under the secret of `<Service-Timestamp>.<raw body>`, Service-Timestamp is Unix seconds, ' +
@@ -98,21 +99,14 @@ export const webhookEndpointRoutes: RouteDef[] = [
       '1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h and 24 h, then marked failed; an endpoint whose deliveries all fail for 3 days is disabled (disabled_reason says why). ' +
       'Live mode: https only, and the host must not resolve to a private, loopback or link-local address (400 validation_failed, issue unsafe_url).',
     statuses: { 201: 'Endpoint created; secret is shown only here.' },
-  }),
-  route('webhook_endpoints.list', {
-    operationId: 'listWebhookEndpoints',
-    method: 'GET',
-    path: '/api/v1/webhook-endpoints',
-    summary: 'List webhook endpoints, newest first (never their secrets).',
-    statuses: { 200: 'A page of endpoints.' },
-  }),
-  route('webhook_endpoints.get', {
-    operationId: 'getWebhookEndpoint',
-    method: 'GET',
-    path: '/api/v1/webhook-endpoints/{id}',
-    summary: 'Get one webhook endpoint (never its secret).',
-    statuses: { 200: 'The endpoint.' },
-  }),
+  },
+  get: 'Get one webhook endpoint (never its secret).',
+  one: 'The endpoint.',
+});
+export const webhookEndpointRoutes: RouteDef[] = [
+  endpoints.create,
+  endpoints.list,
+  endpoints.get,
   route('webhook_endpoints.delete', {
     operationId: 'deleteWebhookEndpoint',
     method: 'DELETE',

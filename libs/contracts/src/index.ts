@@ -9,6 +9,7 @@ export * from './routes';
 export { ROUTES, findRoute } from './api/index';
 export * from './openapi';
 export * from './schemas/common';
+export type { LineItemInput } from './schemas/line-items';
 export * as schemas from './schemas/index';
 export type * from './api/gateway';
 export type * from './api/customers';

@@ -194,3 +194,25 @@ export function recordRoutes<R extends string>(route: (op: `${R}.list` | `${R}.c
     }),
   };
 }
+
+const DONE = { post: 'posted', reverse: 'reversed' } as const;
+
+/**
+ * The route of an action on a record, POST <path>/{id}/<verb> (post, reverse): it answers the
+ * record with action {type: posted | reversed, status: completed}.
+ */
+export function actionRoute<Op extends string>(
+  route: (op: Op, facts: RouteFacts) => RouteDef,
+  op: Op & `${string}.${'post' | 'reverse'}`,
+  t: Texts & { name: string; path: string; what: string },
+): RouteDef {
+  const verb = op.slice(op.lastIndexOf('.') + 1) as 'post' | 'reverse';
+  return route(op, {
+    operationId: `${verb}${t.name}`,
+    method: 'POST',
+    path: `${t.path}/{id}/${verb}`,
+    summary: t.summary,
+    ...(t.description && { description: t.description }),
+    statuses: { 200: `The ${DONE[verb]} ${t.what} with action {type: ${DONE[verb]}, status: completed}.` },
+  });
+}

@@ -1,25 +1,8 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes, routesOf } from '../routes';
-import {
-  StringEnum,
-  currency,
-  date,
-  documentNumber,
-  externalId,
-  idParams,
-  lineItem,
-  lineItemsInput,
-  listEnvelope,
-  memo,
-  obj,
-  paginationQuery,
-  reverseBody,
-  reversibleState,
-  singleEnvelope,
-  uuid,
-  withAction,
-} from '../schemas/common';
+import { type RouteDef, actionRoute, recordRoutes, routesOf } from '../routes';
+import { StringEnum, date, externalId, idParams, listEnvelope, obj, paginationQuery, reverseBody, reversibleState, singleEnvelope, uuid, withAction } from '../schemas/common';
+import { currency, documentNumber, lineItem, lineItemsInput, memo } from '../schemas/line-items';
 
 const BILL_STATUSES = ['draft', 'posted', 'reversed'] as const;
 export type BillStatus = (typeof BILL_STATUSES)[number];
@@ -88,22 +71,20 @@ export const billRoutes: RouteDef[] = [
   bills.list,
   bills.create,
   bills.get,
-  route('bills.post', {
-    operationId: 'postBill',
-    method: 'POST',
-    path: '/api/v1/bills/{id}/post',
+  actionRoute(route, 'bills.post', {
+    name: 'Bill',
+    path: '/api/v1/bills',
+    what: 'bill',
     summary: 'Post a draft bill: Dr expense account / Cr Accounts Payable, dated issue_date.',
     description: 'Posting a posted bill returns it unchanged (200, Idempotent-Replayed: true); a reversed bill cannot be posted (409).',
-    statuses: { 200: 'The posted bill with action {type: posted, status: completed}.' },
   }),
-  route('bills.reverse', {
-    operationId: 'reverseBill',
-    method: 'POST',
-    path: '/api/v1/bills/{id}/reverse',
+  actionRoute(route, 'bills.reverse', {
+    name: 'Bill',
+    path: '/api/v1/bills',
+    what: 'bill',
     summary: 'Reverse a posted bill: the mirror journal entry, dated the day of reversal; the original entry is kept.',
     description:
       'Needs a posted bill with no allocation of a posted (unreversed) vendor payment on it: 409 conflict with issue bill_has_payments otherwise (reverse the payments first); ' +
       'a draft bill is 409. Reversing a reversed bill returns it unchanged (200, Idempotent-Replayed: true).',
-    statuses: { 200: 'The reversed bill with action {type: reversed, status: completed}.' },
   }),
 ];

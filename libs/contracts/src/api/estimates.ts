@@ -1,24 +1,8 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
 import { type RouteDef, recordRoutes, routesOf } from '../routes';
-import {
-  Nullable,
-  StringEnum,
-  currency,
-  date,
-  dateTime,
-  documentNumber,
-  externalId,
-  idParams,
-  lineItem,
-  lineItemsInput,
-  listEnvelope,
-  memo,
-  obj,
-  paginationQuery,
-  singleEnvelope,
-  uuid,
-} from '../schemas/common';
+import { Nullable, StringEnum, date, dateTime, externalId, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+import { currency, documentNumber, lineItem, lineItemsInput, memo } from '../schemas/line-items';
 
 const ESTIMATE_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired', 'converted'] as const;
 export type EstimateStatus = (typeof ESTIMATE_STATUSES)[number];

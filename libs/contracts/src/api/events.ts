@@ -2,21 +2,8 @@ import { Optional, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
 import { operations, recordOperations } from '../operations';
 import { type RouteDef, recordRoutes, routesOf } from '../routes';
-import {
-  Nullable,
-  StringEnum,
-  currency,
-  dateTime,
-  errorDetail,
-  externalId,
-  listEnvelope,
-  name,
-  obj,
-  paginationQuery,
-  positiveCents,
-  singleEnvelope,
-  uuid,
-} from '../schemas/common';
+import { Nullable, StringEnum, dateTime, errorDetail, externalId, listEnvelope, name, obj, paginationQuery, positiveCents, singleEnvelope, uuid } from '../schemas/common';
+import { currency } from '../schemas/line-items';
 import { receivedAt } from './payments';
 
 /** Inbound events: sent to POST /events or received from a payment processor's signed webhook. */

@@ -1,25 +1,8 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes, routesOf } from '../routes';
-import {
-  Nullable,
-  StringEnum,
-  currency,
-  date,
-  dateTime,
-  documentNumber,
-  externalId,
-  idParams,
-  lineItem,
-  lineItemsInput,
-  listEnvelope,
-  memo,
-  obj,
-  paginationQuery,
-  singleEnvelope,
-  uuid,
-  withAction,
-} from '../schemas/common';
+import { type RouteDef, actionRoute, recordRoutes, routesOf } from '../routes';
+import { Nullable, StringEnum, date, dateTime, externalId, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid, withAction } from '../schemas/common';
+import { currency, documentNumber, lineItem, lineItemsInput, memo } from '../schemas/line-items';
 
 const INVOICE_STATUSES = ['draft', 'open', 'partially_paid', 'paid'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -78,14 +61,13 @@ export const invoiceRoutes: RouteDef[] = [
   invoices.list,
   invoices.create,
   invoices.get,
-  route('invoices.post', {
-    operationId: 'postInvoice',
-    method: 'POST',
-    path: '/api/v1/invoices/{id}/post',
+  actionRoute(route, 'invoices.post', {
+    name: 'Invoice',
+    path: '/api/v1/invoices',
+    what: 'invoice',
     summary: 'Post a draft invoice: Dr Accounts Receivable / Cr Revenue, dated issue_date.',
     description:
       'draft → open and emits invoice.posted. Posting an invoice that is already posted returns its current state (200, Idempotent-Replayed: true) with no second ledger entry. ' +
       'A zero-total invoice has nothing to collect: it posts straight to paid, with no journal entry.',
-    statuses: { 200: 'The posted invoice with action {type: posted, status: completed}.' },
   }),
 ];

@@ -5,7 +5,6 @@ import {
   DATE_RANGE_TEXT,
   Nullable,
   StringEnum,
-  currency,
   date,
   dateTime,
   externalId,
@@ -17,6 +16,7 @@ import {
   singleEnvelope,
   uuid,
 } from '../schemas/common';
+import { currency } from '../schemas/line-items';
 
 const PAYMENT_SOURCES = ['manual', 'processor'] as const;
 const PAYMENT_STATUSES = ['posted', 'refunded'] as const;

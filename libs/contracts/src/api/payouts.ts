@@ -1,7 +1,8 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
 import { type RouteDef, recordRoutes, routesOf } from '../routes';
-import { StringEnum, cents, currency, date, dateTime, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+import { StringEnum, cents, date, dateTime, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+import { currency } from '../schemas/line-items';
 
 /** Processor payouts: a payment processor's settlement of the clearing account. */
 const PAYOUT_STATUSES = ['created'] as const;

@@ -1,14 +1,12 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { type RouteDef, actionRoute, recordRoutes, routesOf } from '../routes';
 import {
   StringEnum,
-  currency,
   date,
   externalId,
   idParams,
   listEnvelope,
-  memo,
   obj,
   paginationQuery,
   positiveCents,
@@ -18,6 +16,7 @@ import {
   uuid,
   withAction,
 } from '../schemas/common';
+import { currency, memo } from '../schemas/line-items';
 
 const VENDOR_PAYMENT_STATUSES = ['ready', 'posted', 'reversed'] as const;
 export type VendorPaymentStatus = (typeof VENDOR_PAYMENT_STATUSES)[number];
@@ -77,21 +76,19 @@ export const vendorPaymentRoutes: RouteDef[] = [
   vendorPayments.list,
   vendorPayments.create,
   vendorPayments.get,
-  route('vendor_payments.post', {
-    operationId: 'postVendorPayment',
-    method: 'POST',
-    path: '/api/v1/vendor-payments/{id}/post',
+  actionRoute(route, 'vendor_payments.post', {
+    name: 'VendorPayment',
+    path: '/api/v1/vendor-payments',
+    what: 'payment',
     summary: 'Post a ready vendor payment: Dr Accounts Payable / Cr the cash account, dated payment_date.',
     description:
       'The allocation rules are checked again against the bills as they are now. Posting a posted payment returns it unchanged (200, Idempotent-Replayed: true); a reversed one is 409.',
-    statuses: { 200: 'The posted payment with action {type: posted, status: completed}.' },
   }),
-  route('vendor_payments.reverse', {
-    operationId: 'reverseVendorPayment',
-    method: 'POST',
-    path: '/api/v1/vendor-payments/{id}/reverse',
+  actionRoute(route, 'vendor_payments.reverse', {
+    name: 'VendorPayment',
+    path: '/api/v1/vendor-payments',
+    what: 'payment',
     summary: "Reverse a posted vendor payment: the mirror journal entry, dated the day of reversal; the bills' open balances come back.",
     description: 'A ready payment cannot be reversed (409). Reversing a reversed payment returns it unchanged (200, Idempotent-Replayed: true).',
-    statuses: { 200: 'The reversed payment with action {type: reversed, status: completed}.' },
   }),
 ];

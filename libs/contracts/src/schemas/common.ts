@@ -111,30 +111,7 @@ export const action = <const A extends string>(type: A) => obj({ type: StringEnu
 export const withAction = <N extends string, T extends TSchema, A extends string>(nameOf: N, item: T, type: A) =>
   obj({ data: item, [nameOf]: item, action: action(type) } as { data: T; action: ReturnType<typeof action<A>> } & { [K in N]: T });
 
-// ---------- shared by invoices, estimates and bills ----------
 export const positiveCents = Type.Integer({ minimum: 1, maximum: limits.amount_cents_max });
-export const memo = Type.String({ maxLength: limits.description_length_max });
-export const documentNumber = Type.String({ minLength: 1, maxLength: limits.number_length_max });
-/** Only USD today: a service refuses others with a message saying so; the document says it as an enum. */
-export const currency = Type.String({ minLength: 1, maxLength: 8, description: 'Only USD is accepted today (default USD).', 'x-openapi': { enum: ['USD'] } });
-
-export const lineItemInput = obj({
-  description: Type.String({ minLength: 1, maxLength: limits.description_length_max }),
-  quantity: Type.Number({
-    exclusiveMinimum: 0,
-    maximum: 1_000_000_000,
-    description: `Greater than 0, at most ${limits.quantity_decimals_max} decimals (judged on the number's shortest decimal spelling: 1.2345 is accepted, 1.23456 refused with 400).`,
-  }),
-  unit_amount_cents: cents,
-});
-export type LineItemInput = Static<typeof lineItemInput>;
-export const lineItemsInput = Type.Array(lineItemInput, { minItems: 1, maxItems: limits.line_items_max });
-export const lineItem = obj({
-  description: Type.String(),
-  quantity: Type.Number(),
-  unit_amount_cents: Type.Integer(),
-  amount_cents: Type.Integer({ description: 'quantity × unit_amount_cents, rounded half away from zero.' }),
-});
 
 /** Every property of `properties`, optional: the body of a PUT or PATCH whose fields left out keep their value. */
 export function optionalAll<T extends TProperties>(properties: T): { [K in keyof T]: TOptional<T[K]> } {

@@ -108,7 +108,7 @@ export interface RouteFacts {
 export const BYTES: JsonSchema = { type: 'string', contentEncoding: 'binary' };
 
 /** 201 created, and 200 for a replay of the same external id with the same content. */
-export const createStatuses = (what: string): Statuses => ({
+const createStatuses = (what: string): Statuses => ({
   201: `${what} created.`,
   200: `Replay: the same external id with the same content returns the existing ${what.toLowerCase()} with header Idempotent-Replayed: true.`,
 });

@@ -1,5 +1,6 @@
-import { ROUTES, type RouteDef } from './routes';
-import { WEBHOOK_EVENT_TYPES } from './schemas/webhooks';
+import { ROUTES } from './api/index';
+import { WEBHOOK_EVENT_TYPES } from './api/webhook-endpoints';
+import type { RouteDef } from './routes';
 
 /**
  * The envelope member beside `data` of every route, transcribed from the contract, not from the

@@ -1,20 +1,17 @@
 import { AppError, ERROR_CODES, HTTP_STATUS_BY_CODE, isAppError, type ErrorCode } from './errors';
 
-/** API-DECISIONS §1, the table of error codes and their HTTP statuses. */
-const DECIDED: Record<ErrorCode, number> = {
-  validation_failed: 400,
-  // Issue #14: a payment-processor webhook whose Stripe-Signature does not verify.
-  signature_invalid: 400,
-  trusted_scope_field_not_allowed: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  rate_limited: 429,
-  module_disabled: 403,
-  internal_error: 500,
-  service_unavailable: 503,
+/** API-DECISIONS §1, the table of error codes, by HTTP status (signature_invalid: issue #14, a Stripe-Signature that does not verify). */
+const DECIDED_BY_STATUS: Record<number, ErrorCode[]> = {
+  400: ['validation_failed', 'signature_invalid', 'trusted_scope_field_not_allowed'],
+  401: ['unauthorized'],
+  403: ['forbidden', 'module_disabled'],
+  404: ['not_found'],
+  409: ['conflict'],
+  429: ['rate_limited'],
+  500: ['internal_error'],
+  503: ['service_unavailable'],
 };
+const DECIDED = Object.fromEntries(Object.entries(DECIDED_BY_STATUS).flatMap(([status, codes]) => codes.map((code) => [code, Number(status)]))) as Record<ErrorCode, number>;
 
 describe('error codes', () => {
   it('has exactly the codes of API-DECISIONS §1 (and signature_invalid of issue #14), without duplicates', () => {

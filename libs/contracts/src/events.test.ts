@@ -1,7 +1,11 @@
 import { CONSUMERS, EVENT_TYPES, type EventMap, type OutboundEvent, type PostingEvent, eventErrors, outboundSubject, postingSubject, validateEvent } from './events';
-import type { CustomerDto } from './schemas/customers';
-import type { InvoiceDto, PaymentDto, PayoutDto } from './schemas/receivables';
-import type { BillDto, VendorDto, VendorPaymentDto } from './schemas/payables';
+import type { BillDto } from './api/bills';
+import type { CustomerDto } from './api/customers';
+import type { InvoiceDto } from './api/invoices';
+import type { PaymentDto } from './api/payments';
+import type { PayoutDto } from './api/payouts';
+import type { VendorPaymentDto } from './api/vendor-payments';
+import type { VendorDto } from './api/vendors';
 
 // Shaped as services/receivables builds them (entities/dto.ts, books.ts, handlers/*.ts).
 const ORG = '0b6f1f5e-8a53-4a8e-9d4e-2f1c3b0a9e11';

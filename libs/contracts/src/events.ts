@@ -9,9 +9,13 @@ import { ENVIRONMENTS, type Environment } from './envelope';
 import type { ErrorDetail } from './errors';
 import type { ServiceName } from './services';
 import { Nullable, StringEnum, date, dateTime, obj, uuid } from './schemas/common';
-import { customer } from './schemas/customers';
-import { invoice, payment, payout } from './schemas/receivables';
-import { bill, vendor, vendorPayment } from './schemas/payables';
+import { customer } from './api/customers';
+import { invoice } from './api/invoices';
+import { payment } from './api/payments';
+import { payout } from './api/payouts';
+import { bill } from './api/bills';
+import { vendor } from './api/vendors';
+import { vendorPayment } from './api/vendor-payments';
 import { compileBody, toDetails } from './validate';
 
 export const OUTBOUND_EVENT_TYPES = ['invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid'] as const;

@@ -6,42 +6,33 @@ export * from './subjects';
 export * from './manifest';
 export * from './rpc-catalogue';
 export * from './routes';
+export { ROUTES, findRoute } from './api/index';
 export * from './openapi';
 export * from './schemas/common';
+export type { LineItemInput } from './schemas/line-items';
 export * as schemas from './schemas/index';
-export type { CustomerCreateBody, CustomerDto, CustomerListQuery, CustomerStatus } from './schemas/customers';
-export { CUSTOMER_STATUSES } from './schemas/customers';
-export type { AuthCheck } from './schemas/auth';
-export type * from './schemas/receivables';
-export {
-  INBOUND_ACTIVE,
-  INBOUND_PLANNED,
-  INBOUND_STORED_ONLY,
-  INBOUND_EVENT_STATUSES,
-  EVENT_SOURCES,
-  PAYMENT_PROCESSORS,
-  PAYMENT_PROCESSOR_STATUSES,
-  INVOICE_STATUSES,
-  ESTIMATE_STATUSES,
-  PAYMENT_SOURCES,
-  PAYMENT_STATUSES,
-  PAYOUT_STATUSES,
-} from './schemas/receivables';
+export type * from './api/gateway';
+export type * from './api/customers';
+export type * from './api/invoices';
+export type * from './api/payments';
+export type * from './api/estimates';
+export type * from './api/payouts';
+export type * from './api/events';
+export type * from './api/payment-processor';
+export type * from './api/vendors';
+export type * from './api/bills';
+export type * from './api/vendor-payments';
+export type * from './api/webhook-endpoints';
+export type * from './api/ledger';
+export type * from './api/documents';
+export type * from './api/document-shares';
+export type * from './api/document-renders';
+export type * from './api/settings';
+export { INBOUND_ACTIVE, INBOUND_PLANNED, INBOUND_STORED_ONLY } from './api/events';
+export { allocations_max } from './api/vendor-payments';
+export { WEBHOOK_EVENT_TYPES, webhook_url_length_max } from './api/webhook-endpoints';
+export { DOCUMENT_CONTENT_TYPES } from './api/documents';
+export { DEFAULT_ESTIMATE_VALIDITY_DAYS, DEFAULT_PAYMENT_TERMS_DAYS } from './api/settings';
 export * from './validate';
 export * from './events';
 export * from './canonical';
-export type * from './schemas/payables';
-export { BILL_STATUSES, VENDOR_PAYMENT_STATUSES, VENDOR_TYPES, allocations_max } from './schemas/payables';
-export type * from './schemas/webhooks';
-export { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_ENDPOINT_STATUSES, WEBHOOK_EVENT_TYPES, webhook_url_length_max } from './schemas/webhooks';
-export type * from './schemas/reporting';
-export type * from './schemas/documents';
-export {
-  DEFAULT_ESTIMATE_VALIDITY_DAYS,
-  DEFAULT_PAYMENT_TERMS_DAYS,
-  DOCUMENT_CONTENT_TYPES,
-  DOCUMENT_STATUSES,
-  DOCUMENT_TYPES,
-  LINK_RECORD_TYPES,
-  document_file_name_length_max,
-} from './schemas/documents';

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { DATE_PATTERN, NO_NUL_PATTERN, buildOpenApi, requestSchema } from './openapi';
-import { ROUTES, findRoute, type RouteDef } from './routes';
+import { ROUTES, findRoute } from './api/index';
+import type { RouteDef } from './routes';
 import { compileBody } from './validate';
 import { errorSchema, uuid } from './schemas/common';
-import { DOCUMENT_CONTENT_TYPES } from './schemas/documents';
+import { DOCUMENT_CONTENT_TYPES } from './api/documents';
 import { limits } from './limits';
 
 type Op = {

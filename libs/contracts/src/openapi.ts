@@ -1,4 +1,5 @@
-import { ROUTES, type RouteDef } from './routes';
+import { ROUTES } from './api/index';
+import type { RouteDef } from './routes';
 import { errorSchema, type JsonSchema } from './schemas/common';
 import { limits } from './limits';
 

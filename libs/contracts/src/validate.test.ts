@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 import { canonicalUuids, compileBody, compileQuery, queryIntegerDetails, toDetails } from './validate';
 import { Optional, Type } from '@sinclair/typebox';
 import { StringEnum, obj, uuid, date, email, name, paginationQuery } from './schemas/common';
-import { customerCreateBody, customerListQuery } from './schemas/customers';
+import { customerCreateBody, customerListQuery } from './api/customers';
 import { limits } from './limits';
 import * as schemas from './schemas/index';
 

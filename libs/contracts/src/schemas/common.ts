@@ -1,4 +1,4 @@
-import { type Static, type TObject, type TProperties, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
+import { type Static, type TObject, type TOptional, type TProperties, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
 
 /** A JSON Schema (draft 2020-12 subset that ajv and OpenAPI 3.1 both read). */
@@ -110,3 +110,23 @@ export const action = <const A extends string>(type: A) => obj({ type: StringEnu
 /** `{data, <name>, action}`: the reply of an action route. */
 export const withAction = <N extends string, T extends TSchema, A extends string>(nameOf: N, item: T, type: A) =>
   obj({ data: item, [nameOf]: item, action: action(type) } as { data: T; action: ReturnType<typeof action<A>> } & { [K in N]: T });
+
+export const positiveCents = Type.Integer({ minimum: 1, maximum: limits.amount_cents_max });
+
+/** Every property of `properties`, optional: the body of a PUT or PATCH whose fields left out keep their value. */
+export function optionalAll<T extends TProperties>(properties: T): { [K in keyof T]: TOptional<T[K]> } {
+  return Object.fromEntries(Object.entries(properties).map(([k, s]) => [k, Type.Optional(s)])) as { [K in keyof T]: TOptional<T[K]> };
+}
+
+// ---------- shared by bills and vendor payments (posted, then maybe reversed) ----------
+export const reverseBody = obj({
+  reversal_reason: Type.String({ minLength: 1, maxLength: limits.description_length_max, description: 'Why the record is reversed (kept on it).' }),
+});
+/** The last members of a reversible record: when it was posted and reversed, and why. */
+export const reversibleState = {
+  memo: Nullable(Type.String()),
+  posted_at: Nullable(dateTime),
+  reversed_at: Nullable(dateTime),
+  reversal_reason: Nullable(Type.String()),
+  created_at: dateTime,
+};

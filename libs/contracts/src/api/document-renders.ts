@@ -1,0 +1,47 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { operations } from '../operations';
+import { type RouteDef, routesOf } from '../routes';
+import { StringEnum, dateTime, idParams, obj, singleEnvelope, uuid } from '../schemas/common';
+import { SHARE_RECORD_TYPES } from './document-shares';
+
+/** Renders: the PDF a share made of its invoice or estimate (the documents service). */
+const RENDER_STATUSES = ['ready'] as const;
+
+const documentRender = obj({
+  id: uuid,
+  status: StringEnum(RENDER_STATUSES),
+  document_type: StringEnum(SHARE_RECORD_TYPES, { description: 'What the PDF shows.' }),
+  record_id: uuid,
+  content_type: Type.Literal('application/pdf'),
+  file_name: Type.String(),
+  size_bytes: Type.Integer({ minimum: 0 }),
+  created_at: dateTime,
+});
+export type DocumentRenderDto = Static<typeof documentRender>;
+export const documentRenderResponse = singleEnvelope('document_render', documentRender);
+
+export const documentRenderOperations = operations('documents', {
+  'document_renders.get': { params: idParams, reply: documentRenderResponse },
+  'document_renders.download': { params: idParams, reply: documentRenderResponse },
+});
+
+const route = routesOf(documentRenderOperations, { tag: 'Document shares', module: 'customer_portal' });
+export const documentRenderRoutes: RouteDef[] = [
+  route('document_renders.get', {
+    operationId: 'getDocumentRender',
+    method: 'GET',
+    path: '/api/v1/document-renders/{id}',
+    summary: 'Get the safe metadata of a render (storage paths are never shown).',
+    statuses: { 200: 'The render.' },
+  }),
+  route('document_renders.download', {
+    operationId: 'downloadDocumentRender',
+    method: 'GET',
+    path: '/api/v1/document-renders/{id}/download',
+    summary: 'Download the PDF of a render, streamed.',
+    description: 'Sent as application/pdf with Content-Disposition: attachment, X-Content-Type-Options: nosniff, ETag (hex SHA-256 in quotes) and Digest: sha-256=<base64>.',
+    kind: 'download',
+    contentType: 'application/pdf',
+    statuses: { 200: 'The PDF.' },
+  }),
+];

@@ -1,0 +1,96 @@
+import { Optional, type Static, Type } from '@sinclair/typebox';
+import { operations, recordOperations } from '../operations';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { Nullable, StringEnum, date, dateTime, externalId, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+import { currency, documentNumber, lineItem, lineItemsInput, memo } from '../schemas/line-items';
+
+const ESTIMATE_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired', 'converted'] as const;
+export type EstimateStatus = (typeof ESTIMATE_STATUSES)[number];
+export const estimateCreateBody = obj({
+  external_estimate_id: externalId,
+  customer_id: uuid,
+  issue_date: date,
+  expiry_date: Optional(date),
+  line_items: lineItemsInput,
+  currency: Optional(currency),
+  memo: Optional(memo),
+});
+export const estimate = obj({
+  id: uuid,
+  external_estimate_id: Type.String(),
+  customer_id: uuid,
+  issue_date: date,
+  expiry_date: Optional(Nullable(date)),
+  line_items: Type.Array(lineItem),
+  status: StringEnum(ESTIMATE_STATUSES),
+  total_cents: Type.Integer(),
+  currency: Type.String(),
+  memo: Optional(Nullable(Type.String())),
+  invoice_id: Optional(Nullable(uuid)),
+  created_at: dateTime,
+});
+export type EstimateDto = Static<typeof estimate>;
+/**
+ * Any estimate status is a well-formed request; whether the move is allowed is the domain's rule
+ * (API-DECISIONS §5), and a move it refuses is 409 conflict (§1), converted included (only POST /convert makes it).
+ */
+export const estimateStatusBody = obj({
+  status: StringEnum(ESTIMATE_STATUSES, {
+    description:
+      'The status to move to. Allowed: draft → sent | accepted; sent → accepted | declined | expired. Other moves, and converted (use POST /estimates/{id}/convert), answer 409 conflict.',
+  }),
+});
+export const estimateStatusResponse = singleEnvelope('estimate', obj({ id: uuid, status: StringEnum(ESTIMATE_STATUSES) }));
+export const estimateConvertBody = obj({
+  external_invoice_id: Optional(externalId),
+  invoice_number: Optional(documentNumber),
+  issue_date: Optional(date),
+  due_date: Optional(date),
+});
+export type EstimateConvertBody = Static<typeof estimateConvertBody>;
+export const estimateConvertResponse = obj({ data: obj({ estimate_id: uuid, invoice_id: uuid, invoice_status: Type.String() }) });
+export const estimateListQuery = obj({ ...paginationQuery, status: Optional(StringEnum(ESTIMATE_STATUSES)), customer_id: Optional(uuid) });
+export const estimateResponse = singleEnvelope('estimate', estimate);
+export const estimateListResponse = listEnvelope('estimates', estimate);
+
+export const estimateOperations = operations('receivables', {
+  ...recordOperations('estimates', { create: estimateCreateBody, list: estimateListQuery, one: estimateResponse, page: estimateListResponse }),
+  'estimates.status': { params: idParams, body: estimateStatusBody, reply: estimateStatusResponse },
+  'estimates.convert': { params: idParams, body: estimateConvertBody, reply: estimateConvertResponse },
+});
+
+const route = routesOf(estimateOperations, { tag: 'Estimates', module: 'estimates' });
+const estimates = recordRoutes(route, 'estimates', {
+  name: 'Estimate',
+  path: '/api/v1/estimates',
+  list: 'List estimates, newest first; filter by status and customer_id.',
+  create: {
+    summary: 'Create a draft estimate (no ledger effect); retry-safe on external_estimate_id.',
+    description:
+      "The customer must exist in the key's organization and environment (404 otherwise); expiry_date, when given, ≥ issue_date (400); currency USD only (400); line quantities with at most 4 decimals (400).",
+  },
+});
+export const estimateRoutes: RouteDef[] = [
+  estimates.list,
+  estimates.create,
+  estimates.get,
+  route('estimates.status', {
+    operationId: 'setEstimateStatus',
+    method: 'POST',
+    path: '/api/v1/estimates/{id}/status',
+    summary: 'Move an estimate: draft → sent | accepted; sent → accepted | declined | expired.',
+    description: 'Setting the status it already has returns it unchanged (200, Idempotent-Replayed: true); any other move is 409 conflict.',
+    statuses: { 200: '{id, status}.' },
+  }),
+  route('estimates.convert', {
+    operationId: 'convertEstimate',
+    method: 'POST',
+    path: '/api/v1/estimates/{id}/convert',
+    summary: 'Convert an accepted estimate to a draft invoice (not posted).',
+    description:
+      "The invoice gets the estimate's customer, lines and currency. Optional body: external_invoice_id (default estimate-<estimate id>), invoice_number (default the external_estimate_id), " +
+      'issue_date (default today, UTC) and due_date (default issue_date + the payment terms of the invoice defaults); due_date ≥ issue_date (400), and a default due date past 9999-12-31 is 400 (send due_date). ' +
+      'No body, or {}, takes every default. A second convert returns the same invoice (200, Idempotent-Replayed: true).',
+    statuses: { 200: 'The conversion result.' },
+  }),
+];

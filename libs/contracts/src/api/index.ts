@@ -1,0 +1,78 @@
+/**
+ * The API, one file per resource (api/<resource>.ts: its schemas, its RPC operations, its routes).
+ * RPC_CATALOGUE is every resource's operations; ROUTES is every resource's routes, in the order the
+ * OpenAPI document lists them.
+ */
+import type { RouteDef } from '../routes';
+import { billOperations, billRoutes } from './bills';
+import { customerOperations, customerRoutes } from './customers';
+import { documentRenderOperations, documentRenderRoutes } from './document-renders';
+import { documentShareOperations, documentShareRoutes } from './document-shares';
+import { documentOperations, documentRoutes } from './documents';
+import { estimateOperations, estimateRoutes } from './estimates';
+import { eventOperations, eventRoutes } from './events';
+import { gatewayRoutes } from './gateway';
+import { invoiceOperations, invoiceRoutes } from './invoices';
+import { ledgerOperations, ledgerRoutes } from './ledger';
+import { paymentProcessorOperations, paymentProcessorRoutes } from './payment-processor';
+import { paymentOperations, paymentRoutes } from './payments';
+import { payoutOperations, payoutRoutes } from './payouts';
+import { portalOperations, portalRoutes } from './portal';
+import { settingOperations, settingRoutes } from './settings';
+import { vendorPaymentOperations, vendorPaymentRoutes } from './vendor-payments';
+import { vendorOperations, vendorRoutes } from './vendors';
+import { webhookEndpointOperations, webhookEndpointRoutes } from './webhook-endpoints';
+
+/** Every resource's operations, in the catalogue's order. */
+export const RESOURCE_OPERATIONS = [
+  customerOperations,
+  invoiceOperations,
+  paymentOperations,
+  estimateOperations,
+  payoutOperations,
+  eventOperations,
+  paymentProcessorOperations,
+  vendorOperations,
+  billOperations,
+  vendorPaymentOperations,
+  webhookEndpointOperations,
+  ledgerOperations,
+  documentOperations,
+  documentShareOperations,
+  documentRenderOperations,
+  portalOperations,
+  settingOperations,
+] as const;
+
+type Merged<T> = T extends readonly [infer Head, ...infer Rest] ? Head & Merged<Rest> : unknown;
+type Flat<T> = { readonly [K in keyof T]: T[K] };
+
+/** Every operation of every resource, with its exact schema types (RpcCatalogue types handlers and callers). */
+export const RPC_CATALOGUE = Object.assign({}, ...RESOURCE_OPERATIONS) as Flat<Merged<typeof RESOURCE_OPERATIONS>>;
+
+export const ROUTES: RouteDef[] = [
+  ...gatewayRoutes,
+  ...customerRoutes,
+  ...invoiceRoutes,
+  ...paymentRoutes,
+  ...payoutRoutes,
+  ...estimateRoutes,
+  ...eventRoutes,
+  ...paymentProcessorRoutes,
+  ...vendorRoutes,
+  ...billRoutes,
+  ...vendorPaymentRoutes,
+  ...webhookEndpointRoutes,
+  ...documentRoutes,
+  ...documentShareRoutes,
+  ...documentRenderRoutes,
+  ...portalRoutes,
+  ...settingRoutes,
+  ...ledgerRoutes,
+];
+
+export function findRoute(operationId: string): RouteDef {
+  const r = ROUTES.find((x) => x.operationId === operationId);
+  if (!r) throw new Error(`unknown route ${operationId}`);
+  return r;
+}

@@ -1,0 +1,53 @@
+import { Optional, type Static, Type } from '@sinclair/typebox';
+import { operations, recordOperations } from '../operations';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { StringEnum, cents, date, dateTime, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+import { currency } from '../schemas/line-items';
+
+/** Processor payouts: a payment processor's settlement of the clearing account. */
+const PAYOUT_STATUSES = ['created'] as const;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+export const payoutCreateBody = obj({
+  external_payout_id: externalId,
+  processor: name,
+  payout_date: date,
+  gross_cents: cents,
+  fee_cents: cents,
+  net_cents: cents,
+  currency: Optional(currency),
+});
+export const payout = obj({
+  id: uuid,
+  external_payout_id: Type.String(),
+  processor: Type.String(),
+  payout_date: date,
+  gross_cents: Type.Integer(),
+  fee_cents: Type.Integer(),
+  net_cents: Type.Integer(),
+  currency: Type.String(),
+  status: StringEnum(PAYOUT_STATUSES),
+  created_at: dateTime,
+});
+export type PayoutDto = Static<typeof payout>;
+export const payoutListQuery = obj({ ...paginationQuery, processor: Optional(name) });
+export const payoutResponse = singleEnvelope('processor_payout', payout);
+export const payoutListResponse = listEnvelope('processor_payouts', payout);
+
+export const payoutOperations = operations(
+  'receivables',
+  recordOperations('payouts', { create: payoutCreateBody, list: payoutListQuery, one: payoutResponse, page: payoutListResponse }),
+);
+
+const payouts = recordRoutes(routesOf(payoutOperations, { tag: 'Processor payouts', module: 'payments' }), 'payouts', {
+  name: 'Processor payout',
+  path: '/api/v1/processor-payouts',
+  list: 'List processor payouts, newest first; filter by processor.',
+  page: 'A page of payouts.',
+  create: {
+    summary: 'Record a processor payout (clearing); retry-safe on external_payout_id.',
+    description:
+      'gross_cents − fee_cents must equal net_cents (400 validation_failed, issue net_mismatch); currency USD only (400). Dr Operating bank net, Dr Processor fees fee / Cr Processor clearing gross, dated payout_date.',
+  },
+  one: 'The payout.',
+});
+export const payoutRoutes: RouteDef[] = [payouts.list, payouts.create, payouts.get];

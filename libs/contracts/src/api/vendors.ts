@@ -1,0 +1,72 @@
+import { Optional, type Static, Type } from '@sinclair/typebox';
+import { operations, recordOperations } from '../operations';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { Nullable, StringEnum, dateTime, email, externalId, idParams, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+
+const VENDOR_TYPES = ['contractor', 'business'] as const;
+export type VendorType = (typeof VENDOR_TYPES)[number];
+export const vendorCreateBody = obj({
+  external_vendor_id: externalId,
+  display_name: name,
+  vendor_type: Optional(StringEnum(VENDOR_TYPES, { description: 'Default contractor.' })),
+  email: Optional(email),
+  is_1099_eligible: Optional(Type.Boolean({ description: 'Default false.' })),
+  w9_on_file: Optional(Type.Boolean({ description: 'Default false.' })),
+});
+export type VendorCreateBody = Static<typeof vendorCreateBody>;
+export const vendorUpdateBody = obj(
+  {
+    display_name: Optional(name),
+    email: Optional(Nullable(email)),
+    is_1099_eligible: Optional(Type.Boolean()),
+    w9_on_file: Optional(Type.Boolean()),
+  },
+  { minProperties: 1 },
+);
+export type VendorUpdateBody = Static<typeof vendorUpdateBody>;
+export const vendor = obj({
+  id: uuid,
+  external_vendor_id: Type.String(),
+  display_name: Type.String(),
+  vendor_type: StringEnum(VENDOR_TYPES),
+  email: Nullable(Type.String()),
+  is_1099_eligible: Type.Boolean(),
+  w9_on_file: Type.Boolean(),
+  created_at: dateTime,
+  updated_at: dateTime,
+});
+export type VendorDto = Static<typeof vendor>;
+export const vendorListQuery = obj({ ...paginationQuery, vendor_type: Optional(StringEnum(VENDOR_TYPES)), is_1099_eligible: Optional(Type.Boolean()) });
+export const vendorResponse = singleEnvelope('vendor', vendor);
+export const vendorListResponse = listEnvelope('vendors', vendor);
+
+export const vendorOperations = operations('payables', {
+  ...recordOperations('vendors', { create: vendorCreateBody, list: vendorListQuery, one: vendorResponse, page: vendorListResponse }),
+  'vendors.update': { params: idParams, body: vendorUpdateBody, reply: vendorResponse },
+});
+
+const route = routesOf(vendorOperations, { tag: 'Vendors', module: 'vendors' });
+const vendors = recordRoutes(route, 'vendors', {
+  name: 'Vendor',
+  path: '/api/v1/vendors',
+  list: 'List vendors, newest first; filter by vendor_type and is_1099_eligible.',
+  create: {
+    summary: 'Create a vendor; retry-safe on external_vendor_id.',
+    description:
+      'vendor_type defaults to contractor, is_1099_eligible and w9_on_file to false. A repeat with the same external_vendor_id and the same content returns the existing vendor ' +
+      '(200, Idempotent-Replayed: true); with different content it is refused with 409 conflict.',
+  },
+});
+export const vendorRoutes: RouteDef[] = [
+  vendors.list,
+  vendors.create,
+  vendors.get,
+  route('vendors.update', {
+    operationId: 'updateVendor',
+    method: 'PATCH',
+    path: '/api/v1/vendors/{id}',
+    summary: 'Update a vendor: any of display_name, email (null clears it), is_1099_eligible, w9_on_file.',
+    description: 'Fields left out keep their value; at least one is required. External id and vendor_type do not change.',
+    statuses: { 200: 'The vendor after the update.' },
+  }),
+];

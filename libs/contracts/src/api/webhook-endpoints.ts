@@ -1,0 +1,132 @@
+import { Optional, type Static, Type } from '@sinclair/typebox';
+import { OUTBOUND_EVENT_TYPES } from '../events';
+import { limits } from '../limits';
+import { operations, recordOperations } from '../operations';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { Nullable, StringEnum, dateTime, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+
+/** Webhook endpoints, deliveries and attempts (the webhook-dispatcher service). */
+
+/**
+ * What an endpoint can subscribe to: every active outbound type of SPEC.md §6, webhook.test included
+ * (API-DECISIONS §9; the test action delivers webhook.test whatever the endpoint subscribes to).
+ */
+export const WEBHOOK_EVENT_TYPES = ['webhook.test', ...OUTBOUND_EVENT_TYPES] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+const WEBHOOK_ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
+const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export const webhook_url_length_max = 2048;
+
+export const webhookEndpointCreateBody = obj({
+  url: Type.String({
+    minLength: 1,
+    maxLength: webhook_url_length_max,
+    description:
+      'Where deliveries are POSTed; stored and returned WHATWG-normalised, without credentials. Live mode: https only; test mode also accepts http. In every mode the host must not be or resolve to a loopback, private, link-local, CGNAT, multicast, unspecified or reserved address, nor an IPv4-mapped, IPv4-compatible, 6to4, Teredo or NAT64 form of one (checked now and at every connection; redirects are not followed), unless the operator set WEBHOOK_ALLOW_PRIVATE_URLS=true.',
+  }),
+  event_types: Optional(Type.Array(StringEnum(WEBHOOK_EVENT_TYPES), { minItems: 1, uniqueItems: true, description: 'Outbound event types to deliver; default all of them.' })),
+  description: Optional(Type.String({ maxLength: limits.description_length_max })),
+});
+
+export const webhookEndpoint = obj({
+  id: uuid,
+  url: Type.String(),
+  event_types: Type.Array(StringEnum(WEBHOOK_EVENT_TYPES)),
+  description: Nullable(Type.String()),
+  status: StringEnum(WEBHOOK_ENDPOINT_STATUSES),
+  disabled_reason: Nullable(Type.String({ description: 'Why the endpoint was disabled (e.g. every delivery failed for 3 days).' })),
+  created_at: dateTime,
+});
+export type WebhookEndpointDto = Static<typeof webhookEndpoint>;
+/** The create reply alone carries the signing secret. */
+const webhookEndpointCreated = obj({
+  ...webhookEndpoint.properties,
+  secret: Type.String({ description: 'whsec_… signing secret, shown only in this response.' }),
+});
+
+export const webhookAttempt = obj({
+  attempted_at: dateTime,
+  status_code: Nullable(Type.Integer({ description: 'HTTP status of the response; null when none arrived.' })),
+  duration_ms: Type.Integer({ minimum: 0 }),
+  error: Nullable(Type.String({ description: 'timeout, connection error, refused address, redirect, …' })),
+  response_body: Nullable(Type.String({ description: 'The first 1 KiB of the response body.' })),
+});
+export type WebhookAttemptDto = Static<typeof webhookAttempt>;
+
+export const webhookDelivery = obj({
+  id: uuid,
+  endpoint_id: uuid,
+  event_id: uuid,
+  event_type: Type.String(),
+  status: StringEnum(WEBHOOK_DELIVERY_STATUSES),
+  attempt_count: Type.Integer({ minimum: 0 }),
+  next_attempt_at: Nullable(dateTime),
+  delivered_at: Nullable(dateTime),
+  created_at: dateTime,
+  attempts: Type.Array(webhookAttempt, { description: 'Oldest first.' }),
+});
+export type WebhookDeliveryDto = Static<typeof webhookDelivery>;
+
+export const webhookEndpointListQuery = obj({ ...paginationQuery });
+export const webhookDeliveryListQuery = obj({ ...paginationQuery });
+export const webhookEndpointResponse = singleEnvelope('webhook_endpoint', webhookEndpoint);
+export const webhookEndpointCreateResponse = singleEnvelope('webhook_endpoint', webhookEndpointCreated);
+export const webhookEndpointListResponse = listEnvelope('webhook_endpoints', webhookEndpoint);
+export const webhookDeliveryResponse = singleEnvelope('webhook_delivery', webhookDelivery);
+export const webhookDeliveryListResponse = listEnvelope('webhook_deliveries', webhookDelivery);
+export const webhookEndpointDeleteResponse = singleEnvelope('webhook_endpoint', obj({ id: uuid, deleted: Type.Literal(true) }));
+
+export const webhookEndpointOperations = operations('webhook-dispatcher', {
+  ...recordOperations('webhook_endpoints', { create: webhookEndpointCreateBody, list: webhookEndpointListQuery, one: webhookEndpointResponse, page: webhookEndpointListResponse }),
+  // The create reply alone carries the signing secret.
+  'webhook_endpoints.create': { body: webhookEndpointCreateBody, reply: webhookEndpointCreateResponse },
+  'webhook_endpoints.delete': { params: idParams, reply: webhookEndpointDeleteResponse },
+  'webhook_endpoints.test': { params: idParams, reply: webhookDeliveryResponse },
+  'webhook_endpoints.deliveries': { params: idParams, query: webhookDeliveryListQuery, reply: webhookDeliveryListResponse },
+});
+
+const route = routesOf(webhookEndpointOperations, { tag: 'Webhooks', module: 'webhooks' });
+const endpoints = recordRoutes(route, 'webhook_endpoints', {
+  name: 'Webhook endpoint',
+  path: '/api/v1/webhook-endpoints',
+  list: 'List webhook endpoints, newest first (never their secrets).',
+  page: 'A page of endpoints.',
+  create: {
+    summary: 'Register a webhook endpoint for the connected app and environment of the key; the response alone carries its signing secret.',
+    description:
+      'Deliveries are signed JSON POSTs: Service-Signature is the hex HMAC-SHA-256 under the secret of `<Service-Timestamp>.<raw body>`, Service-Timestamp is Unix seconds, ' +
+      'Service-Event-Id equals the body id (the delivery id, the same across retries). A 2xx within 10 s is success; redirects are not followed. Failed deliveries are retried after ' +
+      '1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h and 24 h, then marked failed; an endpoint whose deliveries all fail for 3 days is disabled (disabled_reason says why). ' +
+      'Live mode: https only, and the host must not resolve to a private, loopback or link-local address (400 validation_failed, issue unsafe_url).',
+    statuses: { 201: 'Endpoint created; secret is shown only here.' },
+  },
+  get: 'Get one webhook endpoint (never its secret).',
+  one: 'The endpoint.',
+});
+export const webhookEndpointRoutes: RouteDef[] = [
+  endpoints.create,
+  endpoints.list,
+  endpoints.get,
+  route('webhook_endpoints.delete', {
+    operationId: 'deleteWebhookEndpoint',
+    method: 'DELETE',
+    path: '/api/v1/webhook-endpoints/{id}',
+    summary: 'Delete a webhook endpoint: nothing more is delivered to it (pending deliveries are dropped).',
+    statuses: { 200: '{id, deleted: true}.' },
+  }),
+  route('webhook_endpoints.test', {
+    operationId: 'testWebhookEndpoint',
+    method: 'POST',
+    path: '/api/v1/webhook-endpoints/{id}/test',
+    summary: 'Send a webhook.test delivery to the endpoint (queued; see its deliveries for the outcome).',
+    description: 'A disabled endpoint is refused with 409 conflict.',
+    statuses: { 201: 'The queued delivery.' },
+  }),
+  route('webhook_endpoints.deliveries', {
+    operationId: 'listWebhookDeliveries',
+    method: 'GET',
+    path: '/api/v1/webhook-endpoints/{id}/deliveries',
+    summary: "The endpoint's deliveries, newest first, each with its attempts (time, status code, duration, error, first 1 KiB of the response).",
+    statuses: { 200: 'A page of deliveries.' },
+  }),
+];

@@ -1,0 +1,37 @@
+import type { TSchema } from '@sinclair/typebox';
+import { idParams } from './schemas/common';
+import type { ServiceName } from './services';
+
+/** One request/reply operation: the service that serves it and the schemas of its request and success reply. */
+export interface RpcDef {
+  service: ServiceName;
+  params?: TSchema;
+  query?: TSchema;
+  body?: TSchema;
+  /** The success body (RpcOk.body), as the gateway sends it. */
+  reply: TSchema;
+  /** Served for a public route: the request carries a PublicContext, no tenancy. */
+  public?: true;
+  /** Asked by the gateway or another service only, never a public route (e.g. an upload's steps). */
+  internal?: true;
+}
+
+/** The operations of one resource, all served by `service`; each keeps its exact schema types for RpcCatalogue. */
+export function operations<S extends ServiceName, const T extends Record<string, Omit<RpcDef, 'service'>>>(
+  service: S,
+  defs: T,
+): { readonly [K in keyof T]: { readonly service: S } & T[K] } {
+  return Object.fromEntries(Object.entries(defs).map(([op, def]) => [op, { service, ...def }])) as { readonly [K in keyof T]: { readonly service: S } & T[K] };
+}
+
+/** The create, list and get operations of a resource of records (POST, GET page, GET by id). */
+export function recordOperations<R extends string, B extends TSchema, Q extends TSchema, One extends TSchema, Page extends TSchema>(
+  resource: R,
+  schemas: { create: B; list: Q; one: One; page: Page },
+): { [K in `${R}.create`]: { body: B; reply: One } } & { [K in `${R}.list`]: { query: Q; reply: Page } } & { [K in `${R}.get`]: { params: typeof idParams; reply: One } } {
+  return {
+    [`${resource}.create`]: { body: schemas.create, reply: schemas.one },
+    [`${resource}.list`]: { query: schemas.list, reply: schemas.page },
+    [`${resource}.get`]: { params: idParams, reply: schemas.one },
+  } as never;
+}

@@ -100,13 +100,14 @@ export async function stalePending(em: EntityManager, before: Date, limit: numbe
   return em.execute(`SELECT id, storage_key FROM documents WHERE status = 'pending' AND created_at < ? ORDER BY created_at LIMIT ?`, [before, limit]);
 }
 
-export async function listDocuments(
-  em: EntityManager,
-  s: Scope,
-  f: { document_type?: string; status?: string; linked_record_id?: string },
-  limit: number,
-  offset: number,
-): Promise<DocumentRow[]> {
+/** What a list of documents may be filtered by (the list query's fields). */
+export interface DocumentFilters {
+  document_type?: string;
+  status?: string;
+  linked_record_id?: string;
+}
+
+export async function listDocuments(em: EntityManager, s: Scope, f: DocumentFilters, limit: number, offset: number): Promise<DocumentRow[]> {
   const where = [`organization_id = ?`, `environment = ?`, `status <> 'pending'`];
   const args: unknown[] = [s.organizationId, s.environment];
   if (f.document_type) {

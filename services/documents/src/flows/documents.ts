@@ -1,7 +1,7 @@
 import { AppError, type DocumentDto, type LinkRecordType, type TrustedContext } from '@acct/contracts';
 import { type Orm, type Scope, scopeOf } from '@acct/kit';
 import { type DocumentRow, documentDto } from '../domain/documents';
-import { findDocument, insertLink, linksOf, listDocuments } from '../queries';
+import { type DocumentFilters, findDocument, insertLink, linksOf, listDocuments } from '../queries';
 import { s3 } from '../adapters/storage';
 import type { DocumentsDeps } from './deps';
 import { requireRecord } from './records';
@@ -19,13 +19,7 @@ export async function mustFindDocument(orm: Orm, s: Scope, id: string): Promise<
 }
 
 /** A page of the scope's documents with their links (one more than `limit`, for has_more). */
-export async function listDocumentDtos(
-  orm: Orm,
-  s: Scope,
-  filters: { document_type?: string; status?: string; linked_record_id?: string },
-  limit: number,
-  offset: number,
-): Promise<DocumentDto[]> {
+export async function listDocumentDtos(orm: Orm, s: Scope, filters: DocumentFilters, limit: number, offset: number): Promise<DocumentDto[]> {
   const em = orm.em.fork();
   const rows = await listDocuments(em, s, filters, limit + 1, offset);
   const links = await linksOf(

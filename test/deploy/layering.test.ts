@@ -124,7 +124,7 @@ describe('layering', () => {
         .map((f) => path.relative(ROOT, f).replace(/\.ts$/, '')),
     );
     expect(handlerModules.size).toBeGreaterThan(10);
-    expect(handlerModules).toContain('services/documents/src/shares');
+    expect(handlerModules).toContain('services/documents/src/handlers/shares.handler');
     expect(problems((e) => (handlerModules.has(e.from.replace(/\.ts$/, '')) && handlerModules.has(e.target.file ?? '') ? 'shared rules go to flows/' : null))).toEqual([]);
   });
 });

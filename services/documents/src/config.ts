@@ -3,6 +3,8 @@ import { type VarSpec, loadConfig, v } from '@acct/kit';
 export const DEFAULT_UPLOAD_MAX_BYTES = 25 * 1024 * 1024;
 /** Largest logo embedded in a render (bytes); a bigger one is refused when the branding is set. */
 export const LOGO_MAX_BYTES = 2 * 1024 * 1024;
+/** Largest logo inlined in the portal page (a data: URL); a bigger one is left out of the page. */
+export const PORTAL_LOGO_MAX_BYTES = 256 * 1024;
 
 /** S3 settings, shared by the documents service and the local stack (which may start s3rver). */
 export const s3ConfigSpec = {

@@ -1,55 +1,37 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { connect, type NatsConnection } from 'nats';
-import type { TrustedContext } from '@acct/contracts';
-import { type Orm, RpcClient, migrate, ormOpener, wireService, type ServiceWiring } from '@acct/kit';
+import { createHash } from 'node:crypto';
 import { type LocalS3, startLocalS3 } from '@acct/stack';
-import { NATS_URL, freshDatabase, silentLogger, startFreezableProxy, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { type TestService, ctx as newCtx, silentLogger, startFreezableProxy, startServiceForTest } from '@acct/testing';
+import { Storage } from './adapters/storage';
 import { loadDocumentsConfig } from './config';
 import { documentsService } from './service';
-import { Storage } from './storage';
-import { Sweeper } from './sweeper';
+import { Sweeper } from './workers/sweeper';
 
 /** The documents service against real Postgres, NATS and an S3 server (s3rver), without the gateway. */
 describe('documents service against Postgres, NATS and S3', () => {
-  let db: TestDatabase;
-  let orm: Orm;
-  let nc: NatsConnection;
   let s3: LocalS3;
   let storage: Storage;
-  let wiring: ServiceWiring;
-  let client: RpcClient;
-  const ctx: TrustedContext = { organizationId: randomUUID(), connectedAppId: randomUUID(), environment: 'test', apiKeyId: randomUUID(), requestId: randomUUID() };
+  let svc: TestService;
+  const ctx = newCtx();
   const call = (op: 'documents.upload_prepare' | 'documents.upload_finalize' | 'documents.upload_discard' | 'documents.get', body: unknown, params: Record<string, string> = {}) =>
-    client.call(op as never, { ctx, params, query: {}, body }) as Promise<{
+    svc.call(op, ctx, { params, body }) as Promise<{
       ok: boolean;
       status?: number;
       body?: any;
       error?: { code: string; details?: { issue: string }[] };
     }>;
-  const pendingRows = async () => (await orm.em.fork().execute<{ n: string }[]>(`SELECT count(*) AS n FROM documents WHERE status = 'pending'`))[0]!.n;
+  const count = async (q: string) => Number((await svc.sql(q))[0].n);
+  const pendingRows = () => count(`SELECT count(*) AS n FROM documents WHERE status = 'pending'`);
 
   beforeAll(async () => {
-    db = await freshDatabase();
     s3 = await startLocalS3();
     const config = loadDocumentsConfig({ ...s3.env, PENDING_UPLOAD_TTL_S: '60' });
     storage = new Storage(config);
-    const def = documentsService({ config, storage });
-    orm = await ormOpener(def)(db.url, 5);
-    await migrate(orm);
-    nc = await connect({ servers: NATS_URL });
-    const prefix = uniquePrefix();
-    wiring = wireService(def, { nc, prefix, orm, log: silentLogger() });
-    wiring.server.start();
-    await nc.flush();
-    client = new RpcClient(nc, prefix, 5000);
+    svc = await startServiceForTest(documentsService({ config, storage }));
   });
   afterAll(async () => {
-    await wiring?.server.drain();
-    await nc?.close();
-    await orm?.close(true);
+    await svc?.stop();
     storage?.close();
     await s3?.stop();
-    await db?.drop();
   });
 
   const reserve = async (bytes: Buffer) =>
@@ -89,21 +71,21 @@ describe('documents service against Postgres, NATS and S3', () => {
     expect((await call('documents.upload_discard', { upload_id: a.body.upload_id })).body).toEqual({ discarded: true });
     expect(await storage.head(Storage.key(ctx.organizationId, ctx.environment, a.body.upload_id))).toBeUndefined();
 
-    const before = Number(await pendingRows());
+    const before = await pendingRows();
     const b = await reserve(bytes);
     await put(b.body.put_url, b.body.headers, bytes);
-    expect(Number(await pendingRows())).toBe(before + 1);
-    const sweeper = new Sweeper(orm, storage, 60_000, silentLogger());
+    expect(await pendingRows()).toBe(before + 1);
+    const sweeper = new Sweeper(svc.orm, storage, 60_000, silentLogger());
     expect(await sweeper.sweepOnce(new Date())).toBe(0); // not stale yet
     expect(await sweeper.sweepOnce(new Date(Date.now() + 61_000))).toBe(before + 1);
-    expect(Number(await pendingRows())).toBe(0);
+    expect(await pendingRows()).toBe(0);
     expect(await storage.head(Storage.key(ctx.organizationId, ctx.environment, b.body.upload_id))).toBeUndefined();
   });
 
   it('with the store frozen, S3 calls fail within their bound; a stale reservation goes at once, its object once the store answers', async () => {
     const proxy = await startFreezableProxy(s3.port);
     const frozenStorage = new Storage(loadDocumentsConfig({ ...s3.env, S3_ENDPOINT: proxy.url, S3_TIMEOUT_MS: '500' }));
-    const queued = async () => Number((await orm.em.fork().execute<{ n: string }[]>(`SELECT count(*) AS n FROM discarded_objects`))[0]!.n);
+    const queued = () => count(`SELECT count(*) AS n FROM discarded_objects`);
     try {
       // Reserved and stored through a healthy service, then discarded by one whose store hangs.
       const bytes = Buffer.from('frozen upload');
@@ -117,10 +99,10 @@ describe('documents service against Postgres, NATS and S3', () => {
       await expect(frozenStorage.delete(key)).rejects.toMatchObject({ name: 'TimeoutError' });
       await expect(frozenStorage.head(key)).rejects.toMatchObject({ name: 'TimeoutError' });
       expect(Date.now() - t0).toBeLessThan(5000); // three calls of 500 ms each, with room to spare
-      const sweeper = new Sweeper(orm, frozenStorage, 60_000, silentLogger());
+      const sweeper = new Sweeper(svc.orm, frozenStorage, 60_000, silentLogger());
       await expect(sweeper.sweepOnce(new Date(Date.now() + 61_000))).rejects.toMatchObject({ name: 'TimeoutError' });
       // The stale reservation went (key queued) even though its object could not be deleted.
-      expect(Number(await pendingRows())).toBe(0);
+      expect(await pendingRows()).toBe(0);
       expect(await queued()).toBe(frozenQueue + 1);
       expect(await storage.head(key)).toEqual({ size: bytes.length, contentType: 'application/octet-stream' });
       proxy.thaw();

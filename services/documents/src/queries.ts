@@ -1,68 +1,12 @@
-import type {
-  DocumentContentType,
-  DocumentDto,
-  DocumentRenderDto,
-  DocumentShareDto,
-  DocumentType,
-  Environment,
-  LinkRecordType,
-  ShareRecordType,
-  ShareStatus,
-} from '@acct/contracts';
-import type { EntityManager } from '@acct/kit';
+import type { DocumentContentType, LinkRecordType } from '@acct/contracts';
+import type { EntityManager, Scope } from '@acct/kit';
+import type { DocumentRow, LinkRow } from './domain/documents';
+import type { SettingsKind, SettingsOf } from './domain/settings';
+import type { RenderRow, ShareRow } from './domain/shares';
 
-/** Every SQL statement of the service (raw SQL, as the webhook dispatcher). */
+/** Every SQL statement of the service (raw SQL through em.execute, `?` placeholders); the row types are in domain/. */
 
-export interface Scope {
-  organizationId: string;
-  environment: Environment;
-}
-
-export interface DocumentRow {
-  id: string;
-  organization_id: string;
-  connected_app_id: string;
-  environment: Environment;
-  file_name: string;
-  document_type: DocumentType | null;
-  source: string | null;
-  status: 'pending' | 'uploaded' | 'needs_review';
-  declared_content_type: string;
-  content_type: DocumentContentType | null;
-  size_bytes: string | number;
-  sha256: string;
-  storage_key: string;
-  idempotency_key: string | null;
-  link_record_type: LinkRecordType | null;
-  link_record_id: string | null;
-  created_at: Date;
-  finalized_at: Date | null;
-}
-
-export interface LinkRow {
-  document_id: string;
-  record_type: LinkRecordType;
-  record_id: string;
-  linked_at: Date;
-}
-
-export function documentDto(r: DocumentRow, links: LinkRow[]): DocumentDto {
-  const last = links[links.length - 1];
-  return {
-    id: r.id,
-    file_name: r.file_name,
-    document_type: r.document_type ?? 'other',
-    source: r.source,
-    status: r.status === 'pending' ? 'needs_review' : r.status,
-    content_type: r.content_type ?? 'application/pdf',
-    size_bytes: Number(r.size_bytes),
-    sha256: r.sha256,
-    ...(last ? { linked_record_id: last.record_id } : {}),
-    links: links.map((l) => ({ record_type: l.record_type, record_id: l.record_id, linked_at: new Date(l.linked_at).toISOString() })),
-    created_at: new Date(r.created_at).toISOString(),
-  };
-}
-
+// ---------- documents and their links ----------
 export async function insertDocument(em: EntityManager, r: DocumentRow): Promise<void> {
   await em.execute(
     `INSERT INTO documents (id, organization_id, connected_app_id, environment, file_name, document_type, source, status, declared_content_type, content_type,
@@ -156,13 +100,14 @@ export async function stalePending(em: EntityManager, before: Date, limit: numbe
   return em.execute(`SELECT id, storage_key FROM documents WHERE status = 'pending' AND created_at < ? ORDER BY created_at LIMIT ?`, [before, limit]);
 }
 
-export async function listDocuments(
-  em: EntityManager,
-  s: Scope,
-  f: { document_type?: string; status?: string; linked_record_id?: string },
-  limit: number,
-  offset: number,
-): Promise<DocumentRow[]> {
+/** What a list of documents may be filtered by (the list query's fields). */
+export interface DocumentFilters {
+  document_type?: string;
+  status?: string;
+  linked_record_id?: string;
+}
+
+export async function listDocuments(em: EntityManager, s: Scope, f: DocumentFilters, limit: number, offset: number): Promise<DocumentRow[]> {
   const where = [`organization_id = ?`, `environment = ?`, `status <> 'pending'`];
   const args: unknown[] = [s.organizationId, s.environment];
   if (f.document_type) {
@@ -189,8 +134,7 @@ export async function linksOf(em: EntityManager, ids: string[]): Promise<Map<str
   return out;
 }
 
-/** Idempotent: linking twice to the same record keeps the first link. */
-/** Links a document to a record; false when that link already existed (nothing changed). */
+/** Links a document to a record; false when that link already existed (linking twice keeps the first link). */
 export async function insertLink(em: EntityManager, documentId: string, recordType: LinkRecordType, recordId: string): Promise<boolean> {
   const rows = await em.execute<{ document_id: string }[]>(
     `INSERT INTO document_links (document_id, record_type, record_id, linked_at) VALUES (?, ?, ?, clock_timestamp()) ON CONFLICT DO NOTHING RETURNING document_id`,
@@ -200,10 +144,8 @@ export async function insertLink(em: EntityManager, documentId: string, recordTy
 }
 
 // ---------- settings ----------
-export type SettingsKind = 'document_branding' | 'invoice_defaults' | 'estimate_defaults';
-
-export async function getSettings<T>(em: EntityManager, s: Scope, kind: SettingsKind): Promise<Partial<T> | undefined> {
-  const rows = await em.execute<{ value: Partial<T> }[]>(`SELECT value FROM settings WHERE organization_id = ? AND environment = ? AND kind = ?`, [
+export async function getSettings<K extends SettingsKind>(em: EntityManager, s: Scope, kind: K): Promise<Partial<SettingsOf[K]> | undefined> {
+  const rows = await em.execute<{ value: Partial<SettingsOf[K]> }[]>(`SELECT value FROM settings WHERE organization_id = ? AND environment = ? AND kind = ?`, [
     s.organizationId,
     s.environment,
     kind,
@@ -212,8 +154,8 @@ export async function getSettings<T>(em: EntityManager, s: Scope, kind: Settings
 }
 
 /** Merges the given fields into the stored ones (one statement, so concurrent PUTs never lose a field). */
-export async function mergeSettings<T>(em: EntityManager, s: Scope, kind: SettingsKind, patch: Partial<T>): Promise<Partial<T>> {
-  const rows = await em.execute<{ value: Partial<T> }[]>(
+export async function mergeSettings<K extends SettingsKind>(em: EntityManager, s: Scope, kind: K, patch: Partial<SettingsOf[K]>): Promise<Partial<SettingsOf[K]>> {
+  const rows = await em.execute<{ value: Partial<SettingsOf[K]> }[]>(
     `INSERT INTO settings (organization_id, environment, kind, value, updated_at) VALUES (?, ?, ?, ?::jsonb, now())
      ON CONFLICT (organization_id, environment, kind) DO UPDATE SET value = settings.value || EXCLUDED.value, updated_at = now()
      RETURNING value`,
@@ -223,61 +165,6 @@ export async function mergeSettings<T>(em: EntityManager, s: Scope, kind: Settin
 }
 
 // ---------- renders and shares ----------
-export interface RenderRow {
-  id: string;
-  organization_id: string;
-  environment: Environment;
-  record_type: ShareRecordType;
-  record_id: string;
-  status: 'ready';
-  file_name: string;
-  size_bytes: string | number;
-  sha256: string;
-  storage_key: string;
-  created_at: Date;
-}
-
-export interface ShareRow {
-  id: string;
-  organization_id: string;
-  connected_app_id: string;
-  environment: Environment;
-  api_key_id: string;
-  record_type: ShareRecordType;
-  record_id: string;
-  render_id: string;
-  token: string;
-  status: ShareStatus;
-  created_at: Date;
-  revoked_at: Date | null;
-}
-
-export function renderDto(r: RenderRow): DocumentRenderDto {
-  return {
-    id: r.id,
-    status: r.status,
-    document_type: r.record_type,
-    record_id: r.record_id,
-    content_type: 'application/pdf',
-    file_name: r.file_name,
-    size_bytes: Number(r.size_bytes),
-    created_at: new Date(r.created_at).toISOString(),
-  };
-}
-
-export function shareDto(r: ShareRow, publicBaseUrl: string): DocumentShareDto {
-  return {
-    id: r.id,
-    status: r.status,
-    record_type: r.record_type,
-    record_id: r.record_id,
-    render_id: r.render_id,
-    url: `${publicBaseUrl.replace(/\/+$/, '')}/portal/${r.token}`,
-    created_at: new Date(r.created_at).toISOString(),
-    revoked_at: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
-  };
-}
-
 /** A render and the share that publishes it, in one transaction. */
 export async function insertShare(em: EntityManager, render: RenderRow, share: ShareRow): Promise<void> {
   await em.transactional(async (tx) => {

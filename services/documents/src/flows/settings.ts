@@ -1,18 +1,44 @@
-import { DEFAULT_ESTIMATE_VALIDITY_DAYS, DEFAULT_PAYMENT_TERMS_DAYS, type DocumentBrandingDto, type EstimateDefaultsDto, type InvoiceDefaultsDto } from '@acct/contracts';
-import type { Orm } from '@acct/kit';
-import { type Scope, getSettings } from '../queries';
+import { AppError } from '@acct/contracts';
+import type { Orm, Scope } from '@acct/kit';
+import { LOGO_MAX_BYTES } from '../config';
+import { type SettingsKind, type SettingsOf, withDefaults } from '../domain/settings';
+import { findDocument, getSettings, mergeSettings } from '../queries';
 
-/** Each setting's value before an organization sets it. */
-export const BRANDING_DEFAULTS: DocumentBrandingDto = { business_name: null, payment_instructions: null, primary_color: null, logo_document_id: null };
-export const INVOICE_DEFAULTS: InvoiceDefaultsDto = { payment_terms_days: DEFAULT_PAYMENT_TERMS_DAYS, default_terms: null, default_memo: null, footer: null };
-export const ESTIMATE_DEFAULTS: EstimateDefaultsDto = { validity_days: DEFAULT_ESTIMATE_VALIDITY_DAYS, default_terms: null, default_memo: null };
+/** One setting of a scope, its defaults filled in. */
+export async function readSetting<K extends SettingsKind>(orm: Orm, s: Scope, kind: K): Promise<SettingsOf[K]> {
+  return withDefaults(kind, await getSettings(orm.em.fork(), s, kind));
+}
 
-/** Reads the settings of a scope with their defaults filled in (also used by renders). */
+/** Every setting of a scope with their defaults filled in (renders and the portal). */
 export async function readSettings(orm: Orm, s: Scope) {
-  const em = orm.em.fork();
   return {
-    branding: { ...BRANDING_DEFAULTS, ...(await getSettings<DocumentBrandingDto>(em, s, 'document_branding')) },
-    invoice: { ...INVOICE_DEFAULTS, ...(await getSettings<InvoiceDefaultsDto>(em, s, 'invoice_defaults')) },
-    estimate: { ...ESTIMATE_DEFAULTS, ...(await getSettings<EstimateDefaultsDto>(em, s, 'estimate_defaults')) },
+    branding: await readSetting(orm, s, 'document_branding'),
+    invoice: await readSetting(orm, s, 'invoice_defaults'),
+    estimate: await readSetting(orm, s, 'estimate_defaults'),
   };
+}
+
+/** Merges the given fields into the stored ones (fields left out keep their value); the result with defaults. */
+export async function putSetting<K extends SettingsKind>(orm: Orm, s: Scope, kind: K, patch: Partial<SettingsOf[K]>): Promise<SettingsOf[K]> {
+  return withDefaults(kind, await mergeSettings(orm.em.fork(), s, kind, patch));
+}
+
+/** The branding, after checking that its logo (if named) is a PNG or JPEG document of the scope, small enough to render. */
+export async function putBranding(orm: Orm, s: Scope, patch: Partial<SettingsOf['document_branding']>): Promise<SettingsOf['document_branding']> {
+  const logo = patch.logo_document_id;
+  if (logo) {
+    const doc = await findDocument(orm.em.fork(), s, logo);
+    if (!doc) throw AppError.notFound('Document', logo);
+    if (doc.content_type !== 'image/png' && doc.content_type !== 'image/jpeg') {
+      throw AppError.validation('The logo must be a PNG or JPEG document.', [
+        { field: '/logo_document_id', issue: 'invalid_type', message: `Document ${logo} is ${doc.content_type}.` },
+      ]);
+    }
+    if (Number(doc.size_bytes) > LOGO_MAX_BYTES) {
+      throw AppError.validation(`The logo must be at most ${LOGO_MAX_BYTES} bytes.`, [
+        { field: '/logo_document_id', issue: 'too_large', message: `Document ${logo} is ${doc.size_bytes} bytes.` },
+      ]);
+    }
+  }
+  return putSetting(orm, s, 'document_branding', patch);
 }

@@ -1,6 +1,6 @@
 import type { Logger, Orm } from '@acct/kit';
-import { discardPending, discardedObjects, forgetDiscarded, stalePending } from './queries';
-import type { Storage } from './storage';
+import { discardPending, discardedObjects, forgetDiscarded, stalePending } from '../queries';
+import type { Storage } from '../adapters/storage';
 
 /** How often the sweeper runs at most, ms: a discarded upload's object is deleted this soon after the store answers again. */
 export const SWEEP_EVERY_MS = 30_000;

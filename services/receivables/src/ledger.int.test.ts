@@ -1,62 +1,42 @@
-import { randomUUID } from 'node:crypto';
-import { connect, type JetStreamManager, type NatsConnection } from 'nats';
-import { type Environment, type RpcReply, type RpcRequest, eventsStreamName } from '@acct/contracts';
-import { Outbox, RpcClient, type ServiceMetrics, createMetrics, ensureEventsStream, migrate, type Orm, type RpcServer } from '@acct/kit';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { JetStreamManager } from 'nats';
+import { type RpcReply, type RpcRequest, type TrustedContext, eventsStreamName } from '@acct/contracts';
+import type { Outbox, ServiceMetrics } from '@acct/kit';
 import { catalogueErrors } from '@acct/posting';
-import { NATS_URL, firstRow, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
-import { openReceivablesOrm } from './db';
-import { createReceivablesServer } from './service';
+import { type TestService, ctx, firstRow, startServiceForTest } from '@acct/testing';
+import { receivablesService } from './service';
 
 /**
  * The books against real Postgres and NATS JetStream: atomic postings, the outbox, concurrency,
  * and the invariants (debits = credits, A/R = open invoice balances) after a random sequence.
  */
 describe('receivables books against real Postgres and JetStream', () => {
-  let db: TestDatabase;
-  let orm: Orm;
-  let nc: NatsConnection;
+  let svc: TestService;
   let jsm: JetStreamManager;
   let prefix: string;
-  let server: RpcServer;
   let outbox: Outbox;
   let metrics: ServiceMetrics;
-  let client: RpcClient;
 
-  const ctx = (organizationId = randomUUID(), environment: Environment = 'test') => ({
-    organizationId,
-    connectedAppId: randomUUID(),
-    environment,
-    apiKeyId: randomUUID(),
-    requestId: randomUUID(),
-  });
-  type Ctx = ReturnType<typeof ctx>;
-  const call = (op: Parameters<RpcClient['call']>[0], c: Ctx, over: Partial<RpcRequest> = {}): Promise<RpcReply<any>> =>
-    client.call(op, { ctx: c, params: {}, query: {}, body: {}, ...over });
-  const ok = async (p: Promise<RpcReply<any>>) => {
-    const r = await p;
-    if (!r.ok) throw new Error(`expected ok: ${JSON.stringify(r.error)}`);
-    return r.body.data;
-  };
-  const sql = (q: string, params: unknown[] = []) => orm.em.getConnection().execute(q, params);
+  type Ctx = TrustedContext;
+  const call = (op: Parameters<TestService['call']>[0], c: Ctx, over: Partial<RpcRequest> = {}): Promise<RpcReply<any>> => svc.call(op, c, over);
+  const sql = (q: string, params: unknown[] = []) => svc.sql(q, params);
 
   async function customer(c: Ctx): Promise<string> {
-    return (await ok(call('customers.create', c, { body: { external_customer_id: randomUUID(), name: 'C' } }))).id;
+    return (await svc.ok('customers.create', c, { body: { external_customer_id: randomUUID(), name: 'C' } })).id;
   }
   async function postedInvoice(c: Ctx, totalCents: number, customerId?: string): Promise<{ id: string; external: string }> {
     const external = randomUUID();
-    const inv = await ok(
-      call('invoices.create', c, {
-        body: {
-          external_invoice_id: external,
-          customer_id: customerId ?? (await customer(c)),
-          invoice_number: 'INV',
-          issue_date: '2026-01-10',
-          due_date: '2026-02-10',
-          line_items: [{ description: 'x', quantity: 1, unit_amount_cents: totalCents }],
-        },
-      }),
-    );
-    await ok(call('invoices.post', c, { params: { id: inv.id } }));
+    const inv = await svc.ok('invoices.create', c, {
+      body: {
+        external_invoice_id: external,
+        customer_id: customerId ?? (await customer(c)),
+        invoice_number: 'INV',
+        issue_date: '2026-01-10',
+        due_date: '2026-02-10',
+        line_items: [{ description: 'x', quantity: 1, unit_amount_cents: totalCents }],
+      },
+    });
+    await svc.ok('invoices.post', c, { params: { id: inv.id } });
     return { id: inv.id, external };
   }
   const pay = (c: Ctx, invoiceId: string, amount: number, external = randomUUID()) =>
@@ -67,27 +47,13 @@ describe('receivables books against real Postgres and JetStream', () => {
   }
 
   beforeAll(async () => {
-    db = await freshDatabase('acct_books_it');
-    orm = await openReceivablesOrm(db.url, 10);
-    await migrate(orm);
-    nc = await connect({ servers: NATS_URL });
-    prefix = uniquePrefix();
-    jsm = await ensureEventsStream(nc, prefix);
-    metrics = createMetrics('receivables', false);
-    outbox = new Outbox(nc, orm, silentLogger(), metrics, { relayMinAgeMs: 0 });
-    outbox.registerBacklogMetrics();
-    ({ server } = createReceivablesServer({ nc, prefix, orm, log: silentLogger(), outbox }));
-    server.start();
-    client = new RpcClient(nc, prefix, 10_000);
+    svc = await startServiceForTest(receivablesService({ config: { processorSecretKey: randomBytes(32) } }));
+    ({ prefix, metrics } = svc);
+    outbox = svc.wiring.outbox!;
+    jsm = await svc.nc.jetstreamManager();
   });
 
-  afterAll(async () => {
-    await server.drain();
-    await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
-    await nc.drain();
-    await orm.close(true);
-    await db.drop();
-  });
+  afterAll(() => svc.stop());
 
   it('posts an invoice as one balanced entry and publishes its events before replying', async () => {
     const before = await streamMessages();
@@ -123,7 +89,7 @@ describe('receivables books against real Postgres and JetStream', () => {
     const c = ctx();
     await postedInvoice(c, 100); // creates the chart of accounts of this organization
     const entryId = randomUUID();
-    const attempt = orm.em.fork().transactional(async (em) => {
+    const attempt = svc.orm.em.fork().transactional(async (em) => {
       await em.execute(`INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id) VALUES (?, ?, 'test', '2026-01-01', 'manual', ?)`, [
         entryId,
         c.organizationId,
@@ -212,15 +178,13 @@ describe('receivables books against real Postgres and JetStream', () => {
     const c = ctx();
     const inv = await postedInvoice(c, 900);
     const externalPayment = randomUUID();
-    const received = await ok(
-      call('events.create', c, {
-        body: {
-          event_type: 'payment.received',
-          external_event_id: randomUUID(),
-          payload: { external_payment_id: externalPayment, external_invoice_id: inv.external, amount_cents: 900, received_at: '2026-01-20' },
-        },
-      }),
-    );
+    const received = await svc.ok('events.create', c, {
+      body: {
+        event_type: 'payment.received',
+        external_event_id: randomUUID(),
+        payload: { external_payment_id: externalPayment, external_invoice_id: inv.external, amount_cents: 900, received_at: '2026-01-20' },
+      },
+    });
     expect(received.status).toBe('processed');
     const refunds = await Promise.all(
       Array.from({ length: 6 }, () =>
@@ -279,25 +243,23 @@ describe('receivables books against real Postgres and JetStream', () => {
       const op = rand(7);
       if (op === 0 || invoices.length === 0) {
         const external = randomUUID();
-        const inv = await ok(
-          call('invoices.create', c, {
-            body: {
-              external_invoice_id: external,
-              customer_id: pick(customers),
-              invoice_number: `R-${step}`,
-              issue_date: '2026-02-01',
-              due_date: '2026-03-01',
-              line_items: [
-                { description: 'a', quantity: 1 + rand(3) + rand(10) / 4, unit_amount_cents: 1 + rand(5000) },
-                { description: 'b', quantity: 0.3333, unit_amount_cents: rand(999) },
-              ],
-            },
-          }),
-        );
+        const inv = await svc.ok('invoices.create', c, {
+          body: {
+            external_invoice_id: external,
+            customer_id: pick(customers),
+            invoice_number: `R-${step}`,
+            issue_date: '2026-02-01',
+            due_date: '2026-03-01',
+            line_items: [
+              { description: 'a', quantity: 1 + rand(3) + rand(10) / 4, unit_amount_cents: 1 + rand(5000) },
+              { description: 'b', quantity: 0.3333, unit_amount_cents: rand(999) },
+            ],
+          },
+        });
         invoices.push({ id: inv.id, external, posted: false });
       } else if (op === 1) {
         const inv = pick(invoices);
-        await ok(call('invoices.post', c, { params: { id: inv.id } }));
+        await svc.ok('invoices.post', c, { params: { id: inv.id } });
         inv.posted = true;
       } else if (op === 2 || op === 3) {
         await pay(c, pick(invoices).id, 1 + rand(3000)); // may be refused: fine
@@ -314,15 +276,13 @@ describe('receivables books against real Postgres and JetStream', () => {
         if (r.ok && r.body.data.status === 'processed') eventPayments.push(external);
       } else if (op === 5 && eventPayments.length) {
         const external = eventPayments.splice(rand(eventPayments.length), 1)[0];
-        await ok(call('events.create', c, { body: { event_type: 'payment.refunded', external_event_id: randomUUID(), payload: { external_payment_id: external } } }));
+        await svc.ok('events.create', c, { body: { event_type: 'payment.refunded', external_event_id: randomUUID(), payload: { external_payment_id: external } } });
       } else {
         const gross = rand(10_000);
         const fee = rand(gross + 1);
-        await ok(
-          call('payouts.create', c, {
-            body: { external_payout_id: randomUUID(), processor: 'stripe', payout_date: '2026-02-10', gross_cents: gross, fee_cents: fee, net_cents: gross - fee },
-          }),
-        );
+        await svc.ok('payouts.create', c, {
+          body: { external_payout_id: randomUUID(), processor: 'stripe', payout_date: '2026-02-10', gross_cents: gross, fee_cents: fee, net_cents: gross - fee },
+        });
       }
     }
     const totals = firstRow(

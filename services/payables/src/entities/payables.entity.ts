@@ -1,7 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 import type { Allocation, BillStatus, VendorPaymentStatus, VendorType } from '@acct/contracts';
 import { type Scoped, moneyColumn, scopedColumns } from '@acct/kit';
-import type { LineItem } from '@acct/ledger';
+import { type LineDocument, lineDocumentColumns } from '@acct/posting';
 
 export interface Vendor extends Scoped {
   externalVendorId: string;
@@ -28,19 +28,8 @@ export const VendorSchema = new EntitySchema<Vendor>({
   },
 });
 
-export interface Bill extends Scoped {
-  externalBillId: string;
-  vendorId: string;
-  billNumber: string;
-  issueDate: string;
-  dueDate: string;
-  currency: string;
-  memo: string | null;
-  lineItems: LineItem[];
-  expenseAccountCode: string;
-  totalCents: number;
-  paidCents: number;
-  status: BillStatus;
+/** What a record that posts and can be reversed (bill, vendor payment) keeps of its journal entries. */
+export interface Reversible {
   journalEntryId: string | null;
   reversalEntryId: string | null;
   reversalReason: string | null;
@@ -48,32 +37,44 @@ export interface Bill extends Scoped {
   reversedAt: Date | null;
 }
 
+const reversibleColumns = {
+  journalEntryId: { type: 'uuid', fieldName: 'journal_entry_id', nullable: true },
+  reversalEntryId: { type: 'uuid', fieldName: 'reversal_entry_id', nullable: true },
+  reversalReason: { type: 'text', fieldName: 'reversal_reason', nullable: true },
+  postedAt: { type: 'Date', fieldName: 'posted_at', nullable: true },
+  reversedAt: { type: 'Date', fieldName: 'reversed_at', nullable: true },
+} as const;
+
+/** A new record's Reversible fields: nothing booked yet. */
+export const unposted = (): Reversible => ({ journalEntryId: null, reversalEntryId: null, reversalReason: null, postedAt: null, reversedAt: null });
+
+export interface Bill extends LineDocument, Reversible {
+  externalBillId: string;
+  vendorId: string;
+  billNumber: string;
+  dueDate: string;
+  expenseAccountCode: string;
+  paidCents: number;
+  status: BillStatus;
+}
+
 export const BillSchema = new EntitySchema<Bill>({
   name: 'Bill',
   tableName: 'bills',
   properties: {
-    ...scopedColumns,
+    ...lineDocumentColumns(),
     externalBillId: { type: 'text', fieldName: 'external_bill_id' },
     vendorId: { type: 'uuid', fieldName: 'vendor_id' },
     billNumber: { type: 'text', fieldName: 'bill_number' },
-    issueDate: { type: 'string', columnType: 'date', fieldName: 'issue_date' },
     dueDate: { type: 'string', columnType: 'date', fieldName: 'due_date' },
-    currency: { type: 'text' },
-    memo: { type: 'text', nullable: true },
-    lineItems: { type: 'json', fieldName: 'line_items' },
     expenseAccountCode: { type: 'text', fieldName: 'expense_account_code' },
-    totalCents: { ...moneyColumn(), fieldName: 'total_cents' },
     paidCents: { ...moneyColumn(), fieldName: 'paid_cents' },
     status: { type: 'text' },
-    journalEntryId: { type: 'uuid', fieldName: 'journal_entry_id', nullable: true },
-    reversalEntryId: { type: 'uuid', fieldName: 'reversal_entry_id', nullable: true },
-    reversalReason: { type: 'text', fieldName: 'reversal_reason', nullable: true },
-    postedAt: { type: 'Date', fieldName: 'posted_at', nullable: true },
-    reversedAt: { type: 'Date', fieldName: 'reversed_at', nullable: true },
+    ...reversibleColumns,
   },
 });
 
-export interface VendorPayment extends Scoped {
+export interface VendorPayment extends Scoped, Reversible {
   externalVendorPaymentId: string;
   vendorId: string;
   amountCents: number;
@@ -83,11 +84,6 @@ export interface VendorPayment extends Scoped {
   currency: string;
   memo: string | null;
   status: VendorPaymentStatus;
-  journalEntryId: string | null;
-  reversalEntryId: string | null;
-  reversalReason: string | null;
-  postedAt: Date | null;
-  reversedAt: Date | null;
 }
 
 export const VendorPaymentSchema = new EntitySchema<VendorPayment>({
@@ -104,10 +100,6 @@ export const VendorPaymentSchema = new EntitySchema<VendorPayment>({
     currency: { type: 'text' },
     memo: { type: 'text', nullable: true },
     status: { type: 'text' },
-    journalEntryId: { type: 'uuid', fieldName: 'journal_entry_id', nullable: true },
-    reversalEntryId: { type: 'uuid', fieldName: 'reversal_entry_id', nullable: true },
-    reversalReason: { type: 'text', fieldName: 'reversal_reason', nullable: true },
-    postedAt: { type: 'Date', fieldName: 'posted_at', nullable: true },
-    reversedAt: { type: 'Date', fieldName: 'reversed_at', nullable: true },
+    ...reversibleColumns,
   },
 });

@@ -1,29 +1,23 @@
 import { EntitySchema } from '@mikro-orm/core';
-import type { CustomerDto, CustomerStatus, Environment } from '@acct/contracts';
+import type { CustomerDto, CustomerStatus } from '@acct/contracts';
+import { type Scoped, scopedColumns } from '@acct/kit';
 
-export interface Customer {
-  id: string;
-  organizationId: string;
-  environment: Environment;
+export interface Customer extends Scoped {
   externalCustomerId: string;
   name: string;
   email: string | null;
   status: CustomerStatus;
-  createdAt: Date;
 }
 
 export const CustomerSchema = new EntitySchema<Customer>({
   name: 'Customer',
   tableName: 'customers',
   properties: {
-    id: { type: 'uuid', primary: true },
-    organizationId: { type: 'uuid', fieldName: 'organization_id' },
-    environment: { type: 'text' },
+    ...scopedColumns,
     externalCustomerId: { type: 'text', fieldName: 'external_customer_id' },
     name: { type: 'text' },
     email: { type: 'text', nullable: true },
     status: { type: 'text' },
-    createdAt: { type: 'Date', fieldName: 'created_at' },
   },
 });
 

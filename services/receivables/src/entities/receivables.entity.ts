@@ -1,18 +1,13 @@
 import { EntitySchema } from '@mikro-orm/core';
 import type { EstimateStatus, EventSource, InboundEventStatus, InvoiceStatus, PaymentProcessorStatus, PaymentStatus, PayoutStatus } from '@acct/contracts';
 import { type Scoped, moneyColumn as money, scopedColumns as scoped } from '@acct/kit';
-import type { LineItem } from '@acct/ledger';
+import { type LineDocument, lineDocumentColumns } from '@acct/posting';
 
-export interface Invoice extends Scoped {
+export interface Invoice extends LineDocument {
   externalInvoiceId: string;
   customerId: string;
   invoiceNumber: string;
-  issueDate: string;
   dueDate: string;
-  currency: string;
-  memo: string | null;
-  lineItems: LineItem[];
-  totalCents: number;
   paidCents: number;
   status: InvoiceStatus;
   estimateId: string | null;
@@ -24,16 +19,11 @@ export const InvoiceSchema = new EntitySchema<Invoice>({
   name: 'Invoice',
   tableName: 'invoices',
   properties: {
-    ...scoped,
+    ...lineDocumentColumns(),
     externalInvoiceId: { type: 'text', fieldName: 'external_invoice_id' },
     customerId: { type: 'uuid', fieldName: 'customer_id' },
     invoiceNumber: { type: 'text', fieldName: 'invoice_number' },
-    issueDate: { type: 'string', columnType: 'date', fieldName: 'issue_date' },
     dueDate: { type: 'string', columnType: 'date', fieldName: 'due_date' },
-    currency: { type: 'text' },
-    memo: { type: 'text', nullable: true },
-    lineItems: { type: 'json', fieldName: 'line_items' },
-    totalCents: { ...money(), fieldName: 'total_cents' },
     paidCents: { ...money(), fieldName: 'paid_cents' },
     status: { type: 'text' },
     estimateId: { type: 'uuid', fieldName: 'estimate_id', nullable: true },
@@ -79,15 +69,10 @@ export const PaymentSchema = new EntitySchema<Payment>({
   },
 });
 
-export interface Estimate extends Scoped {
+export interface Estimate extends LineDocument {
   externalEstimateId: string;
   customerId: string;
-  issueDate: string;
   expiryDate: string | null;
-  currency: string;
-  memo: string | null;
-  lineItems: LineItem[];
-  totalCents: number;
   status: EstimateStatus;
   invoiceId: string | null;
 }
@@ -96,15 +81,10 @@ export const EstimateSchema = new EntitySchema<Estimate>({
   name: 'Estimate',
   tableName: 'estimates',
   properties: {
-    ...scoped,
+    ...lineDocumentColumns(),
     externalEstimateId: { type: 'text', fieldName: 'external_estimate_id' },
     customerId: { type: 'uuid', fieldName: 'customer_id' },
-    issueDate: { type: 'string', columnType: 'date', fieldName: 'issue_date' },
     expiryDate: { type: 'string', columnType: 'date', fieldName: 'expiry_date', nullable: true },
-    currency: { type: 'text' },
-    memo: { type: 'text', nullable: true },
-    lineItems: { type: 'json', fieldName: 'line_items' },
-    totalCents: { ...money(), fieldName: 'total_cents' },
     status: { type: 'text' },
     invoiceId: { type: 'uuid', fieldName: 'invoice_id', nullable: true },
   },

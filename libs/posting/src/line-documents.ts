@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { LineItemInput } from '@acct/contracts';
-import { type Scope, type Scoped, moneyColumn, scopedColumns } from '@acct/kit';
+import { type Scope, type Scoped, columns } from '@acct/kit';
 import { type LineItem, currencyOf, priceLines } from '@acct/ledger';
 import { sameJson } from './books';
 
@@ -17,16 +17,9 @@ export interface LineDocument extends Scoped {
   totalCents: number;
 }
 
-/** The EntitySchema properties of a document with line items: the scoped columns and the shared ones. */
+/** The EntitySchema properties every document with line items has beside the scoped ones (scopedEntity adds those). */
 export function lineDocumentColumns() {
-  return {
-    ...scopedColumns,
-    issueDate: { type: 'string', columnType: 'date', fieldName: 'issue_date' },
-    currency: { type: 'text' },
-    memo: { type: 'text', nullable: true },
-    lineItems: { type: 'json', fieldName: 'line_items' },
-    totalCents: { ...moneyColumn(), fieldName: 'total_cents' },
-  } as const;
+  return columns({ issueDate: 'date', currency: 'text', memo: 'text?', lineItems: 'json', totalCents: 'money' });
 }
 
 /** What every create body of a document with line items says. */

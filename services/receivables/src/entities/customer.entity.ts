@@ -1,6 +1,5 @@
-import { EntitySchema } from '@mikro-orm/core';
 import type { CustomerDto, CustomerStatus } from '@acct/contracts';
-import { type Scoped, scopedColumns } from '@acct/kit';
+import { type Scoped, columns, scopedEntity } from '@acct/kit';
 
 export interface Customer extends Scoped {
   externalCustomerId: string;
@@ -9,16 +8,8 @@ export interface Customer extends Scoped {
   status: CustomerStatus;
 }
 
-export const CustomerSchema = new EntitySchema<Customer>({
-  name: 'Customer',
-  tableName: 'customers',
-  properties: {
-    ...scopedColumns,
-    externalCustomerId: { type: 'text', fieldName: 'external_customer_id' },
-    name: { type: 'text' },
-    email: { type: 'text', nullable: true },
-    status: { type: 'text' },
-  },
+export const CustomerSchema = scopedEntity<Customer>('Customer', 'customers', {
+  ...columns({ externalCustomerId: 'text', name: 'text', email: 'text?', status: 'text' }),
 });
 
 export function customerDto(c: Customer): CustomerDto {

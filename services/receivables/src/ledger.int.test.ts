@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { JetStreamManager } from 'nats';
 import { type RpcReply, type RpcRequest, type TrustedContext, eventsStreamName } from '@acct/contracts';
-import type { Outbox, ServiceMetrics } from '@acct/kit';
+import type { Outbox } from '@acct/kit';
 import { catalogueErrors } from '@acct/posting';
-import { type TestService, ctx, firstRow, startServiceForTest } from '@acct/testing';
+import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest } from '@acct/testing';
 import { receivablesService } from './service';
 
 /**
@@ -15,7 +15,6 @@ describe('receivables books against real Postgres and JetStream', () => {
   let jsm: JetStreamManager;
   let prefix: string;
   let outbox: Outbox;
-  let metrics: ServiceMetrics;
 
   type Ctx = TrustedContext;
   const call = (op: Parameters<TestService['call']>[0], c: Ctx, over: Partial<RpcRequest> = {}): Promise<RpcReply<any>> => svc.call(op, c, over);
@@ -48,7 +47,7 @@ describe('receivables books against real Postgres and JetStream', () => {
 
   beforeAll(async () => {
     svc = await startServiceForTest(receivablesService({ config: { processorSecretKey: randomBytes(32) } }));
-    ({ prefix, metrics } = svc);
+    ({ prefix } = svc);
     outbox = svc.wiring.outbox!;
     jsm = await svc.nc.jetstreamManager();
   });
@@ -59,11 +58,7 @@ describe('receivables books against real Postgres and JetStream', () => {
     const before = await streamMessages();
     const c = ctx();
     const inv = await postedInvoice(c, 12_345);
-    const lines = await sql(
-      `SELECT l.account_code, l.side, l.amount_cents::int AS amount, l.invoice_id FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id
-        WHERE e.source_type = 'invoice' AND e.source_id = ? ORDER BY l.line_no`,
-      [inv.id],
-    );
+    const lines = await entryLines(sql, 'invoice', inv.id, 'l.account_code, l.side, l.amount_cents::int AS amount, l.invoice_id');
     expect(lines).toEqual([
       { account_code: '1100', side: 'debit', amount: 12_345, invoice_id: inv.id },
       { account_code: '4000', side: 'credit', amount: 12_345, invoice_id: inv.id },
@@ -108,31 +103,8 @@ describe('receivables books against real Postgres and JetStream', () => {
   it('heals a crash between commit and publish: the relay publishes exactly one message per row', async () => {
     const c = ctx();
     const custId = await customer(c);
-    const before = await streamMessages();
-    // The process "dies" between commit and publish: the inline publish never happens.
-    const publish = jest.spyOn(outbox, 'publish').mockResolvedValue(undefined);
-    let inv;
-    try {
-      inv = await postedInvoice(c, 777, custId);
-    } finally {
-      publish.mockRestore();
-    }
-    // Committed, replied, but nothing reached the stream; the backlog metric shows it.
-    await outbox.flushMarks();
-    expect(await streamMessages()).toBe(before);
-    const pending = await sql(`SELECT id FROM outbox WHERE published_at IS NULL`);
-    expect(pending).toHaveLength(2);
-    expect(await metrics.registry.getSingleMetricAsString('outbox_unpublished_rows')).toMatch(/outbox_unpublished_rows\S* 2$/m);
-    expect(await outbox.relayOnce()).toBe(2);
-    expect(await streamMessages()).toBe(before + 2);
-    expect(await metrics.registry.getSingleMetricAsString('outbox_unpublished_rows')).toMatch(/outbox_unpublished_rows\S* 0$/m);
-    // A second pass finds nothing, and a row published but not marked (crash after publish) is
-    // published again and dropped by the stream as a duplicate of the same message id.
-    expect(await outbox.relayOnce()).toBe(0);
-    await sql(`UPDATE outbox SET published_at = NULL WHERE id = ?`, [firstRow(pending).id]);
-    expect(await outbox.relayOnce()).toBe(1);
-    expect(await streamMessages()).toBe(before + 2);
-    expect(inv.id).toBeTruthy();
+    // The posting event and invoice.posted of one invoice.
+    await expectRelayHeals(svc, () => postedInvoice(c, 777, custId), 2);
   });
 
   it('writes nothing and publishes nothing for a refused payment', async () => {

@@ -11,10 +11,7 @@ export function openBalance(b: { status: BillStatus; totalCents: number; paidCen
 export type BillAction = Action;
 
 /** The one status each action moves a bill from, and to (API-DECISIONS §5). */
-export const BILL_MOVES: Moves<BillStatus> = {
-  post: { from: 'draft', to: 'posted' },
-  reverse: { from: 'posted', to: 'reversed' },
-};
+export const BILL_MOVES: Moves<BillStatus> = { post: { from: 'draft', to: 'posted' }, reverse: { from: 'posted', to: 'reversed' } };
 
 /** checkAction for bills: draft → posted → reversed. */
 export function checkBillAction(id: string, status: BillStatus, action: BillAction): 'move' | 'same' {

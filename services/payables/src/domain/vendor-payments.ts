@@ -5,10 +5,7 @@ import { openBalance } from './bills';
 
 export type PaymentAction = Action;
 
-export const PAYMENT_MOVES: Moves<VendorPaymentStatus> = {
-  post: { from: 'ready', to: 'posted' },
-  reverse: { from: 'posted', to: 'reversed' },
-};
+export const PAYMENT_MOVES: Moves<VendorPaymentStatus> = { post: { from: 'ready', to: 'posted' }, reverse: { from: 'posted', to: 'reversed' } };
 
 /** As checkBillAction, for vendor payments: ready → posted → reversed. */
 export function checkPaymentAction(id: string, status: VendorPaymentStatus, action: PaymentAction): 'move' | 'same' {

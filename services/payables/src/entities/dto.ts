@@ -64,6 +64,7 @@ export function vendorPaymentDto(p: VendorPayment): VendorPaymentDto {
   };
 }
 
-export const VENDOR = { name: 'vendor', dto: vendorDto } as const;
-export const BILL = { name: 'bill', dto: billDto } as const;
+/** How each resource is answered, and (for a create once per external id) where that id is unique. */
+export const VENDOR = { name: 'vendor', dto: vendorDto, constraint: 'vendors_external_id', external: 'external_vendor_id' } as const;
+export const BILL = { name: 'bill', dto: billDto, constraint: 'bills_external_id', external: 'external_bill_id' } as const;
 export const VENDOR_PAYMENT = { name: 'vendor_payment', dto: vendorPaymentDto } as const;

@@ -32,8 +32,6 @@ export function registerBillHandlers(server: RpcServer, books: Books): void {
       store: () => books.transactGrouped(req.ctx, (tx) => createBill(tx, row, post)),
       existing: () => findBillByExternalId(books.db(req.ctx), b.external_bill_id),
       same: (ex) => sameBillContent(ex, row),
-      constraint: 'bills_external_id',
-      external: 'external_bill_id',
     });
   });
 

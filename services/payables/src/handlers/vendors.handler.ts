@@ -17,8 +17,6 @@ export function registerVendorHandlers(server: RpcServer, books: Books): void {
       store: () => books.transact(req.ctx, (tx) => createVendor(tx, row)),
       existing: () => findVendorByExternalId(books.db(req.ctx), body.external_vendor_id),
       same: (ex) => sameVendorContent(ex, body),
-      constraint: 'vendors_external_id',
-      external: 'external_vendor_id',
     });
   });
 

@@ -104,8 +104,9 @@ export function paymentProcessorDto(p: PaymentProcessor) {
   };
 }
 
-export const CUSTOMER = { name: 'customer', dto: customerDto } as const;
-export const INVOICE = { name: 'invoice', dto: invoiceDto } as const;
+/** How each resource is answered, and (for a create once per external id) where that id is unique. */
+export const CUSTOMER = { name: 'customer', dto: customerDto, constraint: 'customers_external_id', external: 'external_customer_id' } as const;
+export const INVOICE = { name: 'invoice', dto: invoiceDto, constraint: 'invoices_external_id', external: 'external_invoice_id' } as const;
 export const PAYMENT = { name: 'payment', dto: paymentDto } as const;
-export const ESTIMATE = { name: 'estimate', dto: estimateDto } as const;
-export const PAYOUT = { name: 'processor_payout', dto: payoutDto } as const;
+export const ESTIMATE = { name: 'estimate', dto: estimateDto, constraint: 'estimates_external_id', external: 'external_estimate_id' } as const;
+export const PAYOUT = { name: 'processor_payout', dto: payoutDto, constraint: 'processor_payouts_external_id', external: 'external_payout_id' } as const;

@@ -23,8 +23,6 @@ export function registerCustomerHandlers(server: RpcServer, books: Books): void 
       store: () => books.transact(req.ctx, (tx) => createCustomer(tx, row)),
       existing: () => books.orm.em.fork().findOne(CustomerSchema, { ...scope, externalCustomerId: body.external_customer_id }),
       same: (ex) => sameCustomerContent(ex, body),
-      constraint: 'customers_external_id',
-      external: 'external_customer_id',
     });
   });
 

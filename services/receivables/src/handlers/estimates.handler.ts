@@ -1,8 +1,8 @@
 import { AppError, type TrustedContext, single } from '@acct/contracts';
 import { type RpcClient, type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { requireOrder } from '@acct/ledger';
-import { type Books, createRecordOnce, isUniqueViolation, newLineDocument } from '@acct/posting';
-import { ESTIMATE, type Estimate, EstimateSchema, estimateDto } from '../entities';
+import { type Books, createRecordOnce, newLineDocument, refuseTakenExternalId } from '@acct/posting';
+import { ESTIMATE, type Estimate, EstimateSchema, INVOICE, estimateDto } from '../entities';
 import { convertEstimate, createEstimate, moveEstimate, sameEstimateContent } from '../flows/estimates';
 
 /** Asks the documents service for the payment terms of the invoice defaults (net 30 when never set). */
@@ -30,8 +30,6 @@ export function registerEstimateHandlers(server: RpcServer, books: Books, terms:
       store: () => createEstimate(books.db(req.ctx), row),
       existing: () => books.orm.em.fork().findOne(EstimateSchema, { ...scopeOf(req.ctx), externalEstimateId: b.external_estimate_id }),
       same: (ex) => sameEstimateContent(ex, row),
-      constraint: 'estimates_external_id',
-      external: 'external_estimate_id',
     });
   });
 
@@ -41,17 +39,9 @@ export function registerEstimateHandlers(server: RpcServer, books: Books, terms:
   });
 
   server.handle('estimates.convert', async (req) => {
-    try {
-      const { invoiceId, replayed } = await books.transact(req.ctx, (tx) => convertEstimate(tx, req.params.id, req.body ?? {}, () => terms(req.ctx)));
-      return { ok: true, status: 200, replayed, body: { data: { estimate_id: req.params.id, invoice_id: invoiceId, invoice_status: 'draft' as const } } };
-    } catch (e) {
-      if (isUniqueViolation(e, 'invoices_external_id')) {
-        throw AppError.conflict('external_invoice_id is already used by another invoice.', [
-          { field: '/external_invoice_id', issue: 'already_used', message: 'Choose another external_invoice_id.' },
-        ]);
-      }
-      throw e;
-    }
+    const converted = () => books.transact(req.ctx, (tx) => convertEstimate(tx, req.params.id, req.body ?? {}, () => terms(req.ctx)));
+    const { invoiceId, replayed } = await refuseTakenExternalId(INVOICE, converted);
+    return { ok: true, status: 200, replayed, body: { data: { estimate_id: req.params.id, invoice_id: invoiceId, invoice_status: 'draft' as const } } };
   });
 
   registerReads(server, books.orm, {

@@ -27,8 +27,6 @@ export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
       store: () => createDraftInvoice(books.db(req.ctx), row),
       existing: () => books.orm.em.fork().findOne(InvoiceSchema, { ...scopeOf(req.ctx), externalInvoiceId: b.external_invoice_id }),
       same: (ex) => sameInvoiceContent(ex, row),
-      constraint: 'invoices_external_id',
-      external: 'external_invoice_id',
     });
   });
 

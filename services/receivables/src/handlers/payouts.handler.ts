@@ -30,8 +30,6 @@ export function registerPayoutHandlers(server: RpcServer, books: Books): void {
       store: () => books.transact(req.ctx, (tx) => recordPayout(tx, row)),
       existing: () => books.orm.em.fork().findOne(PayoutSchema, { ...scope, externalPayoutId: b.external_payout_id }),
       same: (ex) => samePayoutContent(ex, row),
-      constraint: 'processor_payouts_external_id',
-      external: 'external_payout_id',
     });
   });
 

@@ -1,3 +1,5 @@
 export * from './books';
 export * from './migrations';
 export * from './catalogue';
+export * from './line-documents';
+export * from './replies';

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import type { JetStreamManager } from 'nats';
 import { type TrustedContext, compileBody, eventsStreamName, schemas } from '@acct/contracts';
-import { Outbox, RpcClient, type ServiceMetrics, createMetrics, ensureEventsStream, migrate, type Orm, type RpcServer } from '@acct/kit';
 import { accountId } from '@acct/ledger';
 import { catalogueErrors } from '@acct/posting';
-import { NATS_URL, firstRow, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
-import { openPayablesOrm } from './db';
-import { createPayablesServer } from './service';
-import { ctx, outcome, payablesCalls } from './testing/calls';
+import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest } from '@acct/testing';
+import { payablesService } from './service';
+import { outcome, payablesCalls } from './testing/calls';
 
 const validVendor = compileBody(schemas.payables.vendorResponse);
 const validBill = compileBody(schemas.payables.billResponse);
@@ -20,42 +18,21 @@ const validPayment = compileBody(schemas.payables.vendorPaymentResponse);
  * (debits = credits, A/P = open balances of posted bills) over random sequences of calls.
  */
 describe('payables against real Postgres and JetStream', () => {
-  let db: TestDatabase;
-  let orm: Orm;
-  let nc: NatsConnection;
+  let svc: TestService;
   let jsm: JetStreamManager;
   let prefix: string;
-  let server: RpcServer;
-  let outbox: Outbox;
-  let metrics: ServiceMetrics;
-  let client: RpcClient;
-  const { call, ok, vendor, bill, billBody, pay } = payablesCalls(() => client);
-  const sql = (q: string, params: unknown[] = []) => orm.em.getConnection().execute(q, params);
+  const { call, vendor, bill, billBody, pay, payOk } = payablesCalls(() => svc);
+  const sql = (q: string, params: unknown[] = []) => svc.sql(q, params);
   const streamMessages = async () => (await jsm.streams.info(eventsStreamName(prefix))).state.messages;
   const billRow = async (id: string) => firstRow(await sql(`SELECT status, paid_cents::int AS paid, total_cents::int AS total FROM bills WHERE id = ?`, [id]));
 
   beforeAll(async () => {
-    db = await freshDatabase('acct_pay_it');
-    orm = await openPayablesOrm(db.url, 10);
-    await migrate(orm);
-    nc = await connect({ servers: NATS_URL });
-    prefix = uniquePrefix();
-    jsm = await ensureEventsStream(nc, prefix);
-    metrics = createMetrics('payables', false);
-    outbox = new Outbox(nc, orm, silentLogger(), metrics, { relayMinAgeMs: 0 });
-    outbox.registerBacklogMetrics();
-    ({ server } = createPayablesServer({ nc, prefix, orm, log: silentLogger(), outbox }));
-    server.start();
-    client = new RpcClient(nc, prefix, 20_000);
+    svc = await startServiceForTest(payablesService());
+    ({ prefix } = svc);
+    jsm = await svc.nc.jetstreamManager();
   });
 
-  afterAll(async () => {
-    await server.drain();
-    await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
-    await nc.drain();
-    await orm.close(true);
-    await db.drop();
-  });
+  afterAll(() => svc.stop());
 
   describe('vendors', () => {
     it('creates (201), replays the same content (200), refuses other content (409) and emits vendor.created once', async () => {
@@ -76,15 +53,15 @@ describe('payables against real Postgres and JetStream', () => {
     it('PATCH changes only the named fields, emits vendor.updated when something changed, and 404s across scopes', async () => {
       const c = ctx();
       const id = await vendor(c, { email: 'a@b.example' });
-      const updated = await ok(call('vendors.update', c, { params: { id }, body: { w9_on_file: true, email: null } }));
+      const updated = await svc.ok('vendors.update', c, { params: { id }, body: { w9_on_file: true, email: null } });
       expect(updated).toMatchObject({ id, display_name: 'V', email: null, w9_on_file: true, is_1099_eligible: false });
       expect(updated.updated_at > updated.created_at).toBe(true);
-      await ok(call('vendors.update', c, { params: { id }, body: { w9_on_file: true } })); // no change: no event
+      await svc.ok('vendors.update', c, { params: { id }, body: { w9_on_file: true } }); // no change: no event
       const events = await sql(`SELECT payload FROM outbox WHERE subject = ? AND payload->'data'->>'id' = ?`, [`${prefix}.events.reference.vendor.updated`, id]);
       expect(events).toHaveLength(1);
       expect((firstRow(events).payload as { data: unknown }).data).toEqual(updated);
-      expect((await ok(call('vendors.get', c, { params: { id } }))).w9_on_file).toBe(true);
-      for (const other of [ctx(), ctx(c.organizationId, 'live')]) {
+      expect((await svc.ok('vendors.get', c, { params: { id } })).w9_on_file).toBe(true);
+      for (const other of [ctx(), ctx({ organizationId: c.organizationId, environment: 'live' })]) {
         expect(outcome(await call('vendors.update', other, { params: { id }, body: { w9_on_file: false } }))).toBe('not_found');
         expect(outcome(await call('vendors.get', other, { params: { id } }))).toBe('not_found');
       }
@@ -96,9 +73,9 @@ describe('payables against real Postgres and JetStream', () => {
       const page = await call('vendors.list', c, { query: { limit: 2, offset: 0 } });
       expect(page.ok && page.body.data.map((v: { display_name: string }) => v.display_name)).toEqual(['V4', 'V3']);
       expect(page.ok && page.body.pagination).toEqual({ limit: 2, offset: 0, count: 2, has_more: true });
-      const eligible = await ok(call('vendors.list', c, { query: { limit: 25, offset: 0, is_1099_eligible: true } }));
+      const eligible = await svc.ok('vendors.list', c, { query: { limit: 25, offset: 0, is_1099_eligible: true } });
       expect(eligible.map((v: { display_name: string }) => v.display_name)).toEqual(['V4', 'V2']);
-      const business = await ok(call('vendors.list', c, { query: { limit: 25, offset: 0, vendor_type: 'business' } }));
+      const business = await svc.ok('vendors.list', c, { query: { limit: 25, offset: 0, vendor_type: 'business' } });
       expect(business.map((v: { display_name: string }) => v.display_name)).toEqual(['V4']);
     });
   });
@@ -112,11 +89,7 @@ describe('payables against real Postgres and JetStream', () => {
       expect(validBill({ data: b, bill: b })).toBe(true);
       expect(b).toMatchObject({ status: 'posted', total_cents: 12_345, amount_paid_cents: 0, open_balance_cents: 12_345 });
       expect(b.expense_account_id).toBe(accountId(c.organizationId, 'test', '5000'));
-      const lines = await sql(
-        `SELECT e.entry_date::text AS date, l.account_code, l.side, l.amount_cents::int AS amount, l.vendor_id, l.bill_id
-           FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_type = 'bill' AND e.source_id = ? ORDER BY l.line_no`,
-        [b.id],
-      );
+      const lines = await entryLines(sql, 'bill', b.id, 'e.entry_date::text AS date, l.account_code, l.side, l.amount_cents::int AS amount, l.vendor_id, l.bill_id');
       expect(lines).toEqual([
         { date: '2026-01-10', account_code: '5000', side: 'debit', amount: 12_345, vendor_id: v, bill_id: b.id },
         { date: '2026-01-10', account_code: '2000', side: 'credit', amount: 12_345, vendor_id: v, bill_id: b.id },
@@ -155,10 +128,10 @@ describe('payables against real Postgres and JetStream', () => {
       const c = ctx();
       const v = await vendor(c);
       const b = await bill(c, v, 1000);
-      const paid = await ok(pay(c, v, [{ bill_id: b.id, amount_cents: 400 }]));
+      const paid = await payOk(c, v, [{ bill_id: b.id, amount_cents: 400 }]);
       const refused = await call('bills.reverse', c, { params: { id: b.id }, body: { reversal_reason: 'dup' } });
       expect(refused.ok ? 'ok' : [refused.error.code, refused.error.details[0]?.issue]).toEqual(['conflict', 'bill_has_payments']);
-      await ok(call('vendor_payments.reverse', c, { params: { id: paid.id }, body: { reversal_reason: 'wrong bill' } }));
+      await svc.ok('vendor_payments.reverse', c, { params: { id: paid.id }, body: { reversal_reason: 'wrong bill' } });
       expect(await billRow(b.id)).toEqual({ status: 'posted', paid: 0, total: 1000 });
       const reversed = await call('bills.reverse', c, { params: { id: b.id }, body: { reversal_reason: 'dup' } });
       expect(reversed.ok && reversed.body.data).toMatchObject({ status: 'reversed', open_balance_cents: 0, reversal_reason: 'dup' });
@@ -180,7 +153,7 @@ describe('payables against real Postgres and JetStream', () => {
       const a = await bill(c, v1, 100, { issue_date: '2026-01-01', due_date: '2026-01-31' });
       const b = await bill(c, v1, 100, { issue_date: '2026-02-01', due_date: '2026-02-28', status: 'draft' });
       const d = await bill(c, v2, 100, { issue_date: '2026-03-01', due_date: '2026-03-31' });
-      const ids = async (query: Record<string, unknown>) => (await ok(call('bills.list', c, { query: { limit: 25, offset: 0, ...query } }))).map((x: { id: string }) => x.id);
+      const ids = async (query: Record<string, unknown>) => (await svc.ok('bills.list', c, { query: { limit: 25, offset: 0, ...query } })).map((x: { id: string }) => x.id);
       expect(await ids({})).toEqual([d.id, b.id, a.id]);
       expect(await ids({ status: 'draft' })).toEqual([b.id]);
       expect(await ids({ vendor_id: v1 })).toEqual([b.id, a.id]);
@@ -209,18 +182,14 @@ describe('payables against real Postgres and JetStream', () => {
       const p = r.ok && r.body.data;
       expect(p).toMatchObject({ status: 'posted', amount_cents: 1100, cash_account_id: bank });
       expect(await billRow(b1.id)).toEqual({ status: 'posted', paid: 600, total: 1000 });
-      expect((await ok(call('bills.get', c, { params: { id: b2.id } }))).open_balance_cents).toBe(0);
-      const lines = await sql(
-        `SELECT l.account_code, l.side, l.amount_cents::int AS amount, l.bill_id FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id
-          WHERE e.source_type = 'vendor_payment' AND e.source_id = ? ORDER BY l.line_no`,
-        [p.id],
-      );
+      expect((await svc.ok('bills.get', c, { params: { id: b2.id } })).open_balance_cents).toBe(0);
+      const lines = await entryLines(sql, 'vendor_payment', p.id, 'l.account_code, l.side, l.amount_cents::int AS amount, l.bill_id');
       expect(lines).toEqual([
         { account_code: '2000', side: 'debit', amount: 600, bill_id: b1.id },
         { account_code: '2000', side: 'debit', amount: 500, bill_id: b2.id },
         { account_code: '1010', side: 'credit', amount: 1100, bill_id: null },
       ]);
-      const reversed = await ok(call('vendor_payments.reverse', c, { params: { id: p.id }, body: { reversal_reason: 'bounced' } }));
+      const reversed = await svc.ok('vendor_payments.reverse', c, { params: { id: p.id }, body: { reversal_reason: 'bounced' } });
       expect(reversed).toMatchObject({ status: 'reversed', reversal_reason: 'bounced' });
       expect(await billRow(b1.id)).toEqual({ status: 'posted', paid: 0, total: 1000 });
       expect(await billRow(b2.id)).toEqual({ status: 'posted', paid: 0, total: 500 });
@@ -233,12 +202,12 @@ describe('payables against real Postgres and JetStream', () => {
       const c = ctx();
       const v = await vendor(c);
       const b = await bill(c, v, 300, { status: 'draft' });
-      const ready = await ok(pay(c, v, [{ bill_id: b.id, amount_cents: 300 }], { status: 'ready' }));
+      const ready = await payOk(c, v, [{ bill_id: b.id, amount_cents: 300 }], { status: 'ready' });
       expect(ready.status).toBe('ready');
       expect(outcome(await call('vendor_payments.reverse', c, { params: { id: ready.id }, body: { reversal_reason: 'x' } }))).toBe('conflict');
       const early = await call('vendor_payments.post', c, { params: { id: ready.id } });
       expect(early.ok ? 'ok' : early.error.details[0]?.issue).toBe('bill_draft');
-      await ok(call('bills.post', c, { params: { id: b.id } }));
+      await svc.ok('bills.post', c, { params: { id: b.id } });
       const posted = await call('vendor_payments.post', c, { params: { id: ready.id } });
       expect(posted.ok && [posted.body.data.status, posted.body.action.type]).toEqual(['posted', 'posted']);
       expect((await call('vendor_payments.post', c, { params: { id: ready.id } })).ok).toBe(true);
@@ -349,26 +318,14 @@ describe('payables against real Postgres and JetStream', () => {
   it('heals a crash between commit and publish: the relay publishes exactly one message per row', async () => {
     const c = ctx();
     const v = await vendor(c);
-    const before = await streamMessages();
-    const publish = jest.spyOn(outbox, 'publish').mockResolvedValue(undefined);
-    let b;
-    try {
-      b = await bill(c, v, 777);
-      await ok(pay(c, v, [{ bill_id: b.id, amount_cents: 777 }]));
-    } finally {
-      publish.mockRestore();
-    }
-    await outbox.flushMarks();
-    expect(await streamMessages()).toBe(before);
-    const pending = await sql(`SELECT id FROM outbox WHERE published_at IS NULL`);
-    expect(pending).toHaveLength(2);
-    expect(await outbox.relayOnce()).toBe(2);
-    expect(await streamMessages()).toBe(before + 2);
-    expect(await outbox.relayOnce()).toBe(0);
-    // Published but not marked (a crash after publish): published again, dropped by the stream as a duplicate.
-    await sql(`UPDATE outbox SET published_at = NULL WHERE id = ?`, [firstRow(pending).id]);
-    expect(await outbox.relayOnce()).toBe(1);
-    expect(await streamMessages()).toBe(before + 2);
+    await expectRelayHeals(
+      svc,
+      async () => {
+        const b = await bill(c, v, 777);
+        await payOk(c, v, [{ bill_id: b.id, amount_cents: 777 }]);
+      },
+      2,
+    );
   });
 
   it('keeps debits = credits and A/P = open balances of posted bills over random sequences of calls (property)', async () => {

@@ -1,4 +1,4 @@
-import { type ServiceDefinition, type ServiceWiring, wireService } from '@acct/kit';
+import type { ServiceDefinition } from '@acct/kit';
 import { booksOf } from '@acct/posting';
 import { entities } from './entities';
 import { registerBillHandlers } from './handlers/bills.handler';
@@ -20,9 +20,4 @@ export function payablesService(): ServiceDefinition {
       registerVendorPaymentHandlers(server, books);
     },
   };
-}
-
-/** Wires every operation of the service without starting it (integration tests). */
-export function createPayablesServer(deps: Parameters<typeof wireService>[1]): ServiceWiring {
-  return wireService(payablesService(), deps);
 }

@@ -1,62 +1,41 @@
-import { randomUUID } from 'node:crypto';
-import { connect, type JetStreamManager, type NatsConnection } from 'nats';
-import { type Environment, type RpcReply, type RpcRequest, eventsStreamName } from '@acct/contracts';
-import { Outbox, RpcClient, type ServiceMetrics, createMetrics, ensureEventsStream, migrate, type Orm, type RpcServer } from '@acct/kit';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { JetStreamManager } from 'nats';
+import { type RpcReply, type RpcRequest, type TrustedContext, eventsStreamName } from '@acct/contracts';
+import type { Outbox } from '@acct/kit';
 import { catalogueErrors } from '@acct/posting';
-import { NATS_URL, firstRow, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
-import { openReceivablesOrm } from './db';
-import { createReceivablesServer } from './service';
+import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest } from '@acct/testing';
+import { receivablesService } from './service';
 
 /**
  * The books against real Postgres and NATS JetStream: atomic postings, the outbox, concurrency,
  * and the invariants (debits = credits, A/R = open invoice balances) after a random sequence.
  */
 describe('receivables books against real Postgres and JetStream', () => {
-  let db: TestDatabase;
-  let orm: Orm;
-  let nc: NatsConnection;
+  let svc: TestService;
   let jsm: JetStreamManager;
   let prefix: string;
-  let server: RpcServer;
   let outbox: Outbox;
-  let metrics: ServiceMetrics;
-  let client: RpcClient;
 
-  const ctx = (organizationId = randomUUID(), environment: Environment = 'test') => ({
-    organizationId,
-    connectedAppId: randomUUID(),
-    environment,
-    apiKeyId: randomUUID(),
-    requestId: randomUUID(),
-  });
-  type Ctx = ReturnType<typeof ctx>;
-  const call = (op: Parameters<RpcClient['call']>[0], c: Ctx, over: Partial<RpcRequest> = {}): Promise<RpcReply<any>> =>
-    client.call(op, { ctx: c, params: {}, query: {}, body: {}, ...over });
-  const ok = async (p: Promise<RpcReply<any>>) => {
-    const r = await p;
-    if (!r.ok) throw new Error(`expected ok: ${JSON.stringify(r.error)}`);
-    return r.body.data;
-  };
-  const sql = (q: string, params: unknown[] = []) => orm.em.getConnection().execute(q, params);
+  type Ctx = TrustedContext;
+  const call = (op: Parameters<TestService['call']>[0], c: Ctx, over: Partial<RpcRequest> = {}): Promise<RpcReply<any>> => svc.call(op, c, over);
+  const sql = (q: string, params: unknown[] = []) => svc.sql(q, params);
 
   async function customer(c: Ctx): Promise<string> {
-    return (await ok(call('customers.create', c, { body: { external_customer_id: randomUUID(), name: 'C' } }))).id;
+    return (await svc.ok('customers.create', c, { body: { external_customer_id: randomUUID(), name: 'C' } })).id;
   }
   async function postedInvoice(c: Ctx, totalCents: number, customerId?: string): Promise<{ id: string; external: string }> {
     const external = randomUUID();
-    const inv = await ok(
-      call('invoices.create', c, {
-        body: {
-          external_invoice_id: external,
-          customer_id: customerId ?? (await customer(c)),
-          invoice_number: 'INV',
-          issue_date: '2026-01-10',
-          due_date: '2026-02-10',
-          line_items: [{ description: 'x', quantity: 1, unit_amount_cents: totalCents }],
-        },
-      }),
-    );
-    await ok(call('invoices.post', c, { params: { id: inv.id } }));
+    const inv = await svc.ok('invoices.create', c, {
+      body: {
+        external_invoice_id: external,
+        customer_id: customerId ?? (await customer(c)),
+        invoice_number: 'INV',
+        issue_date: '2026-01-10',
+        due_date: '2026-02-10',
+        line_items: [{ description: 'x', quantity: 1, unit_amount_cents: totalCents }],
+      },
+    });
+    await svc.ok('invoices.post', c, { params: { id: inv.id } });
     return { id: inv.id, external };
   }
   const pay = (c: Ctx, invoiceId: string, amount: number, external = randomUUID()) =>
@@ -67,37 +46,19 @@ describe('receivables books against real Postgres and JetStream', () => {
   }
 
   beforeAll(async () => {
-    db = await freshDatabase('acct_books_it');
-    orm = await openReceivablesOrm(db.url, 10);
-    await migrate(orm);
-    nc = await connect({ servers: NATS_URL });
-    prefix = uniquePrefix();
-    jsm = await ensureEventsStream(nc, prefix);
-    metrics = createMetrics('receivables', false);
-    outbox = new Outbox(nc, orm, silentLogger(), metrics, { relayMinAgeMs: 0 });
-    outbox.registerBacklogMetrics();
-    ({ server } = createReceivablesServer({ nc, prefix, orm, log: silentLogger(), outbox }));
-    server.start();
-    client = new RpcClient(nc, prefix, 10_000);
+    svc = await startServiceForTest(receivablesService({ config: { processorSecretKey: randomBytes(32) } }));
+    ({ prefix } = svc);
+    outbox = svc.wiring.outbox!;
+    jsm = await svc.nc.jetstreamManager();
   });
 
-  afterAll(async () => {
-    await server.drain();
-    await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
-    await nc.drain();
-    await orm.close(true);
-    await db.drop();
-  });
+  afterAll(() => svc.stop());
 
   it('posts an invoice as one balanced entry and publishes its events before replying', async () => {
     const before = await streamMessages();
     const c = ctx();
     const inv = await postedInvoice(c, 12_345);
-    const lines = await sql(
-      `SELECT l.account_code, l.side, l.amount_cents::int AS amount, l.invoice_id FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id
-        WHERE e.source_type = 'invoice' AND e.source_id = ? ORDER BY l.line_no`,
-      [inv.id],
-    );
+    const lines = await entryLines(sql, 'invoice', inv.id, 'l.account_code, l.side, l.amount_cents::int AS amount, l.invoice_id');
     expect(lines).toEqual([
       { account_code: '1100', side: 'debit', amount: 12_345, invoice_id: inv.id },
       { account_code: '4000', side: 'credit', amount: 12_345, invoice_id: inv.id },
@@ -123,7 +84,7 @@ describe('receivables books against real Postgres and JetStream', () => {
     const c = ctx();
     await postedInvoice(c, 100); // creates the chart of accounts of this organization
     const entryId = randomUUID();
-    const attempt = orm.em.fork().transactional(async (em) => {
+    const attempt = svc.orm.em.fork().transactional(async (em) => {
       await em.execute(`INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id) VALUES (?, ?, 'test', '2026-01-01', 'manual', ?)`, [
         entryId,
         c.organizationId,
@@ -142,31 +103,8 @@ describe('receivables books against real Postgres and JetStream', () => {
   it('heals a crash between commit and publish: the relay publishes exactly one message per row', async () => {
     const c = ctx();
     const custId = await customer(c);
-    const before = await streamMessages();
-    // The process "dies" between commit and publish: the inline publish never happens.
-    const publish = jest.spyOn(outbox, 'publish').mockResolvedValue(undefined);
-    let inv;
-    try {
-      inv = await postedInvoice(c, 777, custId);
-    } finally {
-      publish.mockRestore();
-    }
-    // Committed, replied, but nothing reached the stream; the backlog metric shows it.
-    await outbox.flushMarks();
-    expect(await streamMessages()).toBe(before);
-    const pending = await sql(`SELECT id FROM outbox WHERE published_at IS NULL`);
-    expect(pending).toHaveLength(2);
-    expect(await metrics.registry.getSingleMetricAsString('outbox_unpublished_rows')).toMatch(/outbox_unpublished_rows\S* 2$/m);
-    expect(await outbox.relayOnce()).toBe(2);
-    expect(await streamMessages()).toBe(before + 2);
-    expect(await metrics.registry.getSingleMetricAsString('outbox_unpublished_rows')).toMatch(/outbox_unpublished_rows\S* 0$/m);
-    // A second pass finds nothing, and a row published but not marked (crash after publish) is
-    // published again and dropped by the stream as a duplicate of the same message id.
-    expect(await outbox.relayOnce()).toBe(0);
-    await sql(`UPDATE outbox SET published_at = NULL WHERE id = ?`, [firstRow(pending).id]);
-    expect(await outbox.relayOnce()).toBe(1);
-    expect(await streamMessages()).toBe(before + 2);
-    expect(inv.id).toBeTruthy();
+    // The posting event and invoice.posted of one invoice.
+    await expectRelayHeals(svc, () => postedInvoice(c, 777, custId), 2);
   });
 
   it('writes nothing and publishes nothing for a refused payment', async () => {
@@ -212,15 +150,13 @@ describe('receivables books against real Postgres and JetStream', () => {
     const c = ctx();
     const inv = await postedInvoice(c, 900);
     const externalPayment = randomUUID();
-    const received = await ok(
-      call('events.create', c, {
-        body: {
-          event_type: 'payment.received',
-          external_event_id: randomUUID(),
-          payload: { external_payment_id: externalPayment, external_invoice_id: inv.external, amount_cents: 900, received_at: '2026-01-20' },
-        },
-      }),
-    );
+    const received = await svc.ok('events.create', c, {
+      body: {
+        event_type: 'payment.received',
+        external_event_id: randomUUID(),
+        payload: { external_payment_id: externalPayment, external_invoice_id: inv.external, amount_cents: 900, received_at: '2026-01-20' },
+      },
+    });
     expect(received.status).toBe('processed');
     const refunds = await Promise.all(
       Array.from({ length: 6 }, () =>
@@ -279,25 +215,23 @@ describe('receivables books against real Postgres and JetStream', () => {
       const op = rand(7);
       if (op === 0 || invoices.length === 0) {
         const external = randomUUID();
-        const inv = await ok(
-          call('invoices.create', c, {
-            body: {
-              external_invoice_id: external,
-              customer_id: pick(customers),
-              invoice_number: `R-${step}`,
-              issue_date: '2026-02-01',
-              due_date: '2026-03-01',
-              line_items: [
-                { description: 'a', quantity: 1 + rand(3) + rand(10) / 4, unit_amount_cents: 1 + rand(5000) },
-                { description: 'b', quantity: 0.3333, unit_amount_cents: rand(999) },
-              ],
-            },
-          }),
-        );
+        const inv = await svc.ok('invoices.create', c, {
+          body: {
+            external_invoice_id: external,
+            customer_id: pick(customers),
+            invoice_number: `R-${step}`,
+            issue_date: '2026-02-01',
+            due_date: '2026-03-01',
+            line_items: [
+              { description: 'a', quantity: 1 + rand(3) + rand(10) / 4, unit_amount_cents: 1 + rand(5000) },
+              { description: 'b', quantity: 0.3333, unit_amount_cents: rand(999) },
+            ],
+          },
+        });
         invoices.push({ id: inv.id, external, posted: false });
       } else if (op === 1) {
         const inv = pick(invoices);
-        await ok(call('invoices.post', c, { params: { id: inv.id } }));
+        await svc.ok('invoices.post', c, { params: { id: inv.id } });
         inv.posted = true;
       } else if (op === 2 || op === 3) {
         await pay(c, pick(invoices).id, 1 + rand(3000)); // may be refused: fine
@@ -314,15 +248,13 @@ describe('receivables books against real Postgres and JetStream', () => {
         if (r.ok && r.body.data.status === 'processed') eventPayments.push(external);
       } else if (op === 5 && eventPayments.length) {
         const external = eventPayments.splice(rand(eventPayments.length), 1)[0];
-        await ok(call('events.create', c, { body: { event_type: 'payment.refunded', external_event_id: randomUUID(), payload: { external_payment_id: external } } }));
+        await svc.ok('events.create', c, { body: { event_type: 'payment.refunded', external_event_id: randomUUID(), payload: { external_payment_id: external } } });
       } else {
         const gross = rand(10_000);
         const fee = rand(gross + 1);
-        await ok(
-          call('payouts.create', c, {
-            body: { external_payout_id: randomUUID(), processor: 'stripe', payout_date: '2026-02-10', gross_cents: gross, fee_cents: fee, net_cents: gross - fee },
-          }),
-        );
+        await svc.ok('payouts.create', c, {
+          body: { external_payout_id: randomUUID(), processor: 'stripe', payout_date: '2026-02-10', gross_cents: gross, fee_cents: fee, net_cents: gross - fee },
+        });
       }
     }
     const totals = firstRow(

@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { RpcClient, type ServiceDefinition, type ServiceWiring, wireService } from '@acct/kit';
+import { RpcClient, type ServiceDefinition } from '@acct/kit';
 import { booksOf } from '@acct/posting';
 import { entities } from './entities';
 import { registerCustomerHandlers } from './handlers/customers.handler';
@@ -38,9 +37,4 @@ export function receivablesService(opts: { config?: ReceivablesConfig } = {}): S
       registerProcessorHandlers(server, books, cfg());
     },
   };
-}
-
-/** Wires every operation of the service without starting it (integration tests). */
-export function createReceivablesServer(deps: Parameters<typeof wireService>[1], config: ReceivablesConfig = { processorSecretKey: randomBytes(32) }): ServiceWiring {
-  return wireService(receivablesService({ config }), deps);
 }

@@ -1,4 +1,5 @@
 import { AppError, type BillStatus } from '@acct/contracts';
+import { type Action, type Moves, checkAction, done } from './actions';
 
 export type { BillStatus };
 
@@ -7,24 +8,17 @@ export function openBalance(b: { status: BillStatus; totalCents: number; paidCen
   return b.status === 'posted' ? b.totalCents - b.paidCents : 0;
 }
 
-export type BillAction = 'post' | 'reverse';
+export type BillAction = Action;
 
 /** The one status each action moves a bill from, and to (API-DECISIONS §5). */
-export const BILL_MOVES: Record<BillAction, { from: BillStatus; to: BillStatus }> = {
-  post: { from: 'draft', to: 'posted' },
-  reverse: { from: 'posted', to: 'reversed' },
-};
+export const BILL_MOVES: Moves<BillStatus> = { post: { from: 'draft', to: 'posted' }, reverse: { from: 'posted', to: 'reversed' } };
 
-/**
- * 'move' when the action applies; 'same' when the bill already is where the action leads (a
- * repeated action: answered as a replay, no second ledger effect); 409 otherwise.
- */
+/** checkAction for bills: draft → posted → reversed. */
 export function checkBillAction(id: string, status: BillStatus, action: BillAction): 'move' | 'same' {
-  const { from, to } = BILL_MOVES[action];
-  if (status === to) return 'same';
-  if (status === from) return 'move';
   const hint = action === 'post' ? 'A reversed bill stays reversed: create a new bill.' : 'Only a posted bill can be reversed.';
-  throw AppError.conflict(`Bill ${id} is ${status}: it cannot be ${action === 'post' ? 'posted' : 'reversed'}.`, [{ field: '/status', issue: `bill_${status}`, message: hint }]);
+  return checkAction(BILL_MOVES, status, action, () =>
+    AppError.conflict(`Bill ${id} is ${status}: it cannot be ${done(action)}.`, [{ field: '/status', issue: `bill_${status}`, message: hint }]),
+  );
 }
 
 /** A bill with payments on it cannot be reversed: the payments must be reversed first. */

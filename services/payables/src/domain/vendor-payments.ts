@@ -1,22 +1,18 @@
 import { AppError, type Allocation, type BillStatus, type ErrorDetail, type VendorPaymentStatus, allocations_max } from '@acct/contracts';
 import { sumCents } from '@acct/ledger';
+import { type Action, type Moves, checkAction, done } from './actions';
 import { openBalance } from './bills';
 
-export type PaymentAction = 'post' | 'reverse';
+export type PaymentAction = Action;
 
-export const PAYMENT_MOVES: Record<PaymentAction, { from: VendorPaymentStatus; to: VendorPaymentStatus }> = {
-  post: { from: 'ready', to: 'posted' },
-  reverse: { from: 'posted', to: 'reversed' },
-};
+export const PAYMENT_MOVES: Moves<VendorPaymentStatus> = { post: { from: 'ready', to: 'posted' }, reverse: { from: 'posted', to: 'reversed' } };
 
 /** As checkBillAction, for vendor payments: ready → posted → reversed. */
 export function checkPaymentAction(id: string, status: VendorPaymentStatus, action: PaymentAction): 'move' | 'same' {
-  const { from, to } = PAYMENT_MOVES[action];
-  if (status === to) return 'same';
-  if (status === from) return 'move';
-  throw AppError.conflict(`Vendor payment ${id} is ${status}: it cannot be ${action === 'post' ? 'posted' : 'reversed'}.`, [
-    { field: '/status', issue: `vendor_payment_${status}`, message: action === 'post' ? 'A reversed payment stays reversed.' : 'Only a posted payment can be reversed.' },
-  ]);
+  const hint = action === 'post' ? 'A reversed payment stays reversed.' : 'Only a posted payment can be reversed.';
+  return checkAction(PAYMENT_MOVES, status, action, () =>
+    AppError.conflict(`Vendor payment ${id} is ${status}: it cannot be ${done(action)}.`, [{ field: '/status', issue: `vendor_payment_${status}`, message: hint }]),
+  );
 }
 
 /**

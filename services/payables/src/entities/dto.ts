@@ -1,9 +1,18 @@
 import type { BillDto, VendorDto, VendorPaymentDto } from '@acct/contracts';
 import { accountId } from '@acct/ledger';
-import type { Bill, Vendor, VendorPayment } from './payables.entity';
+import { lineItemsDto } from '@acct/posting';
+import type { Bill, Reversible, Vendor, VendorPayment } from './payables.entity';
 import { openBalance } from '../domain/bills';
 
 /** Entities → wire (snake_case), the one place the names are converted. */
+
+/** The last fields of a bill's and a vendor payment's dto, in this order. */
+const reversibleDto = (r: Reversible & { createdAt: Date }) => ({
+  posted_at: r.postedAt ? r.postedAt.toISOString() : null,
+  reversed_at: r.reversedAt ? r.reversedAt.toISOString() : null,
+  reversal_reason: r.reversalReason,
+  created_at: r.createdAt.toISOString(),
+});
 
 export function vendorDto(v: Vendor): VendorDto {
   return {
@@ -27,7 +36,7 @@ export function billDto(b: Bill): BillDto {
     bill_number: b.billNumber,
     issue_date: b.issueDate,
     due_date: b.dueDate,
-    line_items: b.lineItems,
+    line_items: lineItemsDto(b.lineItems),
     status: b.status,
     total_cents: b.totalCents,
     amount_paid_cents: b.paidCents,
@@ -35,10 +44,7 @@ export function billDto(b: Bill): BillDto {
     expense_account_id: accountId(b.organizationId, b.environment, b.expenseAccountCode),
     currency: b.currency,
     memo: b.memo,
-    posted_at: b.postedAt ? b.postedAt.toISOString() : null,
-    reversed_at: b.reversedAt ? b.reversedAt.toISOString() : null,
-    reversal_reason: b.reversalReason,
-    created_at: b.createdAt.toISOString(),
+    ...reversibleDto(b),
   };
 }
 
@@ -54,9 +60,11 @@ export function vendorPaymentDto(p: VendorPayment): VendorPaymentDto {
     status: p.status,
     currency: p.currency,
     memo: p.memo,
-    posted_at: p.postedAt ? p.postedAt.toISOString() : null,
-    reversed_at: p.reversedAt ? p.reversedAt.toISOString() : null,
-    reversal_reason: p.reversalReason,
-    created_at: p.createdAt.toISOString(),
+    ...reversibleDto(p),
   };
 }
+
+/** How each resource is answered, and (for a create once per external id) where that id is unique. */
+export const VENDOR = { name: 'vendor', dto: vendorDto, constraint: 'vendors_external_id', external: 'external_vendor_id' } as const;
+export const BILL = { name: 'bill', dto: billDto, constraint: 'bills_external_id', external: 'external_bill_id' } as const;
+export const VENDOR_PAYMENT = { name: 'vendor_payment', dto: vendorPaymentDto } as const;

@@ -1,7 +1,6 @@
-import { EntitySchema } from '@mikro-orm/core';
 import type { Allocation, BillStatus, VendorPaymentStatus, VendorType } from '@acct/contracts';
-import { type Scoped, moneyColumn, scopedColumns } from '@acct/kit';
-import type { LineItem } from '@acct/ledger';
+import { type Scoped, columns, scopedEntity } from '@acct/kit';
+import { type LineDocument, lineDocumentColumns } from '@acct/posting';
 
 export interface Vendor extends Scoped {
   externalVendorId: string;
@@ -13,34 +12,13 @@ export interface Vendor extends Scoped {
   updatedAt: Date;
 }
 
-export const VendorSchema = new EntitySchema<Vendor>({
-  name: 'Vendor',
-  tableName: 'vendors',
-  properties: {
-    ...scopedColumns,
-    externalVendorId: { type: 'text', fieldName: 'external_vendor_id' },
-    displayName: { type: 'text', fieldName: 'display_name' },
-    vendorType: { type: 'text', fieldName: 'vendor_type' },
-    email: { type: 'text', nullable: true },
-    is1099Eligible: { type: 'boolean', fieldName: 'is_1099_eligible' },
-    w9OnFile: { type: 'boolean', fieldName: 'w9_on_file' },
-    updatedAt: { type: 'Date', fieldName: 'updated_at' },
-  },
+export const VendorSchema = scopedEntity<Vendor>('Vendor', 'vendors', {
+  ...columns({ externalVendorId: 'text', displayName: 'text', vendorType: 'text', email: 'text?', w9OnFile: 'boolean', updatedAt: 'Date' }),
+  is1099Eligible: { type: 'boolean', fieldName: 'is_1099_eligible' },
 });
 
-export interface Bill extends Scoped {
-  externalBillId: string;
-  vendorId: string;
-  billNumber: string;
-  issueDate: string;
-  dueDate: string;
-  currency: string;
-  memo: string | null;
-  lineItems: LineItem[];
-  expenseAccountCode: string;
-  totalCents: number;
-  paidCents: number;
-  status: BillStatus;
+/** What a record that posts and can be reversed (bill, vendor payment) keeps of its journal entries. */
+export interface Reversible {
   journalEntryId: string | null;
   reversalEntryId: string | null;
   reversalReason: string | null;
@@ -48,32 +26,28 @@ export interface Bill extends Scoped {
   reversedAt: Date | null;
 }
 
-export const BillSchema = new EntitySchema<Bill>({
-  name: 'Bill',
-  tableName: 'bills',
-  properties: {
-    ...scopedColumns,
-    externalBillId: { type: 'text', fieldName: 'external_bill_id' },
-    vendorId: { type: 'uuid', fieldName: 'vendor_id' },
-    billNumber: { type: 'text', fieldName: 'bill_number' },
-    issueDate: { type: 'string', columnType: 'date', fieldName: 'issue_date' },
-    dueDate: { type: 'string', columnType: 'date', fieldName: 'due_date' },
-    currency: { type: 'text' },
-    memo: { type: 'text', nullable: true },
-    lineItems: { type: 'json', fieldName: 'line_items' },
-    expenseAccountCode: { type: 'text', fieldName: 'expense_account_code' },
-    totalCents: { ...moneyColumn(), fieldName: 'total_cents' },
-    paidCents: { ...moneyColumn(), fieldName: 'paid_cents' },
-    status: { type: 'text' },
-    journalEntryId: { type: 'uuid', fieldName: 'journal_entry_id', nullable: true },
-    reversalEntryId: { type: 'uuid', fieldName: 'reversal_entry_id', nullable: true },
-    reversalReason: { type: 'text', fieldName: 'reversal_reason', nullable: true },
-    postedAt: { type: 'Date', fieldName: 'posted_at', nullable: true },
-    reversedAt: { type: 'Date', fieldName: 'reversed_at', nullable: true },
-  },
+const reversibleColumns = columns({ journalEntryId: 'uuid?', reversalEntryId: 'uuid?', reversalReason: 'text?', postedAt: 'Date?', reversedAt: 'Date?' });
+
+/** A new record's Reversible fields: nothing booked yet. */
+export const unposted = (): Reversible => ({ journalEntryId: null, reversalEntryId: null, reversalReason: null, postedAt: null, reversedAt: null });
+
+export interface Bill extends LineDocument, Reversible {
+  externalBillId: string;
+  vendorId: string;
+  billNumber: string;
+  dueDate: string;
+  expenseAccountCode: string;
+  paidCents: number;
+  status: BillStatus;
+}
+
+export const BillSchema = scopedEntity<Bill>('Bill', 'bills', {
+  ...lineDocumentColumns(),
+  ...columns({ externalBillId: 'text', vendorId: 'uuid', billNumber: 'text', dueDate: 'date', expenseAccountCode: 'text', paidCents: 'money', status: 'text' }),
+  ...reversibleColumns,
 });
 
-export interface VendorPayment extends Scoped {
+export interface VendorPayment extends Scoped, Reversible {
   externalVendorPaymentId: string;
   vendorId: string;
   amountCents: number;
@@ -83,31 +57,10 @@ export interface VendorPayment extends Scoped {
   currency: string;
   memo: string | null;
   status: VendorPaymentStatus;
-  journalEntryId: string | null;
-  reversalEntryId: string | null;
-  reversalReason: string | null;
-  postedAt: Date | null;
-  reversedAt: Date | null;
 }
 
-export const VendorPaymentSchema = new EntitySchema<VendorPayment>({
-  name: 'VendorPayment',
-  tableName: 'vendor_payments',
-  properties: {
-    ...scopedColumns,
-    externalVendorPaymentId: { type: 'text', fieldName: 'external_vendor_payment_id' },
-    vendorId: { type: 'uuid', fieldName: 'vendor_id' },
-    amountCents: { ...moneyColumn(), fieldName: 'amount_cents' },
-    paymentDate: { type: 'string', columnType: 'date', fieldName: 'payment_date' },
-    cashAccountCode: { type: 'text', fieldName: 'cash_account_code' },
-    allocations: { type: 'json' },
-    currency: { type: 'text' },
-    memo: { type: 'text', nullable: true },
-    status: { type: 'text' },
-    journalEntryId: { type: 'uuid', fieldName: 'journal_entry_id', nullable: true },
-    reversalEntryId: { type: 'uuid', fieldName: 'reversal_entry_id', nullable: true },
-    reversalReason: { type: 'text', fieldName: 'reversal_reason', nullable: true },
-    postedAt: { type: 'Date', fieldName: 'posted_at', nullable: true },
-    reversedAt: { type: 'Date', fieldName: 'reversed_at', nullable: true },
-  },
+export const VendorPaymentSchema = scopedEntity<VendorPayment>('VendorPayment', 'vendor_payments', {
+  ...columns({ externalVendorPaymentId: 'text', vendorId: 'uuid', amountCents: 'money', paymentDate: 'date', cashAccountCode: 'text' }),
+  ...columns({ allocations: 'json', currency: 'text', memo: 'text?', status: 'text' }),
+  ...reversibleColumns,
 });

@@ -1,22 +1,25 @@
 import { AppError } from '@acct/contracts';
 import { reversalOf, todayUtc } from '@acct/ledger';
-import type { Tx } from '@acct/posting';
+import { type Outcome, type Tx, sameDocumentContent } from '@acct/posting';
 import { type Bill, billDto } from '../entities';
-import { checkBillAction, checkNoPayments } from '../domain/bills';
+import { type BillAction, checkBillAction, checkNoPayments } from '../domain/bills';
 import { billPosting } from '../domain/postings';
 import { insertBill, lockBill, requireVendor } from '../queries';
 
 /** The caller's content of a create, as compared on a retry (the requested status aside). */
-export const billContent = (b: Pick<Bill, 'vendorId' | 'billNumber' | 'issueDate' | 'dueDate' | 'currency' | 'memo' | 'lineItems' | 'expenseAccountCode'>) => ({
+export const sameBillContent = sameDocumentContent<Bill>((b) => ({
   vendor_id: b.vendorId,
   bill_number: b.billNumber,
-  issue_date: b.issueDate,
   due_date: b.dueDate,
-  currency: b.currency,
-  memo: b.memo,
   expense_account_code: b.expenseAccountCode,
-  line_items: b.lineItems.map((l) => ({ description: l.description, quantity: l.quantity, unit_amount_cents: l.unit_amount_cents })),
-});
+}));
+
+/** The bill an action (post, reverse) applies to, locked; `repeat` when it already is where the action leads. */
+async function lockForAction(tx: Tx, id: string, action: BillAction): Promise<{ bill: Bill; repeat: boolean }> {
+  const bill = await lockBill(tx, id);
+  if (!bill) throw AppError.notFound('Bill', id);
+  return { bill, repeat: checkBillAction(bill.id, bill.status, action) === 'same' };
+}
 
 /** Books a draft bill: Dr expense / Cr A/P on the issue date (a zero total books nothing). */
 async function book(tx: Tx, bill: Bill): Promise<void> {
@@ -34,12 +37,11 @@ export async function createBill(tx: Tx, row: Bill, post: boolean): Promise<Bill
 }
 
 /** POST /bills/{id}/post: draft → posted; a posted bill answers as a replay. */
-export async function postBill(tx: Tx, id: string): Promise<{ bill: Bill; replayed: boolean }> {
-  const bill = await lockBill(tx, id);
-  if (!bill) throw AppError.notFound('Bill', id);
-  if (checkBillAction(bill.id, bill.status, 'post') === 'same') return { bill, replayed: true };
+export async function postBill(tx: Tx, id: string): Promise<Outcome<Bill>> {
+  const { bill, repeat } = await lockForAction(tx, id, 'post');
+  if (repeat) return { record: bill, replayed: true };
   await book(tx, bill);
-  return { bill, replayed: false };
+  return { record: bill, replayed: false };
 }
 
 /**
@@ -47,10 +49,9 @@ export async function postBill(tx: Tx, id: string): Promise<{ bill: Bill; replay
  * kept). The bill's lock makes this and any payment on the bill run one after the other: a bill
  * with payments on it is refused, and a payment after the reversal finds the bill reversed.
  */
-export async function reverseBill(tx: Tx, id: string, reason: string): Promise<{ bill: Bill; replayed: boolean }> {
-  const bill = await lockBill(tx, id);
-  if (!bill) throw AppError.notFound('Bill', id);
-  if (checkBillAction(bill.id, bill.status, 'reverse') === 'same') return { bill, replayed: true };
+export async function reverseBill(tx: Tx, id: string, reason: string): Promise<Outcome<Bill>> {
+  const { bill, repeat } = await lockForAction(tx, id, 'reverse');
+  if (repeat) return { record: bill, replayed: true };
   checkNoPayments(bill);
   bill.status = 'reversed';
   bill.reversedAt = new Date();
@@ -61,5 +62,5 @@ export async function reverseBill(tx: Tx, id: string, reason: string): Promise<{
     });
     bill.reversalEntryId = await tx.post(reversal, { type: 'bill_reversal', bill: billDto(bill) });
   }
-  return { bill, replayed: false };
+  return { record: bill, replayed: false };
 }

@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { actionReply, single } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { accountingDate, currencyOf } from '@acct/ledger';
-import { type Books, retryOnceOnUnique } from '@acct/posting';
-import { type VendorPayment, VendorPaymentSchema, vendorPaymentDto } from '../entities';
+import { type Books, actionDone, createdReply, retryOnceOnUnique } from '@acct/posting';
+import { VENDOR_PAYMENT, type VendorPayment, VendorPaymentSchema, unposted, vendorPaymentDto } from '../entities';
 import { cashAccountCode } from '../domain/accounts';
 import { checkAllocationShape } from '../domain/vendor-payments';
 import { createVendorPayment, postVendorPayment, reverseVendorPayment } from '../flows/vendor-payments';
 
 export function registerVendorPaymentHandlers(server: RpcServer, books: Books): void {
-  const { orm } = books;
-
   server.handle('vendor_payments.create', async (req) => {
     const b = req.body;
     const scope = scopeOf(req.ctx);
@@ -27,33 +24,25 @@ export function registerVendorPaymentHandlers(server: RpcServer, books: Books): 
       currency: currencyOf(b.currency),
       memo: b.memo ?? null,
       status: 'ready',
-      journalEntryId: null,
-      reversalEntryId: null,
-      reversalReason: null,
-      postedAt: null,
-      reversedAt: null,
+      ...unposted(),
       createdAt: new Date(),
     };
     const post = (b.status ?? 'posted') === 'posted';
     // Two retries that lock no common bill can both reach the insert: the loser runs again and
     // answers from the winner's row (200 replay or 409).
-    const { payment, replayed } = await retryOnceOnUnique('vendor_payments_external_id', () =>
+    const created = await retryOnceOnUnique('vendor_payments_external_id', () =>
       books.transact(req.ctx, (tx) => createVendorPayment(tx, { ...row, allocations: row.allocations.map((a) => ({ ...a })) }, post)),
     );
-    return { ok: true, status: replayed ? 200 : 201, replayed, body: single('vendor_payment', vendorPaymentDto(payment)) };
+    return createdReply(VENDOR_PAYMENT, created);
   });
 
-  server.handle('vendor_payments.post', async (req) => {
-    const { payment, replayed } = await books.transact(req.ctx, (tx) => postVendorPayment(tx, req.params.id));
-    return { ok: true, status: 200, replayed, body: actionReply('vendor_payment', vendorPaymentDto(payment), 'posted') };
-  });
+  server.handle('vendor_payments.post', async (req) => actionDone(VENDOR_PAYMENT, 'posted', await books.transact(req.ctx, (tx) => postVendorPayment(tx, req.params.id))));
 
-  server.handle('vendor_payments.reverse', async (req) => {
-    const { payment, replayed } = await books.transact(req.ctx, (tx) => reverseVendorPayment(tx, req.params.id, req.body.reversal_reason));
-    return { ok: true, status: 200, replayed, body: actionReply('vendor_payment', vendorPaymentDto(payment), 'reversed') };
-  });
+  server.handle('vendor_payments.reverse', async (req) =>
+    actionDone(VENDOR_PAYMENT, 'reversed', await books.transact(req.ctx, (tx) => reverseVendorPayment(tx, req.params.id, req.body.reversal_reason))),
+  );
 
-  registerReads(server, orm, {
+  registerReads(server, books.orm, {
     list: 'vendor_payments.list',
     get: 'vendor_payments.get',
     schema: VendorPaymentSchema,

@@ -1,22 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Environment, RpcOperation, RpcReply, RpcRequest, TrustedContext } from '@acct/contracts';
-import type { RpcClient } from '@acct/kit';
+import type { RpcReply, TrustedContext } from '@acct/contracts';
+import type { TestService } from '@acct/testing';
 
-/** Helpers of the payables integration tests: a request context, calls and the records they need. */
-export function ctx(organizationId: string = randomUUID(), environment: Environment = 'test'): TrustedContext {
-  return { organizationId, connectedAppId: randomUUID(), environment, apiKeyId: randomUUID(), requestId: randomUUID() };
-}
-
-export function payablesCalls(client: () => RpcClient) {
-  const call = (op: RpcOperation, c: TrustedContext, over: Partial<RpcRequest> = {}): Promise<RpcReply<any>> =>
-    client().call(op, { ctx: c, params: {}, query: {}, body: {}, ...over });
-  const ok = async (p: Promise<RpcReply<any>>): Promise<any> => {
-    const r = await p;
-    if (!r.ok) throw new Error(`expected ok: ${JSON.stringify(r.error)}`);
-    return r.body.data;
-  };
+/** Helpers of the payables integration tests: calls and the records they need. */
+export function payablesCalls(svc: () => TestService) {
+  const call: TestService['call'] = (op, c, over) => svc().call(op, c, over);
   const vendor = async (c: TrustedContext, over: Record<string, unknown> = {}): Promise<string> =>
-    (await ok(call('vendors.create', c, { body: { external_vendor_id: randomUUID(), display_name: 'V', ...over } }))).id;
+    (await svc().ok('vendors.create', c, { body: { external_vendor_id: randomUUID(), display_name: 'V', ...over } })).id;
   const billBody = (vendorId: string, totalCents: number, over: Record<string, unknown> = {}) => ({
     external_bill_id: randomUUID(),
     vendor_id: vendorId,
@@ -27,7 +17,7 @@ export function payablesCalls(client: () => RpcClient) {
     ...over,
   });
   const bill = async (c: TrustedContext, vendorId: string, totalCents: number, over: Record<string, unknown> = {}): Promise<any> =>
-    ok(call('bills.create', c, { body: billBody(vendorId, totalCents, over) }));
+    svc().ok('bills.create', c, { body: billBody(vendorId, totalCents, over) });
   const payBody = (vendorId: string, allocations: { bill_id: string; amount_cents: number }[], over: Record<string, unknown> = {}) => ({
     external_vendor_payment_id: randomUUID(),
     vendor_id: vendorId,
@@ -38,7 +28,9 @@ export function payablesCalls(client: () => RpcClient) {
   });
   const pay = (c: TrustedContext, vendorId: string, allocations: { bill_id: string; amount_cents: number }[], over: Record<string, unknown> = {}) =>
     call('vendor_payments.create', c, { body: payBody(vendorId, allocations, over) });
-  return { call, ok, vendor, bill, billBody, pay, payBody };
+  const payOk = (c: TrustedContext, vendorId: string, allocations: { bill_id: string; amount_cents: number }[], over: Record<string, unknown> = {}) =>
+    svc().ok('vendor_payments.create', c, { body: payBody(vendorId, allocations, over) });
+  return { call, vendor, bill, billBody, pay, payOk, payBody };
 }
 
 /** The code of an error reply, or 'ok'. */

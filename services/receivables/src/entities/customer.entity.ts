@@ -1,30 +1,15 @@
-import { EntitySchema } from '@mikro-orm/core';
-import type { CustomerDto, CustomerStatus, Environment } from '@acct/contracts';
+import type { CustomerDto, CustomerStatus } from '@acct/contracts';
+import { type Scoped, columns, scopedEntity } from '@acct/kit';
 
-export interface Customer {
-  id: string;
-  organizationId: string;
-  environment: Environment;
+export interface Customer extends Scoped {
   externalCustomerId: string;
   name: string;
   email: string | null;
   status: CustomerStatus;
-  createdAt: Date;
 }
 
-export const CustomerSchema = new EntitySchema<Customer>({
-  name: 'Customer',
-  tableName: 'customers',
-  properties: {
-    id: { type: 'uuid', primary: true },
-    organizationId: { type: 'uuid', fieldName: 'organization_id' },
-    environment: { type: 'text' },
-    externalCustomerId: { type: 'text', fieldName: 'external_customer_id' },
-    name: { type: 'text' },
-    email: { type: 'text', nullable: true },
-    status: { type: 'text' },
-    createdAt: { type: 'Date', fieldName: 'created_at' },
-  },
+export const CustomerSchema = scopedEntity<Customer>('Customer', 'customers', {
+  ...columns({ externalCustomerId: 'text', name: 'text', email: 'text?', status: 'text' }),
 });
 
 export function customerDto(c: Customer): CustomerDto {

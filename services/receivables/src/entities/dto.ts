@@ -1,3 +1,5 @@
+import { lineItemsDto } from '@acct/posting';
+import { customerDto } from './customer.entity';
 import type { Estimate, InboundEvent, Invoice, Payment, PaymentProcessor, Payout } from './receivables.entity';
 
 /** Entities → wire (snake_case), the one place the names are converted. */
@@ -10,7 +12,7 @@ export function invoiceDto(i: Invoice) {
     invoice_number: i.invoiceNumber,
     issue_date: i.issueDate,
     due_date: i.dueDate,
-    line_items: i.lineItems,
+    line_items: lineItemsDto(i.lineItems),
     status: i.status,
     total_cents: i.totalCents,
     amount_paid_cents: i.paidCents,
@@ -46,7 +48,7 @@ export function estimateDto(e: Estimate) {
     customer_id: e.customerId,
     issue_date: e.issueDate,
     expiry_date: e.expiryDate,
-    line_items: e.lineItems,
+    line_items: lineItemsDto(e.lineItems),
     status: e.status,
     total_cents: e.totalCents,
     currency: e.currency,
@@ -101,3 +103,10 @@ export function paymentProcessorDto(p: PaymentProcessor) {
     updated_at: p.updatedAt.toISOString(),
   };
 }
+
+/** How each resource is answered, and (for a create once per external id) where that id is unique. */
+export const CUSTOMER = { name: 'customer', dto: customerDto, constraint: 'customers_external_id', external: 'external_customer_id' } as const;
+export const INVOICE = { name: 'invoice', dto: invoiceDto, constraint: 'invoices_external_id', external: 'external_invoice_id' } as const;
+export const PAYMENT = { name: 'payment', dto: paymentDto } as const;
+export const ESTIMATE = { name: 'estimate', dto: estimateDto, constraint: 'estimates_external_id', external: 'external_estimate_id' } as const;
+export const PAYOUT = { name: 'processor_payout', dto: payoutDto, constraint: 'processor_payouts_external_id', external: 'external_payout_id' } as const;

@@ -1,18 +1,12 @@
-import { EntitySchema } from '@mikro-orm/core';
 import type { EstimateStatus, EventSource, InboundEventStatus, InvoiceStatus, PaymentProcessorStatus, PaymentStatus, PayoutStatus } from '@acct/contracts';
-import { type Scoped, moneyColumn as money, scopedColumns as scoped } from '@acct/kit';
-import type { LineItem } from '@acct/ledger';
+import { type Scoped, columns, scopedEntity } from '@acct/kit';
+import { type LineDocument, lineDocumentColumns } from '@acct/posting';
 
-export interface Invoice extends Scoped {
+export interface Invoice extends LineDocument {
   externalInvoiceId: string;
   customerId: string;
   invoiceNumber: string;
-  issueDate: string;
   dueDate: string;
-  currency: string;
-  memo: string | null;
-  lineItems: LineItem[];
-  totalCents: number;
   paidCents: number;
   status: InvoiceStatus;
   estimateId: string | null;
@@ -20,26 +14,10 @@ export interface Invoice extends Scoped {
   postedAt: Date | null;
 }
 
-export const InvoiceSchema = new EntitySchema<Invoice>({
-  name: 'Invoice',
-  tableName: 'invoices',
-  properties: {
-    ...scoped,
-    externalInvoiceId: { type: 'text', fieldName: 'external_invoice_id' },
-    customerId: { type: 'uuid', fieldName: 'customer_id' },
-    invoiceNumber: { type: 'text', fieldName: 'invoice_number' },
-    issueDate: { type: 'string', columnType: 'date', fieldName: 'issue_date' },
-    dueDate: { type: 'string', columnType: 'date', fieldName: 'due_date' },
-    currency: { type: 'text' },
-    memo: { type: 'text', nullable: true },
-    lineItems: { type: 'json', fieldName: 'line_items' },
-    totalCents: { ...money(), fieldName: 'total_cents' },
-    paidCents: { ...money(), fieldName: 'paid_cents' },
-    status: { type: 'text' },
-    estimateId: { type: 'uuid', fieldName: 'estimate_id', nullable: true },
-    journalEntryId: { type: 'uuid', fieldName: 'journal_entry_id', nullable: true },
-    postedAt: { type: 'Date', fieldName: 'posted_at', nullable: true },
-  },
+export const InvoiceSchema = scopedEntity<Invoice>('Invoice', 'invoices', {
+  ...lineDocumentColumns(),
+  ...columns({ externalInvoiceId: 'text', customerId: 'uuid', invoiceNumber: 'text', dueDate: 'date', paidCents: 'money', status: 'text' }),
+  ...columns({ estimateId: 'uuid?', journalEntryId: 'uuid?', postedAt: 'Date?' }),
 });
 
 export interface Payment extends Scoped {
@@ -58,56 +36,22 @@ export interface Payment extends Scoped {
   refundEntryId: string | null;
 }
 
-export const PaymentSchema = new EntitySchema<Payment>({
-  name: 'Payment',
-  tableName: 'payments',
-  properties: {
-    ...scoped,
-    externalPaymentId: { type: 'text', fieldName: 'external_payment_id' },
-    invoiceId: { type: 'uuid', fieldName: 'invoice_id' },
-    customerId: { type: 'uuid', fieldName: 'customer_id' },
-    amountCents: { ...money(), fieldName: 'amount_cents' },
-    receivedAt: { type: 'text', fieldName: 'received_at' },
-    receivedDate: { type: 'string', columnType: 'date', fieldName: 'received_date' },
-    source: { type: 'text' },
-    processor: { type: 'text', nullable: true },
-    currency: { type: 'text' },
-    status: { type: 'text' },
-    eventId: { type: 'uuid', fieldName: 'event_id', nullable: true },
-    journalEntryId: { type: 'uuid', fieldName: 'journal_entry_id' },
-    refundEntryId: { type: 'uuid', fieldName: 'refund_entry_id', nullable: true },
-  },
+export const PaymentSchema = scopedEntity<Payment>('Payment', 'payments', {
+  ...columns({ externalPaymentId: 'text', invoiceId: 'uuid', customerId: 'uuid', amountCents: 'money', receivedAt: 'text', receivedDate: 'date', source: 'text' }),
+  ...columns({ processor: 'text?', currency: 'text', status: 'text', eventId: 'uuid?', journalEntryId: 'uuid', refundEntryId: 'uuid?' }),
 });
 
-export interface Estimate extends Scoped {
+export interface Estimate extends LineDocument {
   externalEstimateId: string;
   customerId: string;
-  issueDate: string;
   expiryDate: string | null;
-  currency: string;
-  memo: string | null;
-  lineItems: LineItem[];
-  totalCents: number;
   status: EstimateStatus;
   invoiceId: string | null;
 }
 
-export const EstimateSchema = new EntitySchema<Estimate>({
-  name: 'Estimate',
-  tableName: 'estimates',
-  properties: {
-    ...scoped,
-    externalEstimateId: { type: 'text', fieldName: 'external_estimate_id' },
-    customerId: { type: 'uuid', fieldName: 'customer_id' },
-    issueDate: { type: 'string', columnType: 'date', fieldName: 'issue_date' },
-    expiryDate: { type: 'string', columnType: 'date', fieldName: 'expiry_date', nullable: true },
-    currency: { type: 'text' },
-    memo: { type: 'text', nullable: true },
-    lineItems: { type: 'json', fieldName: 'line_items' },
-    totalCents: { ...money(), fieldName: 'total_cents' },
-    status: { type: 'text' },
-    invoiceId: { type: 'uuid', fieldName: 'invoice_id', nullable: true },
-  },
+export const EstimateSchema = scopedEntity<Estimate>('Estimate', 'estimates', {
+  ...lineDocumentColumns(),
+  ...columns({ externalEstimateId: 'text', customerId: 'uuid', expiryDate: 'date?', status: 'text', invoiceId: 'uuid?' }),
 });
 
 export interface Payout extends Scoped {
@@ -122,21 +66,9 @@ export interface Payout extends Scoped {
   journalEntryId: string | null;
 }
 
-export const PayoutSchema = new EntitySchema<Payout>({
-  name: 'Payout',
-  tableName: 'processor_payouts',
-  properties: {
-    ...scoped,
-    externalPayoutId: { type: 'text', fieldName: 'external_payout_id' },
-    processor: { type: 'text' },
-    payoutDate: { type: 'string', columnType: 'date', fieldName: 'payout_date' },
-    grossCents: { ...money(), fieldName: 'gross_cents' },
-    feeCents: { ...money(), fieldName: 'fee_cents' },
-    netCents: { ...money(), fieldName: 'net_cents' },
-    currency: { type: 'text' },
-    status: { type: 'text' },
-    journalEntryId: { type: 'uuid', fieldName: 'journal_entry_id', nullable: true },
-  },
+export const PayoutSchema = scopedEntity<Payout>('Payout', 'processor_payouts', {
+  ...columns({ externalPayoutId: 'text', processor: 'text', payoutDate: 'date', grossCents: 'money', feeCents: 'money', netCents: 'money', currency: 'text' }),
+  ...columns({ status: 'text', journalEntryId: 'uuid?' }),
 });
 
 export interface InboundEvent extends Scoped {
@@ -153,22 +85,10 @@ export interface InboundEvent extends Scoped {
   sourceId: string | null;
 }
 
-export const InboundEventSchema = new EntitySchema<InboundEvent>({
-  name: 'InboundEvent',
-  tableName: 'inbound_events',
-  properties: {
-    ...scoped,
-    externalEventId: { type: 'text', fieldName: 'external_event_id' },
-    idempotencyKey: { type: 'text', fieldName: 'idempotency_key', nullable: true },
-    eventType: { type: 'text', fieldName: 'event_type' },
-    payload: { type: 'json' },
-    payloadHash: { type: 'text', fieldName: 'payload_hash' },
-    status: { type: 'text' },
-    details: { type: 'json' },
-    paymentId: { type: 'uuid', fieldName: 'payment_id', nullable: true },
-    source: { type: 'text', default: 'api' },
-    sourceId: { type: 'uuid', fieldName: 'source_id', nullable: true },
-  },
+export const InboundEventSchema = scopedEntity<InboundEvent>('InboundEvent', 'inbound_events', {
+  ...columns({ externalEventId: 'text', idempotencyKey: 'text?', eventType: 'text', payload: 'json', payloadHash: 'text', status: 'text', details: 'json' }),
+  ...columns({ paymentId: 'uuid?', sourceId: 'uuid?' }),
+  source: { type: 'text', default: 'api' },
 });
 
 /** A connected app's payment processor: its id is the source id of the webhook URL. */
@@ -181,16 +101,6 @@ export interface PaymentProcessor extends Scoped {
   updatedAt: Date;
 }
 
-export const PaymentProcessorSchema = new EntitySchema<PaymentProcessor>({
-  name: 'PaymentProcessor',
-  tableName: 'payment_processors',
-  properties: {
-    ...scoped,
-    connectedAppId: { type: 'uuid', fieldName: 'connected_app_id' },
-    provider: { type: 'text' },
-    secretEncrypted: { type: 'text', fieldName: 'secret_encrypted' },
-    status: { type: 'text' },
-    verifiedAt: { type: 'Date', fieldName: 'verified_at', nullable: true },
-    updatedAt: { type: 'Date', fieldName: 'updated_at' },
-  },
+export const PaymentProcessorSchema = scopedEntity<PaymentProcessor>('PaymentProcessor', 'payment_processors', {
+  ...columns({ connectedAppId: 'uuid', provider: 'text', secretEncrypted: 'text', status: 'text', verifiedAt: 'Date?', updatedAt: 'Date' }),
 });

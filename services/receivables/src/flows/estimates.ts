@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type EstimateConvertBody, type EstimateStatus, limits } from '@acct/contracts';
 import { addDays, isCalendarDate, requireOrder, todayUtc } from '@acct/ledger';
-import type { Db, Tx } from '@acct/posting';
+import { type Db, type Outcome, type Tx, sameDocumentContent } from '@acct/posting';
 import { type Estimate, EstimateSchema, type Invoice, InvoiceSchema } from '../entities';
 import { checkEstimateMove } from '../domain/estimates';
 import { lockEstimate, requireCustomer } from '../queries';
 
 /** The caller's content of a create, as compared on a retry. */
-export const estimateContent = (e: Pick<Estimate, 'customerId' | 'issueDate' | 'expiryDate' | 'currency' | 'memo' | 'lineItems'>) => ({
-  customer_id: e.customerId,
-  issue_date: e.issueDate,
-  expiry_date: e.expiryDate,
-  currency: e.currency,
-  memo: e.memo,
-  line_items: e.lineItems.map((l) => ({ description: l.description, quantity: l.quantity, unit_amount_cents: l.unit_amount_cents })),
-});
+export const sameEstimateContent = sameDocumentContent<Estimate>((e) => ({ customer_id: e.customerId, expiry_date: e.expiryDate }));
 
 export async function createEstimate(db: Db, row: Estimate): Promise<Estimate> {
   await requireCustomer(db, row.customerId);
@@ -23,12 +16,12 @@ export async function createEstimate(db: Db, row: Estimate): Promise<Estimate> {
 }
 
 /** A status move of API-DECISIONS §5; moving to the status it already has is a replay. */
-export async function moveEstimate(tx: Tx, id: string, to: EstimateStatus): Promise<{ estimate: Estimate; replayed: boolean }> {
+export async function moveEstimate(tx: Tx, id: string, to: EstimateStatus): Promise<Outcome<Estimate>> {
   const e = await lockEstimate(tx, id);
   if (!e) throw AppError.notFound('Estimate', id);
   const move = checkEstimateMove(e.status, to);
   if (move === 'move') e.status = to;
-  return { estimate: e, replayed: move === 'same' };
+  return { record: e, replayed: move === 'same' };
 }
 
 /**

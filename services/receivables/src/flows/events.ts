@@ -82,7 +82,7 @@ export async function processPaymentReceived(tx: Tx, eventId: string, payload: R
     };
   }
   try {
-    const { payment } = await recordPayment(tx, {
+    const { record: payment } = await recordPayment(tx, {
       externalPaymentId: p.external_payment_id,
       invoiceId,
       amountCents: p.amount_cents,

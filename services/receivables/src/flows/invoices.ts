@@ -1,19 +1,11 @@
 import { AppError } from '@acct/contracts';
-import type { Db, Tx } from '@acct/posting';
+import { type Db, type Outcome, type Tx, sameDocumentContent } from '@acct/posting';
 import { type Invoice, InvoiceSchema, invoiceDto } from '../entities';
 import { invoicePosting } from '../domain/postings';
 import { lockInvoiceRow, requireCustomer, savePostedInvoice } from '../queries';
 
 /** The caller's content of a create, as compared on a retry. */
-export const invoiceContent = (i: Pick<Invoice, 'customerId' | 'invoiceNumber' | 'issueDate' | 'dueDate' | 'currency' | 'memo' | 'lineItems'>) => ({
-  customer_id: i.customerId,
-  invoice_number: i.invoiceNumber,
-  issue_date: i.issueDate,
-  due_date: i.dueDate,
-  currency: i.currency,
-  memo: i.memo,
-  line_items: i.lineItems.map((l) => ({ description: l.description, quantity: l.quantity, unit_amount_cents: l.unit_amount_cents })),
-});
+export const sameInvoiceContent = sameDocumentContent<Invoice>((i) => ({ customer_id: i.customerId, invoice_number: i.invoiceNumber, due_date: i.dueDate }));
 
 /** Stores a draft invoice for an existing customer (nothing is booked until it is posted). */
 export async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice> {
@@ -27,10 +19,10 @@ export async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice>
  * invoice.posted for the app. Posting a posted invoice again is a repeated action: its current state,
  * no second ledger effect.
  */
-export async function postInvoice(tx: Tx, id: string): Promise<{ invoice: Invoice; replayed: boolean }> {
+export async function postInvoice(tx: Tx, id: string): Promise<Outcome<Invoice>> {
   const inv = await lockInvoiceRow(tx, id);
   if (!inv) throw AppError.notFound('Invoice', id);
-  if (inv.status !== 'draft') return { invoice: inv, replayed: true };
+  if (inv.status !== 'draft') return { record: inv, replayed: true };
   inv.postedAt = new Date();
   if (inv.totalCents === 0) {
     inv.status = 'paid'; // nothing to collect, nothing to book
@@ -48,5 +40,5 @@ export async function postInvoice(tx: Tx, id: string): Promise<{ invoice: Invoic
     issue_date: inv.issueDate,
     due_date: inv.dueDate,
   });
-  return { invoice: inv, replayed: false };
+  return { record: inv, replayed: false };
 }

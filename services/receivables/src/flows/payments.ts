@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@acct/contracts';
 import { accountingDate, reversalOf, todayUtc } from '@acct/ledger';
-import { type Tx, sameJson } from '@acct/posting';
+import { type Outcome, type Tx, sameJson } from '@acct/posting';
 import { type Payment, PaymentSchema, invoiceDto, paymentDto } from '../entities';
 import { checkPayment, statusForPaid } from '../domain/invoices';
 import { paymentPosting } from '../domain/postings';
@@ -32,7 +32,7 @@ const paymentContent = (p: Pick<Payment, 'invoiceId' | 'amountCents' | 'received
  * invoice run one after the other and each sees the balance the previous one left: no overpayment.
  * All checks run before the first write, so a refusal (AppError) leaves tx untouched.
  */
-export async function recordPayment(tx: Tx, input: PaymentInput): Promise<{ payment: Payment; replayed: boolean }> {
+export async function recordPayment(tx: Tx, input: PaymentInput): Promise<Outcome<Payment>> {
   const inv = await lockInvoice(tx, input.invoiceId);
   if (!inv) {
     throw new AppError('not_found', `Invoice ${input.invoiceId} was not found.`, [
@@ -46,7 +46,7 @@ export async function recordPayment(tx: Tx, input: PaymentInput): Promise<{ paym
         { field: '/external_payment_id', issue: 'already_used', message: `Payment ${existing.id} has this external id.` },
       ]);
     }
-    return { payment: existing, replayed: true };
+    return { record: existing, replayed: true };
   }
   checkPayment(inv, input.amountCents);
   const receivedDate = accountingDate(input.receivedAt, 'received_at');
@@ -77,7 +77,7 @@ export async function recordPayment(tx: Tx, input: PaymentInput): Promise<{ paym
       currency: inv.currency,
     });
   }
-  return { payment, replayed: false };
+  return { record: payment, replayed: false };
 }
 
 /**

@@ -1,16 +1,12 @@
-import type { Tx } from '@acct/posting';
+import { type Tx, sameJson } from '@acct/posting';
 import { type Payout, PayoutSchema, payoutDto } from '../entities';
 import { payoutPosting } from '../domain/postings';
 
-/** The caller's content of a create, as compared on a retry. */
-export const payoutContent = (p: Pick<Payout, 'processor' | 'payoutDate' | 'grossCents' | 'feeCents' | 'netCents' | 'currency'>) => ({
-  processor: p.processor,
-  payout_date: p.payoutDate,
-  gross_cents: p.grossCents,
-  fee_cents: p.feeCents,
-  net_cents: p.netCents,
-  currency: p.currency,
-});
+/** The caller's content of a create, as compared on a retry (the fields of its dto that the caller sent). */
+export const samePayoutContent = (a: Payout, b: Payout): boolean => {
+  const content = ({ id: _id, created_at: _at, status: _s, external_payout_id: _ext, ...sent }: ReturnType<typeof payoutDto>) => sent;
+  return sameJson(content(payoutDto(a)), content(payoutDto(b)));
+};
 
 /** Books a processor payout: clearing → bank (net) and fees (fee); a zero payout moves nothing. */
 export async function recordPayout(tx: Tx, row: Payout): Promise<Payout> {

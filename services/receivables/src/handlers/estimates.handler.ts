@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { AppError, type TrustedContext, single } from '@acct/contracts';
 import { type RpcClient, type RpcServer, registerReads, scopeOf } from '@acct/kit';
-import { currencyOf, priceLines, requireOrder } from '@acct/ledger';
-import { type Books, createOnce, isUniqueViolation, sameJson } from '@acct/posting';
-import { type Estimate, EstimateSchema, estimateDto } from '../entities';
-import { convertEstimate, createEstimate, estimateContent, moveEstimate } from '../flows/estimates';
+import { requireOrder } from '@acct/ledger';
+import { type Books, createRecordOnce, newLineDocument, refuseTakenExternalId } from '@acct/posting';
+import { ESTIMATE, type Estimate, EstimateSchema, INVOICE, estimateDto } from '../entities';
+import { convertEstimate, createEstimate, moveEstimate, sameEstimateContent } from '../flows/estimates';
 
 /** Asks the documents service for the payment terms of the invoice defaults (net 30 when never set). */
 export type TermsSource = (ctx: TrustedContext) => Promise<number>;
@@ -19,62 +18,33 @@ export function termsFromDocuments(rpc: Pick<RpcClient, 'call'>): TermsSource {
 }
 
 export function registerEstimateHandlers(server: RpcServer, books: Books, terms: TermsSource): void {
-  const { orm } = books;
-
   server.handle('estimates.create', async (req) => {
     const b = req.body;
-    const scope = scopeOf(req.ctx);
-    const { lines, totalCents } = priceLines(b.line_items);
-    if (b.expiry_date) requireOrder(b.issue_date, b.expiry_date, 'issue_date', 'expiry_date');
-    const row: Estimate = {
-      id: randomUUID(),
-      ...scope,
-      externalEstimateId: b.external_estimate_id,
-      customerId: b.customer_id,
-      issueDate: b.issue_date,
-      expiryDate: b.expiry_date ?? null,
-      currency: currencyOf(b.currency),
-      memo: b.memo ?? null,
-      lineItems: lines,
-      totalCents,
-      status: 'draft',
-      invoiceId: null,
-      createdAt: new Date(),
-    };
-    return createOnce({
-      constraint: 'estimates_external_id',
-      create: async () => {
-        await createEstimate(books.db(req.ctx), row);
-        return { ok: true, status: 201, body: single('estimate', estimateDto(row)) };
-      },
-      existing: () => orm.em.fork().findOne(EstimateSchema, { ...scope, externalEstimateId: b.external_estimate_id }),
-      same: (ex) => sameJson(estimateContent(ex), estimateContent(row)),
-      reply: (ex) => single('estimate', estimateDto(ex)),
-      field: '/external_estimate_id',
-      what: 'estimate',
+    const doc = newLineDocument(scopeOf(req.ctx), b, () => {
+      if (b.expiry_date) requireOrder(b.issue_date, b.expiry_date, 'issue_date', 'expiry_date');
+      return { issueDate: b.issue_date, expiryDate: b.expiry_date ?? null };
+    });
+    const row: Estimate = { ...doc, externalEstimateId: b.external_estimate_id, customerId: b.customer_id, status: 'draft', invoiceId: null };
+    return createRecordOnce(ESTIMATE, {
+      row,
+      store: () => createEstimate(books.db(req.ctx), row),
+      existing: () => books.orm.em.fork().findOne(EstimateSchema, { ...scopeOf(req.ctx), externalEstimateId: b.external_estimate_id }),
+      same: (ex) => sameEstimateContent(ex, row),
     });
   });
 
   server.handle('estimates.status', async (req) => {
-    const { estimate, replayed } = await books.transact(req.ctx, (tx) => moveEstimate(tx, req.params.id, req.body.status));
-    return { ok: true, status: 200, replayed, body: single('estimate', { id: estimate.id, status: estimate.status }) };
+    const { record, replayed } = await books.transact(req.ctx, (tx) => moveEstimate(tx, req.params.id, req.body.status));
+    return { ok: true, status: 200, replayed, body: single('estimate', { id: record.id, status: record.status }) };
   });
 
   server.handle('estimates.convert', async (req) => {
-    try {
-      const { invoiceId, replayed } = await books.transact(req.ctx, (tx) => convertEstimate(tx, req.params.id, req.body ?? {}, () => terms(req.ctx)));
-      return { ok: true, status: 200, replayed, body: { data: { estimate_id: req.params.id, invoice_id: invoiceId, invoice_status: 'draft' as const } } };
-    } catch (e) {
-      if (isUniqueViolation(e, 'invoices_external_id')) {
-        throw AppError.conflict('external_invoice_id is already used by another invoice.', [
-          { field: '/external_invoice_id', issue: 'already_used', message: 'Choose another external_invoice_id.' },
-        ]);
-      }
-      throw e;
-    }
+    const converted = () => books.transact(req.ctx, (tx) => convertEstimate(tx, req.params.id, req.body ?? {}, () => terms(req.ctx)));
+    const { invoiceId, replayed } = await refuseTakenExternalId(INVOICE, converted);
+    return { ok: true, status: 200, replayed, body: { data: { estimate_id: req.params.id, invoice_id: invoiceId, invoice_status: 'draft' as const } } };
   });
 
-  registerReads(server, orm, {
+  registerReads(server, books.orm, {
     list: 'estimates.list',
     get: 'estimates.get',
     schema: EstimateSchema,

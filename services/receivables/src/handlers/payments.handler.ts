@@ -1,13 +1,10 @@
-import { single } from '@acct/contracts';
 import { type RpcServer, registerReads } from '@acct/kit';
 import { accountingDate, currencyOf } from '@acct/ledger';
-import { type Books, retryOnceOnUnique } from '@acct/posting';
-import { PaymentSchema, paymentDto } from '../entities';
+import { type Books, createdReply, retryOnceOnUnique } from '@acct/posting';
+import { PAYMENT, PaymentSchema, paymentDto } from '../entities';
 import { type PaymentInput, recordPayment } from '../flows/payments';
 
 export function registerPaymentHandlers(server: RpcServer, books: Books): void {
-  const { orm } = books;
-
   server.handle('payments.create', async (req) => {
     const b = req.body;
     const input: PaymentInput = {
@@ -22,11 +19,10 @@ export function registerPaymentHandlers(server: RpcServer, books: Books): void {
     };
     accountingDate(input.receivedAt, 'received_at');
     // The same external id may race in on another invoice: the second run answers 200 or 409.
-    const { payment, replayed } = await retryOnceOnUnique('payments_external_id', () => books.transact(req.ctx, (tx) => recordPayment(tx, input)));
-    return { ok: true, status: replayed ? 200 : 201, replayed, body: single('payment', paymentDto(payment)) };
+    return createdReply(PAYMENT, await retryOnceOnUnique('payments_external_id', () => books.transact(req.ctx, (tx) => recordPayment(tx, input))));
   });
 
-  registerReads(server, orm, {
+  registerReads(server, books.orm, {
     list: 'payments.list',
     get: 'payments.get',
     schema: PaymentSchema,

@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { single } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { currencyOf } from '@acct/ledger';
-import { type Books, createOnce, sameJson } from '@acct/posting';
-import { type Payout, PayoutSchema, payoutDto } from '../entities';
+import { type Books, createRecordOnce } from '@acct/posting';
+import { PAYOUT, type Payout, PayoutSchema, payoutDto } from '../entities';
 import { checkPayoutAmounts } from '../domain/payouts';
-import { payoutContent, recordPayout } from '../flows/payouts';
+import { recordPayout, samePayoutContent } from '../flows/payouts';
 
 export function registerPayoutHandlers(server: RpcServer, books: Books): void {
-  const { orm } = books;
-
   server.handle('payouts.create', async (req) => {
     const b = req.body;
     const scope = scopeOf(req.ctx);
@@ -28,21 +25,15 @@ export function registerPayoutHandlers(server: RpcServer, books: Books): void {
       journalEntryId: null,
       createdAt: new Date(),
     };
-    return createOnce({
-      constraint: 'processor_payouts_external_id',
-      create: async () => {
-        await books.transact(req.ctx, (tx) => recordPayout(tx, row));
-        return { ok: true, status: 201, body: single('processor_payout', payoutDto(row)) };
-      },
-      existing: () => orm.em.fork().findOne(PayoutSchema, { ...scope, externalPayoutId: b.external_payout_id }),
-      same: (ex) => sameJson(payoutContent(ex), payoutContent(row)),
-      reply: (ex) => single('processor_payout', payoutDto(ex)),
-      field: '/external_payout_id',
-      what: 'processor payout',
+    return createRecordOnce(PAYOUT, {
+      row,
+      store: () => books.transact(req.ctx, (tx) => recordPayout(tx, row)),
+      existing: () => books.orm.em.fork().findOne(PayoutSchema, { ...scope, externalPayoutId: b.external_payout_id }),
+      same: (ex) => samePayoutContent(ex, row),
     });
   });
 
-  registerReads(server, orm, {
+  registerReads(server, books.orm, {
     list: 'payouts.list',
     get: 'payouts.get',
     schema: PayoutSchema,

@@ -1,0 +1,65 @@
+import { AppError, type RpcOk, actionReply, single } from '@acct/contracts';
+import { createOnce, isUniqueViolation } from './books';
+
+/** What a flow that creates or moves a record answers: the record as it is now, and whether the call only repeated an earlier one. */
+export interface Outcome<T> {
+  record: T;
+  replayed: boolean;
+}
+
+/** How a resource is answered: the key of its reply envelope (`bill`) and its dto. */
+export interface Answer<N extends string, E, D> {
+  name: N;
+  dto: (e: E) => D;
+}
+
+/** A create whose flow finds its own replays: 201 with the new record, or 200 (replayed) with the first one. */
+export function createdReply<N extends string, E, D>(a: Answer<N, E, D>, o: Outcome<E>): RpcOk<{ data: D } & Record<N, D>> {
+  return { ok: true, status: o.replayed ? 200 : 201, replayed: o.replayed, body: single(a.name, a.dto(o.record)) };
+}
+
+/** The reply of an action route (post, reverse): 200 with the record, replayed when it already was where the action leads. */
+export function actionDone<N extends string, E, D, A extends string>(a: Answer<N, E, D>, action: A, o: Outcome<E>) {
+  return { ok: true as const, status: 200 as const, replayed: o.replayed, body: actionReply(a.name, a.dto(o.record), action) };
+}
+
+/** Where a resource created once per external id keeps it: the unique constraint, and the body field (e.g. external_bill_id). */
+export interface CreatedOnce {
+  constraint: string;
+  external: string;
+}
+
+/**
+ * createOnce (API-DECISIONS §1) of a record built from the request: `store` writes it and the reply
+ * is 201 with its dto; a create that loses on `constraint` finds the `existing` record and answers
+ * it (200, replayed) when it has the `same` content, else 409 naming the external id.
+ */
+export function createRecordOnce<N extends string, E, D>(
+  a: Answer<N, E, D> & CreatedOnce,
+  o: { row: E; store: () => Promise<unknown>; existing: () => Promise<E | null>; same: (existing: E) => boolean },
+): Promise<RpcOk<{ data: D } & Record<N, D>>> {
+  return createOnce({
+    constraint: a.constraint,
+    create: async () => {
+      await o.store();
+      return { ok: true, status: 201, body: single(a.name, a.dto(o.row)) };
+    },
+    existing: o.existing,
+    same: o.same,
+    reply: (ex) => single(a.name, a.dto(ex)),
+    field: `/${a.external}`,
+    what: a.name.replace(/_/g, ' '),
+  });
+}
+
+/** Runs `run`; losing on the resource's unique constraint means the caller's external id is taken by another record: 409 naming it. */
+export async function refuseTakenExternalId<T>(a: { name: string } & CreatedOnce, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (!isUniqueViolation(e, a.constraint)) throw e;
+    throw AppError.conflict(`${a.external} is already used by another ${a.name.replace(/_/g, ' ')}.`, [
+      { field: `/${a.external}`, issue: 'already_used', message: `Choose another ${a.external}.` },
+    ]);
+  }
+}

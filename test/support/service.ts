@@ -64,6 +64,8 @@ export async function startServiceForTest(def: ServiceDefinition, opts: TestServ
   const orm = await ormOpener(def)(db.url, opts.poolMax ?? 10, log);
   await migrate(orm);
   const ownNc = !opts.nc;
+  // The stream is the test's own when the prefix is: a service joining another's prefix leaves it.
+  const ownPrefix = !opts.prefix;
   const nc = opts.nc ?? (await connect({ servers: NATS_URL }));
   const prefix = opts.prefix ?? uniquePrefix();
   const posts = manifestOf(def.name).posts;
@@ -96,7 +98,7 @@ export async function startServiceForTest(def: ServiceDefinition, opts: TestServ
     async stop() {
       await wiring.server.drain();
       for (const step of stopSteps) await step.run();
-      if (posts && ownNc) await (await nc.jetstreamManager()).streams.delete(eventsStreamName(prefix)).catch(() => undefined);
+      if (posts && ownPrefix) await (await nc.jetstreamManager()).streams.delete(eventsStreamName(prefix)).catch(() => undefined);
       if (ownNc) await nc.drain();
       await orm.close(true);
       await db.drop();

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type RpcReply, type RpcRequest, type TrustedContext, compileBody, eventsStreamName, schemas } from '@acct/contracts';
+import { type RpcReply, type RpcRequest, type TrustedContext, compileBody, schemas } from '@acct/contracts';
 import { type TestService, ctx, firstRow, startServiceForTest } from '@acct/testing';
 import { receivablesService } from './service';
 
@@ -104,8 +104,6 @@ describe('receivables: customers against real Postgres and NATS', () => {
       expect(r.ok ? 'ok' : r.error.code).toBe('service_unavailable');
     } finally {
       await gone.stop().catch(() => undefined);
-      // stop() leaves the stream of a shared connection: this one is the test's own.
-      await (await svc.nc.jetstreamManager()).streams.delete(eventsStreamName(gone.prefix)).catch(() => undefined);
     }
   });
 

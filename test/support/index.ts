@@ -64,3 +64,4 @@ export function caught(fn: () => unknown): AppError {
 export { pdfTextOf } from './pdf-text';
 export { type FreezableProxy, startFreezableProxy } from './freezable-proxy';
 export { CHROMIUM_ARGS, chromiumExecutable } from './chromium';
+export * from './service';

@@ -53,14 +53,9 @@ function layoutProblems(name: string): string[] {
   return problems;
 }
 
-/** Services still being moved into the layout (issue 22); each leaves this list as it conforms. */
-const MOVING = new Set<string>(['webhook-dispatcher']);
-
 describe('the service layout', () => {
   it.each(rpcServices)('services/%s/src has the one layout', (name) => {
-    // A service still moving must not conform yet, or it should have left MOVING.
-    if (MOVING.has(name)) expect(layoutProblems(name)).not.toEqual([]);
-    else expect(layoutProblems(name)).toEqual([]);
+    expect(layoutProblems(name)).toEqual([]);
   });
 
   it.each(SERVICE_MANIFEST.map((m) => m.name))('services/%s/src/service.ts exports its <name>Service()', (name) => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from 'nats';
 import { type Environment, type RpcOperation, type RpcReply, type RpcRequest, type TrustedContext, eventsStreamName, manifestOf } from '@acct/contracts';
 import {
+  type Logger,
   type Orm,
   type ServiceDefinition,
   type ServiceMetrics,
@@ -51,6 +52,10 @@ export interface TestServiceOptions {
   nc?: NatsConnection;
   prefix?: string;
   poolMax?: number;
+  /** An existing database (another process of the same service on it); stop() leaves it. */
+  db?: TestDatabase;
+  /** The service's logger (silent unless given, e.g. to read what it logs). */
+  log?: Logger;
 }
 
 /**
@@ -59,8 +64,8 @@ export interface TestServiceOptions {
  * workers when asked. What the integration tests of every service used to build by hand.
  */
 export async function startServiceForTest(def: ServiceDefinition, opts: TestServiceOptions = {}): Promise<TestService> {
-  const log = silentLogger();
-  const db = await freshDatabase(`acct_${def.name.replace(/-/g, '_')}_it`);
+  const log = opts.log ?? silentLogger();
+  const db = opts.db ?? (await freshDatabase(`acct_${def.name.replace(/-/g, '_')}_it`));
   const orm = await ormOpener(def)(db.url, opts.poolMax ?? 10, log);
   await migrate(orm);
   const ownNc = !opts.nc;
@@ -101,7 +106,7 @@ export async function startServiceForTest(def: ServiceDefinition, opts: TestServ
       if (posts && ownPrefix) await (await nc.jetstreamManager()).streams.delete(eventsStreamName(prefix)).catch(() => undefined);
       if (ownNc) await nc.drain();
       await orm.close(true);
-      await db.drop();
+      if (!opts.db) await db.drop();
     },
   };
 }

@@ -1,9 +1,10 @@
 import type { Environment, WebhookAttemptDto, WebhookDeliveryDto, WebhookEndpointDto, WebhookEventType } from '@acct/contracts';
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@acct/kit';
-import { deliveryBody } from './domain/body';
 
-/** Every SQL statement of the service (raw SQL: the tables are small and the claim needs SKIP LOCKED). */
+/**
+ * Every SQL statement of the service (raw SQL: the tables are small and the claim needs SKIP LOCKED),
+ * one statement (or one read with its attempts) per function; flows/ compose them in transactions.
+ */
 
 export interface EndpointScope {
   organizationId: string;
@@ -75,13 +76,15 @@ export async function listEndpoints(em: EntityManager, s: EndpointScope, limit: 
   return em.execute<EndpointRow[]>(`SELECT * FROM webhook_endpoints WHERE ${SCOPE} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [...scopeArgs(s), limit, offset]);
 }
 
-/** Deletes (hides) an endpoint and drops its pending deliveries; false when it is not there. */
-export async function deleteEndpoint(em: EntityManager, s: EndpointScope, id: string): Promise<boolean> {
-  if (!(await findEndpoint(em, s, id))) return false;
+/** Hides an endpoint (deleted_at); false when it was already gone. */
+export async function hideEndpoint(em: EntityManager, id: string): Promise<boolean> {
   const rows = await em.execute(`UPDATE webhook_endpoints SET deleted_at = now() WHERE id = ? AND deleted_at IS NULL RETURNING id`, [id]);
-  if (rows.length === 0) return false;
-  await em.execute(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE endpoint_id = ? AND status = 'pending'`, [id]);
-  return true;
+  return rows.length > 0;
+}
+
+/** Fails the endpoint's pending deliveries (it was deleted or disabled). */
+export async function failPendingDeliveries(em: EntityManager, endpointId: string): Promise<void> {
+  await em.execute(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE endpoint_id = ? AND status = 'pending'`, [endpointId]);
 }
 
 /** Enabled endpoints of the app and environment subscribed to the type. */
@@ -106,21 +109,6 @@ export async function insertDelivery(em: EntityManager, d: NewDelivery): Promise
     [d.id, d.endpointId, d.eventId, d.eventType, d.body, d.createdAt, d.createdAt],
   );
   return rows.length > 0;
-}
-
-/** A webhook.test delivery to the endpoint (the test action and `admin webhooks test`); returns its id. */
-export async function queueTestDelivery(em: EntityManager, ep: EndpointRow): Promise<string> {
-  const id = randomUUID();
-  const body = deliveryBody(id, {
-    type: 'webhook.test',
-    created_at: new Date().toISOString(),
-    organization_id: ep.organization_id,
-    connected_app_id: ep.connected_app_id,
-    environment: ep.environment,
-    data: { endpoint_id: ep.id },
-  });
-  await insertDelivery(em, { id, endpointId: ep.id, eventId: randomUUID(), eventType: 'webhook.test', body, createdAt: new Date() });
-  return id;
 }
 
 /** An endpoint by id alone (the operator's CLI), deleted ones excluded. */
@@ -204,34 +192,26 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims due deliveries: rows locked with SKIP LOCKED (no two workers take the same one), then
- * leased by moving next_attempt_at past the send's timeout, so a worker that dies mid-send leaves a
- * delivery that comes due again (a retry, never a loss). Endpoints already at their concurrency
- * limit are skipped, and at most `perEndpoint(id)` rows are taken per endpoint.
+ * Locks due deliveries with SKIP LOCKED (no two workers take the same one), oldest due first, except
+ * those of the saturated endpoints.
  */
-export async function claimDue(em: EntityManager, o: { limit: number; leaseMs: number; saturated: string[]; slots: (endpointId: string) => number }): Promise<ClaimedDelivery[]> {
-  const candidates = await em.execute<{ id: string; endpoint_id: string }[]>(
+export async function lockDue(em: EntityManager, saturated: string[], limit: number): Promise<{ id: string; endpoint_id: string }[]> {
+  return em.execute<{ id: string; endpoint_id: string }[]>(
     `SELECT d.id, d.endpoint_id FROM webhook_deliveries d
       WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND NOT (d.endpoint_id = ANY(?::uuid[]))
       ORDER BY d.next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED`,
-    [`{${o.saturated.join(',')}}`, o.limit * 4],
+    [`{${saturated.join(',')}}`, limit],
   );
-  const taken: string[] = [];
-  const per = new Map<string, number>();
-  for (const c of candidates) {
-    if (taken.length >= o.limit) break;
-    const n = per.get(c.endpoint_id) ?? 0;
-    if (n >= o.slots(c.endpoint_id)) continue;
-    per.set(c.endpoint_id, n + 1);
-    taken.push(c.id);
-  }
-  if (taken.length === 0) return [];
+}
+
+/** Leases the deliveries for `leaseMs` (their next attempt moves past it) and counts the attempt. */
+export async function leaseDeliveries(em: EntityManager, ids: string[], leaseMs: number): Promise<ClaimedDelivery[]> {
   return em.execute<ClaimedDelivery[]>(
     `UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, next_attempt_at = now() + (? * interval '1 millisecond')
        FROM webhook_endpoints e
       WHERE d.id = ANY(?::uuid[]) AND e.id = d.endpoint_id
       RETURNING d.id, d.endpoint_id, d.body, d.attempt_count, e.url, e.environment, e.secret_encrypted`,
-    [o.leaseMs, `{${taken.join(',')}}`],
+    [leaseMs, `{${ids.join(',')}}`],
   );
 }
 
@@ -254,36 +234,37 @@ export async function recordAttempt(em: EntityManager, deliveryId: string, a: At
   ]);
 }
 
-export async function markDelivered(em: EntityManager, deliveryId: string, endpointId: string): Promise<void> {
+export async function markDelivered(em: EntityManager, deliveryId: string): Promise<void> {
   await em.execute(`UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), next_attempt_at = NULL WHERE id = ? AND status = 'pending'`, [deliveryId]);
+}
+
+/** The endpoint answered: it is no longer failing. */
+export async function clearEndpointFailing(em: EntityManager, endpointId: string): Promise<void> {
   await em.execute(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL`, [endpointId]);
 }
 
-/** A failed attempt: the next one after `retryInMs`, or the delivery fails (null). */
-export async function markAttemptFailed(em: EntityManager, deliveryId: string, retryInMs: number | null): Promise<void> {
-  if (retryInMs === null) await em.execute(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE id = ? AND status = 'pending'`, [deliveryId]);
-  else await em.execute(`UPDATE webhook_deliveries SET next_attempt_at = now() + (? * interval '1 millisecond') WHERE id = ? AND status = 'pending'`, [retryInMs, deliveryId]);
+/** A failed last attempt: the delivery fails. */
+export async function markFailed(em: EntityManager, deliveryId: string): Promise<void> {
+  await em.execute(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE id = ? AND status = 'pending'`, [deliveryId]);
 }
 
-/**
- * Notes a failure on the endpoint; once every delivery has failed for `disableAfterMs`, disables it
- * (saying why) and fails its pending deliveries. Returns true when it was disabled now.
- */
-export async function noteEndpointFailure(em: EntityManager, endpointId: string, disableAfterMs: number): Promise<boolean> {
+/** A failed attempt: the next one after `retryInMs`. */
+export async function scheduleRetry(em: EntityManager, deliveryId: string, retryInMs: number): Promise<void> {
+  await em.execute(`UPDATE webhook_deliveries SET next_attempt_at = now() + (? * interval '1 millisecond') WHERE id = ? AND status = 'pending'`, [retryInMs, deliveryId]);
+}
+
+/** Notes a failure on the endpoint: since when it fails, and whether it is enabled and has failed for `disableAfterMs`. */
+export async function noteEndpointFailing(em: EntityManager, endpointId: string, disableAfterMs: number): Promise<{ failing_since: Date; disable: boolean } | undefined> {
   const rows = await em.execute<{ failing_since: Date; disable: boolean }[]>(
     `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now()) WHERE id = ?
      RETURNING failing_since, (status = 'enabled' AND failing_since <= now() - (? * interval '1 millisecond')) AS disable`,
     [endpointId, disableAfterMs],
   );
-  const r = rows[0];
-  if (!r?.disable) return false;
-  const since = new Date(r.failing_since).toISOString();
-  await em.execute(`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ? WHERE id = ?`, [
-    `Disabled automatically: every delivery failed since ${since} (${Math.round(disableAfterMs / 3_600_000)} h).`,
-    endpointId,
-  ]);
-  await em.execute(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE endpoint_id = ? AND status = 'pending'`, [endpointId]);
-  return true;
+  return rows[0];
+}
+
+export async function disableEndpoint(em: EntityManager, endpointId: string, reason: string): Promise<void> {
+  await em.execute(`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ? WHERE id = ?`, [reason, endpointId]);
 }
 
 export async function backlog(em: EntityManager): Promise<{ pending: number; oldestAgeSeconds: number }> {

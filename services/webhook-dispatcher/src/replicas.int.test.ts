@@ -1,20 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connect, type NatsConnection } from 'nats';
-import { type TrustedContext, outboundSubject } from '@acct/contracts';
-import { type Orm, RpcClient, type RpcServer, createMetrics, ensureEventsStream, migrate, ormOpener, wireService } from '@acct/kit';
-import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, waitFor, type TestDatabase } from '@acct/testing';
-import { parseSchedule } from './domain/schedule';
-import { startDelivery, webhookDispatcherService } from './service';
+import { eventsStreamName, outboundSubject } from '@acct/contracts';
+import { ensureEventsStream } from '@acct/kit';
+import { type TestService, ctx as newCtx, startServiceForTest, waitFor } from '@acct/testing';
 import type { WebhookConfig } from './config';
+import { parseSchedule } from './domain/schedule';
+import { webhookDispatcherService } from './service';
+import { startDelivery } from './workers/delivery';
 
 /** One process of the dispatcher: its own pool, NATS connection, RPC server, consumer and workers. */
 interface Replica {
-  orm: Orm;
-  nc: NatsConnection;
-  server: RpcServer;
-  stop: () => Promise<void>;
+  svc: TestService;
+  stopDelivery: () => Promise<void>;
 }
 
 /**
@@ -37,8 +35,6 @@ describe('webhook dispatcher: two replicas never send one delivery twice at once
     leaseMarginMs: 1000,
     allowPrivateUrls: true, // the receiver is on 127.0.0.1
   };
-  let db: TestDatabase;
-  let prefix: string;
   let receiver: http.Server;
   let base: string;
   const replicas: Replica[] = [];
@@ -96,40 +92,33 @@ describe('webhook dispatcher: two replicas never send one delivery twice at once
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
-    db = await freshDatabase('acct_wh_replicas');
-    prefix = uniquePrefix();
     const def = webhookDispatcherService({ config });
     for (let i = 0; i < 2; i++) {
-      const orm = await ormOpener(def)(db.url, 5);
-      if (i === 0) await migrate(orm);
-      const nc = await connect({ servers: NATS_URL });
-      if (i === 0) await ensureEventsStream(nc, prefix);
-      const wiring = wireService(def, { nc, prefix, orm, log: silentLogger(), metrics: createMetrics('webhook-dispatcher', false) });
-      wiring.server.start();
-      const { stop } = await startDelivery(wiring, config);
-      replicas.push({ orm, nc, server: wiring.server, stop });
+      // The second replica: the first one's database and prefix, its own pool and NATS connection.
+      const first = replicas[0]?.svc;
+      const svc = await startServiceForTest(def, { poolMax: 5, db: first?.db, prefix: first?.prefix });
+      if (i === 0) await ensureEventsStream(svc.nc, svc.prefix);
+      const { stop } = await startDelivery(svc.wiring, config);
+      replicas.push({ svc, stopDelivery: stop });
     }
   });
 
   afterAll(async () => {
     openGate?.();
-    for (const r of replicas) {
-      await r.stop();
-      await r.server.drain();
-      await r.nc.drain();
-      await r.orm.close(true);
-    }
-    await db?.drop();
+    for (const r of replicas) await r.stopDelivery();
+    const first = replicas[0]?.svc;
+    if (first) await (await first.nc.jetstreamManager()).streams.delete(eventsStreamName(first.prefix)).catch(() => undefined);
+    // The first replica owns the database: it stops last.
+    for (const r of [...replicas].reverse()) await r.svc.stop();
     receiver?.closeAllConnections();
     await new Promise((r) => receiver?.close(r));
   });
 
   it('every event reaches each subscribed endpoint with exactly one 2xx, never two sends of one delivery at once', async () => {
-    const nc = replicas[0]!.nc;
-    const client = new RpcClient(nc, prefix, 20_000);
-    const ctx: TrustedContext = { organizationId: randomUUID(), connectedAppId: randomUUID(), environment: 'test', apiKeyId: randomUUID(), requestId: randomUUID() };
+    const { svc } = replicas[0]!;
+    const ctx = newCtx({ environment: 'test' });
     const create = async (path: string, eventTypes: string[]) => {
-      const r = (await client.call('webhook_endpoints.create' as never, { ctx, params: {}, query: {}, body: { url: `${base}${path}`, event_types: eventTypes } })) as {
+      const r = (await svc.call('webhook_endpoints.create', ctx, { body: { url: `${base}${path}`, event_types: eventTypes } })) as {
         ok: boolean;
         body: { data: { id: string } };
       };
@@ -139,7 +128,7 @@ describe('webhook dispatcher: two replicas never send one delivery twice at once
     const endpoints = await Promise.all(HOOKS.map((p) => create(p, ['invoice.posted'])));
     await create('/unsubscribed', ['payment.posted']);
 
-    const js = nc.jetstream();
+    const js = svc.nc.jetstream();
     for (let n = 0; n < EVENTS; n++) {
       const id = randomUUID();
       const payload = {
@@ -151,13 +140,12 @@ describe('webhook dispatcher: two replicas never send one delivery twice at once
         environment: 'test',
         data: { n },
       };
-      await js.publish(outboundSubject(prefix, 'invoice.posted'), JSON.stringify(payload), { msgID: id });
+      await js.publish(outboundSubject(svc.prefix, 'invoice.posted'), JSON.stringify(payload), { msgID: id });
     }
 
-    const conn = replicas[0]!.orm.em.getConnection();
     await waitFor(
       async () => {
-        const [r] = await conn.execute<{ delivered: string }[]>(`SELECT count(*) FILTER (WHERE status = 'delivered') AS delivered FROM webhook_deliveries`);
+        const [r] = await svc.sql(`SELECT count(*) FILTER (WHERE status = 'delivered') AS delivered FROM webhook_deliveries`);
         return Number(r?.delivered) === EVENTS * HOOKS.length;
       },
       120_000,
@@ -170,7 +158,7 @@ describe('webhook dispatcher: two replicas never send one delivery twice at once
     const expected = new Map(HOOKS.flatMap((p) => Array.from({ length: EVENTS }, (_, n) => [`${p} #${n}`, 1] as const)));
     expect(new Map([...okByEvent].sort())).toEqual(new Map([...expected].sort()));
 
-    const rows = await conn.execute<{ endpoint_id: string; status: string; attempts: string; first_fails: boolean }[]>(
+    const rows: { endpoint_id: string; status: string; attempts: string; first_fails: boolean }[] = await svc.sql(
       `SELECT d.endpoint_id, d.status, count(a.id) AS attempts, ((d.body::jsonb -> 'data' ->> 'n')::int % 5 = 0) AS first_fails
          FROM webhook_deliveries d LEFT JOIN webhook_attempts a ON a.delivery_id = d.id GROUP BY d.id`,
     );

@@ -2,15 +2,15 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { connect, type NatsConnection } from 'nats';
 import pino from 'pino';
-import { type TrustedContext, outboundSubject } from '@acct/contracts';
-import { type Orm, RpcClient, createMetrics, ensureEventsStream, migrate, ormOpener, wireService, type RpcServer } from '@acct/kit';
-import { NATS_URL, freshDatabase, uniquePrefix, type TestDatabase } from '@acct/testing';
-import { parseSchedule } from './domain/schedule';
-import { webhookDispatcherService, startDelivery } from './service';
-import { claimDue } from './queries';
+import { type RpcOperation, type TrustedContext, eventsStreamName, outboundSubject } from '@acct/contracts';
+import { ensureEventsStream } from '@acct/kit';
+import { type TestService, ctx as newCtx, startServiceForTest } from '@acct/testing';
 import type { WebhookConfig } from './config';
+import { parseSchedule } from './domain/schedule';
+import { claimDue } from './flows/deliveries';
+import { webhookDispatcherService } from './service';
+import { startDelivery } from './workers/delivery';
 
 /** The receiver's own check of a delivery (not the service's code): signature and a 5-minute window. */
 function verify(secret: string, headers: http.IncomingHttpHeaders, raw: string, nowS = Math.floor(Date.now() / 1000)): boolean {
@@ -29,14 +29,8 @@ interface Received {
 }
 
 describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiver', () => {
-  let db: TestDatabase;
-  let orm: Orm;
-  let nc: NatsConnection;
-  let prefix: string;
-  let server: RpcServer;
-  let client: RpcClient;
+  let svc: TestService;
   let stopDelivery: () => Promise<void>;
-  let wiring: ReturnType<typeof wireService>;
   let receiver: http.Server;
   let base: string;
   const received: Received[] = [];
@@ -54,14 +48,9 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     allowPrivateUrls: true,
   };
   const appA: { organizationId: string; connectedAppId: string } = { organizationId: randomUUID(), connectedAppId: randomUUID() };
-  const ctx = (env: 'test' | 'live', app: { organizationId: string; connectedAppId: string } = appA): TrustedContext => ({
-    ...app,
-    environment: env,
-    apiKeyId: randomUUID(),
-    requestId: randomUUID(),
-  });
-  const call = async (op: Parameters<RpcClient['call']>[0], c: TrustedContext, req: { body?: unknown; params?: Record<string, string>; query?: Record<string, unknown> } = {}) =>
-    client.call(op as never, { ctx: c, params: req.params ?? {}, query: req.query ?? { limit: 25, offset: 0 }, body: req.body });
+  const ctx = (env: 'test' | 'live', app: { organizationId: string; connectedAppId: string } = appA): TrustedContext => newCtx({ ...app, environment: env });
+  const call = async (op: RpcOperation, c: TrustedContext, req: { body?: unknown; params?: Record<string, string>; query?: Record<string, unknown> } = {}) =>
+    svc.call(op, c, { params: req.params ?? {}, query: req.query ?? { limit: 25, offset: 0 }, body: req.body });
   const create = async (c: TrustedContext, url: string, event_types?: string[]) => {
     const r = (await call('webhook_endpoints.create', c, { body: { url, ...(event_types ? { event_types } : {}) } })) as {
       ok: boolean;
@@ -72,7 +61,7 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
   const publish = async (c: TrustedContext, type: 'invoice.posted' | 'payment.posted', data: Record<string, unknown>) => {
     const id = randomUUID();
     const payload = { id, type, created_at: new Date().toISOString(), organization_id: c.organizationId, connected_app_id: c.connectedAppId, environment: c.environment, data };
-    await nc.jetstream().publish(outboundSubject(prefix, type), JSON.stringify(payload), { msgID: id });
+    await svc.nc.jetstream().publish(outboundSubject(svc.prefix, type), JSON.stringify(payload), { msgID: id });
     return id;
   };
   const until = async <T>(f: () => T | undefined | Promise<T | undefined>, ms = 10_000): Promise<T> => {
@@ -117,13 +106,6 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-    db = await freshDatabase('acct_wh_it');
-    const def = webhookDispatcherService({ config, resolve: async (h) => (h === 'internal.example.com' ? ['10.1.2.3'] : ['93.184.216.34']) });
-    orm = await ormOpener(def)(db.url, 10);
-    await migrate(orm);
-    nc = await connect({ servers: NATS_URL });
-    prefix = uniquePrefix();
-    await ensureEventsStream(nc, prefix);
     const log = pino(
       { level: 'debug' },
       new Writable({
@@ -133,20 +115,18 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
         },
       }),
     );
-    const metrics = createMetrics('webhook-dispatcher', false);
-    wiring = wireService(def, { nc, prefix, orm, log, metrics });
-    server = wiring.server;
-    server.start();
-    ({ stop: stopDelivery } = await startDelivery(wiring, config));
-    client = new RpcClient(nc, prefix, 20_000);
+    const def = webhookDispatcherService({ config, resolve: async (h) => (h === 'internal.example.com' ? ['10.1.2.3'] : ['93.184.216.34']) });
+    // The workers are started here rather than by the service, so that a test can stop them (a crash) and start them again.
+    svc = await startServiceForTest(def, { log });
+    // The stream the posting services create: the dispatcher only consumes it.
+    await ensureEventsStream(svc.nc, svc.prefix);
+    ({ stop: stopDelivery } = await startDelivery(svc.wiring, config));
   });
 
   afterAll(async () => {
     await stopDelivery?.();
-    await server?.drain();
-    await nc?.drain();
-    await orm?.close(true);
-    await db?.drop();
+    if (svc) await (await svc.nc.jetstreamManager()).streams.delete(eventsStreamName(svc.prefix)).catch(() => undefined);
+    await svc?.stop();
     receiver.closeAllConnections();
     await new Promise((r) => receiver.close(r));
   });
@@ -170,7 +150,7 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     // The secret is never shown again, nor stored or logged in clear.
     const read = JSON.stringify([await call('webhook_endpoints.get', c, { params: { id: ep.body.data.id } }), await call('webhook_endpoints.list', c)]);
     expect(read).not.toContain(secret);
-    const stored = await orm.em.getConnection().execute(`SELECT secret_encrypted FROM webhook_endpoints WHERE id = ?`, [ep.body.data.id]);
+    const stored = await svc.sql(`SELECT secret_encrypted FROM webhook_endpoints WHERE id = ?`, [ep.body.data.id]);
     expect(JSON.stringify(stored)).not.toContain(secret.slice(6));
     expect(logLines.join('')).not.toContain(secret.slice(6));
   });
@@ -218,12 +198,10 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     await create(mine, `${base}/mine`);
     await create(otherApp, `${base}/other-app`);
     // A live endpoint cannot be http://127.0.0.1; its table row stands in for one.
-    await orm.em
-      .getConnection()
-      .execute(
-        `INSERT INTO webhook_endpoints (id, organization_id, connected_app_id, environment, url, event_types, status, secret_encrypted, created_at) SELECT ?, organization_id, connected_app_id, 'live', ?, event_types, status, secret_encrypted, now() FROM webhook_endpoints WHERE url = ?`,
-        [randomUUID(), `${base}/other-env`, `${base}/mine`],
-      );
+    await svc.sql(
+      `INSERT INTO webhook_endpoints (id, organization_id, connected_app_id, environment, url, event_types, status, secret_encrypted, created_at) SELECT ?, organization_id, connected_app_id, 'live', ?, event_types, status, secret_encrypted, now() FROM webhook_endpoints WHERE url = ?`,
+      [randomUUID(), `${base}/other-env`, `${base}/mine`],
+    );
     await publish(mine, 'invoice.posted', { invoice_id: randomUUID() });
     await until(() => received.find((r) => r.path === '/mine'));
     await new Promise((r) => setTimeout(r, 500));
@@ -260,9 +238,9 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     const ep = await create(c, `${base}/after-crash`);
     await call('webhook_endpoints.test', c, { params: { id: ep.body.data.id } });
     // A worker claims it (its lease: 300 ms) and dies before sending.
-    const claimed = await orm.em.fork().transactional((em) => claimDue(em, { limit: 10, leaseMs: 300, saturated: [], slots: () => 10 }));
+    const claimed = await claimDue(svc.orm.em.fork(), { limit: 10, leaseMs: 300, saturated: [], slots: () => 10 });
     expect(claimed.map((d) => d.endpoint_id)).toContain(ep.body.data.id);
-    ({ stop: stopDelivery } = await startDelivery(wiring, config));
+    ({ stop: stopDelivery } = await startDelivery(svc.wiring, config));
     const [d] = await until(async () => {
       const list = await deliveries(c, ep.body.data.id);
       return list[0]?.status === 'delivered' ? list : undefined;
@@ -276,7 +254,7 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     const c = ctx('test', { organizationId: randomUUID(), connectedAppId: randomUUID() });
     failuresLeft.set('/always-fails', 1000);
     const ep = await create(c, `${base}/always-fails`);
-    await orm.em.getConnection().execute(`UPDATE webhook_endpoints SET failing_since = now() - interval '3 days 1 minute' WHERE id = ?`, [ep.body.data.id]);
+    await svc.sql(`UPDATE webhook_endpoints SET failing_since = now() - interval '3 days 1 minute' WHERE id = ?`, [ep.body.data.id]);
     await publish(c, 'invoice.posted', { invoice_id: randomUUID() });
     const got = await until(async () => {
       const r = (await call('webhook_endpoints.get', c, { params: { id: ep.body.data.id } })) as { body: { data: { status: string; disabled_reason: string | null } } };
@@ -299,7 +277,7 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     expect(typed.body.data.url).toBe(`http://127.0.0.1:${port}/n?q`);
     const got = (await call('webhook_endpoints.get', c, { params: { id: typed.body.data.id } })) as { body: { data: { url: string } } };
     expect(got.body.data.url).toBe(`http://127.0.0.1:${port}/n?q`);
-    const stored = await orm.em.getConnection().execute(`SELECT url FROM webhook_endpoints WHERE id = ?`, [typed.body.data.id]);
+    const stored = await svc.sql(`SELECT url FROM webhook_endpoints WHERE id = ?`, [typed.body.data.id]);
     expect(stored).toEqual([{ url: `http://127.0.0.1:${port}/n?q` }]);
     // The delivery goes to the stored form.
     await call('webhook_endpoints.test', c, { params: { id: typed.body.data.id } });
@@ -354,12 +332,12 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
       // The handlers read the setting on each request; the workers get it when they start.
       config.allowPrivateUrls = false;
       await stopDelivery();
-      ({ stop: stopDelivery } = await startDelivery(wiring, config, { resolve: rebinding }));
+      ({ stop: stopDelivery } = await startDelivery(svc.wiring, config, { resolve: rebinding }));
     });
     afterAll(async () => {
       config.allowPrivateUrls = true;
       await stopDelivery();
-      ({ stop: stopDelivery } = await startDelivery(wiring, config));
+      ({ stop: stopDelivery } = await startDelivery(svc.wiring, config));
       await new Promise((r) => local.close(r));
     });
 
@@ -418,7 +396,7 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
       const c = ctx('test', { organizationId: randomUUID(), connectedAppId: randomUUID() });
       const ep = await create(c, `http://rebind-stored.example.com:${port}/h`);
       expect(ep.ok).toBe(true);
-      await orm.em.getConnection().execute(`UPDATE webhook_endpoints SET url = ? WHERE id = ?`, [`http://127.0.0.1:${port}/h`, ep.body.data.id]);
+      await svc.sql(`UPDATE webhook_endpoints SET url = ? WHERE id = ?`, [`http://127.0.0.1:${port}/h`, ep.body.data.id]);
       await call('webhook_endpoints.test', c, { params: { id: ep.body.data.id } });
       const [d] = await until(async () => {
         const list = await deliveries(c, ep.body.data.id);

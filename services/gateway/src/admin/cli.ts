@@ -87,7 +87,7 @@ async function main(): Promise<void> {
   }
   if (command === 'webhooks') {
     // Webhook endpoints live in the webhook dispatcher's schema: its own script serves these commands.
-    const r = spawnSync(process.execPath, [path.resolve(__dirname, '../../../webhook-dispatcher/dist/admin.js'), ...rest], { stdio: 'inherit' });
+    const r = spawnSync(process.execPath, [path.resolve(__dirname, '../../../webhook-dispatcher/dist/workers/admin.js'), ...rest], { stdio: 'inherit' });
     process.exitCode = r.status ?? 1;
     return;
   }

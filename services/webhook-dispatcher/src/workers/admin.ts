@@ -1,13 +1,18 @@
 import { UUID } from '@acct/contracts';
 import { baseConfigSpec, databaseUrlOf, loadConfig, ormOpener, runMain } from '@acct/kit';
-import { findEndpointById, getDelivery, queueTestDelivery } from './queries';
-import { webhookDispatcherService } from './service';
+import { queueTestDelivery } from '../flows/endpoints';
+import { findEndpointById } from '../queries';
+import { webhookDispatcherService } from '../service';
 
 const USAGE = `usage: npm run admin -- webhooks test <endpoint id>
 
   test <endpoint id>    queue a webhook.test delivery to the endpoint (the running dispatcher sends it)`;
 
-/** The operator's webhook commands (`npm run admin -- webhooks ...` hands them over to this script). */
+/**
+ * The operator's webhook commands (`npm run admin -- webhooks ...` hands them over to this script,
+ * dist/workers/admin.js): a one-shot process beside main.js and migrate.js, not a loop; it queues
+ * the delivery and the running dispatcher's workers send it.
+ */
 runMain(async () => {
   const [command, id, ...extra] = process.argv.slice(2);
   if (command !== 'test' || !id || extra.length > 0) {
@@ -33,8 +38,7 @@ runMain(async () => {
       process.exitCode = 1;
       return;
     }
-    const deliveryId = await queueTestDelivery(em, ep);
-    process.stdout.write(`${JSON.stringify(await getDelivery(em, deliveryId), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(await queueTestDelivery(em, ep), null, 2)}\n`);
   } finally {
     await orm.close(true);
   }

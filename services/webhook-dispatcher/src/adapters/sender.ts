@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import type { Environment } from '@acct/contracts';
-import type { AttemptResult } from './queries';
-import { sign } from './domain/secrets';
+import type { AttemptResult } from '../queries';
+import { sign } from '../domain/secrets';
 import { type Resolver, checkUrl, guardedLookupWith } from './ssrf';
 
 const RESPONSE_KEPT = 1024;

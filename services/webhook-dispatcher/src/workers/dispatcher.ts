@@ -1,9 +1,10 @@
 import { type Logger, type Orm, decryptSecret } from '@acct/kit';
-import type { WebhookConfig } from './config';
-import type { WebhookMetrics } from './metrics';
-import { type ClaimedDelivery, claimDue, markAttemptFailed, markDelivered, noteEndpointFailure, recordAttempt } from './queries';
-import { retryDelay } from './domain/schedule';
-import type { Sender } from './sender';
+import type { Sender } from '../adapters/sender';
+import type { WebhookConfig } from '../config';
+import { retryDelay } from '../domain/schedule';
+import { claimDue, recordOutcome } from '../flows/deliveries';
+import type { WebhookMetrics } from '../metrics';
+import type { ClaimedDelivery } from '../queries';
 
 /**
  * The delivery workers of one process: claim due deliveries (SKIP LOCKED, leased past the send's
@@ -50,9 +51,12 @@ export class Dispatcher {
         if (free <= 0) break;
         const { endpointConcurrency, timeoutMs, leaseMarginMs = 30_000 } = this.o.config;
         const saturated = [...this.inflight].filter(([, n]) => n >= endpointConcurrency).map(([id]) => id);
-        const claimed = await this.o.orm.em
-          .fork()
-          .transactional((em) => claimDue(em, { limit: free, leaseMs: timeoutMs + leaseMarginMs, saturated, slots: (id) => endpointConcurrency - (this.inflight.get(id) ?? 0) }));
+        const claimed = await claimDue(this.o.orm.em.fork(), {
+          limit: free,
+          leaseMs: timeoutMs + leaseMarginMs,
+          saturated,
+          slots: (id) => endpointConcurrency - (this.inflight.get(id) ?? 0),
+        });
         for (const d of claimed) this.launch(d);
         if (claimed.length === free) this.again = true;
       } while (this.again && !this.stopped);
@@ -87,15 +91,7 @@ export class Dispatcher {
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const retryIn = ok ? null : retryDelay(config.retrySchedule, d.attempt_count);
     const outcome = ok ? 'success' : retryIn === null ? 'failed' : 'retry';
-    let disabled = false;
-    await this.o.orm.em.fork().transactional(async (em) => {
-      await recordAttempt(em, d.id, result);
-      if (ok) await markDelivered(em, d.id, d.endpoint_id);
-      else {
-        await markAttemptFailed(em, d.id, retryIn);
-        disabled = await noteEndpointFailure(em, d.endpoint_id, config.disableAfterMs);
-      }
-    });
+    const disabled = await recordOutcome(this.o.orm.em.fork(), d, result, { ok, retryInMs: retryIn, disableAfterMs: config.disableAfterMs });
     metrics.attempts.inc({ outcome });
     metrics.attemptDuration.observe({ outcome }, result.durationMs / 1000);
     if (ok) metrics.deliveries.inc({ outcome: 'delivered' });

@@ -1,0 +1,51 @@
+import { type TrustedContext, list, page, pageWithin, single } from '@acct/contracts';
+import { type Orm, type RpcServer, pageQuery } from '@acct/kit';
+import type { Resolver } from '../adapters/ssrf';
+import type { WebhookConfig } from '../config';
+import { createEndpoint, deleteEndpoint, mustFindEndpoint, testEndpoint } from '../flows/endpoints';
+import { type EndpointScope, endpointDto, listDeliveries, listEndpoints } from '../queries';
+
+/** A page of deliveries (each with its attempts and their first 1 KiB of response) stops before this many bytes. */
+const DELIVERY_PAGE_BYTES = 512 * 1024;
+
+const scopeOf = (ctx: TrustedContext): EndpointScope => ({ organizationId: ctx.organizationId, connectedAppId: ctx.connectedAppId, environment: ctx.environment });
+
+/** webhook_endpoints.*: endpoints of the caller's organization, connected app and environment. */
+export function registerWebhookEndpointHandlers(server: RpcServer, orm: Orm, config: WebhookConfig, o: { resolve?: Resolver; onDeliveries?: () => void } = {}): void {
+  server.handle('webhook_endpoints.create', async (req) => {
+    const created = await createEndpoint(orm.em.fork(), scopeOf(req.ctx), req.body, { config, resolve: o.resolve });
+    return { ok: true, status: 201, body: single('webhook_endpoint', created) };
+  });
+
+  server.handle('webhook_endpoints.list', async (req) => {
+    const { limit, offset } = pageQuery(req.query);
+    const rows = await listEndpoints(orm.em.fork(), scopeOf(req.ctx), limit + 1, offset);
+    const { items, pagination } = page(rows.map(endpointDto), limit, offset);
+    return { ok: true, status: 200, body: list('webhook_endpoints', items, pagination) };
+  });
+
+  server.handle('webhook_endpoints.get', async (req) => {
+    const ep = await mustFindEndpoint(orm.em.fork(), scopeOf(req.ctx), req.params.id);
+    return { ok: true, status: 200, body: single('webhook_endpoint', endpointDto(ep)) };
+  });
+
+  server.handle('webhook_endpoints.delete', async (req) => {
+    await deleteEndpoint(orm.em.fork(), scopeOf(req.ctx), req.params.id);
+    return { ok: true, status: 200, body: single('webhook_endpoint', { id: req.params.id, deleted: true as const }) };
+  });
+
+  server.handle('webhook_endpoints.test', async (req) => {
+    const delivery = await testEndpoint(orm.em.fork(), scopeOf(req.ctx), req.params.id);
+    o.onDeliveries?.();
+    return { ok: true, status: 201, body: single('webhook_delivery', delivery) };
+  });
+
+  server.handle('webhook_endpoints.deliveries', async (req) => {
+    const em = orm.em.fork();
+    const ep = await mustFindEndpoint(em, scopeOf(req.ctx), req.params.id);
+    const { limit, offset } = pageQuery(req.query);
+    const rows = await listDeliveries(em, ep.id, limit + 1, offset);
+    const { items, pagination } = pageWithin(rows, limit, offset, DELIVERY_PAGE_BYTES);
+    return { ok: true, status: 200, body: list('webhook_deliveries', items, pagination) };
+  });
+}

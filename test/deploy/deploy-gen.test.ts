@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { SERVICE_MANIFEST, type ServiceManifestEntry } from '@acct/contracts';
-import { DEPLOY_FILES, deployFiles, renderChartServices, renderCompose, renderPrometheus, replaceRegion } from '../../tools/stack/src/deploy-files';
+import { DEPLOY_FILES, deployFiles, renderChartServices, renderCompose, renderPrometheus, renderTsconfig, replaceRegion } from '../../tools/stack/src/deploy-files';
 import { ROOT } from './tools';
 
 /**
@@ -35,6 +35,9 @@ describe('npm run deploy:gen', () => {
     expect(prom.scrape_configs.find((j) => j.job_name === 'ledger-export')?.static_configs[0]!.targets).toEqual(['ledger-export:9106']);
     expect(prom.scrape_configs.map((j) => j.job_name)).toContain('prometheus');
     expect(parse(renderChartServices(manifest)).services).toContainEqual({ name: 'ledger-export', opsPort: 9106, s3: true, public: false });
+    const refs = (JSON.parse(renderTsconfig(ROOT, manifest)) as { references: { path: string }[] }).references.map((r) => r.path);
+    expect(refs).toContain('services/ledger-export');
+    expect(refs.filter((r) => r.startsWith('libs/'))).toEqual(['libs/contracts', 'libs/kit', 'libs/ledger', 'libs/posting']);
   });
 
   it('refuses an x-<name>-env block of no service, and a file without its markers', () => {

@@ -24,6 +24,7 @@ export const DEPLOY_FILES = {
   chartAlerts: 'helm/accounting-api/files/alerts.yml',
   chartServices: 'helm/accounting-api/files/services.yaml',
   chartSchema: 'helm/accounting-api/values.schema.json',
+  tsconfig: 'tsconfig.json',
 } as const;
 
 /** Replaces the lines between the markers of region `id`, indented like the opening marker. */
@@ -140,6 +141,21 @@ export function renderChartSchema(text: string, manifest: readonly ServiceManife
 }
 
 /** Every file `npm run deploy:gen` writes, by path from the root, with the content it must have. */
+/**
+ * tsconfig.json, the build's project references: every lib and tool folder, the services of the
+ * manifest in its order, and the bench. `tsc -b` orders the build by their own references.
+ */
+export function renderTsconfig(root: string, manifest: readonly ServiceManifestEntry[] = SERVICE_MANIFEST): string {
+  const folders = (dir: string) =>
+    fs
+      .readdirSync(path.join(root, dir), { withFileTypes: true })
+      .filter((e) => e.isDirectory() && fs.existsSync(path.join(root, dir, e.name, 'tsconfig.json')))
+      .map((e) => `${dir}/${e.name}`)
+      .sort();
+  const paths = [...folders('libs'), ...manifest.map((s) => `services/${s.name}`), ...folders('tools'), 'test/bench'];
+  return `{\n  "files": [],\n  "references": [\n${paths.map((p) => `    { "path": ${quote(p)} }`).join(',\n')}\n  ]\n}\n`;
+}
+
 export function deployFiles(root: string, manifest: readonly ServiceManifestEntry[] = SERVICE_MANIFEST): Map<string, string> {
   const read = (f: string) => fs.readFileSync(path.join(root, f), 'utf8');
   const alerts = renderAlerts(read(DEPLOY_FILES.alerts), manifest);
@@ -150,5 +166,6 @@ export function deployFiles(root: string, manifest: readonly ServiceManifestEntr
     [DEPLOY_FILES.chartAlerts, alerts],
     [DEPLOY_FILES.chartServices, renderChartServices(manifest)],
     [DEPLOY_FILES.chartSchema, renderChartSchema(read(DEPLOY_FILES.chartSchema), manifest)],
+    [DEPLOY_FILES.tsconfig, renderTsconfig(root, manifest)],
   ]);
 }

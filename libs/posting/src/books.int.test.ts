@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { AppError, type Environment, type PostingSource, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
 import { Outbox, ensureEventsStream, migrate, openOrm, statement, type Orm } from '@acct/kit';
 import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
-import { NATS_URL, firstRow, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { NATS_URL, ctx as newCtx, firstRow, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { Books, type Tx, createOnce, isUniqueViolation, retryOnceOnUnique } from './books';
 import { withPostingMigrations } from './migrations';
 
@@ -23,13 +23,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
   let prefix: string;
   let books: Books;
 
-  const ctx = (environment: Environment = 'test'): TrustedContext => ({
-    organizationId: randomUUID(),
-    connectedAppId: randomUUID(),
-    environment,
-    apiKeyId: randomUUID(),
-    requestId: randomUUID(),
-  });
+  const ctx = (environment: Environment = 'test'): TrustedContext => newCtx({ environment });
   const draft = (amountCents: number, credit = amountCents, account: string = ACCOUNT.revenue): JournalEntryDraft => ({
     entryDate: '2026-11-01',
     sourceType: 'bill',

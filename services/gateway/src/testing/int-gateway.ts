@@ -20,9 +20,6 @@ import { TokenBuckets } from '../rate-limit';
 
 export type Handler = (r: RpcRequest) => Promise<any>;
 
-/** fetch's json() is typed unknown; these tests read known shapes. */
-export const json = (r: Response): Promise<any> => r.json();
-
 /** What a gateway of the bed is built with, beside the defaults (everything generous, soft modules). */
 export type GatewayOptions = Partial<{
   rps: number;

@@ -20,24 +20,30 @@ export async function expectEveryAckedWriteOnce({ sql, keys }: FaultSystem, load
     );
     return new Map(rows.map((r) => [r.ext, r.n]));
   };
+  /** Each write of `list` is one row of `table` by its external id in `col`. */
+  const checkByExt = async (what: string, table: string, col: string, list: { ext: string }[]) => {
+    const n = await byExt(
+      table,
+      col,
+      list.map((a) => a.ext),
+    );
+    for (const a of list) check(what, a.ext, n.get(a.ext) ?? 0);
+  };
+  /** A document's status, total and amount paid are what the acknowledged writes make them. */
+  const checkState = (what: string, ext: string, got: { status: string; total: number; paid: number }, want: typeof got) => {
+    if (JSON.stringify(got) === JSON.stringify(want)) return;
+    if (got.paid > want.paid) doubled++;
+    else lost++;
+    if (problems.length < 20) problems.push(`${what} ${ext}: ${JSON.stringify(got)} != ${JSON.stringify(want)}`);
+  };
   const acks = load.acks;
   const of = <K extends (typeof acks)[number]['kind']>(k: K) => acks.filter((a): a is Extract<(typeof acks)[number], { kind: K }> => a.kind === k);
 
   const customers = of('customer');
-  const cn = await byExt(
-    'customers',
-    'external_customer_id',
-    customers.map((a) => a.ext),
-  );
-  for (const a of customers) check('customer', a.ext, cn.get(a.ext) ?? 0);
+  await checkByExt('customer', 'customers', 'external_customer_id', customers);
 
   const invoices = of('invoice');
-  const inn = await byExt(
-    'invoices',
-    'external_invoice_id',
-    invoices.map((a) => a.ext),
-  );
-  for (const a of invoices) check('invoice', a.ext, inn.get(a.ext) ?? 0);
+  await checkByExt('invoice', 'invoices', 'external_invoice_id', invoices);
 
   // Payments, from POST /payments and from payment.received events.
   const payments = of('payment');
@@ -45,12 +51,7 @@ export async function expectEveryAckedWriteOnce({ sql, keys }: FaultSystem, load
   const pn = await byExt('payments', 'external_payment_id', [...payments.map((a) => a.ext), ...events.map((a) => a.paymentExt)]);
   for (const a of payments) check('payment', a.ext, pn.get(a.ext) ?? 0);
   for (const a of events) check('event payment', a.paymentExt, pn.get(a.paymentExt) ?? 0);
-  const en = await byExt(
-    'inbound_events',
-    'external_event_id',
-    events.map((a) => a.ext),
-  );
-  for (const a of events) check('event', a.ext, en.get(a.ext) ?? 0);
+  await checkByExt('event', 'inbound_events', 'external_event_id', events);
 
   // One journal entry per posted invoice and per payment: a doubled posting shows here.
   const entries = await sql<{
@@ -79,17 +80,7 @@ export async function expectEveryAckedWriteOnce({ sql, keys }: FaultSystem, load
     if (!row) continue; // counted as lost above
     const paid = paidByInvoice.get(a.id) ?? 0;
     const expectedStatus = !postedIds.has(a.id) ? 'draft' : paid === 0 ? 'open' : paid === a.totalCents ? 'paid' : 'partially_paid';
-    const got = {
-      status: row.status,
-      total: Number(row.total),
-      paid: Number(row.paid),
-    };
-    const want = { status: expectedStatus, total: a.totalCents, paid };
-    if (JSON.stringify(got) !== JSON.stringify(want)) {
-      if (got.paid > want.paid) doubled++;
-      else lost++;
-      if (problems.length < 20) problems.push(`invoice ${a.ext}: ${JSON.stringify(got)} != ${JSON.stringify(want)}`);
-    }
+    checkState('invoice', a.ext, { status: row.status, total: Number(row.total), paid: Number(row.paid) }, { status: expectedStatus, total: a.totalCents, paid });
   }
 
   // Nothing the clients were not told about: every request got a final answer, so every row of
@@ -104,26 +95,11 @@ export async function expectEveryAckedWriteOnce({ sql, keys }: FaultSystem, load
 
   // Payables: vendors, bills and vendor payments by external id.
   const vendors = of('vendor');
-  const vn = await byExt(
-    'payables.vendors',
-    'external_vendor_id',
-    vendors.map((a) => a.ext),
-  );
-  for (const a of vendors) check('vendor', a.ext, vn.get(a.ext) ?? 0);
+  await checkByExt('vendor', 'payables.vendors', 'external_vendor_id', vendors);
   const bills = of('bill');
-  const bn = await byExt(
-    'payables.bills',
-    'external_bill_id',
-    bills.map((a) => a.ext),
-  );
-  for (const a of bills) check('bill', a.ext, bn.get(a.ext) ?? 0);
+  await checkByExt('bill', 'payables.bills', 'external_bill_id', bills);
   const vendorPayments = of('vendor_payment');
-  const vpn = await byExt(
-    'payables.vendor_payments',
-    'external_vendor_payment_id',
-    vendorPayments.map((a) => a.ext),
-  );
-  for (const a of vendorPayments) check('vendor payment', a.ext, vpn.get(a.ext) ?? 0);
+  await checkByExt('vendor payment', 'payables.vendor_payments', 'external_vendor_payment_id', vendorPayments);
 
   // Journal entries of payables: one per posted bill, one more per reversal (it points at the
   // original), one per vendor payment. A doubled posting or reversal shows here.
@@ -160,13 +136,8 @@ export async function expectEveryAckedWriteOnce({ sql, keys }: FaultSystem, load
   for (const a of bills) {
     const row = dbBills.get(a.id);
     if (!row) continue; // counted as lost above
-    const got = { status: row.status, total: Number(row.total), paid: Number(row.paid) };
     const want = { status: reversedIds.has(a.id) ? 'reversed' : 'posted', total: a.totalCents, paid: paidByBill.get(a.id) ?? 0 };
-    if (JSON.stringify(got) !== JSON.stringify(want)) {
-      if (got.paid > want.paid) doubled++;
-      else lost++;
-      if (problems.length < 20) problems.push(`bill ${a.ext}: ${JSON.stringify(got)} != ${JSON.stringify(want)}`);
-    }
+    checkState('bill', a.ext, { status: row.status, total: Number(row.total), paid: Number(row.paid) }, want);
   }
   const [apTotals] = await sql(
     `SELECT (SELECT count(*)::int FROM payables.vendors WHERE organization_id = $1) AS vendors,

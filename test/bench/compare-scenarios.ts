@@ -5,7 +5,7 @@ import { CLIENTS, DURATION_S, SCENARIOS } from './compare-env';
 import type { Org } from './compare-org';
 import type { Result } from './compare-results';
 import { cpuPerRequest, sampleCpu } from './cpu';
-import { drive, percentile } from './drive';
+import { drive, percentile, postEach, postToEach } from './drive';
 
 async function scenario(
   stack: Stack,
@@ -40,6 +40,8 @@ export async function orgScenarios(stack: Stack, dbName: string, runNo: number, 
   const url = stack.gatewayUrl;
   const out: Result[] = [];
   const N = { mode: 'N', tps: n['-N'] };
+  /** What every scenario's load has in common. */
+  const load = { url, connections: CLIENTS, headers: org.headers };
   if (SCENARIOS.has('get-invoice')) {
     let reads = 0;
     out.push(
@@ -51,9 +53,7 @@ export async function orgScenarios(stack: Stack, dbName: string, runNo: number, 
         'get-invoice',
         { mode: 'S', tps: n['-S'] },
         {
-          url,
-          connections: CLIENTS,
-          headers: org.headers,
+          ...load,
           duration: DURATION_S,
           requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, method: 'GET', path: `/api/v1/invoices/${org.readIds[reads++ % org.readIds.length]}` }) }],
         },
@@ -61,78 +61,30 @@ export async function orgScenarios(stack: Stack, dbName: string, runNo: number, 
     );
   }
   if (SCENARIOS.has('create-invoice')) {
-    let k = 0;
-    out.push(
-      await scenario(stack, dbName, runNo, org, 'create-invoice', N, {
-        url,
-        connections: CLIENTS,
-        headers: org.headers,
-        duration: DURATION_S,
-        requests: [
-          {
-            method: 'POST',
-            path: '/api/v1/invoices',
-            setupRequest: (req) => {
-              k += 1;
-              return {
-                ...req,
-                body: JSON.stringify({
-                  external_invoice_id: `b-${tag}-${k}`,
-                  customer_id: org.customerId,
-                  invoice_number: `B-${k}`,
-                  issue_date: '2026-11-01',
-                  due_date: '2026-12-01',
-                  line_items: [{ description: 'Bench work', quantity: 1.25, unit_amount_cents: 10_000 + k }],
-                }),
-              };
-            },
-          },
-        ],
-      }),
-    );
+    const invoice = (k: number) => ({
+      external_invoice_id: `b-${tag}-${k}`,
+      customer_id: org.customerId,
+      invoice_number: `B-${k}`,
+      issue_date: '2026-11-01',
+      due_date: '2026-12-01',
+      line_items: [{ description: 'Bench work', quantity: 1.25, unit_amount_cents: 10_000 + k }],
+    });
+    out.push(await scenario(stack, dbName, runNo, org, 'create-invoice', N, { ...load, duration: DURATION_S, requests: postEach('/api/v1/invoices', invoice) }));
   }
   if (SCENARIOS.has('post-invoice')) {
-    let next = 0;
-    out.push(
-      await scenario(stack, dbName, runNo, org, 'post-invoice', N, {
-        url,
-        connections: CLIENTS,
-        headers: org.headers,
-        amount: org.drafts.length,
-        requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: `/api/v1/invoices/${org.drafts[next++ % org.drafts.length]}/post` }) }],
-      }),
-    );
+    const requests = postToEach(org.drafts, (d) => `/api/v1/invoices/${d}/post`);
+    out.push(await scenario(stack, dbName, runNo, org, 'post-invoice', N, { ...load, amount: org.drafts.length, requests }));
   }
   if (SCENARIOS.has('create-bill')) {
-    let b = 0;
-    out.push(
-      await scenario(stack, dbName, runNo, org, 'create-bill', N, {
-        url,
-        connections: CLIENTS,
-        headers: org.headers,
-        duration: DURATION_S,
-        requests: [
-          {
-            method: 'POST',
-            path: '/api/v1/bills',
-            setupRequest: (req) => {
-              b += 1;
-              return {
-                ...req,
-                body: JSON.stringify({
-                  external_bill_id: `b-${tag}-${b}`,
-                  vendor_id: org.vendorId,
-                  bill_number: `VB-${b}`,
-                  issue_date: '2026-11-01',
-                  due_date: '2026-12-01',
-                  line_items: [{ description: 'Bench supplies', quantity: 1, unit_amount_cents: 10_000 + b }],
-                }),
-              };
-            },
-          },
-        ],
-      }),
-    );
+    const bill = (b: number) => ({
+      external_bill_id: `b-${tag}-${b}`,
+      vendor_id: org.vendorId,
+      bill_number: `VB-${b}`,
+      issue_date: '2026-11-01',
+      due_date: '2026-12-01',
+      line_items: [{ description: 'Bench supplies', quantity: 1, unit_amount_cents: 10_000 + b }],
+    });
+    out.push(await scenario(stack, dbName, runNo, org, 'create-bill', N, { ...load, duration: DURATION_S, requests: postEach('/api/v1/bills', bill) }));
   }
   return out;
 }

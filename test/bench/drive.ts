@@ -68,3 +68,15 @@ export async function createOne(url: string, headers: Record<string, string>, bo
   if (res.status !== 201) throw new Error(`POST ${url} failed: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { data: { id: string } }).data.id;
 }
+
+/** autocannon's requests: POST `path` with a new JSON body each time, made from its count (1, 2, ...). */
+export function postEach(path: string, body: (n: number) => unknown): autocannon.Request[] {
+  let n = 0;
+  return [{ method: 'POST', path, setupRequest: (req) => ({ ...req, body: JSON.stringify(body(++n)) }) }];
+}
+
+/** autocannon's requests: a POST to `path(id)` for each id in turn (once each when the run's amount is ids.length). */
+export function postToEach(ids: string[], path: (id: string) => string): autocannon.Request[] {
+  let next = 0;
+  return [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: path(ids[next++ % ids.length]!) }) }];
+}

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import Stripe from 'stripe';
 import { accountId } from '@acct/ledger';
-import { createOne, drive } from './drive';
+import { createOne, drive, postEach, postToEach } from './drive';
 import { BILLS, CONNECTIONS, DURATION_S, INVOICES, LAG_RATE, REPORT_LINES, SCENARIOS, WARMUP_S } from './env';
 import { reportingLag } from './lag';
 import { explainReports, seedReportingLines } from './report-seed';
@@ -61,23 +61,12 @@ export async function customerScenarios({ url, headers, id, customerId }: Target
   await check.arrayBuffer();
 
   const getOpts: autocannon.Options = { url: getUrl, connections: CONNECTIONS, method: 'GET', headers };
-  let n = 0;
   const postOpts: autocannon.Options = {
     url,
     connections: CONNECTIONS,
     method: 'POST',
     headers,
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/v1/customers',
-        setupRequest: (req) => {
-          n += 1;
-          const ext = `bench-${id}-${n}`;
-          return { ...req, body: JSON.stringify({ external_customer_id: ext, name: `Bench customer ${n}`, email: `c${n}@example.com` }) };
-        },
-      },
-    ],
+    requests: postEach('/api/v1/customers', (n) => ({ external_customer_id: `bench-${id}-${n}`, name: `Bench customer ${n}`, email: `c${n}@example.com` })),
   };
 
   if (WARMUP_S > 0) {
@@ -102,13 +91,12 @@ export async function invoicePostingScenarios({ url, headers, id, customerId, da
   if (SCENARIOS.has('post-invoice')) {
     process.stdout.write(`creating ${INVOICES} draft invoices for the post-invoice scenario\n`);
     const drafts = await createDrafts(url, headers, customerId, id, INVOICES, CONNECTIONS);
-    let next = 0;
     const postInvoiceOpts: autocannon.Options = {
       url,
       connections: CONNECTIONS,
       headers,
       amount: drafts.length,
-      requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: `/api/v1/invoices/${drafts[next++ % drafts.length]}/post` }) }],
+      requests: postToEach(drafts, (d) => `/api/v1/invoices/${d}/post`),
     };
     // Each posting's invoice.posted webhook goes to a receiver in this process: posting → webhook received.
     const hooks = new WebhookLag();
@@ -123,7 +111,6 @@ export async function invoicePostingScenarios({ url, headers, id, customerId, da
     const count = LAG_RATE * DURATION_S;
     process.stdout.write(`creating ${count} draft invoices for the post-invoice-paced scenario (${LAG_RATE}/s)\n`);
     const drafts = await createDrafts(url, headers, customerId, `${id}-paced`, count, CONNECTIONS);
-    let next = 0;
     const hooks = new WebhookLag();
     await hooks.start(url, headers);
     const opts: autocannon.Options = {
@@ -132,7 +119,7 @@ export async function invoicePostingScenarios({ url, headers, id, customerId, da
       headers,
       amount: drafts.length,
       overallRate: LAG_RATE,
-      requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: `/api/v1/invoices/${drafts[next++ % drafts.length]}/post` }) }],
+      requests: postToEach(drafts, (d) => `/api/v1/invoices/${d}/post`),
     };
     rows.push({ scenario: 'post-invoice-paced', route: `POST /api/v1/invoices/{id}/post at ${LAG_RATE}/s`, ...(await drive({ ...opts, title: 'post-invoice-paced' })) });
     const toReporting = await reportingLag(databaseUrl, organizationId, { sourceIds: drafts });
@@ -146,22 +133,9 @@ export async function inboundEventScenarios({ url, headers, id }: Target, rows: 
   // Inbound events, stored only: POST /events (key, JSON, validation) beside the Stripe hook
   // (no key, raw bytes forwarded, signature checked over them, then the same store).
   if (SCENARIOS.has('event-api')) {
-    let evNo = 0;
     const opts: autocannon.Options = {
-      url,
-      connections: CONNECTIONS,
-      headers,
-      duration: DURATION_S,
-      requests: [
-        {
-          method: 'POST',
-          path: '/api/v1/events',
-          setupRequest: (req) => ({
-            ...req,
-            body: JSON.stringify({ event_type: 'customer.created', external_event_id: `bench-${id}-ev-${++evNo}`, payload: { id: `cus_${evNo}` } }),
-          }),
-        },
-      ],
+      ...steady({ url, headers }),
+      requests: postEach('/api/v1/events', (n) => ({ event_type: 'customer.created', external_event_id: `bench-${id}-ev-${n}`, payload: { id: `cus_${n}` } })),
     };
     rows.push({ scenario: 'event-api', route: 'POST /api/v1/events', ...(await drive({ ...opts, title: 'event-api' })) });
   }
@@ -241,11 +215,8 @@ export async function payablesScenarios({ url, headers, id }: Target, rows: Row[
   });
   if (SCENARIOS.has('create-bill')) {
     const createBillOpts: autocannon.Options = {
-      url,
-      connections: CONNECTIONS,
-      headers,
-      duration: DURATION_S,
-      requests: [{ method: 'POST', path: '/api/v1/bills', setupRequest: (req) => ({ ...req, body: JSON.stringify(billBody(10_000 + billNo)) }) }],
+      ...steady({ url, headers }),
+      requests: postEach('/api/v1/bills', () => billBody(10_000 + billNo)),
     };
     rows.push({ scenario: 'create-bill', route: 'POST /api/v1/bills', ...(await drive({ ...createBillOpts, title: 'create-bill' })) });
   }
@@ -253,26 +224,15 @@ export async function payablesScenarios({ url, headers, id }: Target, rows: Row[
     process.stdout.write(`creating ${BILLS} bills for the create-vendor-payment scenario\n`);
     const bills: string[] = [];
     for (let i = 0; i < BILLS; i++) bills.push(await createOne(`${url}/api/v1/bills`, headers, billBody(100_000_000_000)));
-    let payNo = 0;
     const payOpts: autocannon.Options = {
-      url,
-      connections: CONNECTIONS,
-      headers,
-      duration: DURATION_S,
-      requests: [
-        {
-          method: 'POST',
-          path: '/api/v1/vendor-payments',
-          setupRequest: (req) => {
-            payNo += 1;
-            const allocations = [{ bill_id: bills[payNo % bills.length], amount_cents: 100 }];
-            return {
-              ...req,
-              body: JSON.stringify({ external_vendor_payment_id: `bench-${id}-vp-${payNo}`, vendor_id: vendorId, amount_cents: 100, payment_date: '2026-11-15', allocations }),
-            };
-          },
-        },
-      ],
+      ...steady({ url, headers }),
+      requests: postEach('/api/v1/vendor-payments', (n) => ({
+        external_vendor_payment_id: `bench-${id}-vp-${n}`,
+        vendor_id: vendorId,
+        amount_cents: 100,
+        payment_date: '2026-11-15',
+        allocations: [{ bill_id: bills[n % bills.length], amount_cents: 100 }],
+      })),
     };
     rows.push({ scenario: 'create-vendor-payment', route: 'POST /api/v1/vendor-payments', ...(await drive({ ...payOpts, title: 'create-vendor-payment' })) });
   }
@@ -281,4 +241,9 @@ export async function payablesScenarios({ url, headers, id }: Target, rows: Row[
 /** The posting → reporting lag of everything posted, then the lag reports of the scenarios. */
 export async function lagReport({ databaseUrl, organizationId }: Target, scenarioLags: string[]): Promise<string> {
   return [await reportingLag(databaseUrl, organizationId), ...scenarioLags].filter(Boolean).join('\n');
+}
+
+/** A load of CONNECTIONS connections for DURATION_S seconds, with the organization's key. */
+function steady({ url, headers }: Pick<Target, 'url' | 'headers'>): autocannon.Options {
+  return { url, connections: CONNECTIONS, headers, duration: DURATION_S };
 }

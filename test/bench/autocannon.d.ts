@@ -1,5 +1,5 @@
 /**
- * The part of autocannon 8's API that bench.ts uses (the package ships no types, and
+ * The part of autocannon 8's API that the benches use (the package ships no types, and
  * @types/autocannon describes version 7).
  */
 declare module 'autocannon' {

@@ -27,40 +27,35 @@ export interface ApiKey {
   revokedAt: Date | null;
 }
 
+/** Columns the gateway's tables share. */
+const id = { type: 'uuid', primary: true } as const;
+const organizationId = { type: 'uuid', fieldName: 'organization_id' } as const;
+const createdAt = { type: 'Date', fieldName: 'created_at', onCreate: () => new Date() } as const;
+const text = { type: 'text' } as const;
+
 export const OrganizationSchema = new EntitySchema<Organization>({
   name: 'Organization',
   tableName: 'organizations',
-  properties: {
-    id: { type: 'uuid', primary: true },
-    name: { type: 'text' },
-    enabledModules: { type: 'text[]', fieldName: 'enabled_modules' },
-    createdAt: { type: 'Date', fieldName: 'created_at', onCreate: () => new Date() },
-  },
+  properties: { id, name: text, enabledModules: { type: 'text[]', fieldName: 'enabled_modules' }, createdAt },
 });
 
 export const ConnectedAppSchema = new EntitySchema<ConnectedApp>({
   name: 'ConnectedApp',
   tableName: 'connected_apps',
-  properties: {
-    id: { type: 'uuid', primary: true },
-    organizationId: { type: 'uuid', fieldName: 'organization_id' },
-    name: { type: 'text' },
-    status: { type: 'text' },
-    createdAt: { type: 'Date', fieldName: 'created_at', onCreate: () => new Date() },
-  },
+  properties: { id, organizationId, name: text, status: text, createdAt },
 });
 
 export const ApiKeySchema = new EntitySchema<ApiKey>({
   name: 'ApiKey',
   tableName: 'api_keys',
   properties: {
-    id: { type: 'uuid', primary: true },
+    id,
     connectedAppId: { type: 'uuid', fieldName: 'connected_app_id' },
-    organizationId: { type: 'uuid', fieldName: 'organization_id' },
-    environment: { type: 'text' },
+    organizationId,
+    environment: text,
     keyPrefix: { type: 'text', fieldName: 'key_prefix' },
     keyHash: { type: 'text', fieldName: 'key_hash' },
-    createdAt: { type: 'Date', fieldName: 'created_at', onCreate: () => new Date() },
+    createdAt,
     revokedAt: { type: 'Date', fieldName: 'revoked_at', nullable: true },
   },
 });

@@ -1,21 +1,10 @@
-import { Writable } from 'node:stream';
 import Koa from 'koa';
-import pino from 'pino';
 import { requestContext } from './context';
 import { errors } from './errors';
-import { type Served, json, serve, testMetrics, valueOf } from '../testing/fakes';
+import { type Served, capturedLog, json, serve, testMetrics, valueOf } from '../testing/fakes';
 
 describe('requestContext', () => {
-  const lines: Array<Record<string, unknown>> = [];
-  const log = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _enc, done) {
-        lines.push(JSON.parse(String(chunk)));
-        done();
-      },
-    }),
-  );
+  const { log, lines } = capturedLog('info');
   const metrics = testMetrics();
   let served: Served;
 
@@ -67,16 +56,7 @@ describe('requestContext', () => {
   });
 
   describe('at level warn', () => {
-    const quiet: Array<Record<string, unknown>> = [];
-    const warnLog = pino(
-      { level: 'warn' },
-      new Writable({
-        write(chunk, _enc, done) {
-          quiet.push(JSON.parse(String(chunk)));
-          done();
-        },
-      }),
-    );
+    const { log: warnLog, lines: quiet } = capturedLog('warn');
     const child = jest.spyOn(warnLog, 'child');
     let quietServed: Served;
 

@@ -1,6 +1,7 @@
 /** Small in-memory stand-ins for the gateway's stores and the NATS client, for unit tests only. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import Koa from 'koa';
 import pino from 'pino';
 import type { RpcOperation, RpcReply, RpcReplyOf, RpcRequest, RpcRequestOf } from '@acct/contracts';
@@ -82,6 +83,18 @@ export function fakeRpc(answer: (op: RpcOperation, req: RpcRequest) => RpcReply 
 }
 
 export const silentLog = () => pino({ level: 'silent' });
+
+/** A pino logger at `level` whose lines land, parsed, in `lines`. */
+export function capturedLog(level: pino.Level): { log: pino.Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
+  return { log: pino({ level }, sink), lines };
+}
 export const testMetrics = (): GatewayMetrics => createGatewayMetrics(false);
 
 /**

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
-import { type RouteDef, actionRoute, recordRoutes, routesOf } from '../routes';
+import { type RouteDef, recordRoutes } from '../routes';
 import { Nullable, StringEnum, date, dateTime, externalId, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid, withAction } from '../schemas/common';
 import { currency, documentNumber, lineItem, lineItemsInput, memo } from '../schemas/line-items';
 
@@ -45,26 +45,17 @@ export const invoiceOperations = operations('receivables', {
   'invoices.post': { params: idParams, reply: invoicePostResponse },
 });
 
-const route = routesOf(invoiceOperations, { tag: 'Invoices', module: 'invoices' });
-const invoices = recordRoutes(route, 'invoices', {
-  name: 'Invoice',
-  path: '/api/v1/invoices',
-  list: 'List invoices, newest first; filter by status and customer_id.',
-  create: {
+const invoices = recordRoutes(invoiceOperations, { resource: 'invoices', name: 'Invoice', path: '/api/v1/invoices', tag: 'Invoices', module: 'invoices' });
+export const invoiceRoutes: RouteDef[] = [
+  invoices.list('List invoices, newest first; filter by status and customer_id.'),
+  invoices.create({
     summary: 'Create a draft invoice; retry-safe on external_invoice_id.',
     description:
       'Always creates a draft (no ledger effect). Line amount = quantity × unit_amount_cents rounded half away from zero; total = sum of line amounts. ' +
       "The customer must exist in the key's organization and environment (404 otherwise); due_date ≥ issue_date (400, issue before_issue_date); currency USD only (400); line quantities with at most 4 decimals (400).",
-  },
-});
-export const invoiceRoutes: RouteDef[] = [
-  invoices.list,
-  invoices.create,
-  invoices.get,
-  actionRoute(route, 'invoices.post', {
-    name: 'Invoice',
-    path: '/api/v1/invoices',
-    what: 'invoice',
+  }),
+  invoices.get(),
+  invoices.action('post', {
     summary: 'Post a draft invoice: Dr Accounts Receivable / Cr Revenue, dated issue_date.',
     description:
       'draft → open and emits invoice.posted. Posting an invoice that is already posted returns its current state (200, Idempotent-Replayed: true) with no second ledger entry. ' +

@@ -1,8 +1,8 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
 import { type RouteDef, recordRoutes } from '../routes';
-import { StringEnum, date, externalId, idParams, listEnvelope, obj, paginationQuery, reverseBody, reversibleState, singleEnvelope, uuid, withAction } from '../schemas/common';
-import { currency, documentNumber, lineItem, lineItemsInput, memo } from '../schemas/line-items';
+import { StringEnum, externalId, idParams, listEnvelope, obj, paginationQuery, reverseBody, reversibleState, singleEnvelope, uuid, withAction } from '../schemas/common';
+import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const BILL_STATUSES = ['draft', 'posted', 'reversed'] as const;
 export type BillStatus = (typeof BILL_STATUSES)[number];
@@ -10,9 +10,7 @@ export const billCreateBody = obj({
   external_bill_id: externalId,
   vendor_id: uuid,
   bill_number: documentNumber,
-  issue_date: date,
-  due_date: date,
-  line_items: lineItemsInput,
+  ...dueDocumentInput,
   expense_account_id: Optional(uuid),
   currency: Optional(currency),
   memo: Optional(memo),
@@ -23,9 +21,7 @@ export const bill = obj({
   external_bill_id: Type.String(),
   vendor_id: uuid,
   bill_number: Type.String(),
-  issue_date: date,
-  due_date: date,
-  line_items: Type.Array(lineItem),
+  ...dueDocument,
   status: StringEnum(BILL_STATUSES),
   total_cents: Type.Integer(),
   amount_paid_cents: Type.Integer({ description: 'Allocated by posted, unreversed vendor payments.' }),

@@ -1,8 +1,8 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
 import { type RouteDef, recordRoutes } from '../routes';
-import { Nullable, StringEnum, date, dateTime, externalId, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid, withAction } from '../schemas/common';
-import { currency, documentNumber, lineItem, lineItemsInput, memo } from '../schemas/line-items';
+import { Nullable, StringEnum, dateTime, externalId, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid, withAction } from '../schemas/common';
+import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const INVOICE_STATUSES = ['draft', 'open', 'partially_paid', 'paid'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -10,9 +10,7 @@ export const invoiceCreateBody = obj({
   external_invoice_id: externalId,
   customer_id: uuid,
   invoice_number: documentNumber,
-  issue_date: date,
-  due_date: date,
-  line_items: lineItemsInput,
+  ...dueDocumentInput,
   currency: Optional(currency),
   memo: Optional(memo),
 });
@@ -21,9 +19,7 @@ export const invoice = obj({
   external_invoice_id: Type.String(),
   customer_id: uuid,
   invoice_number: Type.String(),
-  issue_date: date,
-  due_date: date,
-  line_items: Type.Array(lineItem),
+  ...dueDocument,
   status: StringEnum(INVOICE_STATUSES),
   total_cents: Type.Integer(),
   amount_paid_cents: Type.Integer(),

@@ -23,10 +23,9 @@ export const customerListQuery = obj({ ...paginationQuery });
 export const customerResponse = singleEnvelope('customer', customer);
 export const customerListResponse = listEnvelope('customers', customer);
 
-export const customerOperations = operations(
-  'receivables',
-  recordOperations('customers', { create: customerCreateBody, list: customerListQuery, one: customerResponse, page: customerListResponse }),
-);
+export const customerOperations = operations('receivables', {
+  ...recordOperations('customers', { create: customerCreateBody, list: customerListQuery, one: customerResponse, page: customerListResponse }),
+});
 
 const customers = recordRoutes(customerOperations, { resource: 'customers', name: 'Customer', path: '/api/v1/customers', tag: 'Customers', module: 'customers' });
 export const customerRoutes: RouteDef[] = [

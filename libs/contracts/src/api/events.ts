@@ -67,10 +67,9 @@ export const eventListQuery = obj({
 });
 export const eventListResponse = listEnvelope('events', event);
 
-export const eventOperations = operations(
-  'receivables',
-  recordOperations('events', { create: eventCreateBody, list: eventListQuery, one: eventResponse, page: eventListResponse }),
-);
+export const eventOperations = operations('receivables', {
+  ...recordOperations('events', { create: eventCreateBody, list: eventListQuery, one: eventResponse, page: eventListResponse }),
+});
 
 const events = recordRoutes(eventOperations, { resource: 'events', name: 'Event', path: '/api/v1/events', tag: 'Events', module: 'webhooks' });
 export const eventRoutes: RouteDef[] = [

@@ -52,10 +52,9 @@ export const paymentListQuery = obj({ ...paginationQuery, invoice_id: Optional(u
 export const paymentResponse = singleEnvelope('payment', payment);
 export const paymentListResponse = listEnvelope('payments', payment);
 
-export const paymentOperations = operations(
-  'receivables',
-  recordOperations('payments', { create: paymentCreateBody, list: paymentListQuery, one: paymentResponse, page: paymentListResponse }),
-);
+export const paymentOperations = operations('receivables', {
+  ...recordOperations('payments', { create: paymentCreateBody, list: paymentListQuery, one: paymentResponse, page: paymentListResponse }),
+});
 
 const payments = recordRoutes(paymentOperations, { resource: 'payments', name: 'Payment', path: '/api/v1/payments', tag: 'Payments', module: 'payments' });
 export const paymentRoutes: RouteDef[] = [

@@ -33,10 +33,9 @@ export const payoutListQuery = obj({ ...paginationQuery, processor: Optional(nam
 export const payoutResponse = singleEnvelope('processor_payout', payout);
 export const payoutListResponse = listEnvelope('processor_payouts', payout);
 
-export const payoutOperations = operations(
-  'receivables',
-  recordOperations('payouts', { create: payoutCreateBody, list: payoutListQuery, one: payoutResponse, page: payoutListResponse }),
-);
+export const payoutOperations = operations('receivables', {
+  ...recordOperations('payouts', { create: payoutCreateBody, list: payoutListQuery, one: payoutResponse, page: payoutListResponse }),
+});
 
 const payouts = recordRoutes(payoutOperations, { resource: 'payouts', name: 'Processor payout', path: '/api/v1/processor-payouts', tag: 'Processor payouts', module: 'payments' });
 export const payoutRoutes: RouteDef[] = [

@@ -12,58 +12,43 @@ import type { RouteDef } from './routes';
  *
  * `[]` means data only. A string in angle brackets is a route that is not a JSON envelope.
  */
+/** A collection of records (SPEC §1): its list under the plural with pagination, one record under its name. */
+const records = (path: string, one: string, many: string): Record<string, string[]> => ({
+  [`GET ${path}`]: [many, 'pagination'],
+  [`POST ${path}`]: [one],
+  [`GET ${path}/{id}`]: [one],
+});
+
 const CONTRACT: Record<string, string[]> = {
   'GET /developers/openapi.yaml': ['<not json>'],
   'GET /api/v1/auth/check': [], // SPEC §4 Auth: response data only
   // SPEC §1: customer(s), invoice(s), payment(s), processor_payout(s), estimate, document(s), vendor(s), …
-  'GET /api/v1/customers': ['customers', 'pagination'],
-  'POST /api/v1/customers': ['customer'],
-  'GET /api/v1/customers/{id}': ['customer'],
-  'GET /api/v1/invoices': ['invoices', 'pagination'],
-  'POST /api/v1/invoices': ['invoice'],
-  'GET /api/v1/invoices/{id}': ['invoice'],
+  ...records('/api/v1/customers', 'customer', 'customers'),
+  ...records('/api/v1/invoices', 'invoice', 'invoices'),
   'POST /api/v1/invoices/{id}/post': ['invoice', 'action'], // SPEC §4: Invoice + action
-  'GET /api/v1/payments': ['payments', 'pagination'],
-  'POST /api/v1/payments': ['payment'],
-  'GET /api/v1/payments/{id}': ['payment'],
-  'GET /api/v1/processor-payouts': ['processor_payouts', 'pagination'],
-  'POST /api/v1/processor-payouts': ['processor_payout'],
-  'GET /api/v1/processor-payouts/{id}': ['processor_payout'],
-  'GET /api/v1/estimates': ['estimates', 'pagination'], // API-DECISIONS §3
-  'POST /api/v1/estimates': ['estimate'],
-  'GET /api/v1/estimates/{id}': ['estimate'],
+  ...records('/api/v1/payments', 'payment', 'payments'),
+  ...records('/api/v1/processor-payouts', 'processor_payout', 'processor_payouts'),
+  ...records('/api/v1/estimates', 'estimate', 'estimates'), // API-DECISIONS §3
   'POST /api/v1/estimates/{id}/status': ['estimate'], // SPEC §4: data {id, status}; also under estimate
   'POST /api/v1/estimates/{id}/convert': [], // SPEC §4: conversion result (data only)
-  'POST /api/v1/events': ['event'], // SPEC §4: also under event
-  'GET /api/v1/events': ['events', 'pagination'], // API-DECISIONS §3
-  'GET /api/v1/events/{id}': ['event'],
+  ...records('/api/v1/events', 'event', 'events'), // SPEC §4: POST also under event; API-DECISIONS §3: the list
   'GET /api/v1/settings/payment-processor': ['payment_processor'],
   'PUT /api/v1/settings/payment-processor': ['payment_processor'],
   'DELETE /api/v1/settings/payment-processor': ['payment_processor'],
   'POST /hooks/stripe/{source_id}': ['event'],
-  'GET /api/v1/vendors': ['vendors', 'pagination'],
-  'POST /api/v1/vendors': ['vendor'],
-  'GET /api/v1/vendors/{id}': ['vendor'],
+  ...records('/api/v1/vendors', 'vendor', 'vendors'),
   'PATCH /api/v1/vendors/{id}': ['vendor'], // API-DECISIONS §4: 200 with the vendor
-  'GET /api/v1/bills': ['bills', 'pagination'], // API-DECISIONS §3
-  'POST /api/v1/bills': ['bill'],
-  'GET /api/v1/bills/{id}': ['bill'],
+  ...records('/api/v1/bills', 'bill', 'bills'), // API-DECISIONS §3
   'POST /api/v1/bills/{id}/post': ['bill', 'action'],
   'POST /api/v1/bills/{id}/reverse': ['bill', 'action'],
-  'GET /api/v1/vendor-payments': ['vendor_payments', 'pagination'],
-  'POST /api/v1/vendor-payments': ['vendor_payment'],
-  'GET /api/v1/vendor-payments/{id}': ['vendor_payment'],
+  ...records('/api/v1/vendor-payments', 'vendor_payment', 'vendor_payments'),
   'POST /api/v1/vendor-payments/{id}/post': ['vendor_payment', 'action'],
   'POST /api/v1/vendor-payments/{id}/reverse': ['vendor_payment', 'action'],
-  'POST /api/v1/webhook-endpoints': ['webhook_endpoint'],
-  'GET /api/v1/webhook-endpoints': ['webhook_endpoints', 'pagination'], // API-DECISIONS §3
-  'GET /api/v1/webhook-endpoints/{id}': ['webhook_endpoint'],
+  ...records('/api/v1/webhook-endpoints', 'webhook_endpoint', 'webhook_endpoints'), // API-DECISIONS §3
   'DELETE /api/v1/webhook-endpoints/{id}': ['webhook_endpoint'],
   'POST /api/v1/webhook-endpoints/{id}/test': ['webhook_delivery'],
   'GET /api/v1/webhook-endpoints/{id}/deliveries': ['webhook_deliveries', 'pagination'], // API-DECISIONS §3
-  'POST /api/v1/documents': ['document'],
-  'GET /api/v1/documents': ['documents', 'pagination'],
-  'GET /api/v1/documents/{id}': ['document'],
+  ...records('/api/v1/documents', 'document', 'documents'),
   'GET /api/v1/documents/{id}/download': ['<not json>'], // SPEC §4: binary file stream
   'POST /api/v1/documents/{id}/link': ['document', 'action'], // SPEC §4: data; document; action
   'POST /api/v1/document-shares': ['document_share'],

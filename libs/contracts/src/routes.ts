@@ -139,7 +139,8 @@ function build(facts: RouteFacts & { tag: string; module: ModuleName | null }, s
  */
 export function routesOf<T extends Record<string, RpcDef>>(ops: T, defaults: { tag: string; module: ModuleName | null }) {
   return (op: keyof T & string, facts: RouteFacts): RouteDef => {
-    const def = ops[op]!;
+    const def = ops[op];
+    if (!def) throw new Error(`no operation ${op}`);
     return build(
       { ...defaults, ...facts },
       {
@@ -163,56 +164,46 @@ export function gatewayRoute(facts: RouteFacts & { tag: string; module: ModuleNa
 type Texts = Pick<RouteFacts, 'summary' | 'description'>;
 const texts = (t: string | Texts): Texts => (typeof t === 'string' ? { summary: t } : t);
 
-/** The texts of a resource's create, list and get routes (recordRoutes); each default is overridable. */
-export interface RecordTexts {
-  /** The record, e.g. 'Invoice': operation ids listInvoices, createInvoice, getInvoice. */
+/** A resource of records: its operations (recordOperations), where it lives and how the document names it. */
+export interface RecordResource<R extends string> {
+  resource: R;
+  /** The record, e.g. 'Invoice': operation ids listInvoices, createInvoice, getInvoice, postInvoice. */
   name: string;
   /** The collection, e.g. /api/v1/invoices (the record at /{id}). */
   path: string;
-  list: string | Texts;
-  create: Texts & Pick<RouteFacts, 'ownIdempotency'> & { statuses?: Statuses };
-  /** Default: Get one <name>. */
-  get?: string | Texts;
-  /** The success descriptions of list and get; default: A page of <name>s. / The <name>. */
-  page?: string;
-  one?: string;
-}
-
-/** The list, create and get routes of the record operations of `resource` (recordOperations), by a resource's route builder. */
-export function recordRoutes<R extends string>(route: (op: `${R}.list` | `${R}.create` | `${R}.get`, facts: RouteFacts) => RouteDef, resource: R, t: RecordTexts) {
-  const id = t.name.replace(/ (\w)/g, (_m, c: string) => c.toUpperCase());
-  const what = t.name.toLowerCase();
-  return {
-    list: route(`${resource}.list`, { operationId: `list${id}s`, method: 'GET', path: t.path, ...texts(t.list), statuses: { 200: t.page ?? `A page of ${what}s.` } }),
-    create: route(`${resource}.create`, { operationId: `create${id}`, method: 'POST', path: t.path, statuses: createStatuses(t.name), ...t.create }),
-    get: route(`${resource}.get`, {
-      operationId: `get${id}`,
-      method: 'GET',
-      path: `${t.path}/{id}`,
-      ...texts(t.get ?? `Get one ${what}.`),
-      statuses: { 200: t.one ?? `The ${what}.` },
-    }),
-  };
+  tag: string;
+  module: ModuleName | null;
 }
 
 const DONE = { post: 'posted', reverse: 'reversed' } as const;
 
 /**
- * The route of an action on a record, POST <path>/{id}/<verb> (post, reverse): it answers the
- * record with action {type: posted | reversed, status: completed}.
+ * The route builders of a resource of records: `route(op, facts)` for any of its operations (routesOf),
+ * and its list, create and get routes (recordOperations) and post and reverse actions from their texts
+ * alone. Each default text is overridable: the list's success `page` (A page of <name>s.), the get's
+ * summary (Get one <name>.) and success `one` (The <name>.), an action's `what` (the <name>).
  */
-export function actionRoute<Op extends string>(
-  route: (op: Op, facts: RouteFacts) => RouteDef,
-  op: Op & `${string}.${'post' | 'reverse'}`,
-  t: Texts & { name: string; path: string; what: string },
-): RouteDef {
-  const verb = op.slice(op.lastIndexOf('.') + 1) as 'post' | 'reverse';
-  return route(op, {
-    operationId: `${verb}${t.name}`,
-    method: 'POST',
-    path: `${t.path}/{id}/${verb}`,
-    summary: t.summary,
-    ...(t.description && { description: t.description }),
-    statuses: { 200: `The ${DONE[verb]} ${t.what} with action {type: ${DONE[verb]}, status: completed}.` },
-  });
+export function recordRoutes<T extends Record<string, RpcDef>, R extends string>(ops: T, r: RecordResource<R>) {
+  const route = routesOf(ops, { tag: r.tag, module: r.module });
+  const op = (verb: string) => `${r.resource}.${verb}` as keyof T & string;
+  const id = r.name.replace(/ (\w)/g, (_m, c: string) => c.toUpperCase());
+  const what = r.name.toLowerCase();
+  return {
+    route,
+    list: (t: string | Texts, page = `A page of ${what}s.`) => route(op('list'), { operationId: `list${id}s`, method: 'GET', path: r.path, ...texts(t), statuses: { 200: page } }),
+    create: (t: Texts & Pick<RouteFacts, 'ownIdempotency'> & { statuses?: Statuses }) =>
+      route(op('create'), { operationId: `create${id}`, method: 'POST', path: r.path, statuses: createStatuses(r.name), ...t }),
+    get: (t: string | Texts = `Get one ${what}.`, one = `The ${what}.`) =>
+      route(op('get'), { operationId: `get${id}`, method: 'GET', path: `${r.path}/{id}`, ...texts(t), statuses: { 200: one } }),
+    /** POST <path>/{id}/<verb>: answers the record with action {type: posted | reversed, status: completed}. */
+    action: <V extends keyof typeof DONE>(verb: `${R}.${V}` extends keyof T ? V : never, t: Texts & { what?: string }) =>
+      route(op(verb), {
+        operationId: `${verb}${id}`,
+        method: 'POST',
+        path: `${r.path}/{id}/${verb}`,
+        summary: t.summary,
+        ...(t.description && { description: t.description }),
+        statuses: { 200: `The ${DONE[verb]} ${t.what ?? what} with action {type: ${DONE[verb]}, status: completed}.` },
+      }),
+  };
 }

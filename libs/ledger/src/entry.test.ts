@@ -20,6 +20,20 @@ function invoiceEntry(amountCents = 12_500): JournalEntryDraft & { lines: [Journ
   };
 }
 
+/** A processor payout of 10_000 gross: bank gets the net, processor fees the fee, against clearing. */
+function payoutEntry(feeCents: number): JournalEntryDraft {
+  return {
+    entryDate: '2026-02-01',
+    sourceType: 'processor_payout',
+    sourceId: PAYOUT,
+    lines: [
+      { accountCode: ACCOUNT.bank, side: 'debit', amountCents: 10_000 - feeCents },
+      { accountCode: ACCOUNT.processorFees, side: 'debit', amountCents: feeCents },
+      { accountCode: ACCOUNT.processorClearing, side: 'credit', amountCents: 10_000 },
+    ],
+  };
+}
+
 function code(fn: () => unknown): string | undefined {
   try {
     fn();
@@ -56,30 +70,13 @@ describe('buildEntry', () => {
   });
 
   it('balances with several lines per side (payout: bank net + fee against clearing gross)', () => {
-    const e = buildEntry({
-      entryDate: '2026-02-01',
-      sourceType: 'processor_payout',
-      sourceId: PAYOUT,
-      lines: [
-        { accountCode: ACCOUNT.bank, side: 'debit', amountCents: 9_700 },
-        { accountCode: ACCOUNT.processorFees, side: 'debit', amountCents: 300 },
-        { accountCode: ACCOUNT.processorClearing, side: 'credit', amountCents: 10_000 },
-      ],
-    });
+    const e = buildEntry(payoutEntry(300));
+    expect(e.lines).toHaveLength(3);
     expect(totals(e.lines)).toEqual({ debitCents: 10_000, creditCents: 10_000 });
   });
 
   it('drops zero-amount lines (a payout without a fee)', () => {
-    const e = buildEntry({
-      entryDate: '2026-02-01',
-      sourceType: 'processor_payout',
-      sourceId: PAYOUT,
-      lines: [
-        { accountCode: ACCOUNT.bank, side: 'debit', amountCents: 10_000 },
-        { accountCode: ACCOUNT.processorFees, side: 'debit', amountCents: 0 },
-        { accountCode: ACCOUNT.processorClearing, side: 'credit', amountCents: 10_000 },
-      ],
-    });
+    const e = buildEntry(payoutEntry(0));
     expect(e.lines.map((l) => l.accountCode)).toEqual([ACCOUNT.bank, ACCOUNT.processorClearing]);
   });
 
@@ -151,16 +148,7 @@ describe('reversalOf', () => {
   });
 
   it('nets to zero with the original on every account and dimension', () => {
-    const payout = {
-      id: ENTRY,
-      sourceType: 'processor_payout',
-      sourceId: PAYOUT,
-      lines: [
-        { accountCode: ACCOUNT.bank, side: 'debit', amountCents: 9_700 },
-        { accountCode: ACCOUNT.processorFees, side: 'debit', amountCents: 300 },
-        { accountCode: ACCOUNT.processorClearing, side: 'credit', amountCents: 10_000 },
-      ] as JournalLine[],
-    };
+    const payout = { id: ENTRY, ...payoutEntry(300) };
     for (const e of [original, payout]) {
       const both = net([...e.lines, ...reversalOf(e, '2026-03-01').lines]);
       expect([...both.values()].every((v) => v === 0)).toBe(true);

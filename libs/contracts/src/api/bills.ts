@@ -1,8 +1,8 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
-import { type RouteDef, actionRoute, recordRoutes, routesOf } from '../routes';
-import { StringEnum, date, externalId, idParams, listEnvelope, obj, paginationQuery, reverseBody, reversibleState, singleEnvelope, uuid, withAction } from '../schemas/common';
-import { currency, documentNumber, lineItem, lineItemsInput, memo } from '../schemas/line-items';
+import { type RouteDef, recordRoutes } from '../routes';
+import { StringEnum, externalId, idParams, listEnvelope, obj, paginationQuery, reverseBody, reversibleState, singleEnvelope, uuid, withAction } from '../schemas/common';
+import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const BILL_STATUSES = ['draft', 'posted', 'reversed'] as const;
 export type BillStatus = (typeof BILL_STATUSES)[number];
@@ -10,9 +10,7 @@ export const billCreateBody = obj({
   external_bill_id: externalId,
   vendor_id: uuid,
   bill_number: documentNumber,
-  issue_date: date,
-  due_date: date,
-  line_items: lineItemsInput,
+  ...dueDocumentInput,
   expense_account_id: Optional(uuid),
   currency: Optional(currency),
   memo: Optional(memo),
@@ -23,9 +21,7 @@ export const bill = obj({
   external_bill_id: Type.String(),
   vendor_id: uuid,
   bill_number: Type.String(),
-  issue_date: date,
-  due_date: date,
-  line_items: Type.Array(lineItem),
+  ...dueDocument,
   status: StringEnum(BILL_STATUSES),
   total_cents: Type.Integer(),
   amount_paid_cents: Type.Integer({ description: 'Allocated by posted, unreversed vendor payments.' }),
@@ -53,35 +49,22 @@ export const billOperations = operations('payables', {
   'bills.reverse': { params: idParams, body: reverseBody, reply: billReverseResponse },
 });
 
-const route = routesOf(billOperations, { tag: 'Bills', module: 'bills_ap' });
-const bills = recordRoutes(route, 'bills', {
-  name: 'Bill',
-  path: '/api/v1/bills',
-  list: 'List bills, newest first; filter by status, vendor_id and issue date range.',
-  create: {
+const bills = recordRoutes(billOperations, { resource: 'bills', name: 'Bill', path: '/api/v1/bills', tag: 'Bills', module: 'bills_ap' });
+export const billRoutes: RouteDef[] = [
+  bills.list('List bills, newest first; filter by status, vendor_id and issue date range.'),
+  bills.create({
     summary: 'Create a bill, posted by default (Dr expense account / Cr Accounts Payable, dated issue_date); retry-safe on external_bill_id.',
     description:
       "status draft defers the posting to POST /bills/{id}/post. The vendor must exist in the key's organization and environment (404 otherwise); due_date ≥ issue_date; currency USD only. " +
       'expense_account_id (default: account 5000 Expenses) must be an expense account of the organization and environment (404 if unknown, 400 if not an expense account). ' +
       'A zero-total bill posts with no journal entry. A repeat with the same external_bill_id and the same content (the requested status aside) returns the existing bill.',
-  },
-  get: 'Get one bill, with its open balance.',
-});
-export const billRoutes: RouteDef[] = [
-  bills.list,
-  bills.create,
-  bills.get,
-  actionRoute(route, 'bills.post', {
-    name: 'Bill',
-    path: '/api/v1/bills',
-    what: 'bill',
+  }),
+  bills.get('Get one bill, with its open balance.'),
+  bills.action('post', {
     summary: 'Post a draft bill: Dr expense account / Cr Accounts Payable, dated issue_date.',
     description: 'Posting a posted bill returns it unchanged (200, Idempotent-Replayed: true); a reversed bill cannot be posted (409).',
   }),
-  actionRoute(route, 'bills.reverse', {
-    name: 'Bill',
-    path: '/api/v1/bills',
-    what: 'bill',
+  bills.action('reverse', {
     summary: 'Reverse a posted bill: the mirror journal entry, dated the day of reversal; the original entry is kept.',
     description:
       'Needs a posted bill with no allocation of a posted (unreversed) vendor payment on it: 409 conflict with issue bill_has_payments otherwise (reverse the payments first); ' +

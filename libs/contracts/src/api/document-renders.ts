@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { operations } from '../operations';
-import { type RouteDef, routesOf } from '../routes';
+import { type RouteDef, recordRoutes } from '../routes';
 import { StringEnum, dateTime, idParams, obj, singleEnvelope, uuid } from '../schemas/common';
 import { SHARE_RECORD_TYPES } from './document-shares';
 
@@ -25,16 +25,16 @@ export const documentRenderOperations = operations('documents', {
   'document_renders.download': { params: idParams, reply: documentRenderResponse },
 });
 
-const route = routesOf(documentRenderOperations, { tag: 'Document shares', module: 'customer_portal' });
+const renders = recordRoutes(documentRenderOperations, {
+  resource: 'document_renders',
+  name: 'Document render',
+  path: '/api/v1/document-renders',
+  tag: 'Document shares',
+  module: 'customer_portal',
+});
 export const documentRenderRoutes: RouteDef[] = [
-  route('document_renders.get', {
-    operationId: 'getDocumentRender',
-    method: 'GET',
-    path: '/api/v1/document-renders/{id}',
-    summary: 'Get the safe metadata of a render (storage paths are never shown).',
-    statuses: { 200: 'The render.' },
-  }),
-  route('document_renders.download', {
+  renders.get('Get the safe metadata of a render (storage paths are never shown).', 'The render.'),
+  renders.route('document_renders.download', {
     operationId: 'downloadDocumentRender',
     method: 'GET',
     path: '/api/v1/document-renders/{id}/download',

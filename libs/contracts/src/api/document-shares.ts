@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { operations } from '../operations';
-import { type RouteDef, routesOf } from '../routes';
+import { type RouteDef, recordRoutes } from '../routes';
 import { Nullable, StringEnum, dateTime, idParams, obj, singleEnvelope, uuid } from '../schemas/common';
 
 /** Shares: an invoice or estimate shown to its customer, as a PDF render and a portal page (the documents service). */
@@ -33,12 +33,15 @@ export const documentShareOperations = operations('documents', {
   'document_shares.revoke': { params: idParams, reply: documentShareResponse },
 });
 
-const route = routesOf(documentShareOperations, { tag: 'Document shares', module: 'customer_portal' });
+const shares = recordRoutes(documentShareOperations, {
+  resource: 'document_shares',
+  name: 'Document share',
+  path: '/api/v1/document-shares',
+  tag: 'Document shares',
+  module: 'customer_portal',
+});
 export const documentShareRoutes: RouteDef[] = [
-  route('document_shares.create', {
-    operationId: 'createDocumentShare',
-    method: 'POST',
-    path: '/api/v1/document-shares',
+  shares.create({
     summary: 'Share an invoice or estimate with its customer: a PDF render and a customer portal page.',
     description:
       'The record must exist in this organization and environment (404 otherwise). Renders a PDF of the record as it is now (number, dates, customer, lines, totals, branding, payment instructions, terms, memo and footer from the settings), ' +
@@ -46,14 +49,8 @@ export const documentShareRoutes: RouteDef[] = [
       'Retry-safe with Idempotency-Key (a repeat returns the same share).',
     statuses: { 201: 'Share and render created.' },
   }),
-  route('document_shares.get', {
-    operationId: 'getDocumentShare',
-    method: 'GET',
-    path: '/api/v1/document-shares/{id}',
-    summary: 'Get one share (status, render_id, portal url).',
-    statuses: { 200: 'The share.' },
-  }),
-  route('document_shares.revoke', {
+  shares.get('Get one share (status, render_id, portal url).', 'The share.'),
+  shares.route('document_shares.revoke', {
     operationId: 'revokeDocumentShare',
     method: 'DELETE',
     path: '/api/v1/document-shares/{id}',

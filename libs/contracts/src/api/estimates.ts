@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { type RouteDef, recordRoutes } from '../routes';
 import { Nullable, StringEnum, date, dateTime, externalId, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 import { currency, documentNumber, lineItem, lineItemsInput, memo } from '../schemas/line-items';
 
@@ -59,22 +59,16 @@ export const estimateOperations = operations('receivables', {
   'estimates.convert': { params: idParams, body: estimateConvertBody, reply: estimateConvertResponse },
 });
 
-const route = routesOf(estimateOperations, { tag: 'Estimates', module: 'estimates' });
-const estimates = recordRoutes(route, 'estimates', {
-  name: 'Estimate',
-  path: '/api/v1/estimates',
-  list: 'List estimates, newest first; filter by status and customer_id.',
-  create: {
+const estimates = recordRoutes(estimateOperations, { resource: 'estimates', name: 'Estimate', path: '/api/v1/estimates', tag: 'Estimates', module: 'estimates' });
+export const estimateRoutes: RouteDef[] = [
+  estimates.list('List estimates, newest first; filter by status and customer_id.'),
+  estimates.create({
     summary: 'Create a draft estimate (no ledger effect); retry-safe on external_estimate_id.',
     description:
       "The customer must exist in the key's organization and environment (404 otherwise); expiry_date, when given, ≥ issue_date (400); currency USD only (400); line quantities with at most 4 decimals (400).",
-  },
-});
-export const estimateRoutes: RouteDef[] = [
-  estimates.list,
-  estimates.create,
-  estimates.get,
-  route('estimates.status', {
+  }),
+  estimates.get(),
+  estimates.route('estimates.status', {
     operationId: 'setEstimateStatus',
     method: 'POST',
     path: '/api/v1/estimates/{id}/status',
@@ -82,7 +76,7 @@ export const estimateRoutes: RouteDef[] = [
     description: 'Setting the status it already has returns it unchanged (200, Idempotent-Replayed: true); any other move is 409 conflict.',
     statuses: { 200: '{id, status}.' },
   }),
-  route('estimates.convert', {
+  estimates.route('estimates.convert', {
     operationId: 'convertEstimate',
     method: 'POST',
     path: '/api/v1/estimates/{id}/convert',

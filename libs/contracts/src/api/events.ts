@@ -1,7 +1,7 @@
 import { Optional, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
 import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { type RouteDef, recordRoutes } from '../routes';
 import { Nullable, StringEnum, dateTime, errorDetail, externalId, listEnvelope, name, obj, paginationQuery, positiveCents, singleEnvelope, uuid } from '../schemas/common';
 import { currency } from '../schemas/line-items';
 import { receivedAt } from './payments';
@@ -67,19 +67,13 @@ export const eventListQuery = obj({
 });
 export const eventListResponse = listEnvelope('events', event);
 
-export const eventOperations = operations(
-  'receivables',
-  recordOperations('events', { create: eventCreateBody, list: eventListQuery, one: eventResponse, page: eventListResponse }),
-);
+export const eventOperations = operations('receivables', {
+  ...recordOperations('events', { create: eventCreateBody, list: eventListQuery, one: eventResponse, page: eventListResponse }),
+});
 
-const events = recordRoutes(routesOf(eventOperations, { tag: 'Events', module: 'webhooks' }), 'events', {
-  name: 'Event',
-  path: '/api/v1/events',
-  list: {
-    summary: 'List inbound events of both sources (api, stripe), newest first, each with its outcome; filter by event_type, status and source.',
-    description: 'status: processed (applied to the books), stored (kept without a ledger effect; details say why for a mappable type) or failed (details say why).',
-  },
-  create: {
+const events = recordRoutes(eventOperations, { resource: 'events', name: 'Event', path: '/api/v1/events', tag: 'Events', module: 'webhooks' });
+export const eventRoutes: RouteDef[] = [
+  events.create({
     summary: 'Send an inbound event (payment.received, payment.refunded, or a stored-only type).',
     description:
       'Active: payment.received (validated, matched to an invoice by external_invoice_id and posted as a payment: status processed; otherwise stored as failed with details) and ' +
@@ -89,7 +83,10 @@ const events = recordRoutes(routesOf(eventOperations, { tag: 'Events', module: '
       "A repeat (same external_event_id, or same Idempotency-Key) answers 200 with duplicate: true and the first event's id and status; the same id with another type or payload is 409.",
     ownIdempotency: true,
     statuses: { 201: 'The event was new.', 200: 'A duplicate: the first event.' },
-  },
-  get: 'Get one inbound event with its source and outcome.',
-});
-export const eventRoutes: RouteDef[] = [events.create, events.list, events.get];
+  }),
+  events.list({
+    summary: 'List inbound events of both sources (api, stripe), newest first, each with its outcome; filter by event_type, status and source.',
+    description: 'status: processed (applied to the books), stored (kept without a ledger effect; details say why for a mappable type) or failed (details say why).',
+  }),
+  events.get('Get one inbound event with its source and outcome.'),
+];

@@ -1,8 +1,8 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
-import { type RouteDef, actionRoute, recordRoutes, routesOf } from '../routes';
-import { Nullable, StringEnum, date, dateTime, externalId, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid, withAction } from '../schemas/common';
-import { currency, documentNumber, lineItem, lineItemsInput, memo } from '../schemas/line-items';
+import { type RouteDef, recordRoutes } from '../routes';
+import { Nullable, StringEnum, dateTime, externalId, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid, withAction } from '../schemas/common';
+import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const INVOICE_STATUSES = ['draft', 'open', 'partially_paid', 'paid'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -10,9 +10,7 @@ export const invoiceCreateBody = obj({
   external_invoice_id: externalId,
   customer_id: uuid,
   invoice_number: documentNumber,
-  issue_date: date,
-  due_date: date,
-  line_items: lineItemsInput,
+  ...dueDocumentInput,
   currency: Optional(currency),
   memo: Optional(memo),
 });
@@ -21,9 +19,7 @@ export const invoice = obj({
   external_invoice_id: Type.String(),
   customer_id: uuid,
   invoice_number: Type.String(),
-  issue_date: date,
-  due_date: date,
-  line_items: Type.Array(lineItem),
+  ...dueDocument,
   status: StringEnum(INVOICE_STATUSES),
   total_cents: Type.Integer(),
   amount_paid_cents: Type.Integer(),
@@ -45,26 +41,17 @@ export const invoiceOperations = operations('receivables', {
   'invoices.post': { params: idParams, reply: invoicePostResponse },
 });
 
-const route = routesOf(invoiceOperations, { tag: 'Invoices', module: 'invoices' });
-const invoices = recordRoutes(route, 'invoices', {
-  name: 'Invoice',
-  path: '/api/v1/invoices',
-  list: 'List invoices, newest first; filter by status and customer_id.',
-  create: {
+const invoices = recordRoutes(invoiceOperations, { resource: 'invoices', name: 'Invoice', path: '/api/v1/invoices', tag: 'Invoices', module: 'invoices' });
+export const invoiceRoutes: RouteDef[] = [
+  invoices.list('List invoices, newest first; filter by status and customer_id.'),
+  invoices.create({
     summary: 'Create a draft invoice; retry-safe on external_invoice_id.',
     description:
       'Always creates a draft (no ledger effect). Line amount = quantity × unit_amount_cents rounded half away from zero; total = sum of line amounts. ' +
       "The customer must exist in the key's organization and environment (404 otherwise); due_date ≥ issue_date (400, issue before_issue_date); currency USD only (400); line quantities with at most 4 decimals (400).",
-  },
-});
-export const invoiceRoutes: RouteDef[] = [
-  invoices.list,
-  invoices.create,
-  invoices.get,
-  actionRoute(route, 'invoices.post', {
-    name: 'Invoice',
-    path: '/api/v1/invoices',
-    what: 'invoice',
+  }),
+  invoices.get(),
+  invoices.action('post', {
     summary: 'Post a draft invoice: Dr Accounts Receivable / Cr Revenue, dated issue_date.',
     description:
       'draft → open and emits invoice.posted. Posting an invoice that is already posted returns its current state (200, Idempotent-Replayed: true) with no second ledger entry. ' +

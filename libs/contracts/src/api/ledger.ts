@@ -1,6 +1,6 @@
 import { Optional, type Static, type TArray, type TInteger, type TObject, type TString, Type } from '@sinclair/typebox';
 import { operations } from '../operations';
-import { type RouteDef, routesOf } from '../routes';
+import { type RouteDef, recordRoutes, routesOf } from '../routes';
 import { Nullable, StringEnum, date, dateTime, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 
 /** Reporting: the ledger read model (chart of accounts, journal entries) and the reports of API-DECISIONS §8. */
@@ -131,33 +131,18 @@ export const ledgerOperations = operations('reporting', {
 const READ_YOUR_WRITES =
   'Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.';
 const FROM_AFTER_TO = 'from after to is 400 validation_failed. ';
+/** The ledger read model (tag Ledger): accounts and journal entries. */
+const accounts = recordRoutes(ledgerOperations, { resource: 'accounts', name: 'Account', path: '/api/v1/accounts', tag: 'Ledger', module: 'reports' });
 const route = routesOf(ledgerOperations, { tag: 'Reports', module: 'reports' });
 export const ledgerRoutes: RouteDef[] = [
-  route('accounts.list', {
-    operationId: 'listAccounts',
-    method: 'GET',
-    path: '/api/v1/accounts',
-    summary: 'The chart of accounts with each account’s debit and credit totals and balance.',
-    description: READ_YOUR_WRITES,
-    tag: 'Ledger',
-    statuses: { 200: 'A page of accounts, by code.' },
-  }),
-  route('accounts.get', {
-    operationId: 'getAccount',
-    method: 'GET',
-    path: '/api/v1/accounts/{id}',
-    summary: 'One account with its balance.',
-    description: READ_YOUR_WRITES,
-    tag: 'Ledger',
-    statuses: { 200: 'The account.' },
-  }),
-  route('journal_entries.list', {
+  accounts.list({ summary: 'The chart of accounts with each account’s debit and credit totals and balance.', description: READ_YOUR_WRITES }, 'A page of accounts, by code.'),
+  accounts.get({ summary: 'One account with its balance.', description: READ_YOUR_WRITES }, 'The account.'),
+  accounts.route('journal_entries.list', {
     operationId: 'listJournalEntries',
     method: 'GET',
     path: '/api/v1/journal-entries',
     summary: 'Journal entries with their lines, newest first; filter by source_type, source_id and entry date from/to.',
     description: FROM_AFTER_TO + READ_YOUR_WRITES,
-    tag: 'Ledger',
     statuses: { 200: 'A page of journal entries.' },
   }),
   route('reports.summary', {

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { type RouteDef, recordRoutes } from '../routes';
 import {
   DATE_RANGE_TEXT,
   Nullable,
@@ -52,21 +52,19 @@ export const paymentListQuery = obj({ ...paginationQuery, invoice_id: Optional(u
 export const paymentResponse = singleEnvelope('payment', payment);
 export const paymentListResponse = listEnvelope('payments', payment);
 
-export const paymentOperations = operations(
-  'receivables',
-  recordOperations('payments', { create: paymentCreateBody, list: paymentListQuery, one: paymentResponse, page: paymentListResponse }),
-);
+export const paymentOperations = operations('receivables', {
+  ...recordOperations('payments', { create: paymentCreateBody, list: paymentListQuery, one: paymentResponse, page: paymentListResponse }),
+});
 
-const payments = recordRoutes(routesOf(paymentOperations, { tag: 'Payments', module: 'payments' }), 'payments', {
-  name: 'Payment',
-  path: '/api/v1/payments',
-  list: 'List customer payments, newest first; filter by invoice_id.',
-  create: {
+const payments = recordRoutes(paymentOperations, { resource: 'payments', name: 'Payment', path: '/api/v1/payments', tag: 'Payments', module: 'payments' });
+export const paymentRoutes: RouteDef[] = [
+  payments.list('List customer payments, newest first; filter by invoice_id.'),
+  payments.create({
     summary: 'Record a customer payment against an open invoice; retry-safe on external_payment_id.',
     description:
       'The invoice must be open or partially_paid (409 otherwise) and amount_cents ≤ its open balance (409 with issue exceeds_open_balance). ' +
       'Dr Cash (source manual) or Dr Processor clearing (source processor) / Cr Accounts Receivable, dated the UTC date of received_at. ' +
       'Emits payment.posted and invoice.paid or invoice.partially_paid.',
-  },
-});
-export const paymentRoutes: RouteDef[] = [payments.list, payments.create, payments.get];
+  }),
+  payments.get(),
+];

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { type RouteDef, recordRoutes } from '../routes';
 import { StringEnum, cents, date, dateTime, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 import { currency } from '../schemas/line-items';
 
@@ -33,21 +33,17 @@ export const payoutListQuery = obj({ ...paginationQuery, processor: Optional(nam
 export const payoutResponse = singleEnvelope('processor_payout', payout);
 export const payoutListResponse = listEnvelope('processor_payouts', payout);
 
-export const payoutOperations = operations(
-  'receivables',
-  recordOperations('payouts', { create: payoutCreateBody, list: payoutListQuery, one: payoutResponse, page: payoutListResponse }),
-);
+export const payoutOperations = operations('receivables', {
+  ...recordOperations('payouts', { create: payoutCreateBody, list: payoutListQuery, one: payoutResponse, page: payoutListResponse }),
+});
 
-const payouts = recordRoutes(routesOf(payoutOperations, { tag: 'Processor payouts', module: 'payments' }), 'payouts', {
-  name: 'Processor payout',
-  path: '/api/v1/processor-payouts',
-  list: 'List processor payouts, newest first; filter by processor.',
-  page: 'A page of payouts.',
-  create: {
+const payouts = recordRoutes(payoutOperations, { resource: 'payouts', name: 'Processor payout', path: '/api/v1/processor-payouts', tag: 'Processor payouts', module: 'payments' });
+export const payoutRoutes: RouteDef[] = [
+  payouts.list('List processor payouts, newest first; filter by processor.', 'A page of payouts.'),
+  payouts.create({
     summary: 'Record a processor payout (clearing); retry-safe on external_payout_id.',
     description:
       'gross_cents − fee_cents must equal net_cents (400 validation_failed, issue net_mismatch); currency USD only (400). Dr Operating bank net, Dr Processor fees fee / Cr Processor clearing gross, dated payout_date.',
-  },
-  one: 'The payout.',
-});
-export const payoutRoutes: RouteDef[] = [payouts.list, payouts.create, payouts.get];
+  }),
+  payouts.get(undefined, 'The payout.'),
+];

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
-import { type RouteDef, actionRoute, recordRoutes, routesOf } from '../routes';
+import { type RouteDef, recordRoutes } from '../routes';
 import {
   StringEnum,
   date,
@@ -59,34 +59,30 @@ export const vendorPaymentOperations = operations('payables', {
   'vendor_payments.reverse': { params: idParams, body: reverseBody, reply: vendorPaymentReverseResponse },
 });
 
-const route = routesOf(vendorPaymentOperations, { tag: 'Vendor payments', module: 'bills_ap' });
-const vendorPayments = recordRoutes(route, 'vendor_payments', {
+const vendorPayments = recordRoutes(vendorPaymentOperations, {
+  resource: 'vendor_payments',
   name: 'Vendor payment',
   path: '/api/v1/vendor-payments',
-  list: 'List vendor payments, newest first; filter by vendor_id and status.',
-  create: {
+  tag: 'Vendor payments',
+  module: 'bills_ap',
+});
+export const vendorPaymentRoutes: RouteDef[] = [
+  vendorPayments.list('List vendor payments, newest first; filter by vendor_id and status.'),
+  vendorPayments.create({
     summary: 'Pay a vendor, posted by default (Dr Accounts Payable / Cr cash_account_id, dated payment_date); retry-safe on external_vendor_payment_id.',
     description:
       'status ready defers the posting to POST /vendor-payments/{id}/post. allocations: 1–100 rows, each bill at most once (400 duplicate_bill), each bill of the same vendor (400 vendor_mismatch), ' +
       'and the allocations sum to amount_cents (400 allocation_sum_mismatch). On posting, each bill must be posted (409 bill_draft / bill_reversed) and each allocation at most its open balance ' +
       '(409 exceeds_open_balance). cash_account_id (default: account 1000 Cash) must be a cash, bank or clearing account of the organization and environment (404 if unknown, 400 otherwise).',
-  },
-});
-export const vendorPaymentRoutes: RouteDef[] = [
-  vendorPayments.list,
-  vendorPayments.create,
-  vendorPayments.get,
-  actionRoute(route, 'vendor_payments.post', {
-    name: 'VendorPayment',
-    path: '/api/v1/vendor-payments',
+  }),
+  vendorPayments.get(),
+  vendorPayments.action('post', {
     what: 'payment',
     summary: 'Post a ready vendor payment: Dr Accounts Payable / Cr the cash account, dated payment_date.',
     description:
       'The allocation rules are checked again against the bills as they are now. Posting a posted payment returns it unchanged (200, Idempotent-Replayed: true); a reversed one is 409.',
   }),
-  actionRoute(route, 'vendor_payments.reverse', {
-    name: 'VendorPayment',
-    path: '/api/v1/vendor-payments',
+  vendorPayments.action('reverse', {
     what: 'payment',
     summary: "Reverse a posted vendor payment: the mirror journal entry, dated the day of reversal; the bills' open balances come back.",
     description: 'A ready payment cannot be reversed (409). Reversing a reversed payment returns it unchanged (200, Idempotent-Replayed: true).',

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { type RouteDef, recordRoutes } from '../routes';
 import { Nullable, StringEnum, dateTime, email, externalId, idParams, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 
 const VENDOR_TYPES = ['contractor', 'business'] as const;
@@ -45,23 +45,17 @@ export const vendorOperations = operations('payables', {
   'vendors.update': { params: idParams, body: vendorUpdateBody, reply: vendorResponse },
 });
 
-const route = routesOf(vendorOperations, { tag: 'Vendors', module: 'vendors' });
-const vendors = recordRoutes(route, 'vendors', {
-  name: 'Vendor',
-  path: '/api/v1/vendors',
-  list: 'List vendors, newest first; filter by vendor_type and is_1099_eligible.',
-  create: {
+const vendors = recordRoutes(vendorOperations, { resource: 'vendors', name: 'Vendor', path: '/api/v1/vendors', tag: 'Vendors', module: 'vendors' });
+export const vendorRoutes: RouteDef[] = [
+  vendors.list('List vendors, newest first; filter by vendor_type and is_1099_eligible.'),
+  vendors.create({
     summary: 'Create a vendor; retry-safe on external_vendor_id.',
     description:
       'vendor_type defaults to contractor, is_1099_eligible and w9_on_file to false. A repeat with the same external_vendor_id and the same content returns the existing vendor ' +
       '(200, Idempotent-Replayed: true); with different content it is refused with 409 conflict.',
-  },
-});
-export const vendorRoutes: RouteDef[] = [
-  vendors.list,
-  vendors.create,
-  vendors.get,
-  route('vendors.update', {
+  }),
+  vendors.get(),
+  vendors.route('vendors.update', {
     operationId: 'updateVendor',
     method: 'PATCH',
     path: '/api/v1/vendors/{id}',

@@ -2,7 +2,7 @@ import { Optional, type Static, Type } from '@sinclair/typebox';
 import { OUTBOUND_EVENT_TYPES } from '../events';
 import { limits } from '../limits';
 import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { type RouteDef, recordRoutes } from '../routes';
 import { Nullable, StringEnum, dateTime, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 
 /** Webhook endpoints, deliveries and attempts (the webhook-dispatcher service). */
@@ -85,13 +85,15 @@ export const webhookEndpointOperations = operations('webhook-dispatcher', {
   'webhook_endpoints.deliveries': { params: idParams, query: webhookDeliveryListQuery, reply: webhookDeliveryListResponse },
 });
 
-const route = routesOf(webhookEndpointOperations, { tag: 'Webhooks', module: 'webhooks' });
-const endpoints = recordRoutes(route, 'webhook_endpoints', {
+const endpoints = recordRoutes(webhookEndpointOperations, {
+  resource: 'webhook_endpoints',
   name: 'Webhook endpoint',
   path: '/api/v1/webhook-endpoints',
-  list: 'List webhook endpoints, newest first (never their secrets).',
-  page: 'A page of endpoints.',
-  create: {
+  tag: 'Webhooks',
+  module: 'webhooks',
+});
+export const webhookEndpointRoutes: RouteDef[] = [
+  endpoints.create({
     summary: 'Register a webhook endpoint for the connected app and environment of the key; the response alone carries its signing secret.',
     description:
       'Deliveries are signed JSON POSTs: Service-Signature is the hex HMAC-SHA-256 under the secret of `<Service-Timestamp>.<raw body>`, Service-Timestamp is Unix seconds, ' +
@@ -99,22 +101,17 @@ const endpoints = recordRoutes(route, 'webhook_endpoints', {
       '1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h and 24 h, then marked failed; an endpoint whose deliveries all fail for 3 days is disabled (disabled_reason says why). ' +
       'Live mode: https only, and the host must not resolve to a private, loopback or link-local address (400 validation_failed, issue unsafe_url).',
     statuses: { 201: 'Endpoint created; secret is shown only here.' },
-  },
-  get: 'Get one webhook endpoint (never its secret).',
-  one: 'The endpoint.',
-});
-export const webhookEndpointRoutes: RouteDef[] = [
-  endpoints.create,
-  endpoints.list,
-  endpoints.get,
-  route('webhook_endpoints.delete', {
+  }),
+  endpoints.list('List webhook endpoints, newest first (never their secrets).', 'A page of endpoints.'),
+  endpoints.get('Get one webhook endpoint (never its secret).', 'The endpoint.'),
+  endpoints.route('webhook_endpoints.delete', {
     operationId: 'deleteWebhookEndpoint',
     method: 'DELETE',
     path: '/api/v1/webhook-endpoints/{id}',
     summary: 'Delete a webhook endpoint: nothing more is delivered to it (pending deliveries are dropped).',
     statuses: { 200: '{id, deleted: true}.' },
   }),
-  route('webhook_endpoints.test', {
+  endpoints.route('webhook_endpoints.test', {
     operationId: 'testWebhookEndpoint',
     method: 'POST',
     path: '/api/v1/webhook-endpoints/{id}/test',
@@ -122,7 +119,7 @@ export const webhookEndpointRoutes: RouteDef[] = [
     description: 'A disabled endpoint is refused with 409 conflict.',
     statuses: { 201: 'The queued delivery.' },
   }),
-  route('webhook_endpoints.deliveries', {
+  endpoints.route('webhook_endpoints.deliveries', {
     operationId: 'listWebhookDeliveries',
     method: 'GET',
     path: '/api/v1/webhook-endpoints/{id}/deliveries',

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
-import { cents, obj } from './common';
+import { cents, date, obj } from './common';
 
 /** What invoices, estimates and bills share: a number, line items and a memo; and the currency of every amount. */
 export const memo = Type.String({ maxLength: limits.description_length_max });
@@ -25,3 +25,7 @@ export const lineItem = obj({
   unit_amount_cents: Type.Integer(),
   amount_cents: Type.Integer({ description: 'quantity × unit_amount_cents, rounded half away from zero.' }),
 });
+
+/** What an invoice and a bill share: dates of issue and due, and line items (as sent, and as answered). */
+export const dueDocumentInput = { issue_date: date, due_date: date, line_items: lineItemsInput };
+export const dueDocument = { issue_date: date, due_date: date, line_items: Type.Array(lineItem) };

@@ -24,6 +24,20 @@ export interface JournalEntryDraft {
   reversesEntryId?: string | null;
 }
 
+/** The dimensions a line may carry (customer and invoice, vendor and bill). */
+export type LineDims = Pick<JournalLine, 'customerId' | 'invoiceId' | 'vendorId' | 'billId'>;
+
+/** An entry of two lines for one amount: Dr `debit` / Cr `credit`, both lines carrying `dims`. */
+export function transferEntry(head: Omit<JournalEntryDraft, 'lines'>, t: { debit: string; credit: string; amountCents: number; dims?: LineDims }): JournalEntryDraft {
+  return {
+    ...head,
+    lines: [
+      { accountCode: t.debit, side: 'debit', amountCents: t.amountCents, ...t.dims },
+      { accountCode: t.credit, side: 'credit', amountCents: t.amountCents, ...t.dims },
+    ],
+  };
+}
+
 export interface EntryOptions {
   /** Account codes a line may use; the default chart when omitted. */
   accountCodes?: Iterable<string>;

@@ -14,7 +14,19 @@ import {
   postingSubject,
   referenceSubject,
 } from '@acct/contracts';
-import { type EntityManager, type Orm, type Outbox, type OutboxMessage, type Query, type Scope, type ServiceWiring, scopeOf, statement, transactionQuery } from '@acct/kit';
+import {
+  type EntityManager,
+  type Orm,
+  type Outbox,
+  type OutboxMessage,
+  type Query,
+  type RpcServer,
+  type Scope,
+  type ServiceWiring,
+  scopeOf,
+  statement,
+  transactionQuery,
+} from '@acct/kit';
 import { type EntryToWrite, type JournalEntryDraft, LedgerError, accountId, buildEntry, insertDefaultAccounts, insertJournalEntries } from '@acct/ledger';
 
 /** Where a flow reads and writes: an EntityManager of its own and the tenancy of the request. */
@@ -289,4 +301,13 @@ export function sameJson(a: unknown, b: unknown): boolean {
 export function booksOf(w: Pick<ServiceWiring, 'name' | 'orm' | 'outbox' | 'prefix'>): Books {
   if (!w.outbox) throw new Error(`${w.name} posts, but it has no outbox: set posts: true in its SERVICE_MANIFEST entry`);
   return new Books(w.orm, w.outbox, w.prefix, w.name);
+}
+
+/** What registers the handlers of one resource of a posting service on its books. */
+export type BooksRegistrar = (server: RpcServer, books: Books) => void;
+
+/** The register step of a posting service: its books, then each resource's handlers in turn. */
+export function registerOnBooks(wiring: ServiceWiring, registrars: readonly BooksRegistrar[]): void {
+  const books = booksOf(wiring);
+  for (const register of registrars) register(wiring.server, books);
 }

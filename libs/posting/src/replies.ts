@@ -1,5 +1,5 @@
-import { AppError, type RpcOk, actionReply, single } from '@acct/contracts';
-import { createOnce, isUniqueViolation } from './books';
+import { AppError, type RpcOk, type TrustedContext, actionReply, single } from '@acct/contracts';
+import { type Books, type Db, type Tx, createOnce, isUniqueViolation } from './books';
 
 /** What a flow that creates or moves a record answers: the record as it is now, and whether the call only repeated an earlier one. */
 export interface Outcome<T> {
@@ -50,6 +50,20 @@ export function createRecordOnce<N extends string, E, D>(
     field: `/${a.external}`,
     what: a.name.replace(/_/g, ' '),
   });
+}
+
+/**
+ * createRecordOnce of `row` as `flow` stores it in one transaction of the books; a repeat finds the
+ * first record with `find` (by its external id) and compares it with `same`.
+ */
+export function createInBooks<N extends string, E, D>(
+  books: Books,
+  ctx: TrustedContext,
+  a: Answer<N, E, D> & CreatedOnce,
+  row: E,
+  o: { flow: (tx: Tx, row: E) => Promise<unknown>; find: (db: Db) => Promise<E | null>; same: (existing: E) => boolean },
+): Promise<RpcOk<{ data: D } & Record<N, D>>> {
+  return createRecordOnce(a, { row, store: () => books.transact(ctx, (tx) => o.flow(tx, row)), existing: () => o.find(books.db(ctx)), same: o.same });
 }
 
 /** Runs `run`; losing on the resource's unique constraint means the caller's external id is taken by another record: 409 naming it. */

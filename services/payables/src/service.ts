@@ -1,5 +1,5 @@
 import type { ServiceDefinition } from '@acct/kit';
-import { booksOf } from '@acct/posting';
+import { registerOnBooks } from '@acct/posting';
 import { entities } from './entities';
 import { registerBillHandlers } from './handlers/bills.handler';
 import { registerVendorPaymentHandlers } from './handlers/vendor-payments.handler';
@@ -12,12 +12,6 @@ export function payablesService(): ServiceDefinition {
     name: 'payables',
     entities,
     migrations,
-    register(wiring) {
-      const { server } = wiring;
-      const books = booksOf(wiring);
-      registerVendorHandlers(server, books);
-      registerBillHandlers(server, books);
-      registerVendorPaymentHandlers(server, books);
-    },
+    register: (wiring) => registerOnBooks(wiring, [registerVendorHandlers, registerBillHandlers, registerVendorPaymentHandlers]),
   };
 }

@@ -5,6 +5,7 @@ import type { Db, Tx } from '@acct/posting';
 import type { EventSource } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
 import {
+  type Customer,
   CustomerSchema,
   type Estimate,
   EstimateSchema,
@@ -82,6 +83,10 @@ export function findProcessor(db: Db, connectedAppId: string): Promise<PaymentPr
 /** The first correctly signed event verifies the processor (once: later ones change nothing). */
 export async function markProcessorVerified(em: EntityManager, sourceId: string, at: Date): Promise<void> {
   await em.nativeUpdate(PaymentProcessorSchema, { id: sourceId, status: 'unverified' }, { status: 'verified', verifiedAt: at });
+}
+
+export function findCustomerByExternalId(db: Db, externalCustomerId: string): Promise<Customer | null> {
+  return db.em.findOne(CustomerSchema, { ...db.scope, externalCustomerId });
 }
 
 export function findPayoutByExternalId(db: Db, externalPayoutId: string): Promise<Payout | null> {

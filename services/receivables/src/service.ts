@@ -1,5 +1,5 @@
 import { RpcClient, type ServiceDefinition } from '@acct/kit';
-import { booksOf } from '@acct/posting';
+import { registerOnBooks } from '@acct/posting';
 import { entities } from './entities';
 import { registerCustomerHandlers } from './handlers/customers.handler';
 import { registerEstimateHandlers, termsFromDocuments } from './handlers/estimates.handler';
@@ -24,17 +24,17 @@ export function receivablesService(opts: { config?: ReceivablesConfig } = {}): S
     entities,
     migrations,
     register(wiring) {
-      const { server } = wiring;
-      const books = booksOf(wiring);
-      registerCustomerHandlers(server, books);
-      registerInvoiceHandlers(server, books);
-      registerPaymentHandlers(server, books);
       // Estimate conversions ask documents for the invoice defaults' payment terms.
-      const rpc = new RpcClient(wiring.nc, wiring.prefix, SETTINGS_TIMEOUT_MS, wiring.metrics, wiring.log);
-      registerEstimateHandlers(server, books, termsFromDocuments(rpc));
-      registerPayoutHandlers(server, books);
-      registerEventHandlers(server, books);
-      registerProcessorHandlers(server, books, cfg());
+      const terms = termsFromDocuments(new RpcClient(wiring.nc, wiring.prefix, SETTINGS_TIMEOUT_MS, wiring.metrics, wiring.log));
+      registerOnBooks(wiring, [
+        registerCustomerHandlers,
+        registerInvoiceHandlers,
+        registerPaymentHandlers,
+        (server, books) => registerEstimateHandlers(server, books, terms),
+        registerPayoutHandlers,
+        registerEventHandlers,
+        (server, books) => registerProcessorHandlers(server, books, cfg()),
+      ]);
     },
   };
 }

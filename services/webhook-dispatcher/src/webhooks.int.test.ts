@@ -364,32 +364,42 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
       expect(connections).toBe(0);
     });
 
-    it.each([
-      ['test', 'http://127.0.0.1:PORT/h', /127\.0\.0\.1: loopback/],
-      ['test', 'http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254: linkLocal/],
-      ['test', 'http://2130706433:PORT/h', /loopback/],
-      ['test', 'http://0x7f.1:PORT/h', /loopback/],
-      ['test', 'http://[::1]:PORT/h', /loopback/],
-      ['test', 'http://[::a9fe:a9fe]/h', /ipv4Compatible linkLocal/],
-      ['test', 'http://[::ffff:a9fe:a9fe]/h', /ipv4Mapped linkLocal/],
-      ['test', 'http://[64:ff9b::a9fe:a9fe]/h', /rfc6052 linkLocal/],
-      ['test', 'http://[2002:a9fe:a9fe::]/h', /6to4 linkLocal/],
-      ['test', 'http://[2001::1]/h', /teredo/],
-      ['test', 'http:/10.0.0.8/h', /private/],
-      ['test', 'http://internal.example.com/h', /10\.1\.2\.3: private/],
-      ['live', 'http://example.com/h', /https/],
-      ['live', 'https://127.0.0.1/h', /loopback/],
-      ['live', 'https://[::1]/h', /loopback/],
-      ['live', 'https://10.0.0.8/h', /private/],
-      ['live', 'https://169.254.169.254/latest/meta-data', /linkLocal/],
-      ['live', 'https://[::a9fe:a9fe]/h', /ipv4Compatible linkLocal/],
-      ['live', 'https://[::127.0.0.1]/h', /ipv4Compatible loopback/],
-      ['live', 'https://[::10.0.0.1]/h', /ipv4Compatible private/],
-      ['live', 'https://[0::7f00:1]/h', /ipv4Compatible loopback/],
-      ['live', 'https://internal.example.com/h', /10\.1\.2\.3/],
-    ] as const)('refuses a %s endpoint at %p', async (env, url, why) => {
-      refused(await call('webhook_endpoints.create', ctx(env), { body: { url: url.replace('PORT', String(port)) } }), why);
-    });
+    // Per mode, the endpoint URLs refused at create and why (PORT: the test server's port).
+    const refusedUrls = {
+      test: [
+        ['http://127.0.0.1:PORT/h', /127\.0\.0\.1: loopback/],
+        ['http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254: linkLocal/],
+        ['http://2130706433:PORT/h', /loopback/],
+        ['http://0x7f.1:PORT/h', /loopback/],
+        ['http://[::1]:PORT/h', /loopback/],
+        ['http://[::a9fe:a9fe]/h', /ipv4Compatible linkLocal/],
+        ['http://[::ffff:a9fe:a9fe]/h', /ipv4Mapped linkLocal/],
+        ['http://[64:ff9b::a9fe:a9fe]/h', /rfc6052 linkLocal/],
+        ['http://[2002:a9fe:a9fe::]/h', /6to4 linkLocal/],
+        ['http://[2001::1]/h', /teredo/],
+        ['http:/10.0.0.8/h', /private/],
+        ['http://internal.example.com/h', /10\.1\.2\.3: private/],
+      ],
+      live: [
+        // each range plainly, then its ipv4Compatible spelling
+        ['http://example.com/h', /https/],
+        ['https://127.0.0.1/h', /loopback/],
+        ['https://[::127.0.0.1]/h', /ipv4Compatible loopback/],
+        ['https://[::1]/h', /loopback/],
+        ['https://[0::7f00:1]/h', /ipv4Compatible loopback/],
+        ['https://10.0.0.8/h', /private/],
+        ['https://[::10.0.0.1]/h', /ipv4Compatible private/],
+        ['https://169.254.169.254/latest/meta-data', /linkLocal/],
+        ['https://[::a9fe:a9fe]/h', /ipv4Compatible linkLocal/],
+        ['https://internal.example.com/h', /10\.1\.2\.3/],
+      ],
+    } as const;
+    it.each(Object.entries(refusedUrls).flatMap(([env, rows]) => rows.map(([url, why]) => [env as keyof typeof refusedUrls, url, why] as const)))(
+      'refuses a %s endpoint at %p',
+      async (env, url, why) => {
+        refused(await call('webhook_endpoints.create', ctx(env), { body: { url: url.replace('PORT', String(port)) } }), why);
+      },
+    );
 
     it('refuses at send time a stored URL that the rule refuses now, without connecting', async () => {
       // A row from before the rule (or a setting since turned off) is checked again before each send.

@@ -62,9 +62,15 @@ export interface ViewInput {
   estimateDefaults: EstimateDefaultsDto;
 }
 
-function common(record: InvoiceDto | EstimateDto, input: ViewInput) {
+/**
+ * What an invoice and an estimate show alike: their heading (kind, title, number), the issue date
+ * then the record's own second date, status, customer, lines and business.
+ */
+function common(record: InvoiceDto | EstimateDto, input: ViewInput, head: Pick<RecordView, 'kind' | 'title' | 'number'>, second: { label: string; value: string }) {
   const money = (c: number) => formatCents(c, record.currency);
   return {
+    ...head,
+    dates: [{ label: 'Issue date', value: record.issue_date }, second],
     status: STATUS_TEXT[record.status] ?? record.status,
     currency: record.currency,
     customer: { name: input.customer.name, email: input.customer.email },
@@ -75,16 +81,9 @@ function common(record: InvoiceDto | EstimateDto, input: ViewInput) {
 }
 
 export function invoiceView(inv: InvoiceDto, input: ViewInput): RecordView {
-  const { money, ...c } = common(inv, input);
+  const { money, ...c } = common(inv, input, { kind: 'invoice', title: 'Invoice', number: inv.invoice_number }, { label: 'Due date', value: inv.due_date });
   return {
     ...c,
-    kind: 'invoice',
-    title: 'Invoice',
-    number: inv.invoice_number,
-    dates: [
-      { label: 'Issue date', value: inv.issue_date },
-      { label: 'Due date', value: inv.due_date },
-    ],
     totals: [
       { label: 'Total', value: money(inv.total_cents) },
       { label: 'Amount paid', value: money(inv.amount_paid_cents) },
@@ -98,16 +97,10 @@ export function invoiceView(inv: InvoiceDto, input: ViewInput): RecordView {
 }
 
 export function estimateView(est: EstimateDto, input: ViewInput): RecordView {
-  const { money, ...c } = common(est, input);
+  const validUntil = est.expiry_date ?? addDays(est.issue_date, input.estimateDefaults.validity_days);
+  const { money, ...c } = common(est, input, { kind: 'estimate', title: 'Estimate', number: est.external_estimate_id }, { label: 'Valid until', value: validUntil });
   return {
     ...c,
-    kind: 'estimate',
-    title: 'Estimate',
-    number: est.external_estimate_id,
-    dates: [
-      { label: 'Issue date', value: est.issue_date },
-      { label: 'Valid until', value: est.expiry_date ?? addDays(est.issue_date, input.estimateDefaults.validity_days) },
-    ],
     totals: [{ label: 'Total', value: money(est.total_cents), strong: true }],
     balanceDue: null,
     terms: input.estimateDefaults.default_terms,

@@ -1,20 +1,13 @@
-import { ACCOUNT, type JournalEntryDraft, type JournalLine } from '@acct/ledger';
+import { ACCOUNT, type JournalEntryDraft, type JournalLine, transferEntry } from '@acct/ledger';
 import type { Allocation } from '@acct/contracts';
 
 /** The ledger effects of API-DECISIONS §7 for payables, as entry drafts. Lines carry vendor and bill. */
 
 export function billPosting(b: { id: string; vendorId: string; issueDate: string; totalCents: number; billNumber: string; expenseAccountCode: string }): JournalEntryDraft {
-  const dims = { vendorId: b.vendorId, billId: b.id };
-  return {
-    entryDate: b.issueDate,
-    sourceType: 'bill',
-    sourceId: b.id,
-    memo: `Bill ${b.billNumber}`,
-    lines: [
-      { accountCode: b.expenseAccountCode, side: 'debit', amountCents: b.totalCents, ...dims },
-      { accountCode: ACCOUNT.payable, side: 'credit', amountCents: b.totalCents, ...dims },
-    ],
-  };
+  return transferEntry(
+    { entryDate: b.issueDate, sourceType: 'bill', sourceId: b.id, memo: `Bill ${b.billNumber}` },
+    { debit: b.expenseAccountCode, credit: ACCOUNT.payable, amountCents: b.totalCents, dims: { vendorId: b.vendorId, billId: b.id } },
+  );
 }
 
 /** Dr A/P per allocated bill / Cr the cash account for the whole amount, dated payment_date. */

@@ -1,7 +1,7 @@
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { accountingDate, requireOrder } from '@acct/ledger';
 import { type Books, actionDone, createRecordOnce, newLineDocument } from '@acct/posting';
-import { BILL, type Bill, BillSchema, billDto, unposted } from '../entities';
+import { BILL, type Bill, BillSchema, unposted } from '../entities';
 import { expenseAccountCode } from '../domain/accounts';
 import { createBill, postBill, reverseBill, sameBillContent } from '../flows/bills';
 import { findBillByExternalId } from '../queries';
@@ -40,13 +40,12 @@ export function registerBillHandlers(server: RpcServer, books: Books): void {
   server.handle('bills.reverse', async (req) => actionDone(BILL, 'reversed', await books.transact(req.ctx, (tx) => reverseBill(tx, req.params.id, req.body.reversal_reason))));
 
   registerReads(server, books.orm, {
+    ...BILL,
     list: 'bills.list',
     get: 'bills.get',
     schema: BillSchema,
-    name: 'bill',
     plural: 'bills',
     label: 'Bill',
-    dto: billDto,
     filters: { status: 'status', vendor_id: 'vendorId' },
     ranges: { issue_date_from: { prop: 'issueDate', op: '$gte' }, issue_date_to: { prop: 'issueDate', op: '$lte' } },
   });

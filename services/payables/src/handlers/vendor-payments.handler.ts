@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { accountingDate, currencyOf } from '@acct/ledger';
 import { type Books, actionDone, createdReply, retryOnceOnUnique } from '@acct/posting';
-import { VENDOR_PAYMENT, type VendorPayment, VendorPaymentSchema, unposted, vendorPaymentDto } from '../entities';
+import { VENDOR_PAYMENT, type VendorPayment, VendorPaymentSchema, unposted } from '../entities';
 import { cashAccountCode } from '../domain/accounts';
 import { checkAllocationShape } from '../domain/vendor-payments';
 import { createVendorPayment, postVendorPayment, reverseVendorPayment } from '../flows/vendor-payments';
@@ -43,13 +43,12 @@ export function registerVendorPaymentHandlers(server: RpcServer, books: Books): 
   );
 
   registerReads(server, books.orm, {
+    ...VENDOR_PAYMENT,
     list: 'vendor_payments.list',
     get: 'vendor_payments.get',
     schema: VendorPaymentSchema,
-    name: 'vendor_payment',
     plural: 'vendor_payments',
     label: 'Vendor payment',
-    dto: vendorPaymentDto,
     filters: { vendor_id: 'vendorId', status: 'status' },
   });
 }

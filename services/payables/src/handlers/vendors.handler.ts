@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { single } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
-import { type Books, createRecordOnce } from '@acct/posting';
+import { type Books, createInBooks } from '@acct/posting';
 import { VENDOR, type Vendor, VendorSchema, vendorDto } from '../entities';
 import { sameVendorContent, vendorFields } from '../domain/vendors';
 import { createVendor, updateVendor } from '../flows/vendors';
@@ -12,10 +12,9 @@ export function registerVendorHandlers(server: RpcServer, books: Books): void {
     const body = req.body;
     const now = new Date();
     const row: Vendor = { id: randomUUID(), ...scopeOf(req.ctx), externalVendorId: body.external_vendor_id, ...vendorFields(body), createdAt: now, updatedAt: now };
-    return createRecordOnce(VENDOR, {
-      row,
-      store: () => books.transact(req.ctx, (tx) => createVendor(tx, row)),
-      existing: () => findVendorByExternalId(books.db(req.ctx), body.external_vendor_id),
+    return createInBooks(books, req.ctx, VENDOR, row, {
+      flow: createVendor,
+      find: (db) => findVendorByExternalId(db, body.external_vendor_id),
       same: (ex) => sameVendorContent(ex, body),
     });
   });
@@ -26,13 +25,12 @@ export function registerVendorHandlers(server: RpcServer, books: Books): void {
   });
 
   registerReads(server, books.orm, {
+    ...VENDOR,
     list: 'vendors.list',
     get: 'vendors.get',
     schema: VendorSchema,
-    name: 'vendor',
     plural: 'vendors',
     label: 'Vendor',
-    dto: vendorDto,
     filters: { vendor_type: 'vendorType', is_1099_eligible: 'is1099Eligible' },
   });
 }

@@ -1,40 +1,34 @@
-import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
+import { ACCOUNT, type JournalEntryDraft, transferEntry } from '@acct/ledger';
 
 /** The ledger effects of API-DECISIONS §7 for receivables, as entry drafts. */
 
 export function invoicePosting(inv: { id: string; customerId: string; issueDate: string; totalCents: number; invoiceNumber: string }): JournalEntryDraft {
-  const dims = { customerId: inv.customerId, invoiceId: inv.id };
-  return {
-    entryDate: inv.issueDate,
-    sourceType: 'invoice',
-    sourceId: inv.id,
-    memo: `Invoice ${inv.invoiceNumber}`,
-    lines: [
-      { accountCode: ACCOUNT.receivable, side: 'debit', amountCents: inv.totalCents, ...dims },
-      { accountCode: ACCOUNT.revenue, side: 'credit', amountCents: inv.totalCents, ...dims },
-    ],
-  };
+  return transferEntry(
+    { entryDate: inv.issueDate, sourceType: 'invoice', sourceId: inv.id, memo: `Invoice ${inv.invoiceNumber}` },
+    { debit: ACCOUNT.receivable, credit: ACCOUNT.revenue, amountCents: inv.totalCents, dims: { customerId: inv.customerId, invoiceId: inv.id } },
+  );
 }
 
-export function paymentPosting(p: {
+/** A payment as its entry needs it: the processor's money lands in clearing, the rest in cash. */
+export interface PaymentFacts {
   id: string;
   invoiceId: string;
   customerId: string;
   amountCents: number;
   receivedDate: string;
   source: 'manual' | 'processor';
-}): JournalEntryDraft {
-  const dims = { customerId: p.customerId, invoiceId: p.invoiceId };
-  return {
-    entryDate: p.receivedDate,
-    sourceType: 'payment',
-    sourceId: p.id,
-    memo: 'Customer payment',
-    lines: [
-      { accountCode: p.source === 'processor' ? ACCOUNT.processorClearing : ACCOUNT.cash, side: 'debit', amountCents: p.amountCents, ...dims },
-      { accountCode: ACCOUNT.receivable, side: 'credit', amountCents: p.amountCents, ...dims },
-    ],
-  };
+}
+
+export function paymentPosting(p: PaymentFacts): JournalEntryDraft {
+  return transferEntry(
+    { entryDate: p.receivedDate, sourceType: 'payment', sourceId: p.id, memo: 'Customer payment' },
+    {
+      debit: p.source === 'processor' ? ACCOUNT.processorClearing : ACCOUNT.cash,
+      credit: ACCOUNT.receivable,
+      amountCents: p.amountCents,
+      dims: { customerId: p.customerId, invoiceId: p.invoiceId },
+    },
+  );
 }
 
 export function payoutPosting(p: { id: string; payoutDate: string; grossCents: number; feeCents: number; netCents: number; processor: string }): JournalEntryDraft {

@@ -2,7 +2,7 @@ import { AppError, type TrustedContext, single } from '@acct/contracts';
 import { type RpcClient, type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { requireOrder } from '@acct/ledger';
 import { type Books, createRecordOnce, newLineDocument, refuseTakenExternalId } from '@acct/posting';
-import { ESTIMATE, type Estimate, EstimateSchema, INVOICE, estimateDto } from '../entities';
+import { ESTIMATE, type Estimate, EstimateSchema, INVOICE } from '../entities';
 import { convertEstimate, createEstimate, moveEstimate, sameEstimateContent } from '../flows/estimates';
 
 /** Asks the documents service for the payment terms of the invoice defaults (net 30 when never set). */
@@ -45,13 +45,12 @@ export function registerEstimateHandlers(server: RpcServer, books: Books, terms:
   });
 
   registerReads(server, books.orm, {
+    ...ESTIMATE,
     list: 'estimates.list',
     get: 'estimates.get',
     schema: EstimateSchema,
-    name: 'estimate',
     plural: 'estimates',
     label: 'Estimate',
-    dto: estimateDto,
     filters: { status: 'status', customer_id: 'customerId' },
   });
 }

@@ -1,7 +1,7 @@
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { requireOrder } from '@acct/ledger';
 import { type Books, actionDone, createRecordOnce, newLineDocument } from '@acct/posting';
-import { INVOICE, type Invoice, InvoiceSchema, invoiceDto } from '../entities';
+import { INVOICE, type Invoice, InvoiceSchema } from '../entities';
 import { createDraftInvoice, postInvoice, sameInvoiceContent } from '../flows/invoices';
 
 export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
@@ -33,13 +33,12 @@ export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
   server.handle('invoices.post', async (req) => actionDone(INVOICE, 'posted', await books.transactGrouped(req.ctx, (tx) => postInvoice(tx, req.params.id))));
 
   registerReads(server, books.orm, {
+    ...INVOICE,
     list: 'invoices.list',
     get: 'invoices.get',
     schema: InvoiceSchema,
-    name: 'invoice',
     plural: 'invoices',
     label: 'Invoice',
-    dto: invoiceDto,
     filters: { status: 'status', customer_id: 'customerId' },
   });
 }

@@ -1,7 +1,7 @@
 import { type RpcServer, registerReads } from '@acct/kit';
 import { accountingDate, currencyOf } from '@acct/ledger';
 import { type Books, createdReply, retryOnceOnUnique } from '@acct/posting';
-import { PAYMENT, PaymentSchema, paymentDto } from '../entities';
+import { PAYMENT, PaymentSchema } from '../entities';
 import { type PaymentInput, recordPayment } from '../flows/payments';
 
 export function registerPaymentHandlers(server: RpcServer, books: Books): void {
@@ -23,13 +23,12 @@ export function registerPaymentHandlers(server: RpcServer, books: Books): void {
   });
 
   registerReads(server, books.orm, {
+    ...PAYMENT,
     list: 'payments.list',
     get: 'payments.get',
     schema: PaymentSchema,
-    name: 'payment',
     plural: 'payments',
     label: 'Payment',
-    dto: paymentDto,
     filters: { invoice_id: 'invoiceId' },
   });
 }

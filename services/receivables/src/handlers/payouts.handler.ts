@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { currencyOf } from '@acct/ledger';
-import { type Books, createRecordOnce } from '@acct/posting';
-import { PAYOUT, type Payout, PayoutSchema, payoutDto } from '../entities';
+import { type Books, createInBooks } from '@acct/posting';
+import { PAYOUT, type Payout, PayoutSchema } from '../entities';
 import { checkPayoutAmounts } from '../domain/payouts';
 import { recordPayout, samePayoutContent } from '../flows/payouts';
+import { findPayoutByExternalId } from '../queries';
 
 export function registerPayoutHandlers(server: RpcServer, books: Books): void {
   server.handle('payouts.create', async (req) => {
     const b = req.body;
-    const scope = scopeOf(req.ctx);
     checkPayoutAmounts(b.gross_cents, b.fee_cents, b.net_cents);
     const row: Payout = {
       id: randomUUID(),
-      ...scope,
+      ...scopeOf(req.ctx),
       externalPayoutId: b.external_payout_id,
       processor: b.processor,
       payoutDate: b.payout_date,
@@ -25,22 +25,20 @@ export function registerPayoutHandlers(server: RpcServer, books: Books): void {
       journalEntryId: null,
       createdAt: new Date(),
     };
-    return createRecordOnce(PAYOUT, {
-      row,
-      store: () => books.transact(req.ctx, (tx) => recordPayout(tx, row)),
-      existing: () => books.orm.em.fork().findOne(PayoutSchema, { ...scope, externalPayoutId: b.external_payout_id }),
+    return createInBooks(books, req.ctx, PAYOUT, row, {
+      flow: recordPayout,
+      find: (db) => findPayoutByExternalId(db, b.external_payout_id),
       same: (ex) => samePayoutContent(ex, row),
     });
   });
 
   registerReads(server, books.orm, {
+    ...PAYOUT,
     list: 'payouts.list',
     get: 'payouts.get',
     schema: PayoutSchema,
-    name: 'processor_payout',
     plural: 'processor_payouts',
     label: 'Processor payout',
-    dto: payoutDto,
     filters: { processor: 'processor' },
   });
 }

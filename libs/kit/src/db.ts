@@ -140,6 +140,68 @@ export function ddlMigration(sql: string): Constructor<Migration> {
   };
 }
 
+/** A tagged template's text, its fragments put back in place, trimmed. */
+function joined(parts: TemplateStringsArray, fragments: readonly string[]): string {
+  return parts.reduce((sql, part, i) => `${sql}${fragments[i - 1]}${part}`).trim();
+}
+
+/**
+ * The DDL of a record of one organization and environment that its caller names by an external id
+ * (created retry-safe under it), for a service's versioned migration to interpolate. A template tag:
+ * scopedTable('customers', 'external_customer_id')`<columns>` writes
+ *
+ *   CREATE TABLE customers (id uuid PRIMARY KEY, organization_id, environment ('test' | 'live'),
+ *     external_customer_id text NOT NULL, <columns>,
+ *     CONSTRAINT customers_external_id UNIQUE (organization_id, environment, external_customer_id));
+ *   CREATE INDEX customers_list ON customers (organization_id, environment, created_at DESC, id DESC);
+ *
+ * The columns are the table's own columns and constraints (created_at among them, for the list
+ * index), without a trailing comma; `listIndex: false` leaves the index out. FROZEN: migrations that
+ * shipped run this text, pinned (whitespace aside) in test/deploy/migrations.lock.json; a table of
+ * another shape writes its own DDL, it does not change this.
+ */
+export function scopedTable(name: string, externalId: string, opts: { listIndex?: boolean } = {}) {
+  return (parts: TemplateStringsArray, ...fragments: string[]): string => {
+    const columns = joined(parts, fragments);
+    const table = `
+      CREATE TABLE ${name} (
+        id uuid PRIMARY KEY,
+        organization_id uuid NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('test', 'live')),
+        ${externalId} text NOT NULL,
+        ${columns},
+        CONSTRAINT ${name}_external_id UNIQUE (organization_id, environment, ${externalId})
+      );`;
+    if (opts.listIndex === false) return table;
+    return `${table}
+      CREATE INDEX ${name}_list ON ${name} (organization_id, environment, created_at DESC, id DESC);`;
+  };
+}
+
+/**
+ * The DDL of a table of totals per organization, environment and key (a projection's running sums
+ * or maxima, one row per key, kept with a commutative update), for a versioned migration to
+ * interpolate. A template tag: totalsTable('account_days', ['account_code text NOT NULL', 'entry_date date NOT NULL'])`<totals>`
+ * writes
+ *
+ *   CREATE TABLE account_days (organization_id uuid NOT NULL, environment text NOT NULL,
+ *     account_code text NOT NULL, entry_date date NOT NULL, <totals>,
+ *     PRIMARY KEY (organization_id, environment, account_code, entry_date));
+ *
+ * `key` are the key columns in key order (each named by its first word); the totals are the other
+ * columns, without a trailing comma. FROZEN, like scopedTable.
+ */
+export function totalsTable(name: string, key: readonly string[]) {
+  return (parts: TemplateStringsArray, ...fragments: string[]): string => `
+    CREATE TABLE ${name} (
+      organization_id uuid NOT NULL,
+      environment text NOT NULL,
+      ${key.join(',\n')},
+      ${joined(parts, fragments)},
+      PRIMARY KEY (organization_id, environment, ${key.map((column) => column.split(' ')[0]).join(', ')})
+    );`;
+}
+
 /** Applies pending migrations; returns their names. */
 export async function migrate(orm: Orm): Promise<string[]> {
   const done = await orm.getMigrator().up();

@@ -22,6 +22,25 @@ export function lineDocumentColumns() {
   return columns({ issueDate: 'date', currency: 'text', memo: 'text?', lineItems: 'json', totalCents: 'money' });
 }
 
+/**
+ * The DDL columns of a document with line items (those lineDocumentColumns maps), as the migrations
+ * of invoices, estimates and bills write them: the issue date, the document's own date (`ownDate`,
+ * its due or expiry date with its check), currency, memo, the lines, the document's own columns that
+ * stand before the total (`beforeTotal`), then the total. No trailing comma. FROZEN: shipped
+ * migrations run this text, pinned (whitespace aside) in test/deploy/migrations.lock.json.
+ */
+export function lineDocumentDdl(d: { ownDate: string; beforeTotal?: readonly string[] }): string {
+  return [
+    'issue_date date NOT NULL',
+    d.ownDate,
+    'currency text NOT NULL',
+    'memo text',
+    'line_items jsonb NOT NULL',
+    ...(d.beforeTotal ?? []),
+    'total_cents bigint NOT NULL CHECK (total_cents >= 0)',
+  ].join(',\n');
+}
+
 /** What every create body of a document with line items says. */
 export interface LineDocumentBody {
   currency?: string;

@@ -1,38 +1,24 @@
 import { Migration } from '@mikro-orm/migrations';
+import { scopedTable } from '@acct/kit';
+import { lineDocumentDdl } from '@acct/posting';
 
 export class Migration20261123000001Payables extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
-      CREATE TABLE vendors (
-        id uuid PRIMARY KEY,
-        organization_id uuid NOT NULL,
-        environment text NOT NULL CHECK (environment IN ('test', 'live')),
-        external_vendor_id text NOT NULL,
+      ${scopedTable('vendors', 'external_vendor_id')`
         display_name text NOT NULL,
         vendor_type text NOT NULL CHECK (vendor_type IN ('contractor', 'business')),
         email text,
         is_1099_eligible boolean NOT NULL,
         w9_on_file boolean NOT NULL,
         created_at timestamptz NOT NULL,
-        updated_at timestamptz NOT NULL,
-        CONSTRAINT vendors_external_id UNIQUE (organization_id, environment, external_vendor_id)
-      );
-      CREATE INDEX vendors_list ON vendors (organization_id, environment, created_at DESC, id DESC);
+        updated_at timestamptz NOT NULL
+      `}
 
-      CREATE TABLE bills (
-        id uuid PRIMARY KEY,
-        organization_id uuid NOT NULL,
-        environment text NOT NULL CHECK (environment IN ('test', 'live')),
-        external_bill_id text NOT NULL,
+      ${scopedTable('bills', 'external_bill_id')`
         vendor_id uuid NOT NULL REFERENCES vendors(id),
         bill_number text NOT NULL,
-        issue_date date NOT NULL,
-        due_date date NOT NULL CHECK (due_date >= issue_date),
-        currency text NOT NULL,
-        memo text,
-        line_items jsonb NOT NULL,
-        expense_account_code text NOT NULL,
-        total_cents bigint NOT NULL CHECK (total_cents >= 0),
+        ${lineDocumentDdl({ ownDate: 'due_date date NOT NULL CHECK (due_date >= issue_date)', beforeTotal: ['expense_account_code text NOT NULL'] })},
         -- Allocated by posted vendor payments: never more than billed, whatever code runs.
         paid_cents bigint NOT NULL DEFAULT 0 CHECK (paid_cents >= 0 AND paid_cents <= total_cents),
         status text NOT NULL CHECK (status IN ('draft', 'posted', 'reversed')),
@@ -44,17 +30,11 @@ export class Migration20261123000001Payables extends Migration {
         created_at timestamptz NOT NULL,
         -- Only a posted bill carries payments: a draft or reversed bill has none (the last guard
         -- against a payment landing on a bill that a racing reversal took away).
-        CONSTRAINT bills_paid_only_when_posted CHECK (status = 'posted' OR paid_cents = 0),
-        CONSTRAINT bills_external_id UNIQUE (organization_id, environment, external_bill_id)
-      );
-      CREATE INDEX bills_list ON bills (organization_id, environment, created_at DESC, id DESC);
+        CONSTRAINT bills_paid_only_when_posted CHECK (status = 'posted' OR paid_cents = 0)
+      `}
       CREATE INDEX bills_vendor ON bills (vendor_id);
 
-      CREATE TABLE vendor_payments (
-        id uuid PRIMARY KEY,
-        organization_id uuid NOT NULL,
-        environment text NOT NULL CHECK (environment IN ('test', 'live')),
-        external_vendor_payment_id text NOT NULL,
+      ${scopedTable('vendor_payments', 'external_vendor_payment_id')`
         vendor_id uuid NOT NULL REFERENCES vendors(id),
         amount_cents bigint NOT NULL CHECK (amount_cents > 0),
         payment_date date NOT NULL,
@@ -68,10 +48,8 @@ export class Migration20261123000001Payables extends Migration {
         reversal_reason text,
         posted_at timestamptz,
         reversed_at timestamptz,
-        created_at timestamptz NOT NULL,
-        CONSTRAINT vendor_payments_external_id UNIQUE (organization_id, environment, external_vendor_payment_id)
-      );
-      CREATE INDEX vendor_payments_list ON vendor_payments (organization_id, environment, created_at DESC, id DESC);
+        created_at timestamptz NOT NULL
+      `}
       CREATE INDEX vendor_payments_vendor ON vendor_payments (vendor_id);
     `);
   }

@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { totalsTable } from '@acct/kit';
 
 /**
  * Open amounts per party, due date and day, for A/R (1100, debit − credit) and A/P (2000, credit −
@@ -11,16 +12,9 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261124000001OpenDays extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
-      CREATE TABLE open_days (
-        organization_id uuid NOT NULL,
-        environment text NOT NULL,
-        account_code text NOT NULL,
-        entry_date date NOT NULL,
-        party_id uuid NOT NULL,
-        due_date date NOT NULL,
-        open_cents bigint NOT NULL DEFAULT 0,
-        PRIMARY KEY (organization_id, environment, account_code, entry_date, party_id, due_date)
-      );
+      ${totalsTable('open_days', ['account_code text NOT NULL', 'entry_date date NOT NULL', 'party_id uuid NOT NULL', 'due_date date NOT NULL'])`
+        open_cents bigint NOT NULL DEFAULT 0
+      `}
       INSERT INTO open_days (organization_id, environment, account_code, entry_date, party_id, due_date, open_cents)
       SELECT l.organization_id, l.environment, l.account_code, l.entry_date,
              coalesce(CASE WHEN l.account_code = '1100' THEN l.customer_id ELSE l.vendor_id END, d.party_id, '00000000-0000-0000-0000-000000000000'),

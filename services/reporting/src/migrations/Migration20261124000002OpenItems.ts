@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { totalsTable } from '@acct/kit';
 
 /**
  * open_items: the open amount per party and due date over every day (open_days summed over
@@ -10,15 +11,9 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261124000002OpenItems extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
-      CREATE TABLE open_items (
-        organization_id uuid NOT NULL,
-        environment text NOT NULL,
-        account_code text NOT NULL,
-        party_id uuid NOT NULL,
-        due_date date NOT NULL,
-        open_cents bigint NOT NULL,
-        PRIMARY KEY (organization_id, environment, account_code, party_id, due_date)
-      );
+      ${totalsTable('open_items', ['account_code text NOT NULL', 'party_id uuid NOT NULL', 'due_date date NOT NULL'])`
+        open_cents bigint NOT NULL
+      `}
       INSERT INTO open_items (organization_id, environment, account_code, party_id, due_date, open_cents)
       SELECT organization_id, environment, account_code, party_id, due_date, sum(open_cents)
         FROM open_days GROUP BY 1, 2, 3, 4, 5 HAVING sum(open_cents) <> 0;

@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { totalsTable } from '@acct/kit';
 
 /**
  * vendor_payment_years: the A/P debits of vendor payments that reverse nothing and that no entry
@@ -10,14 +11,9 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261124000003VendorPaymentYears extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
-      CREATE TABLE vendor_payment_years (
-        organization_id uuid NOT NULL,
-        environment text NOT NULL,
-        year integer NOT NULL,
-        vendor_id uuid NOT NULL,
-        paid_cents bigint NOT NULL DEFAULT 0,
-        PRIMARY KEY (organization_id, environment, year, vendor_id)
-      );
+      ${totalsTable('vendor_payment_years', ['year integer NOT NULL', 'vendor_id uuid NOT NULL'])`
+        paid_cents bigint NOT NULL DEFAULT 0
+      `}
       INSERT INTO vendor_payment_years (organization_id, environment, year, vendor_id, paid_cents)
       SELECT organization_id, environment, extract(year FROM entry_date)::int, vendor_id, sum(paid_cents)
         FROM vendor_payment_days GROUP BY 1, 2, 3, 4;

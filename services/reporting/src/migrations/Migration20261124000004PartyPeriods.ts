@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { totalsTable } from '@acct/kit';
 
 /**
  * Aging as a bounded read for any as_of (replaces open_items, which held every open party and due
@@ -17,16 +18,9 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261124000004PartyPeriods extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
-      CREATE TABLE party_periods (
-        organization_id uuid NOT NULL,
-        environment text NOT NULL,
-        account_code text NOT NULL,
-        grain smallint NOT NULL CHECK (grain IN (0, 1, 2)),
-        period date NOT NULL,
-        party_id uuid NOT NULL,
-        open_cents bigint NOT NULL DEFAULT 0,
-        PRIMARY KEY (organization_id, environment, account_code, grain, period, party_id)
-      );
+      ${totalsTable('party_periods', ['account_code text NOT NULL', 'grain smallint NOT NULL CHECK (grain IN (0, 1, 2))', 'period date NOT NULL', 'party_id uuid NOT NULL'])`
+        open_cents bigint NOT NULL DEFAULT 0
+      `}
       INSERT INTO party_periods (organization_id, environment, account_code, grain, period, party_id, open_cents)
       SELECT o.organization_id, o.environment, o.account_code, g.grain,
              CASE g.grain WHEN 0 THEN o.entry_date WHEN 1 THEN date_trunc('month', o.entry_date)::date ELSE date_trunc('year', o.entry_date)::date END,
@@ -34,13 +28,9 @@ export class Migration20261124000004PartyPeriods extends Migration {
         FROM open_days o CROSS JOIN (VALUES (0), (1), (2)) g(grain)
        GROUP BY 1, 2, 3, 4, 5, 6;
 
-      CREATE TABLE open_leads (
-        organization_id uuid NOT NULL,
-        environment text NOT NULL,
-        account_code text NOT NULL,
-        lead_days integer NOT NULL,
-        PRIMARY KEY (organization_id, environment, account_code)
-      );
+      ${totalsTable('open_leads', ['account_code text NOT NULL'])`
+        lead_days integer NOT NULL
+      `}
       INSERT INTO open_leads (organization_id, environment, account_code, lead_days)
       SELECT organization_id, environment, account_code, greatest(0, max(due_date - entry_date))
         FROM open_days WHERE due_date <> 'infinity' GROUP BY 1, 2, 3;

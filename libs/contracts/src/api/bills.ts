@@ -53,11 +53,8 @@ export const {
   record: bill,
   create: billCreateBody,
   query: billListQuery,
-  more: () => ({
-    'bills.post': { params: idParams, reply: billPostResponse },
-    'bills.reverse': { params: idParams, body: reverseBody, reply: billReverseResponse },
-  }),
   http: { name: 'Bill', path: '/api/v1/bills', tag: 'Bills', module: 'bills_ap' },
+  more: () => ({ 'bills.post': { params: idParams, reply: billPostResponse }, 'bills.reverse': { params: idParams, body: reverseBody, reply: billReverseResponse } }),
   routes: (bills) => [
     bills.list('List bills, newest first; filter by status, vendor_id and issue date range.'),
     bills.create({

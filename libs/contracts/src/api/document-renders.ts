@@ -27,10 +27,8 @@ export const {
   resource: 'document_renders',
   one: 'document_render',
   record: documentRender,
-  more: ({ response }) => ({
-    'document_renders.download': { params: idParams, reply: response },
-  }),
   http: { name: 'Document render', path: '/api/v1/document-renders', tag: 'Document shares', module: 'customer_portal' },
+  more: ({ response }) => ({ 'document_renders.download': { params: idParams, reply: response } }),
   routes: (renders) => [
     renders.get('Get the safe metadata of a render (storage paths are never shown).', 'The render.'),
     renders.route('document_renders.download', {

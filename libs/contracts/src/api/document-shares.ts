@@ -35,10 +35,8 @@ export const {
   one: 'document_share',
   record: documentShare,
   create: documentShareCreateBody,
-  more: ({ response }) => ({
-    'document_shares.revoke': { params: idParams, reply: response },
-  }),
   http: { name: 'Document share', path: '/api/v1/document-shares', tag: 'Document shares', module: 'customer_portal' },
+  more: ({ response }) => ({ 'document_shares.revoke': { params: idParams, reply: response } }),
   routes: (shares) => [
     shares.create({
       summary: 'Share an invoice or estimate with its customer: a PDF render and a customer portal page.',

@@ -63,11 +63,11 @@ export const {
   record: estimate,
   create: estimateCreateBody,
   query: estimateListQuery,
+  http: { name: 'Estimate', path: '/api/v1/estimates', tag: 'Estimates', module: 'estimates' },
   more: () => ({
     'estimates.status': { params: idParams, body: estimateStatusBody, reply: estimateStatusResponse },
     'estimates.convert': { params: idParams, body: estimateConvertBody, reply: estimateConvertResponse },
   }),
-  http: { name: 'Estimate', path: '/api/v1/estimates', tag: 'Estimates', module: 'estimates' },
   routes: (estimates) => [
     estimates.list('List estimates, newest first; filter by status and customer_id.'),
     estimates.create({

@@ -46,10 +46,8 @@ export const {
   record: invoice,
   create: invoiceCreateBody,
   query: invoiceListQuery,
-  more: () => ({
-    'invoices.post': { params: idParams, reply: invoicePostResponse },
-  }),
   http: { name: 'Invoice', path: '/api/v1/invoices', tag: 'Invoices', module: 'invoices' },
+  more: () => ({ 'invoices.post': { params: idParams, reply: invoicePostResponse } }),
   routes: (invoices) => [
     invoices.list('List invoices, newest first; filter by status and customer_id.'),
     invoices.create({

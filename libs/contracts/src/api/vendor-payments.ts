@@ -49,11 +49,11 @@ export const {
   record: vendorPayment,
   create: vendorPaymentCreateBody,
   query: vendorPaymentListQuery,
+  http: { name: 'Vendor payment', path: '/api/v1/vendor-payments', tag: 'Vendor payments', module: 'bills_ap' },
   more: () => ({
     'vendor_payments.post': { params: idParams, reply: vendorPaymentPostResponse },
     'vendor_payments.reverse': { params: idParams, body: reverseBody, reply: vendorPaymentReverseResponse },
   }),
-  http: { name: 'Vendor payment', path: '/api/v1/vendor-payments', tag: 'Vendor payments', module: 'bills_ap' },
   routes: (vendorPayments) => [
     vendorPayments.list('List vendor payments, newest first; filter by vendor_id and status.'),
     vendorPayments.create({

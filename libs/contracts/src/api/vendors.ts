@@ -50,10 +50,8 @@ export const {
   record: vendor,
   create: vendorCreateBody,
   query: vendorListQuery,
-  more: ({ response }) => ({
-    'vendors.update': { params: idParams, body: vendorUpdateBody, reply: response },
-  }),
   http: { name: 'Vendor', path: '/api/v1/vendors', tag: 'Vendors', module: 'vendors' },
+  more: ({ response }) => ({ 'vendors.update': { params: idParams, body: vendorUpdateBody, reply: response } }),
   routes: (vendors) => [
     vendors.list('List vendors, newest first; filter by vendor_type and is_1099_eligible.'),
     vendors.create({

@@ -86,6 +86,7 @@ export const {
   record: webhookEndpoint,
   create: webhookEndpointCreateBody,
   query: webhookEndpointListQuery,
+  http: { name: 'Webhook endpoint', path: '/api/v1/webhook-endpoints', tag: 'Webhooks', module: 'webhooks' },
   more: () => ({
     // The create reply alone carries the signing secret.
     'webhook_endpoints.create': { body: webhookEndpointCreateBody, reply: webhookEndpointCreateResponse },
@@ -93,7 +94,6 @@ export const {
     'webhook_endpoints.test': { params: idParams, reply: webhookDeliveryResponse },
     'webhook_endpoints.deliveries': { params: idParams, query: webhookDeliveryListQuery, reply: webhookDeliveryListResponse },
   }),
-  http: { name: 'Webhook endpoint', path: '/api/v1/webhook-endpoints', tag: 'Webhooks', module: 'webhooks' },
   routes: (endpoints) => [
     endpoints.create({
       summary: 'Register a webhook endpoint for the connected app and environment of the key; the response alone carries its signing secret.',

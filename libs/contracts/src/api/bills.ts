@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { StringEnum, externalId, idParams, obj, paginationQuery, reverseBody, reversibleState, uuid, withAction } from '../schemas/common';
+import { StringEnum, externalId, obj, paginationQuery, reversibleState, uuid } from '../schemas/common';
 import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const BILL_STATUSES = ['draft', 'posted', 'reversed'] as const;
@@ -37,12 +37,12 @@ export const billListQuery = obj({
   issue_date_from: Optional(Type.String({ format: 'date', description: 'Bills issued on or after this date.' })),
   issue_date_to: Optional(Type.String({ format: 'date', description: 'Bills issued on or before this date.' })),
 });
-export const billPostResponse = withAction('bill', bill, 'posted');
-export const billReverseResponse = withAction('bill', bill, 'reversed');
 
 export const {
   response: billResponse,
   listResponse: billListResponse,
+  postResponse: billPostResponse,
+  reverseResponse: billReverseResponse,
   operations: billOperations,
   routes: billRoutes,
 } = recordResource({
@@ -54,7 +54,7 @@ export const {
   create: billCreateBody,
   query: billListQuery,
   http: { name: 'Bill', path: '/api/v1/bills', tag: 'Bills', module: 'bills_ap' },
-  more: () => ({ 'bills.post': { params: idParams, reply: billPostResponse }, 'bills.reverse': { params: idParams, body: reverseBody, reply: billReverseResponse } }),
+  actions: ['post', 'reverse'],
   routes: (bills) => [
     bills.list('List bills, newest first; filter by status, vendor_id and issue date range.'),
     bills.create({

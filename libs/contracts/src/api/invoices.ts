@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, dateTime, externalId, idParams, obj, paginationQuery, uuid, withAction } from '../schemas/common';
+import { Nullable, StringEnum, dateTime, externalId, obj, paginationQuery, uuid } from '../schemas/common';
 import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const INVOICE_STATUSES = ['draft', 'open', 'partially_paid', 'paid'] as const;
@@ -31,11 +31,11 @@ export const invoice = obj({
 });
 export type InvoiceDto = Static<typeof invoice>;
 export const invoiceListQuery = obj({ ...paginationQuery, status: Optional(StringEnum(INVOICE_STATUSES)), customer_id: Optional(uuid) });
-export const invoicePostResponse = withAction('invoice', invoice, 'posted');
 
 export const {
   response: invoiceResponse,
   listResponse: invoiceListResponse,
+  postResponse: invoicePostResponse,
   operations: invoiceOperations,
   routes: invoiceRoutes,
 } = recordResource({
@@ -47,7 +47,7 @@ export const {
   create: invoiceCreateBody,
   query: invoiceListQuery,
   http: { name: 'Invoice', path: '/api/v1/invoices', tag: 'Invoices', module: 'invoices' },
-  more: () => ({ 'invoices.post': { params: idParams, reply: invoicePostResponse } }),
+  actions: ['post'],
   routes: (invoices) => [
     invoices.list('List invoices, newest first; filter by status and customer_id.'),
     invoices.create({

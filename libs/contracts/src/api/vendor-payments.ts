@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { StringEnum, date, externalId, idParams, obj, paginationQuery, positiveCents, reverseBody, reversibleState, uuid, withAction } from '../schemas/common';
+import { StringEnum, date, externalId, obj, paginationQuery, positiveCents, reversibleState, uuid } from '../schemas/common';
 import { currency, memo } from '../schemas/line-items';
 
 const VENDOR_PAYMENT_STATUSES = ['ready', 'posted', 'reversed'] as const;
@@ -33,12 +33,12 @@ export const vendorPayment = obj({
 });
 export type VendorPaymentDto = Static<typeof vendorPayment>;
 export const vendorPaymentListQuery = obj({ ...paginationQuery, vendor_id: Optional(uuid), status: Optional(StringEnum(VENDOR_PAYMENT_STATUSES)) });
-export const vendorPaymentPostResponse = withAction('vendor_payment', vendorPayment, 'posted');
-export const vendorPaymentReverseResponse = withAction('vendor_payment', vendorPayment, 'reversed');
 
 export const {
   response: vendorPaymentResponse,
   listResponse: vendorPaymentListResponse,
+  postResponse: vendorPaymentPostResponse,
+  reverseResponse: vendorPaymentReverseResponse,
   operations: vendorPaymentOperations,
   routes: vendorPaymentRoutes,
 } = recordResource({
@@ -50,10 +50,7 @@ export const {
   create: vendorPaymentCreateBody,
   query: vendorPaymentListQuery,
   http: { name: 'Vendor payment', path: '/api/v1/vendor-payments', tag: 'Vendor payments', module: 'bills_ap' },
-  more: () => ({
-    'vendor_payments.post': { params: idParams, reply: vendorPaymentPostResponse },
-    'vendor_payments.reverse': { params: idParams, body: reverseBody, reply: vendorPaymentReverseResponse },
-  }),
+  actions: ['post', 'reverse'],
   routes: (vendorPayments) => [
     vendorPayments.list('List vendor payments, newest first; filter by vendor_id and status.'),
     vendorPayments.create({

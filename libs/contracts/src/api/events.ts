@@ -57,12 +57,6 @@ export const event = obj({
   details: Optional(Type.Array(errorDetail, { description: 'Why a payment event failed or was only stored: {field, issue, message}.' })),
   created_at: Optional(dateTime),
 });
-export const eventListQuery = obj({
-  ...paginationQuery,
-  event_type: Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  status: Optional(StringEnum(INBOUND_EVENT_STATUSES)),
-  source: Optional(StringEnum(EVENT_SOURCES)),
-});
 
 export const {
   response: eventResponse,
@@ -76,7 +70,12 @@ export const {
   many: 'events',
   record: event,
   create: eventCreateBody,
-  query: eventListQuery,
+  query: obj({
+    ...paginationQuery,
+    event_type: Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    status: Optional(StringEnum(INBOUND_EVENT_STATUSES)),
+    source: Optional(StringEnum(EVENT_SOURCES)),
+  }),
   http: { name: 'Event', path: '/api/v1/events', tag: 'Events', module: 'webhooks' },
   routes: (events) => [
     events.create({

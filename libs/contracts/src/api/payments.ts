@@ -33,7 +33,6 @@ export const payment = obj({
   created_at: dateTime,
 });
 export type PaymentDto = Static<typeof payment>;
-export const paymentListQuery = obj({ ...paginationQuery, invoice_id: Optional(uuid) });
 
 export const {
   response: paymentResponse,
@@ -47,7 +46,7 @@ export const {
   many: 'payments',
   record: payment,
   create: paymentCreateBody,
-  query: paymentListQuery,
+  query: obj({ ...paginationQuery, invoice_id: Optional(uuid) }),
   http: { name: 'Payment', path: '/api/v1/payments', tag: 'Payments', module: 'payments' },
   routes: (payments) => [
     payments.list('List customer payments, newest first; filter by invoice_id.'),

@@ -28,7 +28,6 @@ export const payout = obj({
   created_at: dateTime,
 });
 export type PayoutDto = Static<typeof payout>;
-export const payoutListQuery = obj({ ...paginationQuery, processor: Optional(name) });
 
 export const {
   response: payoutResponse,
@@ -42,7 +41,7 @@ export const {
   many: 'processor_payouts',
   record: payout,
   create: payoutCreateBody,
-  query: payoutListQuery,
+  query: obj({ ...paginationQuery, processor: Optional(name) }),
   http: { name: 'Processor payout', path: '/api/v1/processor-payouts', tag: 'Processor payouts', module: 'payments' },
   routes: (payouts) => [
     payouts.list('List processor payouts, newest first; filter by processor.', 'A page of payouts.'),

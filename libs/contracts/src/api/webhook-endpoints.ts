@@ -66,7 +66,6 @@ export const webhookDelivery = obj({
 });
 export type WebhookDeliveryDto = Static<typeof webhookDelivery>;
 
-export const webhookEndpointListQuery = obj({ ...paginationQuery });
 export const webhookDeliveryListQuery = obj({ ...paginationQuery });
 export const webhookEndpointCreateResponse = singleEnvelope('webhook_endpoint', webhookEndpointCreated);
 export const webhookDeliveryResponse = singleEnvelope('webhook_delivery', webhookDelivery);
@@ -85,7 +84,7 @@ export const {
   many: 'webhook_endpoints',
   record: webhookEndpoint,
   create: webhookEndpointCreateBody,
-  query: webhookEndpointListQuery,
+  query: obj({ ...paginationQuery }),
   http: { name: 'Webhook endpoint', path: '/api/v1/webhook-endpoints', tag: 'Webhooks', module: 'webhooks' },
   more: () => ({
     // The create reply alone carries the signing secret.

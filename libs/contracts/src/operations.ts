@@ -1,5 +1,4 @@
 import type { TSchema } from '@sinclair/typebox';
-import { idParams } from './schemas/common';
 import type { ServiceName } from './services';
 
 /** One request/reply operation: the service that serves it and the schemas of its request and success reply. */
@@ -22,16 +21,4 @@ export function operations<S extends ServiceName, const T extends Record<string,
   defs: T,
 ): { readonly [K in keyof T]: { readonly service: S } & T[K] } {
   return Object.fromEntries(Object.entries(defs).map(([op, def]) => [op, { service, ...def }])) as { readonly [K in keyof T]: { readonly service: S } & T[K] };
-}
-
-/** The create, list and get operations of a resource of records (POST, GET page, GET by id). */
-export function recordOperations<R extends string, B extends TSchema, Q extends TSchema, One extends TSchema, Page extends TSchema>(
-  resource: R,
-  schemas: { create: B; list: Q; one: One; page: Page },
-): { [K in `${R}.create`]: { body: B; reply: One } } & { [K in `${R}.list`]: { query: Q; reply: Page } } & { [K in `${R}.get`]: { params: typeof idParams; reply: One } } {
-  return {
-    [`${resource}.create`]: { body: schemas.create, reply: schemas.one },
-    [`${resource}.list`]: { query: schemas.list, reply: schemas.page },
-    [`${resource}.get`]: { params: idParams, reply: schemas.one },
-  } as never;
 }

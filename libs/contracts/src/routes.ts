@@ -164,7 +164,7 @@ export function gatewayRoute(facts: RouteFacts & { tag: string; module: ModuleNa
 type Texts = Pick<RouteFacts, 'summary' | 'description'>;
 const texts = (t: string | Texts): Texts => (typeof t === 'string' ? { summary: t } : t);
 
-/** A resource of records: its operations (recordOperations), where it lives and how the document names it. */
+/** A resource of records: its operations (recordResource), where it lives and how the document names it. */
 export interface RecordResource<R extends string> {
   resource: R;
   /** The record, e.g. 'Invoice': operation ids listInvoices, createInvoice, getInvoice, postInvoice. */
@@ -179,7 +179,7 @@ const DONE = { post: 'posted', reverse: 'reversed' } as const;
 
 /**
  * The route builders of a resource of records: `route(op, facts)` for any of its operations (routesOf),
- * and its list, create and get routes (recordOperations) and post and reverse actions from their texts
+ * and its list, create and get routes (recordResource) and post and reverse actions from their texts
  * alone. Each default text is overridable: the list's success `page` (A page of <name>s.), the get's
  * summary (Get one <name>.) and success `one` (The <name>.), an action's `what` (the <name>).
  */

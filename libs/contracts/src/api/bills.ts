@@ -1,7 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes } from '../routes';
-import { StringEnum, externalId, idParams, listEnvelope, obj, paginationQuery, reverseBody, reversibleState, singleEnvelope, uuid, withAction } from '../schemas/common';
+import { recordResource } from '../record-resource';
+import { StringEnum, externalId, obj, paginationQuery, reversibleState, uuid } from '../schemas/common';
 import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const BILL_STATUSES = ['draft', 'posted', 'reversed'] as const;
@@ -38,36 +37,43 @@ export const billListQuery = obj({
   issue_date_from: Optional(Type.String({ format: 'date', description: 'Bills issued on or after this date.' })),
   issue_date_to: Optional(Type.String({ format: 'date', description: 'Bills issued on or before this date.' })),
 });
-export const billResponse = singleEnvelope('bill', bill);
-export const billListResponse = listEnvelope('bills', bill);
-export const billPostResponse = withAction('bill', bill, 'posted');
-export const billReverseResponse = withAction('bill', bill, 'reversed');
 
-export const billOperations = operations('payables', {
-  ...recordOperations('bills', { create: billCreateBody, list: billListQuery, one: billResponse, page: billListResponse }),
-  'bills.post': { params: idParams, reply: billPostResponse },
-  'bills.reverse': { params: idParams, body: reverseBody, reply: billReverseResponse },
+export const {
+  response: billResponse,
+  listResponse: billListResponse,
+  postResponse: billPostResponse,
+  reverseResponse: billReverseResponse,
+  operations: billOperations,
+  routes: billRoutes,
+} = recordResource({
+  service: 'payables',
+  resource: 'bills',
+  one: 'bill',
+  many: 'bills',
+  record: bill,
+  create: billCreateBody,
+  query: billListQuery,
+  http: { name: 'Bill', path: '/api/v1/bills', tag: 'Bills', module: 'bills_ap' },
+  actions: ['post', 'reverse'],
+  routes: (bills) => [
+    bills.list('List bills, newest first; filter by status, vendor_id and issue date range.'),
+    bills.create({
+      summary: 'Create a bill, posted by default (Dr expense account / Cr Accounts Payable, dated issue_date); retry-safe on external_bill_id.',
+      description:
+        "status draft defers the posting to POST /bills/{id}/post. The vendor must exist in the key's organization and environment (404 otherwise); due_date ≥ issue_date; currency USD only. " +
+        'expense_account_id (default: account 5000 Expenses) must be an expense account of the organization and environment (404 if unknown, 400 if not an expense account). ' +
+        'A zero-total bill posts with no journal entry. A repeat with the same external_bill_id and the same content (the requested status aside) returns the existing bill.',
+    }),
+    bills.get('Get one bill, with its open balance.'),
+    bills.action('post', {
+      summary: 'Post a draft bill: Dr expense account / Cr Accounts Payable, dated issue_date.',
+      description: 'Posting a posted bill returns it unchanged (200, Idempotent-Replayed: true); a reversed bill cannot be posted (409).',
+    }),
+    bills.action('reverse', {
+      summary: 'Reverse a posted bill: the mirror journal entry, dated the day of reversal; the original entry is kept.',
+      description:
+        'Needs a posted bill with no allocation of a posted (unreversed) vendor payment on it: 409 conflict with issue bill_has_payments otherwise (reverse the payments first); ' +
+        'a draft bill is 409. Reversing a reversed bill returns it unchanged (200, Idempotent-Replayed: true).',
+    }),
+  ],
 });
-
-const bills = recordRoutes(billOperations, { resource: 'bills', name: 'Bill', path: '/api/v1/bills', tag: 'Bills', module: 'bills_ap' });
-export const billRoutes: RouteDef[] = [
-  bills.list('List bills, newest first; filter by status, vendor_id and issue date range.'),
-  bills.create({
-    summary: 'Create a bill, posted by default (Dr expense account / Cr Accounts Payable, dated issue_date); retry-safe on external_bill_id.',
-    description:
-      "status draft defers the posting to POST /bills/{id}/post. The vendor must exist in the key's organization and environment (404 otherwise); due_date ≥ issue_date; currency USD only. " +
-      'expense_account_id (default: account 5000 Expenses) must be an expense account of the organization and environment (404 if unknown, 400 if not an expense account). ' +
-      'A zero-total bill posts with no journal entry. A repeat with the same external_bill_id and the same content (the requested status aside) returns the existing bill.',
-  }),
-  bills.get('Get one bill, with its open balance.'),
-  bills.action('post', {
-    summary: 'Post a draft bill: Dr expense account / Cr Accounts Payable, dated issue_date.',
-    description: 'Posting a posted bill returns it unchanged (200, Idempotent-Replayed: true); a reversed bill cannot be posted (409).',
-  }),
-  bills.action('reverse', {
-    summary: 'Reverse a posted bill: the mirror journal entry, dated the day of reversal; the original entry is kept.',
-    description:
-      'Needs a posted bill with no allocation of a posted (unreversed) vendor payment on it: 409 conflict with issue bill_has_payments otherwise (reverse the payments first); ' +
-      'a draft bill is 409. Reversing a reversed bill returns it unchanged (200, Idempotent-Replayed: true).',
-  }),
-];

@@ -1,7 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { operations } from '../operations';
-import { type RouteDef, recordRoutes } from '../routes';
-import { StringEnum, dateTime, idParams, obj, singleEnvelope, uuid } from '../schemas/common';
+import { recordResource } from '../record-resource';
+import { StringEnum, dateTime, idParams, obj, uuid } from '../schemas/common';
 import { SHARE_RECORD_TYPES } from './document-shares';
 
 /** Renders: the PDF a share made of its invoice or estimate (the documents service). */
@@ -18,30 +17,29 @@ const documentRender = obj({
   created_at: dateTime,
 });
 export type DocumentRenderDto = Static<typeof documentRender>;
-export const documentRenderResponse = singleEnvelope('document_render', documentRender);
 
-export const documentRenderOperations = operations('documents', {
-  'document_renders.get': { params: idParams, reply: documentRenderResponse },
-  'document_renders.download': { params: idParams, reply: documentRenderResponse },
-});
-
-const renders = recordRoutes(documentRenderOperations, {
+export const {
+  response: documentRenderResponse,
+  operations: documentRenderOperations,
+  routes: documentRenderRoutes,
+} = recordResource({
+  service: 'documents',
   resource: 'document_renders',
-  name: 'Document render',
-  path: '/api/v1/document-renders',
-  tag: 'Document shares',
-  module: 'customer_portal',
+  one: 'document_render',
+  record: documentRender,
+  http: { name: 'Document render', path: '/api/v1/document-renders', tag: 'Document shares', module: 'customer_portal' },
+  more: ({ response }) => ({ 'document_renders.download': { params: idParams, reply: response } }),
+  routes: (renders) => [
+    renders.get('Get the safe metadata of a render (storage paths are never shown).', 'The render.'),
+    renders.route('document_renders.download', {
+      operationId: 'downloadDocumentRender',
+      method: 'GET',
+      path: '/api/v1/document-renders/{id}/download',
+      summary: 'Download the PDF of a render, streamed.',
+      description: 'Sent as application/pdf with Content-Disposition: attachment, X-Content-Type-Options: nosniff, ETag (hex SHA-256 in quotes) and Digest: sha-256=<base64>.',
+      kind: 'download',
+      contentType: 'application/pdf',
+      statuses: { 200: 'The PDF.' },
+    }),
+  ],
 });
-export const documentRenderRoutes: RouteDef[] = [
-  renders.get('Get the safe metadata of a render (storage paths are never shown).', 'The render.'),
-  renders.route('document_renders.download', {
-    operationId: 'downloadDocumentRender',
-    method: 'GET',
-    path: '/api/v1/document-renders/{id}/download',
-    summary: 'Download the PDF of a render, streamed.',
-    description: 'Sent as application/pdf with Content-Disposition: attachment, X-Content-Type-Options: nosniff, ETag (hex SHA-256 in quotes) and Digest: sha-256=<base64>.',
-    kind: 'download',
-    contentType: 'application/pdf',
-    statuses: { 200: 'The PDF.' },
-  }),
-];

@@ -1,7 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { operations } from '../operations';
-import { type RouteDef, recordRoutes } from '../routes';
-import { Nullable, StringEnum, dateTime, idParams, obj, singleEnvelope, uuid } from '../schemas/common';
+import { recordResource } from '../record-resource';
+import { Nullable, StringEnum, dateTime, idParams, obj, uuid } from '../schemas/common';
 
 /** Shares: an invoice or estimate shown to its customer, as a PDF render and a portal page (the documents service). */
 export const SHARE_RECORD_TYPES = ['invoice', 'estimate'] as const;
@@ -25,36 +24,35 @@ const documentShare = obj({
   revoked_at: Nullable(dateTime),
 });
 export type DocumentShareDto = Static<typeof documentShare>;
-export const documentShareResponse = singleEnvelope('document_share', documentShare);
 
-export const documentShareOperations = operations('documents', {
-  'document_shares.create': { body: documentShareCreateBody, reply: documentShareResponse },
-  'document_shares.get': { params: idParams, reply: documentShareResponse },
-  'document_shares.revoke': { params: idParams, reply: documentShareResponse },
-});
-
-const shares = recordRoutes(documentShareOperations, {
+export const {
+  response: documentShareResponse,
+  operations: documentShareOperations,
+  routes: documentShareRoutes,
+} = recordResource({
+  service: 'documents',
   resource: 'document_shares',
-  name: 'Document share',
-  path: '/api/v1/document-shares',
-  tag: 'Document shares',
-  module: 'customer_portal',
+  one: 'document_share',
+  record: documentShare,
+  create: documentShareCreateBody,
+  http: { name: 'Document share', path: '/api/v1/document-shares', tag: 'Document shares', module: 'customer_portal' },
+  more: ({ response }) => ({ 'document_shares.revoke': { params: idParams, reply: response } }),
+  routes: (shares) => [
+    shares.create({
+      summary: 'Share an invoice or estimate with its customer: a PDF render and a customer portal page.',
+      description:
+        'The record must exist in this organization and environment (404 otherwise). Renders a PDF of the record as it is now (number, dates, customer, lines, totals, branding, payment instructions, terms, memo and footer from the settings), ' +
+        'stores it, and returns an active share with its render_id and the portal url (no API key needed: the unguessable token in it is the credential). The portal page shows the record live (status, open balance) with a link to the PDF. ' +
+        'Retry-safe with Idempotency-Key (a repeat returns the same share).',
+      statuses: { 201: 'Share and render created.' },
+    }),
+    shares.get('Get one share (status, render_id, portal url).', 'The share.'),
+    shares.route('document_shares.revoke', {
+      operationId: 'revokeDocumentShare',
+      method: 'DELETE',
+      path: '/api/v1/document-shares/{id}',
+      summary: 'Revoke a share: its portal page and PDF link answer 404 from now on. Revoking again changes nothing.',
+      statuses: { 200: 'The revoked share.' },
+    }),
+  ],
 });
-export const documentShareRoutes: RouteDef[] = [
-  shares.create({
-    summary: 'Share an invoice or estimate with its customer: a PDF render and a customer portal page.',
-    description:
-      'The record must exist in this organization and environment (404 otherwise). Renders a PDF of the record as it is now (number, dates, customer, lines, totals, branding, payment instructions, terms, memo and footer from the settings), ' +
-      'stores it, and returns an active share with its render_id and the portal url (no API key needed: the unguessable token in it is the credential). The portal page shows the record live (status, open balance) with a link to the PDF. ' +
-      'Retry-safe with Idempotency-Key (a repeat returns the same share).',
-    statuses: { 201: 'Share and render created.' },
-  }),
-  shares.get('Get one share (status, render_id, portal url).', 'The share.'),
-  shares.route('document_shares.revoke', {
-    operationId: 'revokeDocumentShare',
-    method: 'DELETE',
-    path: '/api/v1/document-shares/{id}',
-    summary: 'Revoke a share: its portal page and PDF link answer 404 from now on. Revoking again changes nothing.',
-    statuses: { 200: 'The revoked share.' },
-  }),
-];

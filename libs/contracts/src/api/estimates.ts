@@ -1,7 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes } from '../routes';
-import { Nullable, StringEnum, date, dateTime, externalId, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+import { recordResource } from '../record-resource';
+import { Nullable, StringEnum, date, dateTime, externalId, idParams, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 import { currency, documentNumber, lineItem, lineItemsInput, memo } from '../schemas/line-items';
 
 const ESTIMATE_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired', 'converted'] as const;
@@ -50,41 +49,51 @@ export const estimateConvertBody = obj({
 export type EstimateConvertBody = Static<typeof estimateConvertBody>;
 export const estimateConvertResponse = obj({ data: obj({ estimate_id: uuid, invoice_id: uuid, invoice_status: Type.String() }) });
 export const estimateListQuery = obj({ ...paginationQuery, status: Optional(StringEnum(ESTIMATE_STATUSES)), customer_id: Optional(uuid) });
-export const estimateResponse = singleEnvelope('estimate', estimate);
-export const estimateListResponse = listEnvelope('estimates', estimate);
 
-export const estimateOperations = operations('receivables', {
-  ...recordOperations('estimates', { create: estimateCreateBody, list: estimateListQuery, one: estimateResponse, page: estimateListResponse }),
-  'estimates.status': { params: idParams, body: estimateStatusBody, reply: estimateStatusResponse },
-  'estimates.convert': { params: idParams, body: estimateConvertBody, reply: estimateConvertResponse },
+export const {
+  response: estimateResponse,
+  listResponse: estimateListResponse,
+  operations: estimateOperations,
+  routes: estimateRoutes,
+} = recordResource({
+  service: 'receivables',
+  resource: 'estimates',
+  one: 'estimate',
+  many: 'estimates',
+  record: estimate,
+  create: estimateCreateBody,
+  query: estimateListQuery,
+  http: { name: 'Estimate', path: '/api/v1/estimates', tag: 'Estimates', module: 'estimates' },
+  more: () => ({
+    'estimates.status': { params: idParams, body: estimateStatusBody, reply: estimateStatusResponse },
+    'estimates.convert': { params: idParams, body: estimateConvertBody, reply: estimateConvertResponse },
+  }),
+  routes: (estimates) => [
+    estimates.list('List estimates, newest first; filter by status and customer_id.'),
+    estimates.create({
+      summary: 'Create a draft estimate (no ledger effect); retry-safe on external_estimate_id.',
+      description:
+        "The customer must exist in the key's organization and environment (404 otherwise); expiry_date, when given, ≥ issue_date (400); currency USD only (400); line quantities with at most 4 decimals (400).",
+    }),
+    estimates.get(),
+    estimates.route('estimates.status', {
+      operationId: 'setEstimateStatus',
+      method: 'POST',
+      path: '/api/v1/estimates/{id}/status',
+      summary: 'Move an estimate: draft → sent | accepted; sent → accepted | declined | expired.',
+      description: 'Setting the status it already has returns it unchanged (200, Idempotent-Replayed: true); any other move is 409 conflict.',
+      statuses: { 200: '{id, status}.' },
+    }),
+    estimates.route('estimates.convert', {
+      operationId: 'convertEstimate',
+      method: 'POST',
+      path: '/api/v1/estimates/{id}/convert',
+      summary: 'Convert an accepted estimate to a draft invoice (not posted).',
+      description:
+        "The invoice gets the estimate's customer, lines and currency. Optional body: external_invoice_id (default estimate-<estimate id>), invoice_number (default the external_estimate_id), " +
+        'issue_date (default today, UTC) and due_date (default issue_date + the payment terms of the invoice defaults); due_date ≥ issue_date (400), and a default due date past 9999-12-31 is 400 (send due_date). ' +
+        'No body, or {}, takes every default. A second convert returns the same invoice (200, Idempotent-Replayed: true).',
+      statuses: { 200: 'The conversion result.' },
+    }),
+  ],
 });
-
-const estimates = recordRoutes(estimateOperations, { resource: 'estimates', name: 'Estimate', path: '/api/v1/estimates', tag: 'Estimates', module: 'estimates' });
-export const estimateRoutes: RouteDef[] = [
-  estimates.list('List estimates, newest first; filter by status and customer_id.'),
-  estimates.create({
-    summary: 'Create a draft estimate (no ledger effect); retry-safe on external_estimate_id.',
-    description:
-      "The customer must exist in the key's organization and environment (404 otherwise); expiry_date, when given, ≥ issue_date (400); currency USD only (400); line quantities with at most 4 decimals (400).",
-  }),
-  estimates.get(),
-  estimates.route('estimates.status', {
-    operationId: 'setEstimateStatus',
-    method: 'POST',
-    path: '/api/v1/estimates/{id}/status',
-    summary: 'Move an estimate: draft → sent | accepted; sent → accepted | declined | expired.',
-    description: 'Setting the status it already has returns it unchanged (200, Idempotent-Replayed: true); any other move is 409 conflict.',
-    statuses: { 200: '{id, status}.' },
-  }),
-  estimates.route('estimates.convert', {
-    operationId: 'convertEstimate',
-    method: 'POST',
-    path: '/api/v1/estimates/{id}/convert',
-    summary: 'Convert an accepted estimate to a draft invoice (not posted).',
-    description:
-      "The invoice gets the estimate's customer, lines and currency. Optional body: external_invoice_id (default estimate-<estimate id>), invoice_number (default the external_estimate_id), " +
-      'issue_date (default today, UTC) and due_date (default issue_date + the payment terms of the invoice defaults); due_date ≥ issue_date (400), and a default due date past 9999-12-31 is 400 (send due_date). ' +
-      'No body, or {}, takes every default. A second convert returns the same invoice (200, Idempotent-Replayed: true).',
-    statuses: { 200: 'The conversion result.' },
-  }),
-];

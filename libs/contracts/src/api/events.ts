@@ -1,8 +1,7 @@
 import { Optional, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
-import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes } from '../routes';
-import { Nullable, StringEnum, dateTime, errorDetail, externalId, listEnvelope, name, obj, paginationQuery, positiveCents, singleEnvelope, uuid } from '../schemas/common';
+import { recordResource } from '../record-resource';
+import { Nullable, StringEnum, dateTime, errorDetail, externalId, name, obj, paginationQuery, positiveCents, uuid } from '../schemas/common';
 import { currency } from '../schemas/line-items';
 import { receivedAt } from './payments';
 
@@ -58,35 +57,42 @@ export const event = obj({
   details: Optional(Type.Array(errorDetail, { description: 'Why a payment event failed or was only stored: {field, issue, message}.' })),
   created_at: Optional(dateTime),
 });
-export const eventResponse = singleEnvelope('event', event);
-export const eventListQuery = obj({
-  ...paginationQuery,
-  event_type: Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  status: Optional(StringEnum(INBOUND_EVENT_STATUSES)),
-  source: Optional(StringEnum(EVENT_SOURCES)),
-});
-export const eventListResponse = listEnvelope('events', event);
 
-export const eventOperations = operations('receivables', {
-  ...recordOperations('events', { create: eventCreateBody, list: eventListQuery, one: eventResponse, page: eventListResponse }),
+export const {
+  response: eventResponse,
+  listResponse: eventListResponse,
+  operations: eventOperations,
+  routes: eventRoutes,
+} = recordResource({
+  service: 'receivables',
+  resource: 'events',
+  one: 'event',
+  many: 'events',
+  record: event,
+  create: eventCreateBody,
+  query: obj({
+    ...paginationQuery,
+    event_type: Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    status: Optional(StringEnum(INBOUND_EVENT_STATUSES)),
+    source: Optional(StringEnum(EVENT_SOURCES)),
+  }),
+  http: { name: 'Event', path: '/api/v1/events', tag: 'Events', module: 'webhooks' },
+  routes: (events) => [
+    events.create({
+      summary: 'Send an inbound event (payment.received, payment.refunded, or a stored-only type).',
+      description:
+        'Active: payment.received (validated, matched to an invoice by external_invoice_id and posted as a payment: status processed; otherwise stored as failed with details) and ' +
+        'payment.refunded (a full refund of a payment that came from an event reverses it and reopens the invoice: processed; otherwise stored with details). ' +
+        'Stored only: customer.created, customer.updated, invoice.created, invoice.voided, credit.applied, expense.created. ' +
+        'Planned types (estimate.created, vendor.created, bill.posted, vendor_payment.posted, document.uploaded) and unknown types: 400 validation_failed. ' +
+        "A repeat (same external_event_id, or same Idempotency-Key) answers 200 with duplicate: true and the first event's id and status; the same id with another type or payload is 409.",
+      ownIdempotency: true,
+      statuses: { 201: 'The event was new.', 200: 'A duplicate: the first event.' },
+    }),
+    events.list({
+      summary: 'List inbound events of both sources (api, stripe), newest first, each with its outcome; filter by event_type, status and source.',
+      description: 'status: processed (applied to the books), stored (kept without a ledger effect; details say why for a mappable type) or failed (details say why).',
+    }),
+    events.get('Get one inbound event with its source and outcome.'),
+  ],
 });
-
-const events = recordRoutes(eventOperations, { resource: 'events', name: 'Event', path: '/api/v1/events', tag: 'Events', module: 'webhooks' });
-export const eventRoutes: RouteDef[] = [
-  events.create({
-    summary: 'Send an inbound event (payment.received, payment.refunded, or a stored-only type).',
-    description:
-      'Active: payment.received (validated, matched to an invoice by external_invoice_id and posted as a payment: status processed; otherwise stored as failed with details) and ' +
-      'payment.refunded (a full refund of a payment that came from an event reverses it and reopens the invoice: processed; otherwise stored with details). ' +
-      'Stored only: customer.created, customer.updated, invoice.created, invoice.voided, credit.applied, expense.created. ' +
-      'Planned types (estimate.created, vendor.created, bill.posted, vendor_payment.posted, document.uploaded) and unknown types: 400 validation_failed. ' +
-      "A repeat (same external_event_id, or same Idempotency-Key) answers 200 with duplicate: true and the first event's id and status; the same id with another type or payload is 409.",
-    ownIdempotency: true,
-    statuses: { 201: 'The event was new.', 200: 'A duplicate: the first event.' },
-  }),
-  events.list({
-    summary: 'List inbound events of both sources (api, stripe), newest first, each with its outcome; filter by event_type, status and source.',
-    description: 'status: processed (applied to the books), stored (kept without a ledger effect; details say why for a mappable type) or failed (details say why).',
-  }),
-  events.get('Get one inbound event with its source and outcome.'),
-];

@@ -1,7 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes } from '../routes';
-import { Nullable, StringEnum, dateTime, externalId, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid, withAction } from '../schemas/common';
+import { recordResource } from '../record-resource';
+import { Nullable, StringEnum, dateTime, externalId, obj, paginationQuery, uuid } from '../schemas/common';
 import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const INVOICE_STATUSES = ['draft', 'open', 'partially_paid', 'paid'] as const;
@@ -32,29 +31,37 @@ export const invoice = obj({
 });
 export type InvoiceDto = Static<typeof invoice>;
 export const invoiceListQuery = obj({ ...paginationQuery, status: Optional(StringEnum(INVOICE_STATUSES)), customer_id: Optional(uuid) });
-export const invoiceResponse = singleEnvelope('invoice', invoice);
-export const invoicePostResponse = withAction('invoice', invoice, 'posted');
-export const invoiceListResponse = listEnvelope('invoices', invoice);
 
-export const invoiceOperations = operations('receivables', {
-  ...recordOperations('invoices', { create: invoiceCreateBody, list: invoiceListQuery, one: invoiceResponse, page: invoiceListResponse }),
-  'invoices.post': { params: idParams, reply: invoicePostResponse },
+export const {
+  response: invoiceResponse,
+  listResponse: invoiceListResponse,
+  postResponse: invoicePostResponse,
+  operations: invoiceOperations,
+  routes: invoiceRoutes,
+} = recordResource({
+  service: 'receivables',
+  resource: 'invoices',
+  one: 'invoice',
+  many: 'invoices',
+  record: invoice,
+  create: invoiceCreateBody,
+  query: invoiceListQuery,
+  http: { name: 'Invoice', path: '/api/v1/invoices', tag: 'Invoices', module: 'invoices' },
+  actions: ['post'],
+  routes: (invoices) => [
+    invoices.list('List invoices, newest first; filter by status and customer_id.'),
+    invoices.create({
+      summary: 'Create a draft invoice; retry-safe on external_invoice_id.',
+      description:
+        'Always creates a draft (no ledger effect). Line amount = quantity × unit_amount_cents rounded half away from zero; total = sum of line amounts. ' +
+        "The customer must exist in the key's organization and environment (404 otherwise); due_date ≥ issue_date (400, issue before_issue_date); currency USD only (400); line quantities with at most 4 decimals (400).",
+    }),
+    invoices.get(),
+    invoices.action('post', {
+      summary: 'Post a draft invoice: Dr Accounts Receivable / Cr Revenue, dated issue_date.',
+      description:
+        'draft → open and emits invoice.posted. Posting an invoice that is already posted returns its current state (200, Idempotent-Replayed: true) with no second ledger entry. ' +
+        'A zero-total invoice has nothing to collect: it posts straight to paid, with no journal entry.',
+    }),
+  ],
 });
-
-const invoices = recordRoutes(invoiceOperations, { resource: 'invoices', name: 'Invoice', path: '/api/v1/invoices', tag: 'Invoices', module: 'invoices' });
-export const invoiceRoutes: RouteDef[] = [
-  invoices.list('List invoices, newest first; filter by status and customer_id.'),
-  invoices.create({
-    summary: 'Create a draft invoice; retry-safe on external_invoice_id.',
-    description:
-      'Always creates a draft (no ledger effect). Line amount = quantity × unit_amount_cents rounded half away from zero; total = sum of line amounts. ' +
-      "The customer must exist in the key's organization and environment (404 otherwise); due_date ≥ issue_date (400, issue before_issue_date); currency USD only (400); line quantities with at most 4 decimals (400).",
-  }),
-  invoices.get(),
-  invoices.action('post', {
-    summary: 'Post a draft invoice: Dr Accounts Receivable / Cr Revenue, dated issue_date.',
-    description:
-      'draft → open and emits invoice.posted. Posting an invoice that is already posted returns its current state (200, Idempotent-Replayed: true) with no second ledger entry. ' +
-      'A zero-total invoice has nothing to collect: it posts straight to paid, with no journal entry.',
-  }),
-];

@@ -1,21 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes } from '../routes';
-import {
-  DATE_RANGE_TEXT,
-  Nullable,
-  StringEnum,
-  date,
-  dateTime,
-  externalId,
-  listEnvelope,
-  name,
-  obj,
-  paginationQuery,
-  positiveCents,
-  singleEnvelope,
-  uuid,
-} from '../schemas/common';
+import { recordResource } from '../record-resource';
+import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, name, obj, paginationQuery, positiveCents, uuid } from '../schemas/common';
 import { currency } from '../schemas/line-items';
 
 const PAYMENT_SOURCES = ['manual', 'processor'] as const;
@@ -48,23 +33,30 @@ export const payment = obj({
   created_at: dateTime,
 });
 export type PaymentDto = Static<typeof payment>;
-export const paymentListQuery = obj({ ...paginationQuery, invoice_id: Optional(uuid) });
-export const paymentResponse = singleEnvelope('payment', payment);
-export const paymentListResponse = listEnvelope('payments', payment);
 
-export const paymentOperations = operations('receivables', {
-  ...recordOperations('payments', { create: paymentCreateBody, list: paymentListQuery, one: paymentResponse, page: paymentListResponse }),
+export const {
+  response: paymentResponse,
+  listResponse: paymentListResponse,
+  operations: paymentOperations,
+  routes: paymentRoutes,
+} = recordResource({
+  service: 'receivables',
+  resource: 'payments',
+  one: 'payment',
+  many: 'payments',
+  record: payment,
+  create: paymentCreateBody,
+  query: obj({ ...paginationQuery, invoice_id: Optional(uuid) }),
+  http: { name: 'Payment', path: '/api/v1/payments', tag: 'Payments', module: 'payments' },
+  routes: (payments) => [
+    payments.list('List customer payments, newest first; filter by invoice_id.'),
+    payments.create({
+      summary: 'Record a customer payment against an open invoice; retry-safe on external_payment_id.',
+      description:
+        'The invoice must be open or partially_paid (409 otherwise) and amount_cents ≤ its open balance (409 with issue exceeds_open_balance). ' +
+        'Dr Cash (source manual) or Dr Processor clearing (source processor) / Cr Accounts Receivable, dated the UTC date of received_at. ' +
+        'Emits payment.posted and invoice.paid or invoice.partially_paid.',
+    }),
+    payments.get(),
+  ],
 });
-
-const payments = recordRoutes(paymentOperations, { resource: 'payments', name: 'Payment', path: '/api/v1/payments', tag: 'Payments', module: 'payments' });
-export const paymentRoutes: RouteDef[] = [
-  payments.list('List customer payments, newest first; filter by invoice_id.'),
-  payments.create({
-    summary: 'Record a customer payment against an open invoice; retry-safe on external_payment_id.',
-    description:
-      'The invoice must be open or partially_paid (409 otherwise) and amount_cents ≤ its open balance (409 with issue exceeds_open_balance). ' +
-      'Dr Cash (source manual) or Dr Processor clearing (source processor) / Cr Accounts Receivable, dated the UTC date of received_at. ' +
-      'Emits payment.posted and invoice.paid or invoice.partially_paid.',
-  }),
-  payments.get(),
-];

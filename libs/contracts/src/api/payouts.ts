@@ -1,7 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes } from '../routes';
-import { StringEnum, cents, date, dateTime, externalId, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+import { recordResource } from '../record-resource';
+import { StringEnum, cents, date, dateTime, externalId, name, obj, paginationQuery, uuid } from '../schemas/common';
 import { currency } from '../schemas/line-items';
 
 /** Processor payouts: a payment processor's settlement of the clearing account. */
@@ -29,21 +28,28 @@ export const payout = obj({
   created_at: dateTime,
 });
 export type PayoutDto = Static<typeof payout>;
-export const payoutListQuery = obj({ ...paginationQuery, processor: Optional(name) });
-export const payoutResponse = singleEnvelope('processor_payout', payout);
-export const payoutListResponse = listEnvelope('processor_payouts', payout);
 
-export const payoutOperations = operations('receivables', {
-  ...recordOperations('payouts', { create: payoutCreateBody, list: payoutListQuery, one: payoutResponse, page: payoutListResponse }),
+export const {
+  response: payoutResponse,
+  listResponse: payoutListResponse,
+  operations: payoutOperations,
+  routes: payoutRoutes,
+} = recordResource({
+  service: 'receivables',
+  resource: 'payouts',
+  one: 'processor_payout',
+  many: 'processor_payouts',
+  record: payout,
+  create: payoutCreateBody,
+  query: obj({ ...paginationQuery, processor: Optional(name) }),
+  http: { name: 'Processor payout', path: '/api/v1/processor-payouts', tag: 'Processor payouts', module: 'payments' },
+  routes: (payouts) => [
+    payouts.list('List processor payouts, newest first; filter by processor.', 'A page of payouts.'),
+    payouts.create({
+      summary: 'Record a processor payout (clearing); retry-safe on external_payout_id.',
+      description:
+        'gross_cents − fee_cents must equal net_cents (400 validation_failed, issue net_mismatch); currency USD only (400). Dr Operating bank net, Dr Processor fees fee / Cr Processor clearing gross, dated payout_date.',
+    }),
+    payouts.get(undefined, 'The payout.'),
+  ],
 });
-
-const payouts = recordRoutes(payoutOperations, { resource: 'payouts', name: 'Processor payout', path: '/api/v1/processor-payouts', tag: 'Processor payouts', module: 'payments' });
-export const payoutRoutes: RouteDef[] = [
-  payouts.list('List processor payouts, newest first; filter by processor.', 'A page of payouts.'),
-  payouts.create({
-    summary: 'Record a processor payout (clearing); retry-safe on external_payout_id.',
-    description:
-      'gross_cents − fee_cents must equal net_cents (400 validation_failed, issue net_mismatch); currency USD only (400). Dr Operating bank net, Dr Processor fees fee / Cr Processor clearing gross, dated payout_date.',
-  }),
-  payouts.get(undefined, 'The payout.'),
-];

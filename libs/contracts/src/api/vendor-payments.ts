@@ -1,21 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes } from '../routes';
-import {
-  StringEnum,
-  date,
-  externalId,
-  idParams,
-  listEnvelope,
-  obj,
-  paginationQuery,
-  positiveCents,
-  reverseBody,
-  reversibleState,
-  singleEnvelope,
-  uuid,
-  withAction,
-} from '../schemas/common';
+import { recordResource } from '../record-resource';
+import { StringEnum, date, externalId, obj, paginationQuery, positiveCents, reversibleState, uuid } from '../schemas/common';
 import { currency, memo } from '../schemas/line-items';
 
 const VENDOR_PAYMENT_STATUSES = ['ready', 'posted', 'reversed'] as const;
@@ -48,43 +33,44 @@ export const vendorPayment = obj({
 });
 export type VendorPaymentDto = Static<typeof vendorPayment>;
 export const vendorPaymentListQuery = obj({ ...paginationQuery, vendor_id: Optional(uuid), status: Optional(StringEnum(VENDOR_PAYMENT_STATUSES)) });
-export const vendorPaymentResponse = singleEnvelope('vendor_payment', vendorPayment);
-export const vendorPaymentListResponse = listEnvelope('vendor_payments', vendorPayment);
-export const vendorPaymentPostResponse = withAction('vendor_payment', vendorPayment, 'posted');
-export const vendorPaymentReverseResponse = withAction('vendor_payment', vendorPayment, 'reversed');
 
-export const vendorPaymentOperations = operations('payables', {
-  ...recordOperations('vendor_payments', { create: vendorPaymentCreateBody, list: vendorPaymentListQuery, one: vendorPaymentResponse, page: vendorPaymentListResponse }),
-  'vendor_payments.post': { params: idParams, reply: vendorPaymentPostResponse },
-  'vendor_payments.reverse': { params: idParams, body: reverseBody, reply: vendorPaymentReverseResponse },
-});
-
-const vendorPayments = recordRoutes(vendorPaymentOperations, {
+export const {
+  response: vendorPaymentResponse,
+  listResponse: vendorPaymentListResponse,
+  postResponse: vendorPaymentPostResponse,
+  reverseResponse: vendorPaymentReverseResponse,
+  operations: vendorPaymentOperations,
+  routes: vendorPaymentRoutes,
+} = recordResource({
+  service: 'payables',
   resource: 'vendor_payments',
-  name: 'Vendor payment',
-  path: '/api/v1/vendor-payments',
-  tag: 'Vendor payments',
-  module: 'bills_ap',
+  one: 'vendor_payment',
+  many: 'vendor_payments',
+  record: vendorPayment,
+  create: vendorPaymentCreateBody,
+  query: vendorPaymentListQuery,
+  http: { name: 'Vendor payment', path: '/api/v1/vendor-payments', tag: 'Vendor payments', module: 'bills_ap' },
+  actions: ['post', 'reverse'],
+  routes: (vendorPayments) => [
+    vendorPayments.list('List vendor payments, newest first; filter by vendor_id and status.'),
+    vendorPayments.create({
+      summary: 'Pay a vendor, posted by default (Dr Accounts Payable / Cr cash_account_id, dated payment_date); retry-safe on external_vendor_payment_id.',
+      description:
+        'status ready defers the posting to POST /vendor-payments/{id}/post. allocations: 1–100 rows, each bill at most once (400 duplicate_bill), each bill of the same vendor (400 vendor_mismatch), ' +
+        'and the allocations sum to amount_cents (400 allocation_sum_mismatch). On posting, each bill must be posted (409 bill_draft / bill_reversed) and each allocation at most its open balance ' +
+        '(409 exceeds_open_balance). cash_account_id (default: account 1000 Cash) must be a cash, bank or clearing account of the organization and environment (404 if unknown, 400 otherwise).',
+    }),
+    vendorPayments.get(),
+    vendorPayments.action('post', {
+      what: 'payment',
+      summary: 'Post a ready vendor payment: Dr Accounts Payable / Cr the cash account, dated payment_date.',
+      description:
+        'The allocation rules are checked again against the bills as they are now. Posting a posted payment returns it unchanged (200, Idempotent-Replayed: true); a reversed one is 409.',
+    }),
+    vendorPayments.action('reverse', {
+      what: 'payment',
+      summary: "Reverse a posted vendor payment: the mirror journal entry, dated the day of reversal; the bills' open balances come back.",
+      description: 'A ready payment cannot be reversed (409). Reversing a reversed payment returns it unchanged (200, Idempotent-Replayed: true).',
+    }),
+  ],
 });
-export const vendorPaymentRoutes: RouteDef[] = [
-  vendorPayments.list('List vendor payments, newest first; filter by vendor_id and status.'),
-  vendorPayments.create({
-    summary: 'Pay a vendor, posted by default (Dr Accounts Payable / Cr cash_account_id, dated payment_date); retry-safe on external_vendor_payment_id.',
-    description:
-      'status ready defers the posting to POST /vendor-payments/{id}/post. allocations: 1–100 rows, each bill at most once (400 duplicate_bill), each bill of the same vendor (400 vendor_mismatch), ' +
-      'and the allocations sum to amount_cents (400 allocation_sum_mismatch). On posting, each bill must be posted (409 bill_draft / bill_reversed) and each allocation at most its open balance ' +
-      '(409 exceeds_open_balance). cash_account_id (default: account 1000 Cash) must be a cash, bank or clearing account of the organization and environment (404 if unknown, 400 otherwise).',
-  }),
-  vendorPayments.get(),
-  vendorPayments.action('post', {
-    what: 'payment',
-    summary: 'Post a ready vendor payment: Dr Accounts Payable / Cr the cash account, dated payment_date.',
-    description:
-      'The allocation rules are checked again against the bills as they are now. Posting a posted payment returns it unchanged (200, Idempotent-Replayed: true); a reversed one is 409.',
-  }),
-  vendorPayments.action('reverse', {
-    what: 'payment',
-    summary: "Reverse a posted vendor payment: the mirror journal entry, dated the day of reversal; the bills' open balances come back.",
-    description: 'A ready payment cannot be reversed (409). Reversing a reversed payment returns it unchanged (200, Idempotent-Replayed: true).',
-  }),
-];

@@ -1,7 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes } from '../routes';
-import { Nullable, StringEnum, dateTime, email, externalId, idParams, listEnvelope, name, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+import { recordResource } from '../record-resource';
+import { Nullable, StringEnum, dateTime, email, externalId, idParams, name, obj, paginationQuery, uuid } from '../schemas/common';
 
 const VENDOR_TYPES = ['contractor', 'business'] as const;
 export type VendorType = (typeof VENDOR_TYPES)[number];
@@ -37,30 +36,38 @@ export const vendor = obj({
 });
 export type VendorDto = Static<typeof vendor>;
 export const vendorListQuery = obj({ ...paginationQuery, vendor_type: Optional(StringEnum(VENDOR_TYPES)), is_1099_eligible: Optional(Type.Boolean()) });
-export const vendorResponse = singleEnvelope('vendor', vendor);
-export const vendorListResponse = listEnvelope('vendors', vendor);
 
-export const vendorOperations = operations('payables', {
-  ...recordOperations('vendors', { create: vendorCreateBody, list: vendorListQuery, one: vendorResponse, page: vendorListResponse }),
-  'vendors.update': { params: idParams, body: vendorUpdateBody, reply: vendorResponse },
+export const {
+  response: vendorResponse,
+  listResponse: vendorListResponse,
+  operations: vendorOperations,
+  routes: vendorRoutes,
+} = recordResource({
+  service: 'payables',
+  resource: 'vendors',
+  one: 'vendor',
+  many: 'vendors',
+  record: vendor,
+  create: vendorCreateBody,
+  query: vendorListQuery,
+  http: { name: 'Vendor', path: '/api/v1/vendors', tag: 'Vendors', module: 'vendors' },
+  more: ({ response }) => ({ 'vendors.update': { params: idParams, body: vendorUpdateBody, reply: response } }),
+  routes: (vendors) => [
+    vendors.list('List vendors, newest first; filter by vendor_type and is_1099_eligible.'),
+    vendors.create({
+      summary: 'Create a vendor; retry-safe on external_vendor_id.',
+      description:
+        'vendor_type defaults to contractor, is_1099_eligible and w9_on_file to false. A repeat with the same external_vendor_id and the same content returns the existing vendor ' +
+        '(200, Idempotent-Replayed: true); with different content it is refused with 409 conflict.',
+    }),
+    vendors.get(),
+    vendors.route('vendors.update', {
+      operationId: 'updateVendor',
+      method: 'PATCH',
+      path: '/api/v1/vendors/{id}',
+      summary: 'Update a vendor: any of display_name, email (null clears it), is_1099_eligible, w9_on_file.',
+      description: 'Fields left out keep their value; at least one is required. External id and vendor_type do not change.',
+      statuses: { 200: 'The vendor after the update.' },
+    }),
+  ],
 });
-
-const vendors = recordRoutes(vendorOperations, { resource: 'vendors', name: 'Vendor', path: '/api/v1/vendors', tag: 'Vendors', module: 'vendors' });
-export const vendorRoutes: RouteDef[] = [
-  vendors.list('List vendors, newest first; filter by vendor_type and is_1099_eligible.'),
-  vendors.create({
-    summary: 'Create a vendor; retry-safe on external_vendor_id.',
-    description:
-      'vendor_type defaults to contractor, is_1099_eligible and w9_on_file to false. A repeat with the same external_vendor_id and the same content returns the existing vendor ' +
-      '(200, Idempotent-Replayed: true); with different content it is refused with 409 conflict.',
-  }),
-  vendors.get(),
-  vendors.route('vendors.update', {
-    operationId: 'updateVendor',
-    method: 'PATCH',
-    path: '/api/v1/vendors/{id}',
-    summary: 'Update a vendor: any of display_name, email (null clears it), is_1099_eligible, w9_on_file.',
-    description: 'Fields left out keep their value; at least one is required. External id and vendor_type do not change.',
-    statuses: { 200: 'The vendor after the update.' },
-  }),
-];

@@ -1,8 +1,7 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { OUTBOUND_EVENT_TYPES } from '../events';
 import { limits } from '../limits';
-import { operations, recordOperations } from '../operations';
-import { type RouteDef, recordRoutes } from '../routes';
+import { recordResource } from '../record-resource';
 import { Nullable, StringEnum, dateTime, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 
 /** Webhook endpoints, deliveries and attempts (the webhook-dispatcher service). */
@@ -67,63 +66,66 @@ export const webhookDelivery = obj({
 });
 export type WebhookDeliveryDto = Static<typeof webhookDelivery>;
 
-export const webhookEndpointListQuery = obj({ ...paginationQuery });
 export const webhookDeliveryListQuery = obj({ ...paginationQuery });
-export const webhookEndpointResponse = singleEnvelope('webhook_endpoint', webhookEndpoint);
 export const webhookEndpointCreateResponse = singleEnvelope('webhook_endpoint', webhookEndpointCreated);
-export const webhookEndpointListResponse = listEnvelope('webhook_endpoints', webhookEndpoint);
 export const webhookDeliveryResponse = singleEnvelope('webhook_delivery', webhookDelivery);
 export const webhookDeliveryListResponse = listEnvelope('webhook_deliveries', webhookDelivery);
 export const webhookEndpointDeleteResponse = singleEnvelope('webhook_endpoint', obj({ id: uuid, deleted: Type.Literal(true) }));
 
-export const webhookEndpointOperations = operations('webhook-dispatcher', {
-  ...recordOperations('webhook_endpoints', { create: webhookEndpointCreateBody, list: webhookEndpointListQuery, one: webhookEndpointResponse, page: webhookEndpointListResponse }),
-  // The create reply alone carries the signing secret.
-  'webhook_endpoints.create': { body: webhookEndpointCreateBody, reply: webhookEndpointCreateResponse },
-  'webhook_endpoints.delete': { params: idParams, reply: webhookEndpointDeleteResponse },
-  'webhook_endpoints.test': { params: idParams, reply: webhookDeliveryResponse },
-  'webhook_endpoints.deliveries': { params: idParams, query: webhookDeliveryListQuery, reply: webhookDeliveryListResponse },
-});
-
-const endpoints = recordRoutes(webhookEndpointOperations, {
+export const {
+  response: webhookEndpointResponse,
+  listResponse: webhookEndpointListResponse,
+  operations: webhookEndpointOperations,
+  routes: webhookEndpointRoutes,
+} = recordResource({
+  service: 'webhook-dispatcher',
   resource: 'webhook_endpoints',
-  name: 'Webhook endpoint',
-  path: '/api/v1/webhook-endpoints',
-  tag: 'Webhooks',
-  module: 'webhooks',
+  one: 'webhook_endpoint',
+  many: 'webhook_endpoints',
+  record: webhookEndpoint,
+  create: webhookEndpointCreateBody,
+  query: obj({ ...paginationQuery }),
+  http: { name: 'Webhook endpoint', path: '/api/v1/webhook-endpoints', tag: 'Webhooks', module: 'webhooks' },
+  more: () => ({
+    // The create reply alone carries the signing secret.
+    'webhook_endpoints.create': { body: webhookEndpointCreateBody, reply: webhookEndpointCreateResponse },
+    'webhook_endpoints.delete': { params: idParams, reply: webhookEndpointDeleteResponse },
+    'webhook_endpoints.test': { params: idParams, reply: webhookDeliveryResponse },
+    'webhook_endpoints.deliveries': { params: idParams, query: webhookDeliveryListQuery, reply: webhookDeliveryListResponse },
+  }),
+  routes: (endpoints) => [
+    endpoints.create({
+      summary: 'Register a webhook endpoint for the connected app and environment of the key; the response alone carries its signing secret.',
+      description:
+        'Deliveries are signed JSON POSTs: Service-Signature is the hex HMAC-SHA-256 under the secret of `<Service-Timestamp>.<raw body>`, Service-Timestamp is Unix seconds, ' +
+        'Service-Event-Id equals the body id (the delivery id, the same across retries). A 2xx within 10 s is success; redirects are not followed. Failed deliveries are retried after ' +
+        '1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h and 24 h, then marked failed; an endpoint whose deliveries all fail for 3 days is disabled (disabled_reason says why). ' +
+        'Live mode: https only, and the host must not resolve to a private, loopback or link-local address (400 validation_failed, issue unsafe_url).',
+      statuses: { 201: 'Endpoint created; secret is shown only here.' },
+    }),
+    endpoints.list('List webhook endpoints, newest first (never their secrets).', 'A page of endpoints.'),
+    endpoints.get('Get one webhook endpoint (never its secret).', 'The endpoint.'),
+    endpoints.route('webhook_endpoints.delete', {
+      operationId: 'deleteWebhookEndpoint',
+      method: 'DELETE',
+      path: '/api/v1/webhook-endpoints/{id}',
+      summary: 'Delete a webhook endpoint: nothing more is delivered to it (pending deliveries are dropped).',
+      statuses: { 200: '{id, deleted: true}.' },
+    }),
+    endpoints.route('webhook_endpoints.test', {
+      operationId: 'testWebhookEndpoint',
+      method: 'POST',
+      path: '/api/v1/webhook-endpoints/{id}/test',
+      summary: 'Send a webhook.test delivery to the endpoint (queued; see its deliveries for the outcome).',
+      description: 'A disabled endpoint is refused with 409 conflict.',
+      statuses: { 201: 'The queued delivery.' },
+    }),
+    endpoints.route('webhook_endpoints.deliveries', {
+      operationId: 'listWebhookDeliveries',
+      method: 'GET',
+      path: '/api/v1/webhook-endpoints/{id}/deliveries',
+      summary: "The endpoint's deliveries, newest first, each with its attempts (time, status code, duration, error, first 1 KiB of the response).",
+      statuses: { 200: 'A page of deliveries.' },
+    }),
+  ],
 });
-export const webhookEndpointRoutes: RouteDef[] = [
-  endpoints.create({
-    summary: 'Register a webhook endpoint for the connected app and environment of the key; the response alone carries its signing secret.',
-    description:
-      'Deliveries are signed JSON POSTs: Service-Signature is the hex HMAC-SHA-256 under the secret of `<Service-Timestamp>.<raw body>`, Service-Timestamp is Unix seconds, ' +
-      'Service-Event-Id equals the body id (the delivery id, the same across retries). A 2xx within 10 s is success; redirects are not followed. Failed deliveries are retried after ' +
-      '1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h and 24 h, then marked failed; an endpoint whose deliveries all fail for 3 days is disabled (disabled_reason says why). ' +
-      'Live mode: https only, and the host must not resolve to a private, loopback or link-local address (400 validation_failed, issue unsafe_url).',
-    statuses: { 201: 'Endpoint created; secret is shown only here.' },
-  }),
-  endpoints.list('List webhook endpoints, newest first (never their secrets).', 'A page of endpoints.'),
-  endpoints.get('Get one webhook endpoint (never its secret).', 'The endpoint.'),
-  endpoints.route('webhook_endpoints.delete', {
-    operationId: 'deleteWebhookEndpoint',
-    method: 'DELETE',
-    path: '/api/v1/webhook-endpoints/{id}',
-    summary: 'Delete a webhook endpoint: nothing more is delivered to it (pending deliveries are dropped).',
-    statuses: { 200: '{id, deleted: true}.' },
-  }),
-  endpoints.route('webhook_endpoints.test', {
-    operationId: 'testWebhookEndpoint',
-    method: 'POST',
-    path: '/api/v1/webhook-endpoints/{id}/test',
-    summary: 'Send a webhook.test delivery to the endpoint (queued; see its deliveries for the outcome).',
-    description: 'A disabled endpoint is refused with 409 conflict.',
-    statuses: { 201: 'The queued delivery.' },
-  }),
-  endpoints.route('webhook_endpoints.deliveries', {
-    operationId: 'listWebhookDeliveries',
-    method: 'GET',
-    path: '/api/v1/webhook-endpoints/{id}/deliveries',
-    summary: "The endpoint's deliveries, newest first, each with its attempts (time, status code, duration, error, first 1 KiB of the response).",
-    statuses: { 200: 'A page of deliveries.' },
-  }),
-];

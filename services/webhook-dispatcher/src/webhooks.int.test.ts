@@ -3,6 +3,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { Webhook } from 'standardwebhooks';
 import { type RpcOperation, type TrustedContext, eventsStreamName, outboundSubject } from '@acct/contracts';
 import { ensureEventsStream } from '@acct/kit';
 import { type TestService, ctx as newCtx, startServiceForTest } from '@acct/testing';
@@ -147,6 +148,17 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     expect(verify(secret, got.headers, got.raw.replace('invoice.posted', 'invoice.paid'))).toBe(false);
     expect(verify(secret, got.headers, got.raw, Number(got.headers['service-timestamp']) + 3600)).toBe(false);
     expect(verify('whsec_other', got.headers, got.raw)).toBe(false);
+    // Standard Webhooks, checked by a verifier nobody here wrote (the standardwebhooks package).
+    const std = {
+      'webhook-id': String(got.headers['webhook-id']),
+      'webhook-timestamp': String(got.headers['webhook-timestamp']),
+      'webhook-signature': String(got.headers['webhook-signature']),
+    };
+    expect(std['webhook-id']).toBe(body.id);
+    expect(std['webhook-timestamp']).toBe(got.headers['service-timestamp']);
+    expect(new Webhook(secret).verify(got.raw, std)).toEqual(body);
+    expect(() => new Webhook(secret).verify(got.raw.replace('invoice.posted', 'invoice.paid'), std)).toThrow();
+    expect(() => new Webhook(secret).verify(got.raw, { ...std, 'webhook-id': randomUUID() })).toThrow();
     // The secret is never shown again, nor stored or logged in clear.
     const read = JSON.stringify([await call('webhook_endpoints.get', c, { params: { id: ep.body.data.id } }), await call('webhook_endpoints.list', c)]);
     expect(read).not.toContain(secret);

@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import type { Environment } from '@acct/contracts';
 import type { AttemptResult } from '../queries';
-import { sign } from '../domain/secrets';
+import { sign, standardSignature } from '../domain/secrets';
 import { type Resolver, checkUrl, guardedLookupWith } from './ssrf';
 
 const RESPONSE_KEPT = 1024;
@@ -46,6 +46,10 @@ export class Sender {
           'service-signature': sign(d.secret, timestamp, d.body),
           'service-timestamp': String(timestamp),
           'service-event-id': d.deliveryId,
+          // Standard Webhooks beside SPEC.md's headers (API-DECISIONS §11): the id is signed too.
+          'webhook-id': d.deliveryId,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': standardSignature(d.secret, d.deliveryId, timestamp, d.body),
         },
         signal: AbortSignal.timeout(this.o.timeoutMs),
       });

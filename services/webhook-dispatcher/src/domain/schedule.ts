@@ -17,7 +17,16 @@ export function parseSchedule(raw: string): number[] {
   return delays;
 }
 
-/** After the n-th failed attempt (1-based): the delay to the next one, or null when the delivery has failed. */
-export function retryDelay(schedule: readonly number[], attempt: number): number | null {
-  return attempt >= 1 && attempt <= schedule.length ? schedule[attempt - 1]! : null;
+/** How far a retry may land from its scheduled delay, either way (API-DECISIONS §11: ±10%). */
+export const RETRY_JITTER = 0.1;
+
+/**
+ * After the n-th failed attempt (1-based): the delay to the next one, or null when the delivery has
+ * failed. The delay is moved by up to ±10% (`random` in [0, 1)), so deliveries that failed together
+ * (an endpoint down for a minute) do not all retry in the same instant.
+ */
+export function retryDelay(schedule: readonly number[], attempt: number, random: () => number = Math.random): number | null {
+  if (attempt < 1 || attempt > schedule.length) return null;
+  const delay = schedule[attempt - 1]!;
+  return Math.round(delay * (1 - RETRY_JITTER + 2 * RETRY_JITTER * random()));
 }

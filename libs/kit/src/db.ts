@@ -4,7 +4,7 @@ import { PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator, Migration as MigrationBase, type Migration } from '@mikro-orm/migrations';
 import pino from 'pino';
 import type { Logger } from './logger';
-import { positional } from './sql';
+import { positional } from './placeholders';
 
 export type Orm = MikroORM<PostgreSqlDriver>;
 export type { EntityManager };

@@ -10,6 +10,7 @@ export { ROUTES, findRoute } from './api/index';
 export * from './openapi';
 export * from './schemas/common';
 export type { LineItemInput } from './schemas/line-items';
+export * from './schemas/metadata';
 export * as schemas from './schemas/index';
 export type * from './api/gateway';
 export type * from './api/customers';

@@ -92,6 +92,8 @@ const ISSUE: Record<string, string> = {
   maxLength: 'too_long',
   minLength: 'too_short',
   maxItems: 'too_many',
+  maxProperties: 'too_many',
+  propertyNames: 'invalid_key',
   minItems: 'too_few',
   type: 'invalid_type',
   minimum: 'out_of_range',
@@ -117,6 +119,10 @@ export function toDetails(errors: ErrorObject[] | null | undefined, asQuery = fa
     let pointer = e.instancePath;
     if (e.keyword === 'required') pointer += `/${(e.params as { missingProperty: string }).missingProperty}`;
     if (e.keyword === 'additionalProperties') pointer += `/${(e.params as { additionalProperty: string }).additionalProperty}`;
+    // A key refused by propertyNames (metadata): the failing rule names the key; the wrapper adds nothing.
+    if (e.keyword === 'propertyNames') continue;
+    const propertyName = e.propertyName;
+    if (propertyName !== undefined) pointer += `/${propertyName.replace(/~/g, '~0').replace(/\//g, '~1')}`;
     const field = asQuery ? pointer.replace(/^\//, '') : pointer || '/';
     const issue = ISSUE[e.keyword] ?? 'invalid';
     let message: string;

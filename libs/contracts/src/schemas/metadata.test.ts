@@ -1,0 +1,34 @@
+import { compileBody, toDetails } from '../validate';
+import { obj } from './common';
+import { Optional } from '@sinclair/typebox';
+import { mergeMetadata, metadataInput, metadataOnCreate } from './metadata';
+
+const validate = compileBody(obj({ metadata: Optional(metadataInput) }));
+const details = (metadata: unknown) => (validate({ metadata }) ? [] : toDetails(validate.errors));
+
+describe('metadata (API-DECISIONS §11)', () => {
+  it('takes up to 50 keys of 1–40 characters with values up to 500', () => {
+    const m = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`.padEnd(40, 'x'), 'v'.repeat(500)]));
+    expect(details(m)).toEqual([]);
+    expect(details({})).toEqual([]);
+  });
+  it('refuses too many keys, naming the field', () => {
+    const m = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, 'v']));
+    expect(details(m)).toContainEqual(expect.objectContaining({ field: '/metadata', issue: 'too_many' }));
+  });
+  it('refuses bad keys and long or non-string values, naming the key', () => {
+    expect(details({ 'a[b]': 'x' })).toEqual([expect.objectContaining({ field: '/metadata/a[b]', issue: 'invalid_format' })]);
+    expect(details({ ['k'.repeat(41)]: 'x' })).toEqual([expect.objectContaining({ field: `/metadata/${'k'.repeat(41)}`, issue: 'too_long' })]);
+    expect(details({ '': 'x' })).toEqual([expect.objectContaining({ field: '/metadata/', issue: 'too_short' })]);
+    expect(details({ a: 'v'.repeat(501) })).toEqual([expect.objectContaining({ field: '/metadata/a', issue: 'too_long' })]);
+    expect(details({ a: 1 })).toEqual([expect.objectContaining({ field: '/metadata/a', issue: 'invalid_type' })]);
+    expect(details({ a: { b: 'c' } })).toEqual([expect.objectContaining({ field: '/metadata/a', issue: 'invalid_type' })]);
+    expect(details('x')).toEqual([expect.objectContaining({ field: '/metadata', issue: 'invalid_type' })]);
+  });
+  it('drops "" on create and removes it on merge', () => {
+    expect(metadataOnCreate({ a: '1', b: '' })).toEqual({ a: '1' });
+    expect(metadataOnCreate(undefined)).toEqual({});
+    expect(mergeMetadata({ a: '1', b: '2' }, { b: '', c: '3' })).toEqual({ a: '1', c: '3' });
+    expect(mergeMetadata({ a: '1' }, undefined)).toEqual({ a: '1' });
+  });
+});

@@ -47,6 +47,9 @@ const CONTRACT: Record<string, string[]> = {
   ...records('/api/v1/webhook-endpoints', 'webhook_endpoint', 'webhook_endpoints'), // API-DECISIONS §3
   'DELETE /api/v1/webhook-endpoints/{id}': ['webhook_endpoint'],
   'POST /api/v1/webhook-endpoints/{id}/test': ['webhook_delivery'],
+  'PATCH /api/v1/webhook-endpoints/{id}': ['webhook_endpoint'], // API-DECISIONS §11: 200 with the endpoint
+  'POST /api/v1/webhook-endpoints/{id}/rotate-secret': ['webhook_endpoint'], // API-DECISIONS §11: the endpoint with its new secret
+  'POST /api/v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry': ['webhook_delivery'], // API-DECISIONS §11: 202 with the delivery
   'GET /api/v1/webhook-endpoints/{id}/deliveries': ['webhook_deliveries', 'pagination'], // API-DECISIONS §3
   ...records('/api/v1/documents', 'document', 'documents'),
   'GET /api/v1/documents/{id}/download': ['<not json>'], // SPEC §4: binary file stream

@@ -37,7 +37,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type RouteKind = 'json' | 'upload' | 'download' | 'public' | 'raw';
 
 export interface SuccessResponse {
-  status: 200 | 201;
+  status: 200 | 201 | 202;
   description: string;
   schema: JsonSchema;
   /**
@@ -82,7 +82,7 @@ export interface RouteDef {
 }
 
 /** The success statuses of a route and what each means; its schema is the operation's reply (or the route's bytes). */
-export type Statuses = { 201?: string; 200?: string };
+export type Statuses = { 201?: string; 200?: string; 202?: string };
 
 /** What a route says beyond its operation: HTTP facts only. */
 export interface RouteFacts {
@@ -125,7 +125,7 @@ interface Served {
 function build(facts: RouteFacts & { tag: string; module: ModuleName | null }, served: Served): RouteDef {
   const { statuses, contentType, tag, module, ...http } = facts;
   const { reply, ...request } = served;
-  const responses = ([201, 200] as const)
+  const responses = ([201, 202, 200] as const)
     .filter((status) => statuses[status] !== undefined)
     .map((status): SuccessResponse => ({ status, description: statuses[status]!, schema: reply, ...(contentType && { contentType }) }));
   const defined = Object.fromEntries(Object.entries(request).filter(([, v]) => v !== undefined)) as Omit<Served, 'reply'>;

@@ -1,4 +1,4 @@
-import type { Environment, WebhookAttemptDto, WebhookDeliveryDto, WebhookEndpointDto, WebhookEventType } from '@acct/contracts';
+import type { Environment, Metadata, WebhookAttemptDto, WebhookDeliveryDto, WebhookEndpointDto, WebhookEventType } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
 
 /**
@@ -23,8 +23,16 @@ export interface EndpointRow {
   status: 'enabled' | 'disabled';
   disabled_reason: string | null;
   secret_encrypted: string;
+  /** The secret before the last rotation, while it still signs beside the current one (see endpointDto). */
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: Date | null;
+  metadata: Metadata;
   created_at: Date;
 }
+
+/** Whether the secret before the last rotation still signs. */
+const previousSecretLive = (r: Pick<EndpointRow, 'previous_secret_expires_at'>, now = Date.now()) =>
+  r.previous_secret_expires_at !== null && new Date(r.previous_secret_expires_at).getTime() > now;
 
 export function endpointDto(r: EndpointRow): WebhookEndpointDto {
   return {
@@ -34,14 +42,16 @@ export function endpointDto(r: EndpointRow): WebhookEndpointDto {
     description: r.description,
     status: r.status,
     disabled_reason: r.disabled_reason,
+    previous_secret_expires_at: previousSecretLive(r) ? new Date(r.previous_secret_expires_at!).toISOString() : null,
+    metadata: r.metadata ?? {},
     created_at: new Date(r.created_at).toISOString(),
   };
 }
 
 export async function insertEndpoint(em: EntityManager, r: EndpointRow): Promise<void> {
   await em.execute(
-    `INSERT INTO webhook_endpoints (id, organization_id, connected_app_id, environment, url, description, event_types, status, disabled_reason, secret_encrypted, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?, ?)`,
+    `INSERT INTO webhook_endpoints (id, organization_id, connected_app_id, environment, url, description, event_types, status, disabled_reason, secret_encrypted, metadata, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?, ?::jsonb, ?)`,
     [
       r.id,
       r.organization_id,
@@ -53,6 +63,7 @@ export async function insertEndpoint(em: EntityManager, r: EndpointRow): Promise
       r.status,
       r.disabled_reason,
       r.secret_encrypted,
+      JSON.stringify(r.metadata),
       r.created_at,
     ],
   );
@@ -82,9 +93,54 @@ export async function hideEndpoint(em: EntityManager, id: string): Promise<boole
   return rows.length > 0;
 }
 
-/** Fails the endpoint's pending deliveries (it was deleted or disabled). */
+/**
+ * Fails the endpoint's pending deliveries (it was deleted or disabled); one waiting only for a manual
+ * attempt goes back to what it was (a delivered one stays delivered).
+ */
 export async function failPendingDeliveries(em: EntityManager, endpointId: string): Promise<void> {
-  await em.execute(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE endpoint_id = ? AND status = 'pending'`, [endpointId]);
+  await em.execute(
+    `UPDATE webhook_deliveries SET status = COALESCE(resume_status, 'failed'), next_attempt_at = NULL, resume_status = NULL, manual_attempt = false, leased_until = NULL
+      WHERE endpoint_id = ? AND status = 'pending'`,
+    [endpointId],
+  );
+}
+
+/** An endpoint of the scope, its row locked FOR UPDATE (PATCH, rotation) or FOR SHARE (a manual retry, so it cannot be disabled meanwhile). */
+export async function lockEndpoint(em: EntityManager, s: EndpointScope, id: string, mode: 'UPDATE' | 'SHARE'): Promise<EndpointRow | null> {
+  const rows = await em.execute<EndpointRow[]>(`SELECT * FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL FOR ${mode === 'UPDATE' ? 'UPDATE' : 'SHARE'}`, [id]);
+  const row = rows[0];
+  return row && inEndpointScope(row, s) ? row : null;
+}
+
+/** The fields PATCH sets (those of the row after the update). */
+export async function updateEndpointFields(
+  em: EntityManager,
+  id: string,
+  f: Pick<EndpointRow, 'url' | 'event_types' | 'description' | 'metadata' | 'status' | 'disabled_reason'> & { resetFailing: boolean },
+): Promise<EndpointRow> {
+  const rows = await em.execute<EndpointRow[]>(
+    `UPDATE webhook_endpoints SET url = ?, event_types = ?::text[], description = ?, metadata = ?::jsonb, status = ?, disabled_reason = ?,
+            failing_since = CASE WHEN ? THEN NULL ELSE failing_since END
+      WHERE id = ? RETURNING *`,
+    [f.url, `{${f.event_types.join(',')}}`, f.description, JSON.stringify(f.metadata), f.status, f.disabled_reason, f.resetFailing, id],
+  );
+  return rows[0]!;
+}
+
+/**
+ * A new current secret; the one it replaces signs beside it for `overlapHours` (0: not at all). A
+ * secret kept from an earlier rotation is dropped: at most two secrets sign a delivery.
+ */
+export async function rotateEndpointSecret(em: EntityManager, id: string, secretEncrypted: string, overlapHours: number): Promise<EndpointRow> {
+  const rows = await em.execute<EndpointRow[]>(
+    `UPDATE webhook_endpoints SET
+            previous_secret_encrypted = CASE WHEN ? > 0 THEN secret_encrypted END,
+            previous_secret_expires_at = CASE WHEN ? > 0 THEN now() + (? * interval '1 hour') END,
+            secret_encrypted = ?
+      WHERE id = ? RETURNING *`,
+    [overlapHours, overlapHours, overlapHours, secretEncrypted, id],
+  );
+  return rows[0]!;
 }
 
 /** Enabled endpoints of the app and environment subscribed to the type. */
@@ -115,6 +171,31 @@ export async function insertDelivery(em: EntityManager, d: NewDelivery): Promise
 export async function findEndpointById(em: EntityManager, id: string): Promise<EndpointRow | null> {
   const rows = await em.execute<EndpointRow[]>(`SELECT * FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL`, [id]);
   return rows[0] ?? null;
+}
+
+/**
+ * Queues one manual attempt of a delivery of the endpoint, due now: a failed or delivered one becomes
+ * pending for that attempt (and returns to its status if it fails), a pending one has its next
+ * attempt moved to now. Nothing changes when an attempt is already queued, due or in flight (leased),
+ * so a repeated request never starts a second, concurrent send. The row lock the claim takes (FOR
+ * UPDATE SKIP LOCKED) orders this against a claim: this waits for it and then sees the lease.
+ * Returns whether the delivery is the endpoint's.
+ */
+export async function queueManualAttempt(em: EntityManager, endpointId: string, deliveryId: string): Promise<boolean> {
+  const rows = await em.execute<{ id: string; queued: boolean }[]>(
+    `WITH target AS (SELECT id FROM webhook_deliveries WHERE id = ? AND endpoint_id = ?),
+          queued AS (
+            UPDATE webhook_deliveries d SET
+                   resume_status = CASE WHEN d.status = 'pending' THEN d.resume_status ELSE d.status END,
+                   status = 'pending', next_attempt_at = now(), manual_attempt = true
+              FROM target t
+             WHERE d.id = t.id
+               AND NOT (d.status = 'pending' AND (d.manual_attempt OR d.next_attempt_at <= now() OR COALESCE(d.leased_until > now(), false)))
+            RETURNING d.id)
+     SELECT t.id, EXISTS (SELECT 1 FROM queued) AS queued FROM target t`,
+    [deliveryId, endpointId],
+  );
+  return rows.length > 0;
 }
 
 interface DeliveryRow {
@@ -189,6 +270,14 @@ export interface ClaimedDelivery {
   url: string;
   environment: Environment;
   secret_encrypted: string;
+  /** The secret before the last rotation while it still signs, else null. */
+  previous_secret_encrypted: string | null;
+  /** A manual attempt (POST …/retry): it does not use up the retry schedule. */
+  manual_attempt: boolean;
+  /** After a failed manual attempt, the status the delivery returns to (null: it was pending). */
+  resume_status: 'delivered' | 'failed' | null;
+  /** Manual attempts so far, this one included. */
+  manual_attempts: number;
 }
 
 /**
@@ -204,14 +293,16 @@ export async function lockDue(em: EntityManager, saturated: string[], limit: num
   );
 }
 
-/** Leases the deliveries for `leaseMs` (their next attempt moves past it) and counts the attempt. */
+/** Leases the deliveries for `leaseMs` (their next attempt moves past it, leased_until says so) and counts the attempt. */
 export async function leaseDeliveries(em: EntityManager, ids: string[], leaseMs: number): Promise<ClaimedDelivery[]> {
   return em.execute<ClaimedDelivery[]>(
-    `UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, next_attempt_at = now() + (? * interval '1 millisecond')
+    `UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, manual_attempts = d.manual_attempts + d.manual_attempt::int,
+            next_attempt_at = now() + (? * interval '1 millisecond'), leased_until = now() + (? * interval '1 millisecond')
        FROM webhook_endpoints e
       WHERE d.id = ANY(?::uuid[]) AND e.id = d.endpoint_id
-      RETURNING d.id, d.endpoint_id, d.body, d.attempt_count, e.url, e.environment, e.secret_encrypted`,
-    [leaseMs, `{${ids.join(',')}}`],
+      RETURNING d.id, d.endpoint_id, d.body, d.attempt_count, d.manual_attempt, d.resume_status, d.manual_attempts, e.url, e.environment, e.secret_encrypted,
+                CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret_encrypted END AS previous_secret_encrypted`,
+    [leaseMs, leaseMs, `{${ids.join(',')}}`],
   );
 }
 
@@ -234,8 +325,13 @@ export async function recordAttempt(em: EntityManager, deliveryId: string, a: At
   ]);
 }
 
+/** What every outcome clears: the lease and the manual attempt it was. */
+const ATTEMPT_DONE = `leased_until = NULL, manual_attempt = false, resume_status = NULL`;
+
 export async function markDelivered(em: EntityManager, deliveryId: string): Promise<void> {
-  await em.execute(`UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), next_attempt_at = NULL WHERE id = ? AND status = 'pending'`, [deliveryId]);
+  await em.execute(`UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), next_attempt_at = NULL, ${ATTEMPT_DONE} WHERE id = ? AND status = 'pending'`, [
+    deliveryId,
+  ]);
 }
 
 /** The endpoint answered: it is no longer failing. */
@@ -245,12 +341,22 @@ export async function clearEndpointFailing(em: EntityManager, endpointId: string
 
 /** A failed last attempt: the delivery fails. */
 export async function markFailed(em: EntityManager, deliveryId: string): Promise<void> {
-  await em.execute(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE id = ? AND status = 'pending'`, [deliveryId]);
+  await em.execute(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, ${ATTEMPT_DONE} WHERE id = ? AND status = 'pending'`, [deliveryId]);
+}
+
+/** A failed manual attempt of a failed or delivered delivery: it returns to that status. */
+export async function markResumed(em: EntityManager, deliveryId: string): Promise<void> {
+  await em.execute(`UPDATE webhook_deliveries SET status = resume_status, next_attempt_at = NULL, ${ATTEMPT_DONE} WHERE id = ? AND status = 'pending' AND resume_status IS NOT NULL`, [
+    deliveryId,
+  ]);
 }
 
 /** A failed attempt: the next one after `retryInMs`. */
 export async function scheduleRetry(em: EntityManager, deliveryId: string, retryInMs: number): Promise<void> {
-  await em.execute(`UPDATE webhook_deliveries SET next_attempt_at = now() + (? * interval '1 millisecond') WHERE id = ? AND status = 'pending'`, [retryInMs, deliveryId]);
+  await em.execute(`UPDATE webhook_deliveries SET next_attempt_at = now() + (? * interval '1 millisecond'), ${ATTEMPT_DONE} WHERE id = ? AND status = 'pending'`, [
+    retryInMs,
+    deliveryId,
+  ]);
 }
 
 /** Notes a failure on the endpoint: since when it fails, and whether it is enabled and has failed for `disableAfterMs`. */

@@ -77,7 +77,7 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
   const deliveries = async (c: TrustedContext, id: string) =>
     (
       (await call('webhook_endpoints.deliveries', c, { params: { id } })) as {
-        body: { data: { id: string; status: string; attempt_count: number; attempts: { status_code: number | null; error: string | null; response_body: string | null }[] }[] };
+        body: { data: { id: string; status: string; attempt_count: number; next_attempt_at: string | null; attempts: { status_code: number | null; error: string | null; response_body: string | null }[] }[] };
       }
     ).body.data;
 
@@ -276,6 +276,203 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     expect((await deliveries(c, ep.body.data.id))[0]).toMatchObject({ status: 'failed', attempts: [{ status_code: 500 }] });
     const test = (await call('webhook_endpoints.test', c, { params: { id: ep.body.data.id } })) as { ok: boolean; error?: { code: string } };
     expect(test).toMatchObject({ ok: false, error: { code: 'conflict' } });
+  });
+
+  describe('endpoint management (API-DECISIONS §11)', () => {
+    type Ep = { id: string; url: string; status: string; disabled_reason: string | null; metadata: Record<string, string>; previous_secret_expires_at: string | null; secret?: string };
+    type Reply<T> = { ok: boolean; status?: number; body: { data: T }; error?: { code: string; details: { field: string; issue: string }[] } };
+    const std = (got: Received) => ({
+      'webhook-id': String(got.headers['webhook-id']),
+      'webhook-timestamp': String(got.headers['webhook-timestamp']),
+      'webhook-signature': String(got.headers['webhook-signature']),
+    });
+    const fresh = () => ctx('test', { organizationId: randomUUID(), connectedAppId: randomUUID() });
+    const patch = async (c: TrustedContext, id: string, body: unknown) => (await call('webhook_endpoints.update', c, { params: { id }, body })) as Reply<Ep>;
+    const rotate = async (c: TrustedContext, id: string, body?: unknown) => (await call('webhook_endpoints.rotate_secret', c, { params: { id }, body })) as Reply<Ep>;
+    const retry = async (c: TrustedContext, id: string, delivery_id: string) =>
+      (await call('webhook_endpoints.retry_delivery', c, { params: { id, delivery_id } })) as Reply<{ id: string; status: string; attempt_count: number }>;
+    const testSend = async (c: TrustedContext, id: string) => ((await call('webhook_endpoints.test', c, { params: { id } })) as Reply<{ id: string }>).body.data.id;
+    const arrival = (path: string, deliveryId: string, n = 1) => until(() => received.filter((r) => r.path === path && r.headers['webhook-id'] === deliveryId)[n - 1]);
+
+    it('keeps metadata set on create, returns it on every read and merges it on PATCH ("" removes a key)', async () => {
+      const c = fresh();
+      const r = (await call('webhook_endpoints.create', c, { body: { url: `${base}/meta`, metadata: { team: 'billing', gone: '' } } })) as Reply<Ep>;
+      expect(r.body.data.metadata).toEqual({ team: 'billing' });
+      const id = r.body.data.id;
+      const got = (await call('webhook_endpoints.get', c, { params: { id } })) as Reply<Ep>;
+      expect(got.body.data.metadata).toEqual({ team: 'billing' });
+      const listed = (await call('webhook_endpoints.list', c)) as Reply<Ep[]>;
+      expect(listed.body.data[0]!.metadata).toEqual({ team: 'billing' });
+      const p = await patch(c, id, { metadata: { team: '', owner: 'ana' }, description: 'billing hooks' });
+      expect(p).toMatchObject({ ok: true, status: 200, body: { data: { metadata: { owner: 'ana' }, description: 'billing hooks' } } });
+      expect(JSON.stringify(p)).not.toContain('whsec_');
+      // 50 keys stored, then a PATCH adding one more: 400 naming metadata.
+      const fifty = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, 'v']));
+      expect((await patch(c, id, { metadata: fifty })).ok).toBe(true);
+      expect(await patch(c, id, { metadata: { extra: 'x' } })).toMatchObject({ ok: false, error: { code: 'validation_failed', details: [{ field: '/metadata', issue: 'too_many_keys' }] } });
+      expect(await patch(c, id, { metadata: { extra: 'x', k0: '' } })).toMatchObject({ ok: true });
+      // Another app's key sees no such endpoint.
+      expect(await patch(fresh(), id, { description: 'x' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    });
+
+    it('checks a new URL as create does, in every mode', async () => {
+      const c = fresh();
+      const ep = await create(c, `${base}/patch-url`);
+      const id = ep.body.data.id;
+      expect(await patch(c, id, { url: `http://user:pw@127.0.0.1:1/x` })).toMatchObject({ ok: false, error: { code: 'validation_failed', details: [{ field: '/url', issue: 'unsafe_url' }] } });
+      expect(await patch(c, id, { url: `http://internal.example.com/x` })).toMatchObject({ ok: true }); // private URLs are allowed in this block
+      config.allowPrivateUrls = false;
+      try {
+        for (const url of ['http://127.0.0.1/h', 'http://internal.example.com/h', 'http://[::ffff:a9fe:a9fe]/h']) {
+          expect(await patch(c, id, { url })).toMatchObject({ ok: false, error: { code: 'validation_failed', details: [{ field: '/url', issue: 'unsafe_url' }] } });
+        }
+      } finally {
+        config.allowPrivateUrls = true;
+      }
+      const moved = await patch(c, id, { url: `HTTP://127.0.0.1:${new URL(base).port}/patched/../moved` });
+      expect(moved.body.data.url).toBe(`${base}/moved`);
+      const d = await testSend(c, id);
+      await arrival('/moved', d);
+      // A deleted endpoint: 404.
+      await call('webhook_endpoints.delete', c, { params: { id } });
+      expect(await patch(c, id, { description: 'x' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect(await rotate(c, id)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    });
+
+    it('signs with both secrets during a rotation (each verifies), then with the new one alone', async () => {
+      const c = fresh();
+      const ep = await create(c, `${base}/rotate`);
+      const id = ep.body.data.id;
+      const old = ep.body.data.secret;
+      const r = await rotate(c, id, { expire_current_in_hours: 1 });
+      expect(r).toMatchObject({ ok: true, status: 200, body: { data: { id, secret: expect.stringMatching(/^whsec_/) } } });
+      const fresh1 = r.body.data.secret!;
+      expect(fresh1).not.toBe(old);
+      expect(Date.parse(r.body.data.previous_secret_expires_at!) - Date.now()).toBeGreaterThan(3_500_000);
+      // The secret is shown once: reads never carry it.
+      const read = JSON.stringify([await call('webhook_endpoints.get', c, { params: { id } }), await call('webhook_endpoints.list', c)]);
+      expect(read).not.toContain(fresh1);
+      expect(JSON.stringify(await svc.sql(`SELECT * FROM webhook_endpoints WHERE id = ?`, [id]))).not.toContain(fresh1.slice(6));
+      const got = await arrival('/rotate', await testSend(c, id));
+      const sigs = std(got)['webhook-signature'].split(' ');
+      expect(sigs).toHaveLength(2);
+      expect(sigs.every((x) => x.startsWith('v1,'))).toBe(true);
+      const body = JSON.parse(got.raw);
+      expect(new Webhook(fresh1).verify(got.raw, std(got))).toEqual(body);
+      expect(new Webhook(old).verify(got.raw, std(got))).toEqual(body);
+      expect(verify(fresh1, got.headers, got.raw)).toBe(true);
+      expect(verify(old, got.headers, got.raw)).toBe(false);
+      // The overlap ends (its expiry moved to the past): the new secret alone.
+      await svc.sql(`UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = ?`, [id]);
+      expect(((await call('webhook_endpoints.get', c, { params: { id } })) as Reply<Ep>).body.data.previous_secret_expires_at).toBeNull();
+      const after = await arrival('/rotate', await testSend(c, id));
+      expect(std(after)['webhook-signature'].split(' ')).toHaveLength(1);
+      expect(new Webhook(fresh1).verify(after.raw, std(after))).toEqual(JSON.parse(after.raw));
+      expect(() => new Webhook(old).verify(after.raw, std(after))).toThrow();
+      expect(verify(fresh1, after.headers, after.raw)).toBe(true);
+    });
+
+    it('rotating with 0 retires the old secret at once; rotating during an overlap drops the secret before the previous one', async () => {
+      const c = fresh();
+      const ep = await create(c, `${base}/rotate0`);
+      const id = ep.body.data.id;
+      const s0 = ep.body.data.secret;
+      const s1 = (await rotate(c, id)).body.data; // default: 24 h
+      expect(Date.parse(s1.previous_secret_expires_at!) - Date.now()).toBeGreaterThan(23.9 * 3_600_000);
+      const s2 = (await rotate(c, id, { expire_current_in_hours: 2 })).body.data;
+      const two = await arrival('/rotate0', await testSend(c, id));
+      expect(new Webhook(s2.secret!).verify(two.raw, std(two))).toBeTruthy();
+      expect(new Webhook(s1.secret!).verify(two.raw, std(two))).toBeTruthy();
+      expect(() => new Webhook(s0).verify(two.raw, std(two))).toThrow();
+      const s3 = (await rotate(c, id, { expire_current_in_hours: 0 })).body.data;
+      expect(s3.previous_secret_expires_at).toBeNull();
+      const one = await arrival('/rotate0', await testSend(c, id));
+      expect(std(one)['webhook-signature'].split(' ')).toHaveLength(1);
+      expect(new Webhook(s3.secret!).verify(one.raw, std(one))).toBeTruthy();
+      expect(() => new Webhook(s2.secret!).verify(one.raw, std(one))).toThrow();
+    });
+
+    it('PATCH enabled: false disables, enabled: true re-enables an automatically disabled endpoint, which delivers again', async () => {
+      const c = fresh();
+      failuresLeft.set('/reenable', 1000);
+      const ep = await create(c, `${base}/reenable`);
+      const id = ep.body.data.id;
+      await svc.sql(`UPDATE webhook_endpoints SET failing_since = now() - interval '3 days 1 minute' WHERE id = ?`, [id]);
+      await testSend(c, id);
+      await until(async () => ((await call('webhook_endpoints.get', c, { params: { id } })) as Reply<Ep>).body.data.status === 'disabled' || undefined);
+      failuresLeft.set('/reenable', 0);
+      const on = await patch(c, id, { enabled: true });
+      expect(on.body.data).toMatchObject({ status: 'enabled', disabled_reason: null });
+      expect(await svc.sql(`SELECT failing_since FROM webhook_endpoints WHERE id = ?`, [id])).toEqual([{ failing_since: null }]);
+      const d = await testSend(c, id);
+      await arrival('/reenable', d);
+      await until(async () => (await deliveries(c, id)).find((x) => x.id === d && x.status === 'delivered'));
+      const off = await patch(c, id, { enabled: false });
+      expect(off.body.data).toMatchObject({ status: 'disabled', disabled_reason: expect.stringMatching(/through the API/) });
+      expect(await call('webhook_endpoints.test', c, { params: { id } })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+      // A retry while disabled: 409, nothing queued.
+      expect(await retry(c, id, d)).toMatchObject({ ok: false, error: { code: 'conflict' } });
+      expect((await patch(c, id, { enabled: true })).body.data.status).toBe('enabled');
+    });
+
+    it('a manual retry of a failed delivery sends exactly one more attempt; a repeat while it is queued adds none', async () => {
+      const c = fresh();
+      failuresLeft.set('/manual', config.retrySchedule.length + 1);
+      const ep = await create(c, `${base}/manual`);
+      const id = ep.body.data.id;
+      const d = await testSend(c, id);
+      const failed = await until(async () => (await deliveries(c, id)).find((x) => x.id === d && x.status === 'failed'));
+      expect(failed.attempt_count).toBe(config.retrySchedule.length + 1);
+      const sentBefore = received.filter((r) => r.path === '/manual').length;
+      // With the workers stopped (no timing involved): the first request queues one attempt, the
+      // second finds it queued and adds none.
+      await stopDelivery();
+      const queuedRow = async () =>
+        (await svc.sql(`SELECT status, attempt_count, manual_attempt, resume_status, leased_until FROM webhook_deliveries WHERE id = ?`, [d]))[0] as Record<string, unknown>;
+      const a = await retry(c, id, d);
+      expect(a).toMatchObject({ ok: true, status: 202, body: { data: { id: d, status: 'pending', attempt_count: config.retrySchedule.length + 1 } } });
+      const queued = await queuedRow();
+      expect(queued).toMatchObject({ status: 'pending', manual_attempt: true, resume_status: 'failed', leased_until: null });
+      expect(await retry(c, id, d)).toMatchObject({ ok: true, status: 202 });
+      expect(await queuedRow()).toEqual(queued);
+      // A worker claims it (leased 300 ms) and dies before sending: a request during the lease adds
+      // none either; after the lease the attempt is made once.
+      const claimed = await claimDue(svc.orm.em.fork(), { limit: 10, leaseMs: 300, saturated: [], slots: () => 10 });
+      expect(claimed.find((x) => x.id === d)).toMatchObject({ manual_attempt: true, resume_status: 'failed' });
+      const leased = await queuedRow();
+      expect(await retry(c, id, d)).toMatchObject({ ok: true, status: 202 });
+      expect(await queuedRow()).toEqual(leased);
+      ({ stop: stopDelivery } = await startDelivery(svc.wiring, config));
+      const done = await until(async () => (await deliveries(c, id)).find((x) => x.id === d && x.status === 'delivered'));
+      expect(done.attempt_count).toBe(config.retrySchedule.length + 3); // the dead claim counted one
+      expect(done.attempts.map((x) => x.status_code).slice(-2)).toEqual([500, 200]);
+      expect(received.filter((r) => r.path === '/manual').length).toBe(sentBefore + 1);
+      // A delivered one: read literally, one more attempt now (a resend), and it stays delivered.
+      expect((await retry(c, id, d)).status).toBe(202);
+      await arrival('/manual', d, config.retrySchedule.length + 3);
+      const again = await until(async () => (await deliveries(c, id)).find((x) => x.id === d && x.attempt_count === config.retrySchedule.length + 4 && x.status === 'delivered'));
+      expect(again.attempts).toHaveLength(config.retrySchedule.length + 3);
+      // Another endpoint's delivery id, an unknown one, another app's key: 404.
+      const other = await create(c, `${base}/manual-other`);
+      expect(await retry(c, other.body.data.id, d)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect(await retry(c, id, randomUUID())).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect(await retry(fresh(), id, d)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    });
+
+    it('a failed manual attempt leaves a failed delivery failed, with no retry schedule', async () => {
+      const c = fresh();
+      failuresLeft.set('/manual-fails', 1000);
+      const ep = await create(c, `${base}/manual-fails`);
+      const id = ep.body.data.id;
+      const d = await testSend(c, id);
+      await until(async () => (await deliveries(c, id)).find((x) => x.id === d && x.status === 'failed'));
+      await svc.sql(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?`, [id]);
+      expect(await retry(c, id, d)).toMatchObject({ ok: true, status: 202 });
+      const after = await until(async () => (await deliveries(c, id)).find((x) => x.id === d && x.status === 'failed' && x.attempt_count === config.retrySchedule.length + 2));
+      expect(after.next_attempt_at).toBeNull();
+      expect(after.attempts).toHaveLength(config.retrySchedule.length + 2);
+      failuresLeft.set('/manual-fails', 0);
+    });
   });
 
   it('stores and returns the WHATWG-normalised URL and refuses credentials', async () => {

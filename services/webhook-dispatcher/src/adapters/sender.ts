@@ -27,7 +27,11 @@ export class Sender {
     });
   }
 
-  async send(d: { url: string; environment: Environment; body: string; deliveryId: string; secret: string }): Promise<AttemptResult> {
+  /**
+   * One attempt. `previousSecret`: while a rotation overlaps, webhook-signature carries a second
+   * `v1,` entry under it (after the new one); Service-Signature uses the current secret alone.
+   */
+  async send(d: { url: string; environment: Environment; body: string; deliveryId: string; secret: string; previousSecret?: string }): Promise<AttemptResult> {
     const attemptedAt = new Date();
     const started = performance.now();
     const done = (r: Omit<AttemptResult, 'attemptedAt' | 'durationMs'>): AttemptResult => ({ attemptedAt, durationMs: Math.round(performance.now() - started), ...r });
@@ -49,7 +53,9 @@ export class Sender {
           // Standard Webhooks beside SPEC.md's headers (API-DECISIONS §11): the id is signed too.
           'webhook-id': d.deliveryId,
           'webhook-timestamp': String(timestamp),
-          'webhook-signature': standardSignature(d.secret, d.deliveryId, timestamp, d.body),
+          'webhook-signature': [d.secret, ...(d.previousSecret === undefined ? [] : [d.previousSecret])]
+            .map((s) => standardSignature(s, d.deliveryId, timestamp, d.body))
+            .join(' '),
         },
         signal: AbortSignal.timeout(this.o.timeoutMs),
       });

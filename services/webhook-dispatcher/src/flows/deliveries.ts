@@ -10,6 +10,7 @@ import {
   lockDue,
   markDelivered,
   markFailed,
+  markResumed,
   noteEndpointFailing,
   recordAttempt,
   scheduleRetry,
@@ -31,7 +32,8 @@ export async function claimDue(em: EntityManager, o: { limit: number; leaseMs: n
 
 /**
  * Records one attempt and its outcome in one transaction: delivered (the endpoint no longer
- * failing), or a retry after `retryInMs`, or failed (null). A failure is noted on the endpoint; once
+ * failing), or a retry after `retryInMs`, or failed (null), or, after a failed manual attempt of a
+ * failed or delivered delivery (`resume`), that status again. A failure is noted on the endpoint; once
  * every delivery has failed for `disableAfterMs`, it is disabled (saying why) and its pending
  * deliveries fail. Returns true when the endpoint was disabled now.
  */
@@ -39,7 +41,7 @@ export async function recordOutcome(
   em: EntityManager,
   d: Pick<ClaimedDelivery, 'id' | 'endpoint_id'>,
   result: AttemptResult,
-  o: { ok: boolean; retryInMs: number | null; disableAfterMs: number },
+  o: { ok: boolean; retryInMs: number | null; disableAfterMs: number; resume?: boolean },
 ): Promise<boolean> {
   return em.transactional(async (tx) => {
     await recordAttempt(tx, d.id, result);
@@ -48,7 +50,8 @@ export async function recordOutcome(
       await clearEndpointFailing(tx, d.endpoint_id);
       return false;
     }
-    if (o.retryInMs === null) await markFailed(tx, d.id);
+    if (o.resume) await markResumed(tx, d.id);
+    else if (o.retryInMs === null) await markFailed(tx, d.id);
     else await scheduleRetry(tx, d.id, o.retryInMs);
     const failing = await noteEndpointFailing(tx, d.endpoint_id, o.disableAfterMs);
     if (!failing?.disable) return false;

@@ -2,7 +2,7 @@ import { type TrustedContext, list, page, pageWithin, single } from '@acct/contr
 import { type Orm, type RpcServer, pageQuery } from '@acct/kit';
 import type { Resolver } from '../adapters/ssrf';
 import type { WebhookConfig } from '../config';
-import { createEndpoint, deleteEndpoint, mustFindEndpoint, testEndpoint } from '../flows/endpoints';
+import { createEndpoint, deleteEndpoint, mustFindEndpoint, retryDelivery, rotateSecret, testEndpoint, updateEndpoint } from '../flows/endpoints';
 import { type EndpointScope, endpointDto, listDeliveries, listEndpoints } from '../queries';
 
 /** A page of deliveries (each with its attempts and their first 1 KiB of response) stops before this many bytes. */
@@ -27,6 +27,22 @@ export function registerWebhookEndpointHandlers(server: RpcServer, orm: Orm, con
   server.handle('webhook_endpoints.get', async (req) => {
     const ep = await mustFindEndpoint(orm.em.fork(), scopeOf(req.ctx), req.params.id);
     return { ok: true, status: 200, body: single('webhook_endpoint', endpointDto(ep)) };
+  });
+
+  server.handle('webhook_endpoints.update', async (req) => {
+    const updated = await updateEndpoint(orm.em.fork(), scopeOf(req.ctx), req.params.id, req.body, { config, resolve: o.resolve });
+    return { ok: true, status: 200, body: single('webhook_endpoint', updated) };
+  });
+
+  server.handle('webhook_endpoints.rotate_secret', async (req) => {
+    const rotated = await rotateSecret(orm.em.fork(), scopeOf(req.ctx), req.params.id, req.body, { config });
+    return { ok: true, status: 200, body: single('webhook_endpoint', rotated) };
+  });
+
+  server.handle('webhook_endpoints.retry_delivery', async (req) => {
+    const delivery = await retryDelivery(orm.em.fork(), scopeOf(req.ctx), req.params.id, req.params.delivery_id);
+    o.onDeliveries?.();
+    return { ok: true, status: 202, body: single('webhook_delivery', delivery) };
   });
 
   server.handle('webhook_endpoints.delete', async (req) => {

@@ -87,15 +87,21 @@ export class Dispatcher {
   private async deliver(d: ClaimedDelivery): Promise<void> {
     const { config, sender, metrics, log } = this.o;
     const secret = decryptSecret(config.secretKey, d.endpoint_id, d.secret_encrypted);
-    const result = await sender.send({ url: d.url, environment: d.environment, body: d.body, deliveryId: d.id, secret });
+    // Both secrets of the endpoint, AAD-bound to it, sign while a rotation overlaps.
+    const previousSecret = d.previous_secret_encrypted === null ? undefined : decryptSecret(config.secretKey, d.endpoint_id, d.previous_secret_encrypted);
+    const result = await sender.send({ url: d.url, environment: d.environment, body: d.body, deliveryId: d.id, secret, previousSecret });
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-    const retryIn = ok ? null : retryDelay(config.retrySchedule, d.attempt_count);
+    // A manual attempt (POST …/retry) uses up none of the schedule: the delay after a failure
+    // counts scheduled attempts only, and a failed or delivered delivery returns to that status.
+    const resume = !ok && d.manual_attempt && d.resume_status !== null;
+    const scheduled = Math.max(1, d.attempt_count - d.manual_attempts);
+    const retryIn = ok || resume ? null : retryDelay(config.retrySchedule, scheduled);
     const outcome = ok ? 'success' : retryIn === null ? 'failed' : 'retry';
-    const disabled = await recordOutcome(this.o.orm.em.fork(), d, result, { ok, retryInMs: retryIn, disableAfterMs: config.disableAfterMs });
+    const disabled = await recordOutcome(this.o.orm.em.fork(), d, result, { ok, retryInMs: retryIn, disableAfterMs: config.disableAfterMs, resume });
     metrics.attempts.inc({ outcome });
     metrics.attemptDuration.observe({ outcome }, result.durationMs / 1000);
     if (ok) metrics.deliveries.inc({ outcome: 'delivered' });
-    else if (retryIn === null) metrics.deliveries.inc({ outcome: 'failed' });
+    else if (retryIn === null && !resume) metrics.deliveries.inc({ outcome: 'failed' });
     log.debug({ delivery_id: d.id, endpoint_id: d.endpoint_id, attempt: d.attempt_count, status_code: result.statusCode, error: result.error, outcome }, 'webhook attempt');
     if (disabled) log.warn({ endpoint_id: d.endpoint_id }, 'endpoint disabled: every delivery failed for too long');
   }

@@ -8,6 +8,8 @@ import { type Api, createCustomer, createDraftInvoice, createOpenInvoice, expect
 export interface Fixture {
   /** Creates one record with the client's key and returns its id (the {id} of the routes below it). */
   create(api: Api): Promise<string>;
+  /** The other path parameters of routes below the record (e.g. {delivery_id}), made with the same key. */
+  params?(api: Api, id: string): Promise<Record<string, string>>;
 }
 
 const lines = [{ description: 'Fixture work', quantity: 2, unit_amount_cents: 1250 }];
@@ -81,6 +83,12 @@ export const FIXTURES: Record<string, Fixture> = {
       const r = await api('POST', '/api/v1/webhook-endpoints', { url: 'https://192.0.2.10/hook', event_types: ['invoice.partially_paid'] });
       expectStatus(r, 201);
       return r.json.data.id as string;
+    },
+    /** A webhook.test delivery of the endpoint (…/deliveries/{delivery_id}/retry). */
+    params: async (api, id) => {
+      const r = await api('POST', `/api/v1/webhook-endpoints/${id}/test`);
+      expectStatus(r, 201);
+      return { delivery_id: r.json.data.id as string };
     },
   },
   /** A small text document, uploaded as multipart/form-data. */

@@ -56,7 +56,12 @@ describe('fuzz: every route of the route table, through the gateway', () => {
     t = await startReceivablesE2E('Fuzz org');
     keys = { testKey: t.keys.test_key, liveKey: t.keys.live_key, otherKey: t.other.test_key };
     // Real records, so that handlers go deep: two of each kind, then every list route read back.
-    for (const f of Object.values(FIXTURES)) for (let i = 0; i < 2; i++) await f.create(t.api);
+    for (const f of Object.values(FIXTURES))
+      for (let i = 0; i < 2; i++) {
+        const id = await f.create(t.api);
+        // The other path parameters below it (a delivery of a webhook endpoint: {delivery_id}), pooled by name.
+        for (const [name, v] of Object.entries((await f.params?.(t.api, id)) ?? {})) pools.add(name, v);
+      }
     // Records at both ends of the date range on every dated field: every report request runs over them (issue 21).
     await createExtremeDateRecords(t.api);
     const lists = ROUTES.filter((x) => x.method === 'GET' && x.auth && !x.path.includes('{') && Object.hasOwn((x.query?.properties as object | undefined) ?? {}, 'limit'));

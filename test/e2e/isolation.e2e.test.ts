@@ -33,6 +33,10 @@ describe('isolation matrix (from the route table)', () => {
   let intruders: [string, Api][];
   /** The first organization's (test key) record per collection, and every id it owns. */
   const mine: Record<string, string> = {};
+  /** The other path parameters of the first organization's record per collection ({delivery_id}). */
+  const mineParams: Record<string, Record<string, string>> = {};
+  /** Each intruder's own record per collection. */
+  const theirs: Record<string, Record<string, string>> = {};
   const mineAll = new Set<string>();
   /** Ids of the owner's records by field name (customer_id → [...]), for the list filters. */
   const mineByField: Record<string, string[]> = {};
@@ -47,7 +51,8 @@ describe('isolation matrix (from the route table)', () => {
     // Every scope gets records of every kind, so that lists are not trivially empty.
     for (const [collection, f] of Object.entries(FIXTURES)) {
       mine[collection] = await f.create(t.api);
-      for (const [, api] of intruders) await f.create(api);
+      if (f.params) mineParams[collection] = await f.params(t.api, mine[collection]);
+      for (const [who, api] of intruders) (theirs[who] ??= {})[collection] = await f.create(api);
     }
     for (const r of lists) {
       const page = await t.api('GET', `${r.path}?limit=100`);
@@ -68,7 +73,9 @@ describe('isolation matrix (from the route table)', () => {
     const missing = withParams
       .filter((r) => !FIXTURES[collectionOf(r.path)])
       .map((r) => `${r.method} ${r.path} (add a factory for ${collectionOf(r.path)} to FIXTURES in test/e2e/fixtures.ts)`);
-    const oddParams = withParams.filter((r) => paramsOf(r.path).length !== 1).map((r) => `${r.method} ${r.path}: more than one path parameter; extend the matrix`);
+    const oddParams = withParams
+      .filter((r) => paramsOf(r.path).length !== 1 && !FIXTURES[collectionOf(r.path)]?.params)
+      .map((r) => `${r.method} ${r.path}: more than one path parameter; give its fixture params() in test/e2e/fixtures.ts`);
     expect([...missing, ...oddParams]).toEqual([]);
     expect(withParams.length).toBeGreaterThan(0);
     expect(lists.length).toBeGreaterThan(0);
@@ -79,7 +86,8 @@ describe('isolation matrix (from the route table)', () => {
       const collection = collectionOf(route.path);
       const id = mine[collection];
       if (!id) throw new Error(`no fixture for ${route.method} ${route.path}`);
-      const path = route.path.replace(/\{[^}]+\}/, id);
+      // The first parameter is the record's id, the others (a delivery of the endpoint) its own.
+      const path = route.path.replace(/\{[^}]+\}/, id).replace(/\{([^}]+)\}/g, (_, name: string) => mineParams[collection]?.[name] ?? `{${name}}`);
       const body = route.body ? sampleValid(route.body) : undefined;
       const reader = ROUTES.find((r) => r.method === 'GET' && r.path === `${collection}/{${paramsOf(route.path)[0]}}`);
       const before = reader ? await t.api('GET', `${collection}/${id}`) : undefined;
@@ -91,6 +99,17 @@ describe('isolation matrix (from the route table)', () => {
           expectError(r, 404, 'not_found');
         } catch (e) {
           throw new Error(`${route.method} ${route.path} as ${who}: ${(e as Error).message}`, { cause: e });
+        }
+        // Below a record of its own, the first organization's sub-record (a delivery) is not there either.
+        if (paramsOf(route.path).length > 1) {
+          cases++;
+          const own = theirs[who]![collection]!;
+          const r2 = await api(route.method, path.replace(id, own), body);
+          try {
+            expectError(r2, 404, 'not_found');
+          } catch (e) {
+            throw new Error(`${route.method} ${route.path} as ${who} under its own record: ${(e as Error).message}`, { cause: e });
+          }
         }
       }
       if (before) expect((await t.api('GET', `${collection}/${id}`)).json).toEqual(before.json);

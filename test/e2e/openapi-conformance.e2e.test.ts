@@ -178,8 +178,19 @@ describe('e2e: the OpenAPI document against the server', () => {
     const id = await FIXTURES['/api/v1/webhook-endpoints']!.create(api);
     await ok(api('GET', '/api/v1/webhook-endpoints?limit=5'));
     await ok(api('GET', `/api/v1/webhook-endpoints/${id}`));
-    await ok(api('POST', `/api/v1/webhook-endpoints/${id}/test`), 201);
+    const delivery = await ok(api('POST', `/api/v1/webhook-endpoints/${id}/test`), 201);
     await ok(api('GET', `/api/v1/webhook-endpoints/${id}/deliveries`));
+    // API-DECISIONS §11: PATCH, rotate-secret, retry of a delivery.
+    await ok(api('PATCH', `/api/v1/webhook-endpoints/${id}`, { description: 'Conformance', metadata: { k: 'v' } }));
+    await ok(api('PATCH', `/api/v1/webhook-endpoints/${id}`, { metadata: { 'a[b]': 'v' } }), 400);
+    await ok(api('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`)); // no body: 24 h
+    await ok(api('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, { expire_current_in_hours: 0 }));
+    await ok(api('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, { expire_current_in_hours: -1 }), 400);
+    const retryPath = `/api/v1/webhook-endpoints/${id}/deliveries/${delivery.json.data.id as string}/retry`;
+    await ok(api('POST', retryPath), 202);
+    await ok(api('POST', `/api/v1/webhook-endpoints/${id}/deliveries/${randomUUID()}/retry`), 404);
+    await ok(api('PATCH', `/api/v1/webhook-endpoints/${id}`, { enabled: false }));
+    await ok(api('POST', retryPath), 409);
     await ok(api('DELETE', `/api/v1/webhook-endpoints/${id}`));
   });
 
@@ -240,6 +251,7 @@ describe('e2e: the OpenAPI document against the server', () => {
   const BODIES: Record<string, unknown> = {
     setEstimateStatus: { status: 'sent' },
     updateVendor: { w9_on_file: true },
+    updateWebhookEndpoint: { description: 'x' },
     reverseBill: { reversal_reason: 'x' },
     reverseVendorPayment: { reversal_reason: 'x' },
     linkDocument: { record_type: 'customer', record_id: randomUUID() },

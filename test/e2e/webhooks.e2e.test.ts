@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { admin, bootstrapOrg, client, startE2E, type E2E, type Keys } from './harness';
 import { type Api, E2E_ENV, createCustomer, createDraftInvoice, expectError, expectStatus } from './receivables.helpers';
 
@@ -18,6 +19,8 @@ interface Hit {
   path: string;
   body: { id: string; type: string; data: Record<string, unknown> };
   ok: boolean;
+  headers: http.IncomingHttpHeaders;
+  raw: string;
 }
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
@@ -54,7 +57,7 @@ describe('e2e: webhooks through the gateway to a local receiver', () => {
       req.on('end', () => {
         const path = req.url ?? '/';
         const secret = secrets.get(path) ?? '';
-        hits.push({ at: Date.now(), path, body: JSON.parse(raw), ok: verified(secret, req.headers, raw) });
+        hits.push({ at: Date.now(), path, body: JSON.parse(raw), ok: verified(secret, req.headers, raw), headers: req.headers, raw });
         res.writeHead(204);
         res.end();
       });
@@ -123,6 +126,98 @@ describe('e2e: webhooks through the gateway to a local receiver', () => {
     const out = JSON.parse(await admin(e2e.databaseUrl, 'webhooks', 'test', id)) as { id: string };
     const hit = await until(() => hits.find((h) => h.path === '/tests' && h.body.id === out.id));
     expect(hit).toMatchObject({ ok: true, body: { type: 'webhook.test' } });
+  });
+
+  it('manages an endpoint: metadata, PATCH (URL checks, disable, re-enable), secret rotation, manual retry', async () => {
+    const created = await api('POST', '/api/v1/webhook-endpoints', { url: `${base}/managed`, event_types: ['invoice.paid'], metadata: { team: 'ar' } });
+    expectStatus(created, 201);
+    const id = created.json.data.id as string;
+    const first = created.json.data.secret as string;
+    secrets.set('/managed', first);
+    expect(created.json.webhook_endpoint.metadata).toEqual({ team: 'ar' });
+    expect((await api('GET', `/api/v1/webhook-endpoints/${id}`)).json.data.metadata).toEqual({ team: 'ar' });
+
+    const patched = await api('PATCH', `/api/v1/webhook-endpoints/${id}`, { description: 'AR hooks', metadata: { team: '', owner: 'ops' } });
+    expectStatus(patched, 200);
+    expect(patched.json.webhook_endpoint).toMatchObject({ id, description: 'AR hooks', metadata: { owner: 'ops' }, status: 'enabled' });
+    expect(patched.text).not.toContain('whsec_');
+    expectError(await api('PATCH', `/api/v1/webhook-endpoints/${id}`, {}), 400, 'validation_failed');
+    expectError(await api('PATCH', `/api/v1/webhook-endpoints/${id}`, { secret: 'whsec_x' }), 400, 'validation_failed');
+    const unsafe = await api('PATCH', `/api/v1/webhook-endpoints/${id}`, { url: 'http://a@127.0.0.1:9/h' });
+    expectError(unsafe, 400, 'validation_failed');
+    expect(unsafe.json.error.details).toEqual([expect.objectContaining({ field: '/url', issue: 'unsafe_url' })]);
+    const live = client(e2e.base, keys.live_key);
+    expectError(await live('PATCH', `/api/v1/webhook-endpoints/${id}`, { enabled: false }), 404, 'not_found'); // another environment
+    // Hostile input on the new fields: 400 naming the field, never a 5xx.
+    const field = async (r: Awaited<ReturnType<Api>>, f: string) => {
+      expectError(r, 400, 'validation_failed');
+      expect((r.json.error.details as { field: string }[]).map((d) => d.field).join(' ')).toContain(f);
+    };
+    const many = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, 'v']));
+    await field(await api('PATCH', `/api/v1/webhook-endpoints/${id}`, { metadata: many }), '/metadata');
+    await field(await api('POST', '/api/v1/webhook-endpoints', { url: `${base}/x`, metadata: many }), '/metadata');
+    await field(await api('PATCH', `/api/v1/webhook-endpoints/${id}`, { metadata: { 'k\u0000': 'v' } }), '/metadata');
+    await field(await api('PATCH', `/api/v1/webhook-endpoints/${id}`, { metadata: { k: 'v\ud800' } }), '/metadata/k');
+    await field(await api('PATCH', `/api/v1/webhook-endpoints/${id}`, { metadata: { k: 'x'.repeat(501) } }), '/metadata/k');
+    await field(await api('PATCH', `/api/v1/webhook-endpoints/${id}`, { description: 'a\u0000' }), '/description');
+    await field(await api('PATCH', `/api/v1/webhook-endpoints/${id}`, { enabled: 'yes' }), '/enabled');
+    await field(await api('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, '{"expire_current_in_hours": 1e308}'), '/expire_current_in_hours');
+    await field(await api('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, { expire_current_in_hours: '24' }), '/expire_current_in_hours');
+    await field(await api('POST', `/api/v1/webhook-endpoints/${id}/deliveries/%00/retry`), 'delivery_id');
+    await field(await api('POST', `/api/v1/webhook-endpoints/${id}/deliveries/9999-99-99/retry`), 'delivery_id');
+    expect((await api('GET', `/api/v1/webhook-endpoints/${id}`)).json.data.metadata).toEqual({ owner: 'ops' });
+
+    // Rotation: both secrets sign during the overlap (new first); Service-Signature uses the new one.
+    const rotated = await api('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, { expire_current_in_hours: 1 });
+    expectStatus(rotated, 200);
+    const second = rotated.json.webhook_endpoint.secret as string;
+    expect(second).toMatch(/^whsec_/);
+    expect(second).not.toBe(first);
+    secrets.set('/managed', second);
+    expect((await api('GET', `/api/v1/webhook-endpoints/${id}`)).text).not.toContain(second);
+    const t = await api('POST', `/api/v1/webhook-endpoints/${id}/test`);
+    expectStatus(t, 201);
+    const hit = await until(() => hits.find((h) => h.path === '/managed' && h.body.id === t.json.data.id));
+    expect(hit.ok).toBe(true);
+    const std = { 'webhook-id': String(hit.headers['webhook-id']), 'webhook-timestamp': String(hit.headers['webhook-timestamp']), 'webhook-signature': String(hit.headers['webhook-signature']) };
+    expect(std['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(new Webhook(second).verify(hit.raw, std)).toEqual(hit.body);
+    expect(new Webhook(first).verify(hit.raw, std)).toEqual(hit.body);
+    expectError(await api('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, { expire_current_in_hours: 73 }), 400, 'validation_failed');
+    expectError(await api('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, { expire_current_in_hours: 1.5 }), 400, 'validation_failed');
+    const third = await api('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, { expire_current_in_hours: 0 });
+    expectStatus(third, 200);
+    expect(third.json.data.previous_secret_expires_at).toBeNull();
+    secrets.set('/managed', third.json.data.secret as string);
+
+    // A manual retry of the delivered test delivery: one more attempt now (202), same id.
+    const retried = await api('POST', `/api/v1/webhook-endpoints/${id}/deliveries/${t.json.data.id as string}/retry`);
+    expectStatus(retried, 202);
+    expect(retried.json.webhook_delivery).toMatchObject({ id: t.json.data.id, endpoint_id: id });
+    const resent = await until(() => {
+      const mine = hits.filter((h) => h.path === '/managed' && h.body.id === t.json.data.id);
+      return mine.length >= 2 ? mine[1] : undefined;
+    });
+    expect(resent.ok).toBe(true);
+    expect(String(resent.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(new Webhook(third.json.data.secret as string).verify(resent.raw, { ...std, 'webhook-timestamp': String(resent.headers['webhook-timestamp']), 'webhook-signature': String(resent.headers['webhook-signature']) })).toEqual(resent.body);
+
+    // The delivery under another endpoint of the same key: 404.
+    const other = await endpoint('/managed-other', ['invoice.paid']);
+    expectError(await api('POST', `/api/v1/webhook-endpoints/${other}/deliveries/${t.json.data.id as string}/retry`), 404, 'not_found');
+
+    // Disable, then re-enable: deliveries flow again.
+    const off = await api('PATCH', `/api/v1/webhook-endpoints/${id}`, { enabled: false });
+    expect(off.json.data).toMatchObject({ status: 'disabled' });
+    expectError(await api('POST', `/api/v1/webhook-endpoints/${id}/deliveries/${t.json.data.id as string}/retry`), 409, 'conflict');
+    const on = await api('PATCH', `/api/v1/webhook-endpoints/${id}`, { enabled: true });
+    expect(on.json.data).toMatchObject({ status: 'enabled', disabled_reason: null });
+    const t2 = await api('POST', `/api/v1/webhook-endpoints/${id}/test`);
+    expectStatus(t2, 201);
+    await until(() => hits.find((h) => h.path === '/managed' && h.body.id === t2.json.data.id));
+    expectStatus(await api('DELETE', `/api/v1/webhook-endpoints/${id}`), 200);
+    expectError(await api('PATCH', `/api/v1/webhook-endpoints/${id}`, { enabled: true }), 404, 'not_found');
+    expectError(await api('POST', `/api/v1/webhook-endpoints/${id}/deliveries/${t.json.data.id as string}/retry`), 404, 'not_found');
   });
 
   it('measures post → webhook latency under a steady load, and drains a backlog through a kill -9 without loss', async () => {

@@ -146,7 +146,9 @@ export const {
       summary: 'Register a webhook endpoint for the connected app and environment of the key; the response alone carries its signing secret.',
       description:
         'Deliveries are signed JSON POSTs: Service-Signature is the hex HMAC-SHA-256 under the secret of `<Service-Timestamp>.<raw body>`, Service-Timestamp is Unix seconds, ' +
-        'Service-Event-Id equals the body id (the delivery id, the same across retries). A 2xx within 10 s is success; redirects are not followed. Failed deliveries are retried after ' +
+        'Service-Event-Id equals the body id (the delivery id, the same across retries). Standard Webhooks headers come beside them: webhook-id (the delivery id), webhook-timestamp and ' +
+        'webhook-signature (space-separated `v1,<base64 HMAC-SHA-256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed by the base64-decoded part after whsec_; two entries while a ' +
+        'rotated secret still signs, see rotate-secret). A 2xx within 10 s is success; redirects are not followed. Failed deliveries are retried after ' +
         '1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h and 24 h, then marked failed; an endpoint whose deliveries all fail for 3 days is disabled (disabled_reason says why). ' +
         'Live mode: https only, and the host must not resolve to a private, loopback or link-local address (400 validation_failed, issue unsafe_url).',
       statuses: { 201: 'Endpoint created; secret is shown only here.' },

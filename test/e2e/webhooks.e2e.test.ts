@@ -179,7 +179,11 @@ describe('e2e: webhooks through the gateway to a local receiver', () => {
     expectStatus(t, 201);
     const hit = await until(() => hits.find((h) => h.path === '/managed' && h.body.id === t.json.data.id));
     expect(hit.ok).toBe(true);
-    const std = { 'webhook-id': String(hit.headers['webhook-id']), 'webhook-timestamp': String(hit.headers['webhook-timestamp']), 'webhook-signature': String(hit.headers['webhook-signature']) };
+    const std = {
+      'webhook-id': String(hit.headers['webhook-id']),
+      'webhook-timestamp': String(hit.headers['webhook-timestamp']),
+      'webhook-signature': String(hit.headers['webhook-signature']),
+    };
     expect(std['webhook-signature'].split(' ')).toHaveLength(2);
     expect(new Webhook(second).verify(hit.raw, std)).toEqual(hit.body);
     expect(new Webhook(first).verify(hit.raw, std)).toEqual(hit.body);
@@ -200,7 +204,13 @@ describe('e2e: webhooks through the gateway to a local receiver', () => {
     });
     expect(resent.ok).toBe(true);
     expect(String(resent.headers['webhook-signature']).split(' ')).toHaveLength(1);
-    expect(new Webhook(third.json.data.secret as string).verify(resent.raw, { ...std, 'webhook-timestamp': String(resent.headers['webhook-timestamp']), 'webhook-signature': String(resent.headers['webhook-signature']) })).toEqual(resent.body);
+    expect(
+      new Webhook(third.json.data.secret as string).verify(resent.raw, {
+        ...std,
+        'webhook-timestamp': String(resent.headers['webhook-timestamp']),
+        'webhook-signature': String(resent.headers['webhook-signature']),
+      }),
+    ).toEqual(resent.body);
 
     // The delivery under another endpoint of the same key: 404.
     const other = await endpoint('/managed-other', ['invoice.paid']);

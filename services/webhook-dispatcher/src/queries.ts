@@ -346,9 +346,10 @@ export async function markFailed(em: EntityManager, deliveryId: string): Promise
 
 /** A failed manual attempt of a failed or delivered delivery: it returns to that status. */
 export async function markResumed(em: EntityManager, deliveryId: string): Promise<void> {
-  await em.execute(`UPDATE webhook_deliveries SET status = resume_status, next_attempt_at = NULL, ${ATTEMPT_DONE} WHERE id = ? AND status = 'pending' AND resume_status IS NOT NULL`, [
-    deliveryId,
-  ]);
+  await em.execute(
+    `UPDATE webhook_deliveries SET status = resume_status, next_attempt_at = NULL, ${ATTEMPT_DONE} WHERE id = ? AND status = 'pending' AND resume_status IS NOT NULL`,
+    [deliveryId],
+  );
 }
 
 /** A failed attempt: the next one after `retryInMs`. */

@@ -77,7 +77,15 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
   const deliveries = async (c: TrustedContext, id: string) =>
     (
       (await call('webhook_endpoints.deliveries', c, { params: { id } })) as {
-        body: { data: { id: string; status: string; attempt_count: number; next_attempt_at: string | null; attempts: { status_code: number | null; error: string | null; response_body: string | null }[] }[] };
+        body: {
+          data: {
+            id: string;
+            status: string;
+            attempt_count: number;
+            next_attempt_at: string | null;
+            attempts: { status_code: number | null; error: string | null; response_body: string | null }[];
+          }[];
+        };
       }
     ).body.data;
 
@@ -279,7 +287,15 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
   });
 
   describe('endpoint management (API-DECISIONS §11)', () => {
-    type Ep = { id: string; url: string; status: string; disabled_reason: string | null; metadata: Record<string, string>; previous_secret_expires_at: string | null; secret?: string };
+    type Ep = {
+      id: string;
+      url: string;
+      status: string;
+      disabled_reason: string | null;
+      metadata: Record<string, string>;
+      previous_secret_expires_at: string | null;
+      secret?: string;
+    };
     type Reply<T> = { ok: boolean; status?: number; body: { data: T }; error?: { code: string; details: { field: string; issue: string }[] } };
     const std = (got: Received) => ({
       'webhook-id': String(got.headers['webhook-id']),
@@ -309,7 +325,10 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
       // 50 keys stored, then a PATCH adding one more: 400 naming metadata.
       const fifty = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, 'v']));
       expect((await patch(c, id, { metadata: fifty })).ok).toBe(true);
-      expect(await patch(c, id, { metadata: { extra: 'x' } })).toMatchObject({ ok: false, error: { code: 'validation_failed', details: [{ field: '/metadata', issue: 'too_many_keys' }] } });
+      expect(await patch(c, id, { metadata: { extra: 'x' } })).toMatchObject({
+        ok: false,
+        error: { code: 'validation_failed', details: [{ field: '/metadata', issue: 'too_many_keys' }] },
+      });
       expect(await patch(c, id, { metadata: { extra: 'x', k0: '' } })).toMatchObject({ ok: true });
       // Another app's key sees no such endpoint.
       expect(await patch(fresh(), id, { description: 'x' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
@@ -319,7 +338,10 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
       const c = fresh();
       const ep = await create(c, `${base}/patch-url`);
       const id = ep.body.data.id;
-      expect(await patch(c, id, { url: `http://user:pw@127.0.0.1:1/x` })).toMatchObject({ ok: false, error: { code: 'validation_failed', details: [{ field: '/url', issue: 'unsafe_url' }] } });
+      expect(await patch(c, id, { url: `http://user:pw@127.0.0.1:1/x` })).toMatchObject({
+        ok: false,
+        error: { code: 'validation_failed', details: [{ field: '/url', issue: 'unsafe_url' }] },
+      });
       expect(await patch(c, id, { url: `http://internal.example.com/x` })).toMatchObject({ ok: true }); // private URLs are allowed in this block
       config.allowPrivateUrls = false;
       try {

@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import type { Environment } from '@acct/contracts';
 import type { AttemptResult } from '../queries';
-import { sign, standardSignature } from '../domain/secrets';
+import { sign, standardSignatures } from '../domain/secrets';
 import { type Resolver, checkUrl, guardedLookupWith } from './ssrf';
 
 const RESPONSE_KEPT = 1024;
@@ -53,9 +53,7 @@ export class Sender {
           // Standard Webhooks beside SPEC.md's headers (API-DECISIONS §11): the id is signed too.
           'webhook-id': d.deliveryId,
           'webhook-timestamp': String(timestamp),
-          'webhook-signature': [d.secret, ...(d.previousSecret === undefined ? [] : [d.previousSecret])]
-            .map((s) => standardSignature(s, d.deliveryId, timestamp, d.body))
-            .join(' '),
+          'webhook-signature': standardSignatures(d.previousSecret === undefined ? [d.secret] : [d.secret, d.previousSecret], d.deliveryId, timestamp, d.body),
         },
         signal: AbortSignal.timeout(this.o.timeoutMs),
       });

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { newSecret, sign, standardSignature } from './secrets';
+import { newSecret, sign, standardSignature, standardSignatures } from './secrets';
 import { RETRY_JITTER, parseSchedule, retryDelay } from './schedule';
 
 describe('secrets', () => {
@@ -32,6 +32,16 @@ describe('Standard Webhooks signature, checked by the standardwebhooks package',
     const old = 'whsec_' + Buffer.from('0123456789abcdef0123456789abcdef-_-_').toString('base64url');
     const asStandard = 'whsec_' + Buffer.from(old.slice(6), 'base64url').toString('base64');
     expect(new Webhook(asStandard).verify(body, headers(old))).toEqual(JSON.parse(body));
+  });
+
+  it('carries one v1 entry per signing secret during a rotation: each secret verifies, a third does not', () => {
+    const [current, previous] = [newSecret(), newSecret()];
+    const both = { ...headers(current), 'webhook-signature': standardSignatures([current, previous], id, now, body) };
+    expect(both['webhook-signature'].split(' ')).toEqual([standardSignature(current, id, now, body), standardSignature(previous, id, now, body)]);
+    expect(new Webhook(current).verify(body, both)).toEqual(JSON.parse(body));
+    expect(new Webhook(previous).verify(body, both)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(newSecret()).verify(body, both)).toThrow();
+    expect(standardSignatures([current], id, now, body)).toBe(standardSignature(current, id, now, body));
   });
 
   it('fails for another secret, another id, a changed body or an old timestamp', () => {

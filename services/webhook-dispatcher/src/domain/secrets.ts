@@ -24,3 +24,11 @@ export function standardSignature(secret: string, id: string, timestamp: number,
   const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
+
+/**
+ * The webhook-signature header: one `v1,` entry per secret that signs, space-separated, the current
+ * secret first and, while a rotation overlaps, the one it replaced (API-DECISIONS §11).
+ */
+export function standardSignatures(secrets: readonly string[], id: string, timestamp: number, body: string): string {
+  return secrets.map((s) => standardSignature(s, id, timestamp, body)).join(' ');
+}

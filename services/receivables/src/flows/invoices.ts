@@ -19,11 +19,14 @@ export async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice>
 /**
  * Posts a draft: Dr A/R / Cr revenue on the issue date, status open (or paid when the total is 0),
  * invoice.posted for the app. Posting a posted invoice again is a repeated action: its current state,
- * no second ledger effect.
+ * no second ledger effect; a void invoice is not posted (409).
  */
 export async function postInvoice(tx: Tx, id: string): Promise<Outcome<Invoice>> {
   const inv = await lockInvoiceRow(tx, id);
   if (!inv) throw AppError.notFound('Invoice', id);
+  if (inv.status === 'void') {
+    throw AppError.conflict(`Invoice ${inv.id} is void: it cannot be posted.`, [{ field: '/status', issue: 'invoice_void', message: 'A void invoice stays void: create a new invoice.' }]);
+  }
   if (inv.status !== 'draft') return { record: inv, replayed: true };
   inv.postedAt = new Date();
   if (inv.totalCents === 0) {

@@ -154,6 +154,12 @@ describe('voiding invoices against real Postgres and JetStream', () => {
     await svc.ok('invoices.void', c, { params: { id: inv.id } });
     const r = await pay(c, inv.id, 100);
     expect(r.ok ? r.status : { code: r.error.code, issue: r.error.details[0]?.issue }).toEqual({ code: 'conflict', issue: 'invoice_void' });
+    // A processor's payment for it is stored as failed, saying why.
+    const event = await svc.ok('events.create', c, {
+      body: { event_type: 'payment.received', external_event_id: randomUUID(), payload: { external_payment_id: randomUUID(), external_invoice_id: inv.external, amount_cents: 100, received_at: '2026-01-21' } },
+    });
+    expect(event).toMatchObject({ status: 'failed', details: [expect.objectContaining({ issue: 'invoice_void' })] });
+    expect(firstRow(await sql(`SELECT paid_cents::int AS paid FROM invoices WHERE id = ?`, [inv.id])).paid).toBe(0);
     const other = await voidIt(ctx(), inv.id);
     expect(other.ok ? other.status : other.error.code).toBe('not_found');
     const missing = await voidIt(c, randomUUID());

@@ -113,7 +113,11 @@ describe('e2e: voiding invoices', () => {
     expect(before.customers).toEqual([expect.objectContaining({ customer_id: customerId, open_cents: 130_000 })]);
     for (const asOf of ['2026-04-10', '2026-05-31', utcDate(new Date())]) {
       const after = await get(`/api/v1/reports/accounts-receivable?as_of=${asOf}`);
-      expect({ asOf, total: after.total_open_cents, customers: after.customers.map((c: { open_cents: number }) => c.open_cents) }).toEqual({ asOf, total: 30_000, customers: [30_000] });
+      expect({ asOf, total: after.total_open_cents, customers: after.customers.map((c: { open_cents: number }) => c.open_cents) }).toEqual({
+        asOf,
+        total: 30_000,
+        customers: [30_000],
+      });
     }
     // Aged in the bucket of its own due date on both sides: as of 2026-05-31 the kept invoice is 61 days overdue.
     expect((await get('/api/v1/reports/accounts-receivable?as_of=2026-05-31')).aging).toEqual({ current: 0, days_1_30: 0, days_31_60: 0, days_61_90: 30_000, days_over_90: 0 });

@@ -47,7 +47,11 @@ export async function savePostedInvoice(tx: Tx, inv: Invoice): Promise<void> {
 
 /** Writes what a void changed on an invoice row of lockInvoiceRow. */
 export async function saveVoidedInvoice(tx: Tx, inv: Invoice): Promise<void> {
-  await tx.em.execute('UPDATE invoices SET status = ?, void_date = ?, voided_at = ?, void_entry_id = ? WHERE id = ?', [inv.status, inv.voidDate, inv.voidedAt, inv.voidEntryId, inv.id], 'run');
+  await tx.em.execute(
+    'UPDATE invoices SET status = ?, void_date = ?, voided_at = ?, void_entry_id = ? WHERE id = ?',
+    [inv.status, inv.voidDate, inv.voidedAt, inv.voidEntryId, inv.id],
+    'run',
+  );
 }
 
 /** Locks a payment by its external id (concurrent refunds of one payment queue on it). */

@@ -124,7 +124,11 @@ describe('voiding invoices against real Postgres and JetStream', () => {
     const c = ctx();
     const inv = await invoice(c, 900, true);
     const external = randomUUID();
-    const body = { event_type: 'payment.received', external_event_id: randomUUID(), payload: { external_payment_id: external, external_invoice_id: inv.external, amount_cents: 900, received_at: '2026-01-12' } };
+    const body = {
+      event_type: 'payment.received',
+      external_event_id: randomUUID(),
+      payload: { external_payment_id: external, external_invoice_id: inv.external, amount_cents: 900, received_at: '2026-01-12' },
+    };
     expect((await svc.ok('events.create', c, { body })).status).toBe('processed');
     await svc.ok('events.create', c, { body: { event_type: 'payment.refunded', external_event_id: randomUUID(), payload: { external_payment_id: external } } });
     const r = await voidIt(c, inv.id, { void_date: '2026-01-20' });
@@ -156,7 +160,11 @@ describe('voiding invoices against real Postgres and JetStream', () => {
     expect(r.ok ? r.status : { code: r.error.code, issue: r.error.details[0]?.issue }).toEqual({ code: 'conflict', issue: 'invoice_void' });
     // A processor's payment for it is stored as failed, saying why.
     const event = await svc.ok('events.create', c, {
-      body: { event_type: 'payment.received', external_event_id: randomUUID(), payload: { external_payment_id: randomUUID(), external_invoice_id: inv.external, amount_cents: 100, received_at: '2026-01-21' } },
+      body: {
+        event_type: 'payment.received',
+        external_event_id: randomUUID(),
+        payload: { external_payment_id: randomUUID(), external_invoice_id: inv.external, amount_cents: 100, received_at: '2026-01-21' },
+      },
     });
     expect(event).toMatchObject({ status: 'failed', details: [expect.objectContaining({ issue: 'invoice_void' })] });
     expect(firstRow(await sql(`SELECT paid_cents::int AS paid FROM invoices WHERE id = ?`, [inv.id])).paid).toBe(0);

@@ -25,7 +25,9 @@ export async function postInvoice(tx: Tx, id: string): Promise<Outcome<Invoice>>
   const inv = await lockInvoiceRow(tx, id);
   if (!inv) throw AppError.notFound('Invoice', id);
   if (inv.status === 'void') {
-    throw AppError.conflict(`Invoice ${inv.id} is void: it cannot be posted.`, [{ field: '/status', issue: 'invoice_void', message: 'A void invoice stays void: create a new invoice.' }]);
+    throw AppError.conflict(`Invoice ${inv.id} is void: it cannot be posted.`, [
+      { field: '/status', issue: 'invoice_void', message: 'A void invoice stays void: create a new invoice.' },
+    ]);
   }
   if (inv.status !== 'draft') return { record: inv, replayed: true };
   inv.postedAt = new Date();

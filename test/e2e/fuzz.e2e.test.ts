@@ -38,6 +38,8 @@ const SCHEMA_HINTS: Record<string, Record<string, JsonSchema[]>> = {
     ],
     '/payload': [schemas.receivables.paymentReceivedPayload, schemas.receivables.paymentRefundedPayload],
   },
+  // Void dates at both ends of the range, around the fixtures' issue dates, and out of it.
+  voidInvoice: { '/void_date': [{ type: 'string', enum: ['1900-01-01', '2026-02-28', '2026-03-01', '2026-12-31', '9999-12-31', '9999-99-99', '0000-00-00'] }] },
 };
 
 interface Finding {

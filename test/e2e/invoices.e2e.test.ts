@@ -202,7 +202,7 @@ describe('e2e: invoices through the gateway', () => {
     expectStatus(theirs, 200);
     expect(theirs.json.data).toEqual([]);
 
-    expectError(await api('GET', '/api/v1/invoices?status=void'), 400, 'validation_failed');
+    expectError(await api('GET', '/api/v1/invoices?status=cancelled'), 400, 'validation_failed');
     expectError(await api('GET', '/api/v1/invoices?customer_id=nope'), 400, 'validation_failed');
     expectError(await api('GET', '/api/v1/invoices?limit=101'), 400, 'validation_failed');
   });

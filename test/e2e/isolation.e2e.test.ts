@@ -78,6 +78,8 @@ describe('isolation matrix (from the route table)', () => {
       .map((r) => `${r.method} ${r.path}: more than one path parameter; give its fixture params() in test/e2e/fixtures.ts`);
     expect([...missing, ...oddParams]).toEqual([]);
     expect(withParams.length).toBeGreaterThan(0);
+    // Actions that move money are in the matrix: voiding another scope's invoice is 404 and changes nothing (API-DECISIONS §11).
+    expect(withParams.map((r) => `${r.method} ${r.path}`)).toEqual(expect.arrayContaining(['POST /api/v1/invoices/{id}/post', 'POST /api/v1/invoices/{id}/void']));
     expect(lists.length).toBeGreaterThan(0);
   });
 

@@ -65,6 +65,16 @@ describe('e2e: the OpenAPI document against the server', () => {
     await ok(api('POST', '/api/v1/invoices', invoiceBody(made.customer!, [line], { issue_date: '1899-12-31' })), 400);
     await ok(api('POST', '/api/v1/invoices', invoiceBody(made.customer!, [line], { invoice_number: 'A\u0000B' })), 400);
     await ok(api('POST', '/api/v1/invoices', invoiceBody(randomUUID(), [line])), 404);
+    // Void (API-DECISIONS §11): an open invoice on a date, its replay without a body, a draft with {}, then the refusals.
+    const toVoid = await createOpenInvoice(api, made.customer!, 700);
+    await ok(api('POST', `/api/v1/invoices/${toVoid.id}/void`, { void_date: '2026-03-10' }));
+    await ok(api('POST', `/api/v1/invoices/${toVoid.id}/void`));
+    await ok(api('POST', `/api/v1/invoices/${(await createDraftInvoice(api, made.customer!, 300)).id}/void`, {}));
+    const notVoided = await createOpenInvoice(api, made.customer!, 900);
+    await conf.expectingRule('before_issue_date', () => ok(api('POST', `/api/v1/invoices/${notVoided.id}/void`, { void_date: '2026-02-28' }), 400));
+    await ok(api('POST', `/api/v1/invoices/${notVoided.id}/void`, { void_date: '9999-99-99' }), 400);
+    await ok(api('POST', '/api/v1/payments', paymentBody(notVoided.id, 100)), 201);
+    await ok(api('POST', `/api/v1/invoices/${notVoided.id}/void`), 409);
   });
 
   it('payments and processor payouts', async () => {

@@ -26,6 +26,7 @@ const CONTRACT: Record<string, string[]> = {
   ...records('/api/v1/customers', 'customer', 'customers'),
   ...records('/api/v1/invoices', 'invoice', 'invoices'),
   'POST /api/v1/invoices/{id}/post': ['invoice', 'action'], // SPEC §4: Invoice + action
+  'POST /api/v1/invoices/{id}/void': ['invoice', 'action'], // API-DECISIONS §11: action {type: voided}
   ...records('/api/v1/payments', 'payment', 'payments'),
   ...records('/api/v1/processor-payouts', 'processor_payout', 'processor_payouts'),
   ...records('/api/v1/estimates', 'estimate', 'estimates'), // API-DECISIONS §3
@@ -80,7 +81,7 @@ const CONTRACT: Record<string, string[]> = {
 };
 
 /** SPEC.md §1: the action type values of post, reverse and link. */
-const ACTION_TYPES: Record<string, string> = { post: 'posted', reverse: 'reversed', link: 'linked' };
+const ACTION_TYPES: Record<string, string> = { post: 'posted', reverse: 'reversed', link: 'linked', void: 'voided' }; // void: API-DECISIONS §11
 
 type Schema = { type?: string; properties?: Record<string, Schema>; required?: string[]; enum?: unknown[]; const?: unknown };
 const key = (r: RouteDef) => `${r.method} ${r.path}`;
@@ -125,7 +126,8 @@ describe('envelope members (SPEC.md §1, API-DECISIONS §3) derived from the rou
 describe('outbound event types an endpoint can subscribe to (SPEC.md §6, API-DECISIONS §9)', () => {
   it('are exactly the active outbound types of SPEC.md, webhook.test included', () => {
     // SPEC.md §6 "Outbound webhooks", status active; planned types are not accepted.
-    const active = ['webhook.test', 'invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid'];
+    // API-DECISIONS §11 adds invoice.voided.
+    const active = ['webhook.test', 'invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid', 'invoice.voided'];
     expect([...WEBHOOK_EVENT_TYPES].sort()).toEqual(active.sort());
   });
 });

@@ -102,6 +102,16 @@ const posting = (source: EventMap['journal_entry.posted']['source'], entry: Part
 });
 
 const invoicePosting = posting({ type: 'invoice', invoice: { ...invoice, status: 'open', amount_paid_cents: 0, balance_due_cents: 17500 } });
+const invoiceVoid = posting(
+  { type: 'invoice_void', invoice: { ...invoice, status: 'void', amount_paid_cents: 0, balance_due_cents: 0, void_date: '2026-03-20', voided_at: '2026-03-20T10:00:00.000Z' } },
+  {
+    id: '7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d',
+    entry_date: '2026-03-20',
+    memo: 'Void of invoice INV-1001',
+    reverses_entry_id: ENTRY,
+    lines: [line('1100', 1, 'credit', 17500), line('4000', 2, 'debit', 17500)],
+  },
+);
 const paymentPosting = posting(
   { type: 'payment', payment, invoice },
   { entry_date: '2026-03-05', source_type: 'payment', source_id: PAYMENT, memo: 'Customer payment', lines: [line('1200', 3, 'debit', 5000), line('1100', 1, 'credit', 5000)] },
@@ -226,7 +236,7 @@ const vendorPaymentReversal = posting(
 );
 
 const examples: { [K in keyof EventMap]: [EventMap[K], ...EventMap[K][]] } = {
-  'journal_entry.posted': [invoicePosting, paymentPosting, refundPosting, payoutPosting, billPosting, billReversal, vendorPaymentPosting, vendorPaymentReversal],
+  'journal_entry.posted': [invoicePosting, invoiceVoid, paymentPosting, refundPosting, payoutPosting, billPosting, billReversal, vendorPaymentPosting, vendorPaymentReversal],
   'invoice.posted': [
     { invoice_id: INVOICE, invoice_number: 'INV-1001', customer_id: CUSTOMER, total_cents: 17500, currency: 'USD', issue_date: '2026-03-01', due_date: '2026-03-31' },
     { invoice_id: INVOICE, invoice_number: 'INV-0', customer_id: CUSTOMER, total_cents: 0, currency: 'USD', issue_date: '2026-03-01', due_date: '2026-03-01' },
@@ -234,6 +244,10 @@ const examples: { [K in keyof EventMap]: [EventMap[K], ...EventMap[K][]] } = {
   'payment.posted': [{ payment_id: PAYMENT, invoice_id: INVOICE, amount_cents: 5000, currency: 'USD' }],
   'invoice.paid': [{ invoice_id: INVOICE, amount_paid_cents: 17500, total_cents: 17500, currency: 'USD' }],
   'invoice.partially_paid': [{ invoice_id: INVOICE, amount_paid_cents: 5000, balance_due_cents: 12500, total_cents: 17500, currency: 'USD' }],
+  'invoice.voided': [
+    { invoice_id: INVOICE, total_cents: 17500, currency: 'USD' },
+    { invoice_id: INVOICE, total_cents: 0, currency: 'USD' },
+  ],
   'customer.created': [customer, { ...customer, email: 'ada@example.com' }],
   'customer.updated': [{ ...customer, name: 'Ada King' }],
   'vendor.created': [vendor, { ...vendor, email: 'ap@hopper.example', vendor_type: 'business', is_1099_eligible: false }],
@@ -270,6 +284,8 @@ describe('event catalogue', () => {
     ['invoice.posted with a string total', 'invoice.posted', { ...examples['invoice.posted'][0], total_cents: '17500' }, '/total_cents'],
     ['payment.posted without currency', 'payment.posted', { payment_id: PAYMENT, invoice_id: INVOICE, amount_cents: 5000 }, '/currency'],
     ['payment.posted with a bad invoice id', 'payment.posted', { payment_id: PAYMENT, invoice_id: 'inv-1', amount_cents: 5000, currency: 'USD' }, '/invoice_id'],
+    ['invoice.voided without currency', 'invoice.voided', { invoice_id: INVOICE, total_cents: 17500 }, '/currency'],
+    ['invoice.voided with a negative total', 'invoice.voided', { invoice_id: INVOICE, total_cents: -1, currency: 'USD' }, '/total_cents'],
     ['invoice.paid with an unknown field', 'invoice.paid', { ...examples['invoice.paid'][0], paid: true }, '/paid'],
     ['invoice.partially_paid with nothing left to pay', 'invoice.partially_paid', { ...examples['invoice.partially_paid'][0], balance_due_cents: 0 }, '/balance_due_cents'],
     ['customer.created without email', 'customer.created', { ...customer, email: undefined }, '/email'],
@@ -285,7 +301,7 @@ describe('event catalogue', () => {
   });
 
   it('refuses an event type it does not know', () => {
-    expect(() => validateEvent('invoice.voided' as keyof EventMap, {})).toThrow(/unknown event type/);
+    expect(() => validateEvent('invoice.deleted' as keyof EventMap, {})).toThrow(/unknown event type/);
   });
 
   it('keeps the shapes the books and the stream already use', () => {

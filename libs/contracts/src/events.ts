@@ -18,7 +18,7 @@ import { vendor } from './api/vendors';
 import { vendorPayment } from './api/vendor-payments';
 import { compileBody, toDetails } from './validate';
 
-export const OUTBOUND_EVENT_TYPES = ['invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid'] as const;
+export const OUTBOUND_EVENT_TYPES = ['invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid', 'invoice.voided'] as const;
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
 
 export function eventsStreamName(prefix: string): string {
@@ -72,10 +72,11 @@ export const postingLine = obj({
 
 /**
  * The source document of a posting as the API shows it after the change, by what posted it:
- * invoices.post, payments.create / payment.received, payment.refunded, payouts.create.
+ * invoices.post, payments.create / payment.received, payment.refunded, payouts.create, invoices.void.
  */
 export const postingSource = Type.Union([
   obj({ type: Type.Literal('invoice'), invoice }),
+  obj({ type: Type.Literal('invoice_void'), invoice }),
   obj({ type: Type.Literal('payment'), payment, invoice }),
   obj({ type: Type.Literal('payment_refund'), payment, invoice }),
   obj({ type: Type.Literal('processor_payout'), processor_payout: payout }),
@@ -131,6 +132,8 @@ export const invoicePartiallyPaidData = obj({
   total_cents: nonNegativeCents,
   currency: currencyCode,
 });
+/** An invoice became void (a draft, or an open invoice with no payments: its entry reversed on void_date). */
+export const invoiceVoidedData = obj({ invoice_id: uuid, total_cents: nonNegativeCents, currency: currencyCode });
 
 /** One schema per event type: the posting event itself; for every other type, the event's data. */
 export const EVENT_SCHEMAS = {
@@ -139,6 +142,7 @@ export const EVENT_SCHEMAS = {
   'payment.posted': paymentPostedData,
   'invoice.paid': invoicePaidData,
   'invoice.partially_paid': invoicePartiallyPaidData,
+  'invoice.voided': invoiceVoidedData,
   /** Reference events: the customer as the API shows it. */
   'customer.created': customer,
   'customer.updated': customer,

@@ -45,6 +45,15 @@ export async function savePostedInvoice(tx: Tx, inv: Invoice): Promise<void> {
   await tx.sql(SAVE_POSTED, [inv.status, inv.postedAt, inv.journalEntryId, inv.id]);
 }
 
+/** Writes what a void changed on an invoice row of lockInvoiceRow. */
+export async function saveVoidedInvoice(tx: Tx, inv: Invoice): Promise<void> {
+  await tx.em.execute(
+    'UPDATE invoices SET status = ?, void_date = ?, voided_at = ?, void_entry_id = ? WHERE id = ?',
+    [inv.status, inv.voidDate, inv.voidedAt, inv.voidEntryId, inv.id],
+    'run',
+  );
+}
+
 /** Locks a payment by its external id (concurrent refunds of one payment queue on it). */
 export function lockPaymentByExternalId(db: Db, externalPaymentId: string): Promise<Payment | null> {
   return db.em.findOne(PaymentSchema, { ...db.scope, externalPaymentId }, { lockMode: LockMode.PESSIMISTIC_WRITE });

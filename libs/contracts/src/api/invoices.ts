@@ -1,9 +1,9 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, dateTime, externalId, obj, paginationQuery, uuid } from '../schemas/common';
+import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, idParams, obj, paginationQuery, uuid, withAction } from '../schemas/common';
 import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
-const INVOICE_STATUSES = ['draft', 'open', 'partially_paid', 'paid'] as const;
+const INVOICE_STATUSES = ['draft', 'open', 'partially_paid', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 export const invoiceCreateBody = obj({
   external_invoice_id: externalId,
@@ -22,14 +22,27 @@ export const invoice = obj({
   status: StringEnum(INVOICE_STATUSES),
   total_cents: Type.Integer(),
   amount_paid_cents: Type.Integer(),
-  balance_due_cents: Type.Integer({ description: 'Open balance: total less payments (0 while draft).' }),
+  balance_due_cents: Type.Integer({ description: 'Open balance: total less payments (0 while draft and once void).' }),
   currency: Type.String(),
   memo: Optional(Nullable(Type.String())),
   estimate_id: Optional(Nullable(uuid)),
   posted_at: Optional(Nullable(dateTime)),
+  void_date: Optional(Nullable(date)),
+  voided_at: Optional(Nullable(dateTime)),
   created_at: dateTime,
 });
 export type InvoiceDto = Static<typeof invoice>;
+/** POST /invoices/{id}/void: every member optional, so no body (or {}) voids as of today (UTC). */
+export const invoiceVoidBody = obj({
+  void_date: Optional(
+    Type.String({
+      format: 'date',
+      description: `The accounting date of the void, the date of its reversing entry (default today, UTC); not before issue_date. Calendar date, YYYY-MM-DD, ${DATE_RANGE_TEXT}.`,
+    }),
+  ),
+});
+export type InvoiceVoidBody = Static<typeof invoiceVoidBody>;
+export const invoiceVoidResponse = withAction('invoice', invoice, 'voided');
 export const invoiceListQuery = obj({ ...paginationQuery, status: Optional(StringEnum(INVOICE_STATUSES)), customer_id: Optional(uuid) });
 
 export const {
@@ -48,6 +61,7 @@ export const {
   query: invoiceListQuery,
   http: { name: 'Invoice', path: '/api/v1/invoices', tag: 'Invoices', module: 'invoices' },
   actions: ['post'],
+  more: () => ({ 'invoices.void': { params: idParams, body: invoiceVoidBody, reply: invoiceVoidResponse } }),
   routes: (invoices) => [
     invoices.list('List invoices, newest first; filter by status and customer_id.'),
     invoices.create({
@@ -62,6 +76,19 @@ export const {
       description:
         'draft → open and emits invoice.posted. Posting an invoice that is already posted returns its current state (200, Idempotent-Replayed: true) with no second ledger entry. ' +
         'A zero-total invoice has nothing to collect: it posts straight to paid, with no journal entry.',
+    }),
+    invoices.route('invoices.void', {
+      operationId: 'voidInvoice',
+      method: 'POST',
+      path: '/api/v1/invoices/{id}/void',
+      summary: 'Void an invoice: a draft with no ledger effect, an open invoice with no payments with a reversing entry dated void_date.',
+      description:
+        'Optional body {void_date} (default today, UTC; before issue_date is 400 naming /void_date). A draft becomes void with no journal entry. ' +
+        'An open invoice with no payments becomes void with the mirror of its posting entry (Dr Revenue / Cr Accounts Receivable) dated void_date and linked to it: ' +
+        'every report as of a date before void_date still shows the invoice, from void_date on its receivable and revenue are back to zero. ' +
+        'A partially paid or paid invoice is 409 conflict (refund its payments first). Emits invoice.voided. Voiding a void invoice returns it unchanged ' +
+        '(200, Idempotent-Replayed: true) with no second entry. A void invoice takes no payments (409).',
+      statuses: { 200: 'The void invoice with action {type: voided, status: completed}.' },
     }),
   ],
 });

@@ -33,6 +33,19 @@ describe('record views', () => {
     expect(invoiceView(invoice, { ...settings, branding: { ...settings.branding, primary_color: null } }).business.color).toBe(DEFAULT_BRAND_COLOR);
   });
 
+  it('shows a void invoice as Void, with its void date, nothing due and no payment instructions', () => {
+    const v = invoiceView({ ...invoice, status: 'void', amount_paid_cents: 0, balance_due_cents: 0, void_date: '2026-11-20' }, settings);
+    expect(v.status).toBe('Void');
+    expect(v.balanceDue).toBe('$0.00');
+    expect(v.dates).toEqual([
+      { label: 'Issue date', value: invoice.issue_date },
+      { label: 'Due date', value: invoice.due_date },
+      { label: 'Void date', value: '2026-11-20' },
+    ]);
+    expect(v.business.instructions).toBeNull();
+    expect(invoiceView(invoice, settings).business.instructions).not.toBeNull();
+  });
+
   it('shows an estimate valid until its expiry date, else issue date + the validity days', () => {
     const est: EstimateDto = { ...invoice, external_estimate_id: 'EST-7', status: 'sent', expiry_date: null };
     const v = estimateView(est, settings);

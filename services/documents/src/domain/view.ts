@@ -48,6 +48,7 @@ const STATUS_TEXT: Record<string, string> = {
   open: 'Open',
   partially_paid: 'Partially paid',
   paid: 'Paid',
+  void: 'Void',
   sent: 'Sent',
   accepted: 'Accepted',
   declined: 'Declined',
@@ -80,10 +81,19 @@ function common(record: InvoiceDto | EstimateDto, input: ViewInput, head: Pick<R
   };
 }
 
+/**
+ * A void invoice still renders (its record is kept), marked Void with its void date, nothing due and
+ * no payment instructions: the page and any PDF made after the void say so.
+ */
 export function invoiceView(inv: InvoiceDto, input: ViewInput): RecordView {
   const { money, ...c } = common(inv, input, { kind: 'invoice', title: 'Invoice', number: inv.invoice_number }, { label: 'Due date', value: inv.due_date });
+  const voided = inv.status === 'void';
   return {
     ...c,
+    ...(voided && {
+      dates: inv.void_date ? [...c.dates, { label: 'Void date', value: inv.void_date }] : c.dates,
+      business: { ...c.business, instructions: null },
+    }),
     totals: [
       { label: 'Total', value: money(inv.total_cents) },
       { label: 'Amount paid', value: money(inv.amount_paid_cents) },

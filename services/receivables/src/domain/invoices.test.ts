@@ -1,4 +1,4 @@
-import { checkPayment, openBalance, statusForPaid, type InvoiceStatus } from './invoices';
+import { checkPayment, checkVoid, openBalance, statusForPaid, type InvoiceStatus } from './invoices';
 import { caught } from '@acct/testing';
 
 const ID = '11111111-1111-4111-8111-111111111111';
@@ -24,6 +24,10 @@ describe('openBalance', () => {
     expect(openBalance(inv('open', 1000, 0))).toBe(1000);
     expect(openBalance(inv('partially_paid', 1000, 300))).toBe(700);
     expect(openBalance(inv('paid', 1000, 1000))).toBe(0);
+  });
+
+  it('is 0 once void', () => {
+    expect(openBalance(inv('void', 1000, 0))).toBe(0);
   });
 });
 
@@ -66,5 +70,54 @@ describe('checkPayment', () => {
 describe('checkPayment refuses non-positive amounts', () => {
   it.each([0, -5, 1.5])('%s', (amount) => {
     expect(() => checkPayment({ id: 'i', status: 'open', totalCents: 1000, paidCents: 0 }, amount)).toThrow(/greater than 0/);
+  });
+});
+
+describe('checkPayment on a void invoice', () => {
+  it('refuses it as a conflict with issue invoice_void', () => {
+    const err = caught(() => checkPayment(inv('void'), 100));
+    expect(err.code).toBe('conflict');
+    expect(err.details[0]).toMatchObject({ field: '/invoice_id', issue: 'invoice_void' });
+  });
+});
+
+describe('checkVoid', () => {
+  const v = (status: InvoiceStatus, paidCents = 0, issueDate = '2026-03-01') => ({ id: ID, status, paidCents, issueDate });
+
+  it('voids a draft and an open invoice with nothing paid, on or after the issue date', () => {
+    expect(checkVoid(v('draft'), '2026-03-01')).toBe('move');
+    expect(checkVoid(v('open'), '2026-03-01')).toBe('move');
+    expect(checkVoid(v('open'), '9999-12-31')).toBe('move');
+  });
+
+  it('answers a void invoice as a repeat, whatever date it is given', () => {
+    expect(checkVoid(v('void'), '2026-03-05')).toBe('same');
+    expect(checkVoid(v('void'), '1900-01-01')).toBe('same');
+  });
+
+  it.each([
+    ['partially_paid', 400],
+    ['paid', 1000],
+  ] as const)('refuses a %s invoice as a conflict naming its status', (status, paid) => {
+    const err = caught(() => checkVoid(v(status, paid), '2026-03-05'));
+    expect(err.code).toBe('conflict');
+    expect(err.message).toContain(ID);
+    expect(err.details[0]).toMatchObject({ field: '/status', issue: `invoice_${status}` });
+  });
+
+  it('refuses a zero-total invoice that posted straight to paid (nothing to void: it is paid)', () => {
+    expect(caught(() => checkVoid(v('paid', 0), '2026-03-05')).code).toBe('conflict');
+  });
+
+  it('refuses a void date before the issue date as a validation error naming /void_date', () => {
+    const err = caught(() => checkVoid(v('open', 0, '2026-03-02'), '2026-03-01'));
+    expect(err.code).toBe('validation_failed');
+    expect(err.details).toEqual([expect.objectContaining({ field: '/void_date', issue: 'before_issue_date' })]);
+    expect(err.details[0]?.message).toContain('2026-03-02');
+    expect(caught(() => checkVoid(v('draft', 0, '2026-03-02'), '2026-03-01')).code).toBe('validation_failed');
+  });
+
+  it('checks the state before the date: a paid invoice is a conflict whatever the date', () => {
+    expect(caught(() => checkVoid(v('paid', 1000, '2026-03-02'), '2026-03-01')).code).toBe('conflict');
   });
 });

@@ -3,13 +3,13 @@ import { AppError, type InvoiceStatus } from '@acct/contracts';
 export type { InvoiceStatus };
 
 /** Status from what has been paid, for a posted invoice (API-DECISIONS §5). */
-export function statusForPaid(totalCents: number, paidCents: number): Exclude<InvoiceStatus, 'draft'> {
+export function statusForPaid(totalCents: number, paidCents: number): Exclude<InvoiceStatus, 'draft' | 'void'> {
   if (paidCents >= totalCents) return 'paid';
   return paidCents > 0 ? 'partially_paid' : 'open';
 }
 
 export function openBalance(inv: { status: InvoiceStatus; totalCents: number; paidCents: number }): number {
-  return inv.status === 'draft' ? 0 : inv.totalCents - inv.paidCents;
+  return inv.status === 'draft' || inv.status === 'void' ? 0 : inv.totalCents - inv.paidCents;
 }
 
 /** A payment needs an open or partially paid invoice and 0 < amount ≤ open balance. */
@@ -28,4 +28,24 @@ export function checkPayment(inv: { id: string; status: InvoiceStatus; totalCent
       { field: '/amount_cents', issue: 'exceeds_open_balance', message: `The open balance is ${open} cents.` },
     ]);
   }
+}
+
+/**
+ * Whether an invoice can be voided on voidDate (API-DECISIONS §11): 'same' when it already is void (a
+ * repeated action, whatever date it names); 'move' for a draft, or an open invoice with nothing paid;
+ * 409 once money came in (refund the payments first); 400 naming /void_date before the issue date.
+ */
+export function checkVoid(inv: { id: string; status: InvoiceStatus; paidCents: number; issueDate: string }, voidDate: string): 'move' | 'same' {
+  if (inv.status === 'void') return 'same';
+  if (inv.status === 'partially_paid' || inv.status === 'paid' || inv.paidCents > 0) {
+    throw AppError.conflict(`Invoice ${inv.id} is ${inv.status}: only a draft or an open invoice with no payments can be voided.`, [
+      { field: '/status', issue: `invoice_${inv.status}`, message: 'Refund its payments first; a paid or partially paid invoice cannot be voided.' },
+    ]);
+  }
+  if (voidDate < inv.issueDate) {
+    throw AppError.validation('void_date must be on or after the issue date.', [
+      { field: '/void_date', issue: 'before_issue_date', message: `void_date ${voidDate} is before issue_date ${inv.issueDate}: send a void_date on or after it.` },
+    ]);
+  }
+  return 'move';
 }

@@ -16,11 +16,13 @@ export function invoiceDto(i: Invoice) {
     status: i.status,
     total_cents: i.totalCents,
     amount_paid_cents: i.paidCents,
-    balance_due_cents: i.status === 'draft' ? 0 : i.totalCents - i.paidCents,
+    balance_due_cents: i.status === 'draft' || i.status === 'void' ? 0 : i.totalCents - i.paidCents,
     currency: i.currency,
     memo: i.memo,
     estimate_id: i.estimateId,
     posted_at: i.postedAt ? i.postedAt.toISOString() : null,
+    void_date: i.voidDate ?? null,
+    voided_at: i.voidedAt ? i.voidedAt.toISOString() : null,
     created_at: i.createdAt.toISOString(),
   };
 }

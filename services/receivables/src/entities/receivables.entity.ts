@@ -12,12 +12,20 @@ export interface Invoice extends LineDocument {
   estimateId: string | null;
   journalEntryId: string | null;
   postedAt: Date | null;
+  /** The void's accounting date (its reversing entry's date, when it had an entry). */
+  voidDate: string | null;
+  voidedAt: Date | null;
+  voidEntryId: string | null;
 }
+
+/** The void fields of an invoice that is not void (every new invoice). */
+export const NOT_VOID = { voidDate: null, voidedAt: null, voidEntryId: null } as const;
 
 export const InvoiceSchema = scopedEntity<Invoice>('Invoice', 'invoices', {
   ...lineDocumentColumns(),
   ...columns({ externalInvoiceId: 'text', customerId: 'uuid', invoiceNumber: 'text', dueDate: 'date', paidCents: 'money', status: 'text' }),
   ...columns({ estimateId: 'uuid?', journalEntryId: 'uuid?', postedAt: 'Date?' }),
+  ...columns({ voidDate: 'date?', voidedAt: 'Date?', voidEntryId: 'uuid?' }),
 });
 
 export interface Payment extends Scoped {

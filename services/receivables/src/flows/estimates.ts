@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, type EstimateConvertBody, type EstimateStatus, limits } from '@acct/contracts';
 import { addDays, isCalendarDate, requireOrder, todayUtc } from '@acct/ledger';
 import { type Db, type Outcome, type Tx, sameDocumentContent } from '@acct/posting';
-import { type Estimate, EstimateSchema, type Invoice, InvoiceSchema } from '../entities';
+import { type Estimate, EstimateSchema, type Invoice, InvoiceSchema, NOT_VOID } from '../entities';
 import { checkEstimateMove } from '../domain/estimates';
 import { lockEstimate, requireCustomer } from '../queries';
 
@@ -65,6 +65,7 @@ export async function convertEstimate(tx: Tx, id: string, b: EstimateConvertBody
     estimateId: e.id,
     journalEntryId: null,
     postedAt: null,
+    ...NOT_VOID,
     createdAt: new Date(),
   };
   await tx.em.insert(InvoiceSchema, invoice);

@@ -1,8 +1,10 @@
 import { AppError } from '@acct/contracts';
+import { reversalOf, todayUtc } from '@acct/ledger';
 import { type Db, type Outcome, type Tx, sameDocumentContent } from '@acct/posting';
 import { type Invoice, InvoiceSchema, invoiceDto } from '../entities';
+import { checkVoid } from '../domain/invoices';
 import { invoicePosting } from '../domain/postings';
-import { lockInvoiceRow, requireCustomer, savePostedInvoice } from '../queries';
+import { lockInvoiceRow, requireCustomer, savePostedInvoice, saveVoidedInvoice } from '../queries';
 
 /** The caller's content of a create, as compared on a retry. */
 export const sameInvoiceContent = sameDocumentContent<Invoice>((i) => ({ customer_id: i.customerId, invoice_number: i.invoiceNumber, due_date: i.dueDate }));
@@ -17,11 +19,16 @@ export async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice>
 /**
  * Posts a draft: Dr A/R / Cr revenue on the issue date, status open (or paid when the total is 0),
  * invoice.posted for the app. Posting a posted invoice again is a repeated action: its current state,
- * no second ledger effect.
+ * no second ledger effect; a void invoice is not posted (409).
  */
 export async function postInvoice(tx: Tx, id: string): Promise<Outcome<Invoice>> {
   const inv = await lockInvoiceRow(tx, id);
   if (!inv) throw AppError.notFound('Invoice', id);
+  if (inv.status === 'void') {
+    throw AppError.conflict(`Invoice ${inv.id} is void: it cannot be posted.`, [
+      { field: '/status', issue: 'invoice_void', message: 'A void invoice stays void: create a new invoice.' },
+    ]);
+  }
   if (inv.status !== 'draft') return { record: inv, replayed: true };
   inv.postedAt = new Date();
   if (inv.totalCents === 0) {
@@ -40,5 +47,31 @@ export async function postInvoice(tx: Tx, id: string): Promise<Outcome<Invoice>>
     issue_date: inv.issueDate,
     due_date: inv.dueDate,
   });
+  return { record: inv, replayed: false };
+}
+
+/**
+ * POST /invoices/{id}/void: a draft becomes void with no entry; an open invoice with nothing paid
+ * becomes void with the mirror of its posting entry dated voidDate (default today, UTC), so every
+ * report before that date still shows it and none from it on. The invoice's lock makes a void and a
+ * payment on it run one after the other: the payment then finds it void (409), or the void finds it
+ * paid (409). Voiding a void invoice is a repeated action: its current state, no second entry.
+ */
+export async function voidInvoice(tx: Tx, id: string, voidDate: string | undefined): Promise<Outcome<Invoice>> {
+  const inv = await lockInvoiceRow(tx, id);
+  if (!inv) throw AppError.notFound('Invoice', id);
+  const date = voidDate ?? todayUtc();
+  if (checkVoid(inv, date) === 'same') return { record: inv, replayed: true };
+  inv.status = 'void';
+  inv.voidDate = date;
+  inv.voidedAt = new Date();
+  if (inv.journalEntryId) {
+    const reversal = reversalOf({ id: inv.journalEntryId, sourceType: 'invoice', sourceId: inv.id, lines: invoicePosting(inv).lines }, date, {
+      memo: `Void of invoice ${inv.invoiceNumber}`,
+    });
+    inv.voidEntryId = await tx.post(reversal, { type: 'invoice_void', invoice: invoiceDto(inv) });
+  }
+  await saveVoidedInvoice(tx, inv);
+  tx.emit('invoice.voided', { invoice_id: inv.id, total_cents: inv.totalCents, currency: inv.currency });
   return { record: inv, replayed: false };
 }

@@ -1,8 +1,8 @@
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { requireOrder } from '@acct/ledger';
 import { type Books, actionDone, createRecordOnce, newLineDocument } from '@acct/posting';
-import { INVOICE, type Invoice, InvoiceSchema } from '../entities';
-import { createDraftInvoice, postInvoice, sameInvoiceContent } from '../flows/invoices';
+import { INVOICE, type Invoice, InvoiceSchema, NOT_VOID } from '../entities';
+import { createDraftInvoice, postInvoice, sameInvoiceContent, voidInvoice } from '../flows/invoices';
 
 export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
   server.handle('invoices.create', async (req) => {
@@ -21,6 +21,7 @@ export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
       estimateId: null,
       journalEntryId: null,
       postedAt: null,
+      ...NOT_VOID,
     };
     return createRecordOnce(INVOICE, {
       row,
@@ -31,6 +32,7 @@ export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
   });
 
   server.handle('invoices.post', async (req) => actionDone(INVOICE, 'posted', await books.transactGrouped(req.ctx, (tx) => postInvoice(tx, req.params.id))));
+  server.handle('invoices.void', async (req) => actionDone(INVOICE, 'voided', await books.transact(req.ctx, (tx) => voidInvoice(tx, req.params.id, req.body.void_date))));
 
   registerReads(server, books.orm, {
     ...INVOICE,

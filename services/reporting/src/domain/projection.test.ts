@@ -43,6 +43,11 @@ describe('what a posting writes to the projection', () => {
   it('finds the documents of a source with their parties and due dates', () => {
     expect(documentsOf(billPosting().source)).toEqual([{ id: BILL, kind: 'bill', partyId: VENDOR, issueDate: '2026-03-15', dueDate: '2026-04-14' }]);
     expect(documentsOf({ type: 'processor_payout' } as PostingSource)).toEqual([]);
+    // A void's reversal closes the invoice in the bucket of its own due date (API-DECISIONS §11).
+    const invoice = { id: BILL, customer_id: VENDOR, issue_date: '2026-03-15', due_date: '2026-04-14' };
+    expect(documentsOf({ type: 'invoice_void', invoice } as unknown as PostingSource)).toEqual([
+      { id: BILL, kind: 'invoice', partyId: VENDOR, issueDate: '2026-03-15', dueDate: '2026-04-14' },
+    ]);
   });
 
   it('gives the entry, its lines and its share of the daily, open, period and lead totals', () => {

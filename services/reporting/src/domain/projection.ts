@@ -27,6 +27,7 @@ export interface PostingRows {
 export function documentsOf(source: PostingSource): { id: string; kind: 'invoice' | 'bill'; partyId: string; issueDate: string; dueDate: string }[] {
   switch (source.type) {
     case 'invoice':
+    case 'invoice_void':
     case 'payment':
     case 'payment_refund':
       return [{ id: source.invoice.id, kind: 'invoice', partyId: source.invoice.customer_id, issueDate: source.invoice.issue_date, dueDate: source.invoice.due_date }];

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, dateTime, externalId, obj, paginationQuery, uuid } from '../schemas/common';
+import { Nullable, StringEnum, dateTime, externalId, lookupBy, obj, paginationQuery, uuid } from '../schemas/common';
 import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const INVOICE_STATUSES = ['draft', 'open', 'partially_paid', 'paid'] as const;
@@ -30,7 +30,7 @@ export const invoice = obj({
   created_at: dateTime,
 });
 export type InvoiceDto = Static<typeof invoice>;
-export const invoiceListQuery = obj({ ...paginationQuery, status: Optional(StringEnum(INVOICE_STATUSES)), customer_id: Optional(uuid) });
+export const invoiceListQuery = obj({ ...paginationQuery, ...lookupBy('external_invoice_id'), status: Optional(StringEnum(INVOICE_STATUSES)), customer_id: Optional(uuid) });
 
 export const {
   response: invoiceResponse,

@@ -10,7 +10,7 @@ describe('e2e: list cursors, created bounds and lookups', () => {
   let t: ReceivablesE2E;
   beforeAll(async () => {
     t = await startReceivablesE2E('Lists org');
-  });
+  }, 180_000);
   afterAll(async () => t?.e2e.stop());
 
   const ids = (r: { json: { data: { id: string }[] } }) => r.json.data.map((x) => x.id);

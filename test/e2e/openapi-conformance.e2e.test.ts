@@ -53,7 +53,9 @@ describe('e2e: the OpenAPI document against the server', () => {
     await ok(api('GET', `/api/v1/customers?limit=1&starting_after=${made.customer}`));
     await ok(api('GET', `/api/v1/customers?limit=1&ending_before=${made.customer}&created%5Bgte%5D=2026-01-01&created%5Blt%5D=9999-12-31T00:00:00Z`));
     await ok(api('GET', `/api/v1/customers?external_customer_id=${ext}`));
-    await ok(api('GET', `/api/v1/customers?starting_after=${made.customer}&ending_before=${made.customer}`), 400);
+    await conf.expectingRule('conflicts', () => ok(api('GET', `/api/v1/customers?starting_after=${made.customer}&ending_before=${made.customer}`), 400));
+    await conf.expectingRule('conflicts', () => ok(api('GET', `/api/v1/customers?starting_after=${made.customer}&offset=1`), 400));
+    await conf.expectingRule('not_found', () => ok(api('GET', `/api/v1/customers?starting_after=${randomUUID()}`), 400));
     await ok(api('GET', '/api/v1/customers?created%5Bgte%5D=9999-99-99'), 400);
 
     const draft = await createDraftInvoice(api, made.customer!, 5000);

@@ -46,13 +46,12 @@ export function registerReads<E extends object>(
       const bounds = (where[prop] ?? {}) as Record<string, unknown>;
       where[prop] = { ...bounds, [op]: req.query[param] };
     }
+    const key = q.cursor ? await withQuery(orm, (run) => listKeyInScope(run, rows, q.cursor!.id, scope)) : null;
+    if (q.cursor && !key) throw unknownCursor(q.cursor);
+    // Raw fragments last, right before the query that consumes them (MikroORM keeps each in a registry until used).
     for (const b of q.created) where[String(raw(`created_at ${b.op} ?::timestamptz`, [b.at]))] = [];
-    if (q.cursor) {
-      const key = await withQuery(orm, (run) => listKeyInScope(run, rows, q.cursor!.id, scope));
-      if (!key) throw unknownCursor(q.cursor);
-      // A row comparison, so Postgres seeks the list index to the cursor (an OR of two comparisons would filter from the top).
-      where[String(raw(`(created_at, id) ${keysetOp(q.cursor)} (?::timestamptz, ?::uuid)`, [key.at, key.id]))] = [];
-    }
+    // A row comparison, so Postgres seeks the list index to the cursor (an OR of two comparisons would filter from the top).
+    if (q.cursor && key) where[String(raw(`(created_at, id) ${keysetOp(q.cursor)} (?::timestamptz, ?::uuid)`, [key.at, key.id]))] = [];
     const dir = readOrder(q.cursor);
     const found = await orm.em.fork().find(r.schema, where as never, {
       orderBy: [{ createdAt: dir }, { id: dir }] as never,

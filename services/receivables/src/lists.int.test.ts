@@ -95,6 +95,7 @@ describe('receivables: list cursors, created bounds and lookups', () => {
       expect(await fails(who, { ending_before: all[0]!.id })).toMatchObject({ code: 'validation_failed', details: [{ field: 'ending_before' }] });
     }
     expect(await fails(c, { starting_after: randomUUID() })).toMatchObject({ code: 'validation_failed', details: [{ field: 'starting_after' }] });
+    expect(await fails(c, { ending_before: randomUUID(), 'created[gte]': '2026-01-01' })).toMatchObject({ code: 'validation_failed', details: [{ field: 'ending_before' }] });
     expect(await fails(c, { starting_after: all[0]!.id, ending_before: all[1]!.id })).toMatchObject({ code: 'validation_failed' });
     expect(await fails(c, { starting_after: all[0]!.id, offset: 2 })).toMatchObject({ code: 'validation_failed', details: [{ field: 'offset' }] });
     expect((await page(c, { starting_after: all[0]!.id, offset: 0 })).data).toHaveLength(all.length - 1);

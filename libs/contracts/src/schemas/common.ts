@@ -78,15 +78,22 @@ export const cursorQuery = {
   ending_before: Type.Optional(Type.String({ ...uuidSchema, description: cursorText('of the items just before this one (newer ones, for a list newest first)') })),
 };
 
-const createdText = (op: string) => `Only items created ${op} this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; ${DATE_RANGE_TEXT}.`;
-const createdBound = (op: string) => Type.Optional(Type.String({ anyOf: [{ format: 'date' }, { format: 'date-time' }], description: createdText(op) }));
-/** The creation-time filters of every list whose items have a creation time: `created[gte]`, `created[gt]`, `created[lte]`, `created[lt]` (AND). */
-export const createdQuery = {
-  'created[gte]': createdBound('at or after'),
-  'created[gt]': createdBound('after'),
-  'created[lte]': createdBound('at or before'),
-  'created[lt]': createdBound('before'),
-};
+const createdBound = (op: string, subject: string) =>
+  Type.Optional(
+    Type.String({
+      anyOf: [{ format: 'date' }, { format: 'date-time' }],
+      description: `Only items ${subject} ${op} this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; ${DATE_RANGE_TEXT}.`,
+    }),
+  );
+/** `created[gte]`, `created[gt]`, `created[lte]`, `created[lt]` (AND), on the time `subject` says (default: created). */
+export const createdFilters = (subject = 'created') => ({
+  'created[gte]': createdBound('at or after', subject),
+  'created[gt]': createdBound('after', subject),
+  'created[lte]': createdBound('at or before', subject),
+  'created[lt]': createdBound('before', subject),
+});
+/** The creation-time filters of every list whose items have a creation time. */
+export const createdQuery = createdFilters();
 /** The names of the created filters, in the order of createdQuery. */
 export const CREATED_PARAMS = ['created[gte]', 'created[gt]', 'created[lte]', 'created[lt]'] as const;
 

@@ -23,6 +23,10 @@
  *                    projection (report-seed.ts), then each report and ledger read through the
  *                    gateway (GET /reports/*, /accounts, /journal-entries), and EXPLAIN ANALYZE of
  *                    each report query printed
+ *   lists            BENCH_LIST_ROWS (1,000,000) customers seeded with generate_series, then GET
+ *                    /customers: first page, a page 90% deep by starting_after and by ending_before
+ *                    (keyset), offset 100,000, a created range and an external-id lookup; with
+ *                    EXPLAIN ANALYZE of the deep keyset statement
  * Each row also gives the CPU the stack's own processes (gateway and services, not Postgres or NATS)
  * used per request during the scenario, from /proc/<pid>/stat (Linux; empty elsewhere), and a
  * second table gives it per process (each replica apart), for NATS ("nats") and for the Postgres
@@ -36,7 +40,7 @@
  * comparing them. Its default BENCH_SCENARIOS leaves out reports (Postgres reads, no NATS path).
  *
  * Environment: BENCH_CONNECTIONS (20), BENCH_DURATION_S (10), BENCH_WARMUP_S (2, not reported),
- * BENCH_INVOICES (3000), BENCH_BILLS (200), BENCH_SCENARIOS (all of the above, comma-separated), BENCH_REPLICAS (1: processes of each service and gateways; 2 with BENCH_CLUSTER=1),
+ * BENCH_INVOICES (3000), BENCH_BILLS (200), BENCH_LIST_ROWS (1000000), BENCH_SCENARIOS (all of the above, comma-separated), BENCH_REPLICAS (1: processes of each service and gateways; 2 with BENCH_CLUSTER=1),
  * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres: the server, not the database),
  * NATS_URL (nats://127.0.0.1:4222). Exits 1 if a scenario had a non-2xx reply, an error or a timeout.
  */

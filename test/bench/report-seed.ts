@@ -122,7 +122,7 @@ export async function explainReports(databaseUrl: string, organizationId: string
       ['A/P open amounts per party and bucket', reportQueries.openAmounts(s, 'bill', '2025-06-30')],
       ['A/R open amounts as of a day after the last entry', reportQueries.openAmounts(s, 'invoice', '2026-12-31')],
       ['1099 vendor payments', reportQueries.vendorPaymentsInYear(s, 2025)],
-      ['journal entries (first page)', reportQueries.journalEntries(s, {}, 50, 0)],
+      ['journal entries (first page)', reportQueries.journalEntries(s, {}, { limit: 50, offset: 0, cursor: null, created: [] })],
     ];
     const out: string[] = [];
     for (const [name, { sql, params }] of queries) {

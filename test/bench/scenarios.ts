@@ -7,8 +7,9 @@ import autocannon from 'autocannon';
 import Stripe from 'stripe';
 import { accountId } from '@acct/ledger';
 import { createOne, drive, postEach, postToEach } from './drive';
-import { BILLS, CONNECTIONS, DURATION_S, INVOICES, LAG_RATE, REPORT_LINES, SCENARIOS, WARMUP_S } from './env';
+import { BILLS, CONNECTIONS, DURATION_S, INVOICES, LAG_RATE, LIST_ROWS, REPORT_LINES, SCENARIOS, WARMUP_S } from './env';
 import { reportingLag } from './lag';
+import { seedListCustomers } from './list-seed';
 import { explainReports, seedReportingLines } from './report-seed';
 import type { Row } from './summary';
 import { WebhookLag } from './webhook-lag';
@@ -196,6 +197,35 @@ export async function reportScenarios({ url, headers, databaseUrl, organizationI
       const opts: autocannon.Options = { url: `${url}${p}`, connections: Math.min(CONNECTIONS, 4), method: 'GET', headers, duration: DURATION_S, title: scenario };
       rows.push({ scenario, route: `GET ${p.split('?')[0]}`, ...(await drive(opts)) });
     }
+  }
+}
+
+/**
+ * lists: BENCH_LIST_ROWS (1,000,000) customers seeded straight into one organization, then the first
+ * page against a page 90% deep by starting_after (keyset on the list index: should cost the same),
+ * the deepest offset page (offset 100,000, the cap: a scan of that many index entries), a created
+ * range and an external-id lookup, each read through the gateway.
+ */
+export async function listScenarios({ url, headers, databaseUrl, organizationId }: Target, rows: Row[]): Promise<void> {
+  if (!SCENARIOS.has('lists')) return;
+  process.stdout.write(`seeding ${LIST_ROWS} customers for the list scenarios\n`);
+  const depth = Math.floor(LIST_ROWS * 0.9);
+  const seeded = await seedListCustomers(databaseUrl, organizationId, LIST_ROWS, depth);
+  process.stdout.write(`seeded in ${(seeded.ms / 1000).toFixed(1)} s; the keyset statement ${depth} rows deep:\n${seeded.plan}\n`);
+  const reads: [string, string][] = [
+    ['list-first-page', '/api/v1/customers?limit=25'],
+    ['list-deep-cursor', `/api/v1/customers?limit=25&starting_after=${seeded.deepId}`],
+    ['list-deep-ending-before', `/api/v1/customers?limit=25&ending_before=${seeded.deepId}`],
+    ['list-offset-100000', '/api/v1/customers?limit=25&offset=100000'],
+    [
+      'list-created-range',
+      `/api/v1/customers?limit=25&created%5Bgte%5D=${new Date(Date.now() - 86_400_000 * 400).toISOString().slice(0, 10)}&created%5Blt%5D=${new Date(Date.now() - 86_400_000 * 399).toISOString().slice(0, 10)}`,
+    ],
+    ['list-external-id', `/api/v1/customers?external_customer_id=bench-list-${depth}`],
+  ];
+  for (const [scenario, p] of reads) {
+    const opts: autocannon.Options = { url: `${url}${p}`, connections: Math.min(CONNECTIONS, 4), method: 'GET', headers, duration: DURATION_S, title: scenario };
+    rows.push({ scenario, route: `GET ${p.split('?')[0]}`, ...(await drive(opts)) });
   }
 }
 

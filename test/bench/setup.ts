@@ -8,7 +8,7 @@ import { dropDatabase, dropEventsStream } from '@acct/kit';
 import { sampleCpu } from './cpu';
 import { sampleWith, wasInterrupted } from './drive';
 import { NATS_URL, PG_SERVER_URL } from './env';
-import { type Target, customerScenarios, inboundEventScenarios, invoicePostingScenarios, lagReport, payablesScenarios, reportScenarios } from './scenarios';
+import { type Target, customerScenarios, inboundEventScenarios, invoicePostingScenarios, lagReport, listScenarios, payablesScenarios, reportScenarios } from './scenarios';
 import { type Row, errorCount } from './summary';
 
 /** What one pass of the scenarios runs on. */
@@ -94,6 +94,7 @@ export async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string
     const lags = await invoicePostingScenarios(target, rows);
     await inboundEventScenarios(target, rows);
     await reportScenarios(target, rows);
+    await listScenarios(target, rows);
     await payablesScenarios(target, rows);
     const lag = await lagReport(target, lags);
     failed = wasInterrupted() || rows.some((r) => errorCount(r.result) > 0);

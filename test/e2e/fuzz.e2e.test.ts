@@ -151,6 +151,61 @@ describe('fuzz: every route of the route table, through the gateway', () => {
     120_000 + RUNS * 500,
   );
 
+  it('refuses hostile list parameters (cursors, created bounds, lookups) with 400 naming the parameter, on every list route', async () => {
+    const lists = ROUTES.filter((x) => x.method === 'GET' && x.auth && !x.path.includes('{') && Object.hasOwn((x.query?.properties as object | undefined) ?? {}, 'limit'));
+    const otherApi = t.otherApi;
+    let checked = 0;
+    for (const r of lists) {
+      const props = Object.keys((r.query?.properties as object | undefined) ?? {});
+      const theirs = await otherApi('GET', `${r.path}?limit=1`);
+      expectStatus(theirs, 200);
+      const foreign: string | undefined = theirs.json.data[0]?.id;
+      const hostile: [string, string][] = [
+        ['starting_after', '00000000-0000-4000-8000-000000000000'],
+        ['ending_before', 'not-a-uuid'],
+        ['starting_after', '%00'],
+        ['ending_before', '%ED%A0%80'],
+        ...(foreign
+          ? ([
+              ['starting_after', foreign],
+              ['ending_before', foreign],
+            ] as [string, string][])
+          : []),
+        ...(props.includes('created[gte]')
+          ? ([
+              ['created[gte]', '9999-99-99'],
+              ['created[gt]', '%00'],
+              ['created[lte]', '%ED%A0%80'],
+              ['created[lt]', '2026-02-30'],
+              ['created[gte]', '10000-01-01T00:00:00Z'],
+              ['created[lt]', '9999-12-31T23:59:59-01:00'],
+              ['created[gt]', `${'9'.repeat(400)}`],
+            ] as [string, string][])
+          : []),
+        ...props
+          .filter((p) => /^external_\w+_id$/.test(p))
+          .flatMap(
+            (p) =>
+              [
+                [p, '%00'],
+                [p, '%ED%A0%80'],
+                [p, 'x'.repeat(256)],
+                [p, ''],
+              ] as [string, string][],
+          ),
+      ];
+      for (const [param, value] of hostile) {
+        checked++;
+        const res = await t.api('GET', `${r.path}?${encodeURIComponent(param)}=${value}`);
+        expect({ route: r.path, param, value, status: res.status, code: res.json?.error?.code }).toEqual({ route: r.path, param, value, status: 400, code: 'validation_failed' });
+        expect({ route: r.path, param, value, fields: res.json.error.details.map((d: { field: string }) => d.field) }).toMatchObject({
+          fields: expect.arrayContaining([expect.stringMatching(new RegExp(`^(${param.replace(/[[\]]/g, '\\$&')}|query)$`))]),
+        });
+      }
+    }
+    console.log(`fuzz: ${checked} hostile list parameters on ${lists.length} list routes`);
+  }, 120_000);
+
   it('scanLogs finds planted secrets and leaves clean lines alone', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct_logscan_'));
     try {

@@ -9,7 +9,8 @@ import { type Api, type ReceivablesE2E, expectError, expectStatus, startReceivab
  * environment is invisible to every other scope. Every route with a path parameter, called with the
  * id of the first organization's record, answers 404 not_found to another organization's test key
  * and to the same organization's live key (and changes nothing); every list route called with those
- * keys leaves the first organization's records out, also when filtered by one of its ids.
+ * keys leaves the first organization's records out, also when filtered by one of its ids; and a
+ * cursor (starting_after, ending_before) naming one of its list items is a 400 naming the cursor.
  */
 // Keyed routes only: a keyless one (a signed webhook input) has no scope of a key to cross.
 const withParams = ROUTES.filter((r) => r.auth && paramsOf(r.path).length > 0);
@@ -38,6 +39,8 @@ describe('isolation matrix (from the route table)', () => {
   /** Each intruder's own record per collection. */
   const theirs: Record<string, Record<string, string>> = {};
   const mineAll = new Set<string>();
+  /** The first item of each of the owner's lists (by path), for the cursors. */
+  const firstOf: Record<string, string> = {};
   /** Ids of the owner's records by field name (customer_id → [...]), for the list filters. */
   const mineByField: Record<string, string[]> = {};
   let cases = 0;
@@ -57,6 +60,7 @@ describe('isolation matrix (from the route table)', () => {
     for (const r of lists) {
       const page = await t.api('GET', `${r.path}?limit=100`);
       expectStatus(page, 200);
+      if (page.json.data[0]) firstOf[r.path] = page.json.data[0].id;
       for (const item of page.json.data as Record<string, unknown>[]) {
         mineAll.add(item.id as string);
         for (const [k, v] of Object.entries(item)) if (k.endsWith('_id') && typeof v === 'string') (mineByField[k] ??= []).push(v);
@@ -138,6 +142,27 @@ describe('isolation matrix (from the route table)', () => {
           if (q.includes('_id=')) expect({ route: `${route.path}?${q}`, who, ids }).toEqual({ route: `${route.path}?${q}`, who, ids: [] });
           // The intruder's own records are there: the list works, it just is not ours.
           if (q === 'limit=100' && ownFixture) expect(ids.length).toBeGreaterThan(0);
+        }
+      }
+    }
+  });
+
+  it('refuses, with 400 naming the parameter, a cursor of the first organization on every list route of another scope', async () => {
+    for (const route of lists) {
+      const id = firstOf[route.path];
+      if (!id) throw new Error(`the owner's ${route.path} is empty: no cursor to try`);
+      // The owner's own cursor works.
+      expectStatus(await t.api('GET', `${route.path}?starting_after=${id}`), 200);
+      for (const [who, api] of intruders) {
+        for (const param of ['starting_after', 'ending_before']) {
+          cases++;
+          const r = await api('GET', `${route.path}?${param}=${id}`);
+          try {
+            expectError(r, 400, 'validation_failed');
+            expect(r.json.error.details.map((d: { field: string }) => d.field)).toEqual([param]);
+          } catch (e) {
+            throw new Error(`${route.path}?${param} as ${who}: ${(e as Error).message}`, { cause: e });
+          }
         }
       }
     }

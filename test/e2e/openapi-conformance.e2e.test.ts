@@ -49,6 +49,14 @@ describe('e2e: the OpenAPI document against the server', () => {
     await ok(api('POST', '/api/v1/customers', { external_customer_id: ext, name: 'Another name' }), 409);
     await ok(api('GET', '/api/v1/customers?limit=2&offset=0'));
     await ok(api('GET', `/api/v1/customers/${made.customer}`));
+    // Cursor pages, created bounds and the external-id lookup (API-DECISIONS §11).
+    await ok(api('GET', `/api/v1/customers?limit=1&starting_after=${made.customer}`));
+    await ok(api('GET', `/api/v1/customers?limit=1&ending_before=${made.customer}&created%5Bgte%5D=2026-01-01&created%5Blt%5D=9999-12-31T00:00:00Z`));
+    await ok(api('GET', `/api/v1/customers?external_customer_id=${ext}`));
+    await conf.expectingRule('conflicts', () => ok(api('GET', `/api/v1/customers?starting_after=${made.customer}&ending_before=${made.customer}`), 400));
+    await conf.expectingRule('conflicts', () => ok(api('GET', `/api/v1/customers?starting_after=${made.customer}&offset=1`), 400));
+    await conf.expectingRule('not_found', () => ok(api('GET', `/api/v1/customers?starting_after=${randomUUID()}`), 400));
+    await ok(api('GET', '/api/v1/customers?created%5Bgte%5D=9999-99-99'), 400);
 
     const draft = await createDraftInvoice(api, made.customer!, 5000);
     await ok(api('GET', `/api/v1/invoices?status=draft&customer_id=${made.customer}`));
@@ -244,6 +252,7 @@ describe('e2e: the OpenAPI document against the server', () => {
   it('the ledger and the reports', async () => {
     const accounts = await ok(api('GET', '/api/v1/accounts?limit=100'));
     await ok(api('GET', `/api/v1/accounts/${accounts.json.data[0].id}`));
+    await ok(api('GET', `/api/v1/accounts?limit=2&starting_after=${accounts.json.data[0].id}`));
     await ok(api('GET', '/api/v1/journal-entries?source_type=invoice&from=2026-01-01&to=2026-12-31'));
     await conf.expectingRule('invalid', () => ok(api('GET', '/api/v1/journal-entries?from=2026-02-01&to=2026-01-01'), 400));
     await ok(api('GET', '/api/v1/reports/summary?from=2026-01-01&to=2026-12-31'));

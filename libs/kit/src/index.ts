@@ -17,3 +17,4 @@ export * from './chunks';
 export * from './consumer';
 export * from './columns';
 export * from './secrets';
+export * from './lists';

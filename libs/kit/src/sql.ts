@@ -165,3 +165,20 @@ export async function getInScope<E extends ScopedRow>(q: Query, rows: EntityRows
   const e = rows.read(row);
   return inScope(e, scope) ? e : null;
 }
+
+/**
+ * The list key of a row of the scope (its creation time as Postgres holds it, full precision, and its
+ * id), for a keyset page after or before it; null when the id is not a row of the scope.
+ */
+export async function listKeyInScope<E extends ScopedRow>(
+  q: Query,
+  rows: EntityRows<E>,
+  id: string,
+  scope: Scope,
+  timeColumn = 'created_at',
+): Promise<{ at: string; id: string } | null> {
+  const [row] = await q(rows.byId, [id]);
+  if (!row || !inScope(rows.read(row), scope)) return null;
+  const at = row[timeColumn];
+  return { at: at instanceof Date ? at.toISOString() : String(at), id: String(row.id) };
+}

@@ -1,5 +1,5 @@
 import type { DocumentContentType, LinkRecordType } from '@acct/contracts';
-import type { EntityManager, Scope } from '@acct/kit';
+import { type EntityManager, type ListQuery, type Scope, keysetSql } from '@acct/kit';
 import type { DocumentRow, LinkRow } from './domain/documents';
 import type { SettingsKind, SettingsOf } from './domain/settings';
 import type { RenderRow, ShareRow } from './domain/shares';
@@ -107,7 +107,8 @@ export interface DocumentFilters {
   linked_record_id?: string;
 }
 
-export async function listDocuments(em: EntityManager, s: Scope, f: DocumentFilters, limit: number, offset: number): Promise<DocumentRow[]> {
+/** A page of the scope's finalized documents, newest first (keyset or offset: kit keysetSql), on the documents_list index. */
+export async function listDocuments(em: EntityManager, s: Scope, f: DocumentFilters, q: ListQuery): Promise<DocumentRow[]> {
   const where = [`organization_id = ?`, `environment = ?`, `status <> 'pending'`];
   const args: unknown[] = [s.organizationId, s.environment];
   if (f.document_type) {
@@ -123,7 +124,13 @@ export async function listDocuments(em: EntityManager, s: Scope, f: DocumentFilt
     where.push(`id IN (SELECT document_id FROM document_links WHERE record_id = ?)`);
     args.push(f.linked_record_id);
   }
-  return em.execute<DocumentRow[]>(`SELECT * FROM documents WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [...args, limit, offset]);
+  const page = keysetSql(q, { time: 'created_at', cursorTime: `SELECT c.created_at FROM documents c WHERE c.id = ?` });
+  return em.execute<DocumentRow[]>(`SELECT * FROM documents WHERE ${[...where, ...page.where].join(' AND ')} ORDER BY ${page.order} LIMIT ? OFFSET ?`, [
+    ...args,
+    ...page.args,
+    page.limit,
+    page.offset,
+  ]);
 }
 
 export async function linksOf(em: EntityManager, ids: string[]): Promise<Map<string, LinkRow[]>> {

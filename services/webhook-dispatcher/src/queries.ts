@@ -1,5 +1,5 @@
 import type { Environment, Metadata, WebhookAttemptDto, WebhookDeliveryDto, WebhookEndpointDto, WebhookEventType } from '@acct/contracts';
-import type { EntityManager } from '@acct/kit';
+import { type EntityManager, type ListQuery, keysetSql } from '@acct/kit';
 
 /**
  * Every SQL statement of the service (raw SQL: the tables are small and the claim needs SKIP LOCKED),
@@ -83,8 +83,15 @@ export async function findEndpoint(em: EntityManager, s: EndpointScope, id: stri
   return row && inEndpointScope(row, s) ? row : null;
 }
 
-export async function listEndpoints(em: EntityManager, s: EndpointScope, limit: number, offset: number): Promise<EndpointRow[]> {
-  return em.execute<EndpointRow[]>(`SELECT * FROM webhook_endpoints WHERE ${SCOPE} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [...scopeArgs(s), limit, offset]);
+/** A page of the scope's endpoints, newest first (keyset or offset: kit keysetSql), on the webhook_endpoints_list index. */
+export async function listEndpoints(em: EntityManager, s: EndpointScope, q: ListQuery): Promise<EndpointRow[]> {
+  const page = keysetSql(q, { time: 'created_at', cursorTime: `SELECT c.created_at FROM webhook_endpoints c WHERE c.id = ?` });
+  return em.execute<EndpointRow[]>(`SELECT * FROM webhook_endpoints WHERE ${[SCOPE, ...page.where].join(' AND ')} ORDER BY ${page.order} LIMIT ? OFFSET ?`, [
+    ...scopeArgs(s),
+    ...page.args,
+    page.limit,
+    page.offset,
+  ]);
 }
 
 /** Hides an endpoint (deleted_at); false when it was already gone. */
@@ -219,13 +226,21 @@ interface AttemptRow {
 }
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-export async function listDeliveries(em: EntityManager, endpointId: string, limit: number, offset: number): Promise<WebhookDeliveryDto[]> {
+/** A page of the endpoint's deliveries, newest first (keyset or offset: kit keysetSql), on the webhook_deliveries_list index. */
+export async function listDeliveries(em: EntityManager, endpointId: string, q: ListQuery): Promise<WebhookDeliveryDto[]> {
+  const page = keysetSql(q, { time: 'created_at', cursorTime: `SELECT c.created_at FROM webhook_deliveries c WHERE c.id = ?` });
   const rows = await em.execute<DeliveryRow[]>(
     `SELECT id, endpoint_id, event_id, event_type, status, attempt_count, next_attempt_at, delivered_at, created_at
-       FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-    [endpointId, limit, offset],
+       FROM webhook_deliveries WHERE ${['endpoint_id = ?', ...page.where].join(' AND ')} ORDER BY ${page.order} LIMIT ? OFFSET ?`,
+    [endpointId, ...page.args, page.limit, page.offset],
   );
   return withAttempts(em, rows);
+}
+
+/** Whether the delivery is one of the endpoint's (a cursor of its deliveries list). */
+export async function isDeliveryOf(em: EntityManager, endpointId: string, id: string): Promise<boolean> {
+  const rows = await em.execute(`SELECT 1 FROM webhook_deliveries WHERE id = ? AND endpoint_id = ?`, [id, endpointId]);
+  return rows.length > 0;
 }
 
 export async function getDelivery(em: EntityManager, id: string): Promise<WebhookDeliveryDto | null> {

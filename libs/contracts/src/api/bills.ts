@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { StringEnum, externalId, obj, paginationQuery, reversibleState, uuid } from '../schemas/common';
+import { StringEnum, externalId, lookupBy, obj, paginationQuery, reversibleState, uuid } from '../schemas/common';
 import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const BILL_STATUSES = ['draft', 'posted', 'reversed'] as const;
@@ -32,6 +32,7 @@ export const bill = obj({
 export type BillDto = Static<typeof bill>;
 export const billListQuery = obj({
   ...paginationQuery,
+  ...lookupBy('external_bill_id'),
   status: Optional(StringEnum(BILL_STATUSES)),
   vendor_id: Optional(uuid),
   issue_date_from: Optional(Type.String({ format: 'date', description: 'Bills issued on or after this date.' })),

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, dateTime, email, externalId, name, obj, paginationQuery, uuid } from '../schemas/common';
+import { Nullable, StringEnum, dateTime, email, externalId, name, lookupBy, obj, paginationQuery, uuid } from '../schemas/common';
 
 const CUSTOMER_STATUSES = ['active'] as const;
 export type CustomerStatus = (typeof CUSTOMER_STATUSES)[number];
@@ -18,7 +18,7 @@ export const customer = obj({
 });
 export type CustomerDto = Static<typeof customer>;
 
-export const customerListQuery = obj({ ...paginationQuery });
+export const customerListQuery = obj({ ...paginationQuery, ...lookupBy('external_customer_id') });
 export const {
   response: customerResponse,
   listResponse: customerListResponse,

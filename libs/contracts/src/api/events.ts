@@ -1,7 +1,7 @@
 import { Optional, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, dateTime, errorDetail, externalId, name, obj, paginationQuery, positiveCents, uuid } from '../schemas/common';
+import { Nullable, StringEnum, dateTime, errorDetail, externalId, name, lookupBy, obj, paginationQuery, positiveCents, uuid } from '../schemas/common';
 import { currency } from '../schemas/line-items';
 import { receivedAt } from './payments';
 
@@ -72,6 +72,7 @@ export const {
   create: eventCreateBody,
   query: obj({
     ...paginationQuery,
+    ...lookupBy('external_event_id'),
     event_type: Optional(Type.String({ minLength: 1, maxLength: 100 })),
     status: Optional(StringEnum(INBOUND_EVENT_STATUSES)),
     source: Optional(StringEnum(EVENT_SOURCES)),

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, idParams, obj, paginationQuery, uuid, withAction } from '../schemas/common';
+import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, idParams, lookupBy, obj, paginationQuery, uuid, withAction } from '../schemas/common';
 import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const INVOICE_STATUSES = ['draft', 'open', 'partially_paid', 'paid', 'void'] as const;
@@ -43,7 +43,7 @@ export const invoiceVoidBody = obj({
 });
 export type InvoiceVoidBody = Static<typeof invoiceVoidBody>;
 export const invoiceVoidResponse = withAction('invoice', invoice, 'voided');
-export const invoiceListQuery = obj({ ...paginationQuery, status: Optional(StringEnum(INVOICE_STATUSES)), customer_id: Optional(uuid) });
+export const invoiceListQuery = obj({ ...paginationQuery, ...lookupBy('external_invoice_id'), status: Optional(StringEnum(INVOICE_STATUSES)), customer_id: Optional(uuid) });
 
 export const {
   response: invoiceResponse,

@@ -1,7 +1,7 @@
 import { Optional, type Static, type TArray, type TInteger, type TObject, type TString, Type } from '@sinclair/typebox';
 import { operations } from '../operations';
 import { type RouteDef, recordRoutes, routesOf } from '../routes';
-import { Nullable, StringEnum, date, dateTime, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+import { Nullable, StringEnum, createdFilters, cursorQuery, date, dateTime, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 
 /** Reporting: the ledger read model (chart of accounts, journal entries) and the reports of API-DECISIONS §8. */
 
@@ -21,7 +21,7 @@ export const account = obj({
   balance_cents: Type.Integer({ description: 'Debits − credits for debit-normal accounts, credits − debits otherwise.' }),
 });
 export type AccountDto = Static<typeof account>;
-export const accountListQuery = obj({ ...paginationQuery });
+export const accountListQuery = obj({ ...cursorQuery });
 export const accountResponse = singleEnvelope('account', account);
 export const accountListResponse = listEnvelope('accounts', account);
 
@@ -47,6 +47,7 @@ const journalEntry = obj({
 });
 export const journalEntryListQuery = obj({
   ...paginationQuery,
+  ...createdFilters('posted (posted_at, the time the list is ordered by)'),
   source_type: Optional(Type.String({ minLength: 1, maxLength: 64 })),
   source_id: Optional(uuid),
   from: Optional(Type.String({ format: 'date', description: 'Entries dated on or after this date.' })),

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, name, obj, paginationQuery, positiveCents, uuid } from '../schemas/common';
+import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, name, lookupBy, obj, paginationQuery, positiveCents, uuid } from '../schemas/common';
 import { currency } from '../schemas/line-items';
 
 const PAYMENT_SOURCES = ['manual', 'processor'] as const;
@@ -46,7 +46,7 @@ export const {
   many: 'payments',
   record: payment,
   create: paymentCreateBody,
-  query: obj({ ...paginationQuery, invoice_id: Optional(uuid) }),
+  query: obj({ ...paginationQuery, ...lookupBy('external_payment_id'), invoice_id: Optional(uuid) }),
   http: { name: 'Payment', path: '/api/v1/payments', tag: 'Payments', module: 'payments' },
   routes: (payments) => [
     payments.list('List customer payments, newest first; filter by invoice_id.'),

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, dateTime, email, externalId, idParams, name, obj, paginationQuery, uuid } from '../schemas/common';
+import { Nullable, StringEnum, dateTime, email, externalId, idParams, name, lookupBy, obj, paginationQuery, uuid } from '../schemas/common';
 
 const VENDOR_TYPES = ['contractor', 'business'] as const;
 export type VendorType = (typeof VENDOR_TYPES)[number];
@@ -35,7 +35,12 @@ export const vendor = obj({
   updated_at: dateTime,
 });
 export type VendorDto = Static<typeof vendor>;
-export const vendorListQuery = obj({ ...paginationQuery, vendor_type: Optional(StringEnum(VENDOR_TYPES)), is_1099_eligible: Optional(Type.Boolean()) });
+export const vendorListQuery = obj({
+  ...paginationQuery,
+  ...lookupBy('external_vendor_id'),
+  vendor_type: Optional(StringEnum(VENDOR_TYPES)),
+  is_1099_eligible: Optional(Type.Boolean()),
+});
 
 export const {
   response: vendorResponse,

@@ -20,9 +20,9 @@ export function Nullable<T extends TSchema>(s: T): TUnsafe<Static<T> | null> {
 
 /** The one spelling of an id the API takes: hyphenated hex, either case; no urn:uuid:, braces or padding. */
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const uuidSchema = { format: 'uuid', pattern: UUID_PATTERN } as const;
 export const uuid = Type.String({
-  format: 'uuid',
-  pattern: UUID_PATTERN,
+  ...uuidSchema,
   description: 'A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.',
 });
 /** Said in every date's description: the range the API accepts (limits.date_min … date_max). */
@@ -49,7 +49,13 @@ export function obj<T extends TProperties>(properties: T, extra: JsonSchema = {}
 
 export const idParams = obj({ id: uuid });
 
-export const paginationQuery = {
+const cursorText = (walk: string) =>
+  `The id of an item of this same list (of the key's organization and environment): the page ${walk}, in the list's order. ` +
+  'An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) ' +
+  'nor with the other cursor. No limit on how deep a cursor goes.';
+
+/** The page parameters of every list: limit, offset and the two cursors (API-DECISIONS §3, §11). */
+export const cursorQuery = {
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
@@ -57,7 +63,7 @@ export const paginationQuery = {
       default: limits.page_limit_default,
       description:
         `Page size, 1–${limits.page_limit_max}: the most items a page holds. A page holds fewer (at least one) when its items would pass ` +
-        `${limits.list_page_bytes_max / 1024 / 1024} MiB of JSON (512 KiB for webhook deliveries): has_more is then true even if fewer than limit items came back; continue at offset + count.`,
+        `${limits.list_page_bytes_max / 1024 / 1024} MiB of JSON (512 KiB for webhook deliveries): has_more is then true even if fewer than limit items came back; continue at offset + count, or from the last item's id with starting_after.`,
     }),
   ),
   offset: Type.Optional(
@@ -65,20 +71,55 @@ export const paginationQuery = {
       minimum: 0,
       maximum: limits.page_offset_max,
       default: 0,
-      description: 'Rows to skip. Order is newest first, ties by id.',
+      description: `Rows to skip (at most ${limits.page_offset_max}; use starting_after to go deeper). Order is newest first, ties by id. Must be 0 or absent with a cursor.`,
     }),
   ),
+  starting_after: Type.Optional(Type.String({ ...uuidSchema, description: cursorText('of the items that follow this one (older ones, for a list newest first)') })),
+  ending_before: Type.Optional(Type.String({ ...uuidSchema, description: cursorText('of the items just before this one (newer ones, for a list newest first)') })),
 };
+
+const createdBound = (op: string, subject: string) =>
+  Type.Optional(
+    Type.String({
+      anyOf: [{ format: 'date' }, { format: 'date-time' }],
+      description: `Only items ${subject} ${op} this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; ${DATE_RANGE_TEXT}.`,
+    }),
+  );
+/** `created[gte]`, `created[gt]`, `created[lte]`, `created[lt]` (AND), on the time `subject` says (default: created). */
+export const createdFilters = (subject = 'created') => ({
+  'created[gte]': createdBound('at or after', subject),
+  'created[gt]': createdBound('after', subject),
+  'created[lte]': createdBound('at or before', subject),
+  'created[lt]': createdBound('before', subject),
+});
+/** The creation-time filters of every list whose items have a creation time. */
+export const createdQuery = createdFilters();
+/** The names of the created filters, in the order of createdQuery. */
+export const CREATED_PARAMS = ['created[gte]', 'created[gt]', 'created[lte]', 'created[lt]'] as const;
+
+/** The exact-match lookup of a list by its records' external id (API-DECISIONS §11), e.g. `...lookupBy('external_customer_id')`. */
+export function lookupBy<const K extends string>(param: K) {
+  const schema = Type.Optional(
+    Type.String({ minLength: 1, maxLength: limits.external_id_length_max, description: `Only the item whose ${param} is exactly this (case-sensitive; at most one item).` }),
+  );
+  return { [param]: schema } as { [P in K]: typeof schema };
+}
+
+/** The query parameters every list shares: page (limit, offset, cursors) and creation-time filters. */
+export const paginationQuery = { ...cursorQuery, ...createdQuery };
 
 export const pagination = obj(
   {
     limit: Type.Integer(),
     offset: Type.Integer(),
     count: Type.Integer({ description: 'Items on this page: at most limit, fewer when the page was cut by size.' }),
-    has_more: Type.Boolean({ description: 'More items follow: request offset + count. A page cut by size (large items) says true with fewer than limit items.' }),
+    has_more: Type.Boolean({
+      description:
+        'More items follow in the direction walked: after this page (request offset + count, or starting_after the last item), or, with ending_before, before it (ending_before the first item). A page cut by size (large items) says true with fewer than limit items.',
+    }),
   },
   {
-    description: `A page holds at most limit items, and fewer (at least one) when its items would pass ${limits.list_page_bytes_max / 1024 / 1024} MiB of JSON (512 KiB for webhook deliveries); has_more is then true. The next page starts at offset + count.`,
+    description: `A page holds at most limit items, and fewer (at least one) when its items would pass ${limits.list_page_bytes_max / 1024 / 1024} MiB of JSON (512 KiB for webhook deliveries); has_more is then true. The next page starts at offset + count, or starting_after the last item's id; the previous one ending_before the first item's id.`,
   },
 );
 

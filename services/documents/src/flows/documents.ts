@@ -1,5 +1,5 @@
 import { AppError, type DocumentDto, type LinkRecordType, type TrustedContext } from '@acct/contracts';
-import { type Orm, type Scope, scopeOf } from '@acct/kit';
+import { type ListQuery, type Orm, type Scope, scopeOf, unknownCursor } from '@acct/kit';
 import { type DocumentRow, documentDto } from '../domain/documents';
 import { type DocumentFilters, findDocument, insertLink, linksOf, listDocuments } from '../queries';
 import { s3 } from '../adapters/storage';
@@ -18,10 +18,11 @@ export async function mustFindDocument(orm: Orm, s: Scope, id: string): Promise<
   return row;
 }
 
-/** A page of the scope's documents with their links (one more than `limit`, for has_more). */
-export async function listDocumentDtos(orm: Orm, s: Scope, filters: DocumentFilters, limit: number, offset: number): Promise<DocumentDto[]> {
+/** A page of the scope's documents with their links (one more than `limit`, for has_more; a cursor must be a document of the list, else 400). */
+export async function listDocumentDtos(orm: Orm, s: Scope, filters: DocumentFilters, q: ListQuery): Promise<DocumentDto[]> {
   const em = orm.em.fork();
-  const rows = await listDocuments(em, s, filters, limit + 1, offset);
+  if (q.cursor && !(await findDocument(em, s, q.cursor.id))) throw unknownCursor(q.cursor);
+  const rows = await listDocuments(em, s, filters, q);
   const links = await linksOf(
     em,
     rows.map((r) => r.id),

@@ -1,5 +1,5 @@
-import { actionReply, list, page, single } from '@acct/contracts';
-import { type RpcServer, pageQuery, scopeOf } from '@acct/kit';
+import { actionReply, limits, list, single } from '@acct/contracts';
+import { type RpcServer, cursorPage, listQuery, scopeOf } from '@acct/kit';
 import type { DocumentsDeps } from '../flows/deps';
 import { downloadDocument, linkDocument, listDocumentDtos, mustFindDocument, withLinks } from '../flows/documents';
 
@@ -8,9 +8,9 @@ export function registerDocumentHandlers(server: RpcServer, deps: DocumentsDeps)
   const { orm } = deps;
 
   server.handle('documents.list', async (req) => {
-    const { limit, offset } = pageQuery(req.query);
+    const q = listQuery(req.query);
     const { document_type, status, linked_record_id } = req.query;
-    const { items, pagination } = page(await listDocumentDtos(orm, scopeOf(req.ctx), { document_type, status, linked_record_id }, limit, offset), limit, offset);
+    const { items, pagination } = cursorPage(await listDocumentDtos(orm, scopeOf(req.ctx), { document_type, status, linked_record_id }, q), q, limits.list_page_bytes_max);
     return { ok: true, status: 200, body: list('documents', items, pagination) };
   });
 

@@ -1,5 +1,5 @@
 import type { AccountDto } from '@acct/contracts';
-import type { Orm, Scope } from '@acct/kit';
+import type { ListQuery, Orm, Scope } from '@acct/kit';
 import { ACCOUNT } from '@acct/ledger';
 import { type AgingResult, agingOf, chartWithTotals, form1099, trialBalance } from '../domain/reports';
 import { type EntryFilter, type ProjectedEntry, accountTotals, journalEntries, netCredit, openAmounts, vendorPaymentsInYear } from '../queries/reports';
@@ -21,9 +21,9 @@ export async function chart(r: Reads, s: Scope, asOf: string | null): Promise<Ac
 }
 
 /** A page of journal entries, newest first; one more than limit says has_more. */
-export async function journalPage(r: Reads, s: Scope, f: EntryFilter, limit: number, offset: number): Promise<ProjectedEntry[]> {
+export async function journalPage(r: Reads, s: Scope, f: EntryFilter, page: ListQuery): Promise<ProjectedEntry[]> {
   await r.fresh.awaitCaughtUp();
-  return journalEntries(r.orm, s, f, limit, offset);
+  return journalEntries(r.orm, s, f, page);
 }
 
 /** Revenue over [from, to]; receivables and payables as of to. */

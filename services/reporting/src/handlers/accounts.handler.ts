@@ -1,13 +1,13 @@
-import { AppError, list, page, single } from '@acct/contracts';
-import { type RpcServer, pageQuery, scopeOf } from '@acct/kit';
+import { AppError, limits, list, single } from '@acct/contracts';
+import { type RpcServer, listQuery, pageInMemory, scopeOf } from '@acct/kit';
 import { type Reads, chart } from '../flows/reports';
 
 /** The chart of accounts with each account's totals (the whole chart is small: paged in memory). */
 export function registerAccountHandlers(server: RpcServer, reads: Reads): void {
   server.handle('accounts.list', async (req) => {
     const all = await chart(reads, scopeOf(req.ctx), null);
-    const { limit, offset } = pageQuery(req.query);
-    const p = page(all.slice(offset, offset + limit + 1), limit, offset);
+    // By code; a cursor is an account id of the chart (another organization's or environment's differs: 400).
+    const p = pageInMemory(all, listQuery(req.query), limits.list_page_bytes_max);
     return { ok: true, status: 200, body: list('accounts', p.items, p.pagination) };
   });
 

@@ -1,5 +1,5 @@
-import { list, page } from '@acct/contracts';
-import { type RpcServer, pageQuery, scopeOf } from '@acct/kit';
+import { limits, list } from '@acct/contracts';
+import { type RpcServer, cursorPage, listQuery, scopeOf } from '@acct/kit';
 import { checkPeriod } from '../domain/reports';
 import { type Reads, journalPage } from '../flows/reports';
 
@@ -7,8 +7,8 @@ import { type Reads, journalPage } from '../flows/reports';
 export function registerJournalEntryHandlers(server: RpcServer, reads: Reads): void {
   server.handle('journal_entries.list', async (req) => {
     checkPeriod(req.query.from, req.query.to);
-    const { limit, offset } = pageQuery(req.query);
-    const p = page(await journalPage(reads, scopeOf(req.ctx), req.query, limit, offset), limit, offset);
+    const q = listQuery(req.query);
+    const p = cursorPage(await journalPage(reads, scopeOf(req.ctx), req.query, q), q, limits.list_page_bytes_max);
     return { ok: true, status: 200, body: list('journal_entries', p.items, p.pagination) };
   });
 }

@@ -1,5 +1,5 @@
 import type { PostingEvent } from '@acct/contracts';
-import type { Orm, Scope } from '@acct/kit';
+import { type ListQuery, type Orm, type Scope, keysetSql, unknownCursor } from '@acct/kit';
 import { ACCOUNT } from '@acct/ledger';
 import { NIL_UUID } from '../domain/projection';
 import { BUCKET_UPTO, LATEST_BUCKET, RECENT_DAYS, type AccountTotals, type Bucket, type PartyBucketAmount, type VendorPaid } from '../domain/reports';
@@ -84,8 +84,11 @@ export const reportQueries = {
        LEFT JOIN parties p ON p.id = v.vendor_id`,
     params: [s.organizationId, s.environment, year],
   }),
-  journalEntries: (s: Scope, f: EntryFilter, limit: number, offset: number): ReportQuery => ({
-    sql: `SELECT e.id, to_char(e.entry_date, 'YYYY-MM-DD') AS entry_date, e.source_type, e.source_id, e.memo, e.reverses_entry_id, e.posted_at,
+  journalEntries: (s: Scope, f: EntryFilter, page: ListQuery): ReportQuery => {
+    // created[…] and the cursors walk posted_at (when the entry was recorded), the list's order.
+    const k = keysetSql(page, { time: 'e.posted_at', id: 'e.id', cursorTime: `SELECT c.posted_at FROM journal_entries c WHERE c.id = ?` });
+    return {
+      sql: `SELECT e.id, to_char(e.entry_date, 'YYYY-MM-DD') AS entry_date, e.source_type, e.source_id, e.memo, e.reverses_entry_id, e.posted_at,
             (SELECT json_agg(json_build_object('account_id', l.account_id, 'account_code', l.account_code, 'side', l.side, 'amount_cents', l.amount_cents,
                     'customer_id', l.customer_id, 'invoice_id', l.invoice_id, 'vendor_id', l.vendor_id, 'bill_id', l.bill_id) ORDER BY l.line_no)
                FROM journal_lines l WHERE l.entry_id = e.id) AS lines
@@ -93,21 +96,28 @@ export const reportQueries = {
       WHERE e.organization_id = ? AND e.environment = ?
         AND (?::text IS NULL OR e.source_type = ?) AND (?::uuid IS NULL OR e.source_id = ?::uuid)
         AND (?::date IS NULL OR e.entry_date >= ?::date) AND (?::date IS NULL OR e.entry_date <= ?::date)
-      ORDER BY e.posted_at DESC, e.id DESC LIMIT ? OFFSET ?`,
-    params: [
-      s.organizationId,
-      s.environment,
-      f.source_type ?? null,
-      f.source_type ?? null,
-      f.source_id ?? null,
-      f.source_id ?? null,
-      f.from ?? null,
-      f.from ?? null,
-      f.to ?? null,
-      f.to ?? null,
-      limit + 1,
-      offset,
-    ],
+        ${k.where.map((w) => `AND ${w}`).join(' ')}
+      ORDER BY ${k.order} LIMIT ? OFFSET ?`,
+      params: [
+        s.organizationId,
+        s.environment,
+        f.source_type ?? null,
+        f.source_type ?? null,
+        f.source_id ?? null,
+        f.source_id ?? null,
+        f.from ?? null,
+        f.from ?? null,
+        f.to ?? null,
+        f.to ?? null,
+        ...k.args,
+        k.limit,
+        k.offset,
+      ],
+    };
+  },
+  journalEntryInScope: (s: Scope, id: string): ReportQuery => ({
+    sql: `SELECT 1 AS found FROM journal_entries WHERE id = ? AND organization_id = ? AND environment = ?`,
+    params: [id, s.organizationId, s.environment],
   }),
 };
 
@@ -169,8 +179,9 @@ export interface EntryFilter {
 export type ProjectedEntry = PostingEvent['entry'] & { posted_at: string };
 
 /** A page of journal entries (newest first, ties by id) with their lines; one row more than limit says has_more. */
-export async function journalEntries(orm: Orm, s: Scope, f: EntryFilter, limit: number, offset: number): Promise<ProjectedEntry[]> {
-  const rows = await q(orm, reportQueries.journalEntries(s, f, limit, offset));
+export async function journalEntries(orm: Orm, s: Scope, f: EntryFilter, page: ListQuery): Promise<ProjectedEntry[]> {
+  if (page.cursor && !(await q(orm, reportQueries.journalEntryInScope(s, page.cursor.id))).length) throw unknownCursor(page.cursor);
+  const rows = await q(orm, reportQueries.journalEntries(s, f, page));
   return rows.map((r) => ({
     id: String(r.id),
     entry_date: String(r.entry_date),

@@ -1,9 +1,9 @@
-import { type TrustedContext, list, page, pageWithin, single } from '@acct/contracts';
-import { type Orm, type RpcServer, pageQuery } from '@acct/kit';
+import { type TrustedContext, limits, list, single } from '@acct/contracts';
+import { type Orm, type RpcServer, cursorPage, listQuery, unknownCursor } from '@acct/kit';
 import type { Resolver } from '../adapters/ssrf';
 import type { WebhookConfig } from '../config';
 import { createEndpoint, deleteEndpoint, mustFindEndpoint, retryDelivery, rotateSecret, testEndpoint, updateEndpoint } from '../flows/endpoints';
-import { type EndpointScope, endpointDto, listDeliveries, listEndpoints } from '../queries';
+import { type EndpointScope, endpointDto, findEndpoint, isDeliveryOf, listDeliveries, listEndpoints } from '../queries';
 
 /** A page of deliveries (each with its attempts and their first 1 KiB of response) stops before this many bytes. */
 const DELIVERY_PAGE_BYTES = 512 * 1024;
@@ -18,9 +18,11 @@ export function registerWebhookEndpointHandlers(server: RpcServer, orm: Orm, con
   });
 
   server.handle('webhook_endpoints.list', async (req) => {
-    const { limit, offset } = pageQuery(req.query);
-    const rows = await listEndpoints(orm.em.fork(), scopeOf(req.ctx), limit + 1, offset);
-    const { items, pagination } = page(rows.map(endpointDto), limit, offset);
+    const q = listQuery(req.query);
+    const em = orm.em.fork();
+    if (q.cursor && !(await findEndpoint(em, scopeOf(req.ctx), q.cursor.id))) throw unknownCursor(q.cursor);
+    const rows = await listEndpoints(em, scopeOf(req.ctx), q);
+    const { items, pagination } = cursorPage(rows.map(endpointDto), q, limits.list_page_bytes_max);
     return { ok: true, status: 200, body: list('webhook_endpoints', items, pagination) };
   });
 
@@ -59,9 +61,10 @@ export function registerWebhookEndpointHandlers(server: RpcServer, orm: Orm, con
   server.handle('webhook_endpoints.deliveries', async (req) => {
     const em = orm.em.fork();
     const ep = await mustFindEndpoint(em, scopeOf(req.ctx), req.params.id);
-    const { limit, offset } = pageQuery(req.query);
-    const rows = await listDeliveries(em, ep.id, limit + 1, offset);
-    const { items, pagination } = pageWithin(rows, limit, offset, DELIVERY_PAGE_BYTES);
+    const q = listQuery(req.query);
+    if (q.cursor && !(await isDeliveryOf(em, ep.id, q.cursor.id))) throw unknownCursor(q.cursor);
+    const rows = await listDeliveries(em, ep.id, q);
+    const { items, pagination } = cursorPage(rows, q, DELIVERY_PAGE_BYTES);
     return { ok: true, status: 200, body: list('webhook_deliveries', items, pagination) };
   });
 }

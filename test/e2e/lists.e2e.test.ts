@@ -134,6 +134,12 @@ describe('e2e: list cursors, created bounds and lookups', () => {
     const beforeIt = await t.api('GET', `/api/v1/accounts?limit=2&ending_before=${accounts.json.data[2].id}`);
     expect(codes(beforeIt)).toEqual(codes(accounts).slice(0, 2));
     expect(beforeIt.json.pagination.has_more).toBe(false);
+    // The default chart counts as created at 1900-01-01T00:00:00Z: a bound keeps every account or none.
+    expect((await t.api('GET', '/api/v1/accounts?limit=100&created[gte]=1900-01-01')).json.data).toHaveLength(accounts.json.data.length);
+    const none = await t.api('GET', '/api/v1/accounts?limit=100&created[gt]=2000-01-01T00:00:00Z');
+    expect(none.status).toBe(200);
+    expect(none.json.pagination).toMatchObject({ count: 0, has_more: false });
+    expectError(await t.api('GET', '/api/v1/accounts?created[lt]=9999-99-99'), 400, 'validation_failed');
     const theirs = await t.otherApi('GET', '/api/v1/accounts?limit=1');
     expectError(await t.api('GET', `/api/v1/accounts?starting_after=${theirs.json.data[0].id}`), 400, 'validation_failed');
     expectError(await t.api('GET', `/api/v1/journal-entries?ending_before=00000000-0000-4000-8000-000000000000`), 400, 'validation_failed');

@@ -1,6 +1,7 @@
 import { Optional, type Static, type TArray, type TInteger, type TObject, type TString, Type } from '@sinclair/typebox';
 import { operations } from '../operations';
 import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { limits } from '../limits';
 import { Nullable, StringEnum, createdFilters, cursorQuery, date, dateTime, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 
 /** Reporting: the ledger read model (chart of accounts, journal entries) and the reports of API-DECISIONS §8. */
@@ -21,7 +22,9 @@ export const account = obj({
   balance_cents: Type.Integer({ description: 'Debits − credits for debit-normal accounts, credits − debits otherwise.' }),
 });
 export type AccountDto = Static<typeof account>;
-export const accountListQuery = obj({ ...cursorQuery });
+/** The accounts of the default chart have no creation of their own: they exist from the first instant of any books. */
+export const CHART_CREATED_AT = `${limits.date_min}T00:00:00Z`;
+export const accountListQuery = obj({ ...cursorQuery, ...createdFilters(`created (every account of the default chart counts as created at ${CHART_CREATED_AT}, the first instant of any books)`) });
 export const accountResponse = singleEnvelope('account', account);
 export const accountListResponse = listEnvelope('accounts', account);
 

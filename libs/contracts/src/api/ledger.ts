@@ -24,7 +24,10 @@ export const account = obj({
 export type AccountDto = Static<typeof account>;
 /** The accounts of the default chart have no creation of their own: they exist from the first instant of any books. */
 export const CHART_CREATED_AT = `${limits.date_min}T00:00:00Z`;
-export const accountListQuery = obj({ ...cursorQuery, ...createdFilters(`created (every account of the default chart counts as created at ${CHART_CREATED_AT}, the first instant of any books)`) });
+export const accountListQuery = obj({
+  ...cursorQuery,
+  ...createdFilters(`created (every account of the default chart counts as created at ${CHART_CREATED_AT}, the first instant of any books)`),
+});
 export const accountResponse = singleEnvelope('account', account);
 export const accountListResponse = listEnvelope('accounts', account);
 

@@ -32,3 +32,15 @@ describe('metadata (API-DECISIONS §11)', () => {
     expect(mergeMetadata({ a: '1' }, undefined)).toEqual({ a: '1' });
   });
 });
+
+describe('metadata keys that name Object.prototype members', () => {
+  it('keeps __proto__ and constructor as plain keys', () => {
+    const given = JSON.parse('{"__proto__":"p","constructor":"c"}') as Record<string, string>;
+    const created = metadataOnCreate(given);
+    expect(Object.keys(created)).toEqual(['__proto__', 'constructor']);
+    expect(JSON.parse(JSON.stringify(created))).toEqual(given);
+    const merged = mergeMetadata(created, JSON.parse('{"__proto__":"","toString":"t"}') as Record<string, string>);
+    expect(Object.keys(merged)).toEqual(['constructor', 'toString']);
+    expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
+  });
+});

@@ -7,7 +7,7 @@ import { vendorPaymentPosting } from '../domain/postings';
 import { billsById, findVendorPaymentByExternalId, lockVendorPayment, requireVendor } from '../queries';
 
 /** The caller's content of a create, as compared on a retry (the requested status aside). */
-const vendorPaymentContent = (p: Pick<VendorPayment, 'vendorId' | 'amountCents' | 'paymentDate' | 'cashAccountCode' | 'allocations' | 'currency' | 'memo'>) => ({
+const vendorPaymentContent = (p: Pick<VendorPayment, 'vendorId' | 'amountCents' | 'paymentDate' | 'cashAccountCode' | 'allocations' | 'currency' | 'memo' | 'metadata'>) => ({
   vendor_id: p.vendorId,
   amount_cents: p.amountCents,
   payment_date: p.paymentDate,
@@ -15,6 +15,7 @@ const vendorPaymentContent = (p: Pick<VendorPayment, 'vendorId' | 'amountCents' 
   allocations: p.allocations.map((a) => ({ bill_id: a.bill_id, amount_cents: a.amount_cents })),
   currency: p.currency,
   memo: p.memo,
+  metadata: p.metadata,
 });
 
 /** The bills a payment allocates to, by id (locked in id order when `lock`). */

@@ -1,5 +1,5 @@
 import { AppError, type VendorUpdateBody } from '@acct/contracts';
-import type { Tx } from '@acct/posting';
+import { type Tx, nextUpdatedAt } from '@acct/posting';
 import { type Vendor, VendorSchema, vendorDto } from '../entities';
 import { vendorChanges } from '../domain/vendors';
 import { lockVendor } from '../queries';
@@ -17,7 +17,7 @@ export async function updateVendor(tx: Tx, id: string, body: VendorUpdateBody): 
   if (!vendor) throw AppError.notFound('Vendor', id);
   const changes = vendorChanges(vendor, body);
   if (Object.keys(changes).length === 0) return vendor;
-  Object.assign(vendor, changes, { updatedAt: new Date() });
+  Object.assign(vendor, changes, { updatedAt: nextUpdatedAt(vendor.updatedAt) });
   tx.emit('vendor.updated', vendorDto(vendor));
   return vendor;
 }

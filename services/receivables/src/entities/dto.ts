@@ -21,6 +21,7 @@ export function invoiceDto(i: Invoice) {
     memo: i.memo,
     estimate_id: i.estimateId,
     posted_at: i.postedAt ? i.postedAt.toISOString() : null,
+    metadata: i.metadata,
     created_at: i.createdAt.toISOString(),
   };
 }
@@ -37,6 +38,7 @@ export function paymentDto(p: Payment) {
     currency: p.currency,
     status: p.status,
     event_id: p.eventId,
+    metadata: p.metadata,
     created_at: p.createdAt.toISOString(),
   };
 }
@@ -54,6 +56,7 @@ export function estimateDto(e: Estimate) {
     currency: e.currency,
     memo: e.memo,
     invoice_id: e.invoiceId,
+    metadata: e.metadata,
     created_at: e.createdAt.toISOString(),
   };
 }
@@ -69,6 +72,7 @@ export function payoutDto(p: Payout) {
     net_cents: p.netCents,
     currency: p.currency,
     status: p.status,
+    metadata: p.metadata,
     created_at: p.createdAt.toISOString(),
   };
 }

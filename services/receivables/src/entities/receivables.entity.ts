@@ -1,4 +1,4 @@
-import type { EstimateStatus, EventSource, InboundEventStatus, InvoiceStatus, PaymentProcessorStatus, PaymentStatus, PayoutStatus } from '@acct/contracts';
+import type { EstimateStatus, EventSource, InboundEventStatus, InvoiceStatus, Metadata, PaymentProcessorStatus, PaymentStatus, PayoutStatus } from '@acct/contracts';
 import { type Scoped, columns, scopedEntity } from '@acct/kit';
 import { type LineDocument, lineDocumentColumns } from '@acct/posting';
 
@@ -12,12 +12,13 @@ export interface Invoice extends LineDocument {
   estimateId: string | null;
   journalEntryId: string | null;
   postedAt: Date | null;
+  metadata: Metadata;
 }
 
 export const InvoiceSchema = scopedEntity<Invoice>('Invoice', 'invoices', {
   ...lineDocumentColumns(),
   ...columns({ externalInvoiceId: 'text', customerId: 'uuid', invoiceNumber: 'text', dueDate: 'date', paidCents: 'money', status: 'text' }),
-  ...columns({ estimateId: 'uuid?', journalEntryId: 'uuid?', postedAt: 'Date?' }),
+  ...columns({ estimateId: 'uuid?', journalEntryId: 'uuid?', postedAt: 'Date?', metadata: 'json' }),
 });
 
 export interface Payment extends Scoped {
@@ -34,11 +35,12 @@ export interface Payment extends Scoped {
   eventId: string | null;
   journalEntryId: string;
   refundEntryId: string | null;
+  metadata: Metadata;
 }
 
 export const PaymentSchema = scopedEntity<Payment>('Payment', 'payments', {
   ...columns({ externalPaymentId: 'text', invoiceId: 'uuid', customerId: 'uuid', amountCents: 'money', receivedAt: 'text', receivedDate: 'date', source: 'text' }),
-  ...columns({ processor: 'text?', currency: 'text', status: 'text', eventId: 'uuid?', journalEntryId: 'uuid', refundEntryId: 'uuid?' }),
+  ...columns({ processor: 'text?', currency: 'text', status: 'text', eventId: 'uuid?', journalEntryId: 'uuid', refundEntryId: 'uuid?', metadata: 'json' }),
 });
 
 export interface Estimate extends LineDocument {
@@ -47,11 +49,12 @@ export interface Estimate extends LineDocument {
   expiryDate: string | null;
   status: EstimateStatus;
   invoiceId: string | null;
+  metadata: Metadata;
 }
 
 export const EstimateSchema = scopedEntity<Estimate>('Estimate', 'estimates', {
   ...lineDocumentColumns(),
-  ...columns({ externalEstimateId: 'text', customerId: 'uuid', expiryDate: 'date?', status: 'text', invoiceId: 'uuid?' }),
+  ...columns({ externalEstimateId: 'text', customerId: 'uuid', expiryDate: 'date?', status: 'text', invoiceId: 'uuid?', metadata: 'json' }),
 });
 
 export interface Payout extends Scoped {
@@ -64,11 +67,12 @@ export interface Payout extends Scoped {
   currency: string;
   status: PayoutStatus;
   journalEntryId: string | null;
+  metadata: Metadata;
 }
 
 export const PayoutSchema = scopedEntity<Payout>('Payout', 'processor_payouts', {
   ...columns({ externalPayoutId: 'text', processor: 'text', payoutDate: 'date', grossCents: 'money', feeCents: 'money', netCents: 'money', currency: 'text' }),
-  ...columns({ status: 'text', journalEntryId: 'uuid?' }),
+  ...columns({ status: 'text', journalEntryId: 'uuid?', metadata: 'json' }),
 });
 
 export interface InboundEvent extends Scoped {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@acct/contracts';
+import { AppError, type Metadata } from '@acct/contracts';
 import { accountingDate, reversalOf, todayUtc } from '@acct/ledger';
 import { type Outcome, type Tx, sameJson } from '@acct/posting';
 import { type Payment, PaymentSchema, invoiceDto, paymentDto } from '../entities';
@@ -16,15 +16,17 @@ export interface PaymentInput {
   processor: string | null;
   currency: string;
   eventId: string | null;
+  metadata: Metadata;
 }
 
-const paymentContent = (p: Pick<Payment, 'invoiceId' | 'amountCents' | 'receivedAt' | 'source' | 'processor' | 'currency'>) => ({
+const paymentContent = (p: Pick<Payment, 'invoiceId' | 'amountCents' | 'receivedAt' | 'source' | 'processor' | 'currency' | 'metadata'>) => ({
   invoice_id: p.invoiceId,
   amount_cents: p.amountCents,
   received_at: p.receivedAt,
   source: p.source,
   processor: p.processor,
   currency: p.currency,
+  metadata: p.metadata,
 });
 
 /**

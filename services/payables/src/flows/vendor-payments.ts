@@ -1,6 +1,7 @@
 import { AppError } from '@acct/contracts';
 import { reversalOf, todayUtc } from '@acct/ledger';
 import { type Outcome, type Tx, sameJson } from '@acct/posting';
+import { insertEntity } from '@acct/kit';
 import { type Bill, type VendorPayment, VendorPaymentSchema, billDto, vendorPaymentDto } from '../entities';
 import { type PaymentAction, checkAllocationsAgainstBills, checkPaymentAction } from '../domain/vendor-payments';
 import { vendorPaymentPosting } from '../domain/postings';
@@ -63,7 +64,7 @@ export async function createVendorPayment(tx: Tx, row: VendorPayment, post: bool
   await requireVendor(tx, row.vendorId);
   checkAllocationsAgainstBills(row.vendorId, row.allocations, bills, post);
   if (post) await book(tx, row, bills);
-  await tx.em.insert(VendorPaymentSchema, row);
+  await insertEntity(tx.em, VendorPaymentSchema, row);
   return { record: row, replayed: false };
 }
 

@@ -1,12 +1,13 @@
 import { AppError, type VendorUpdateBody } from '@acct/contracts';
 import { type Tx, nextUpdatedAt } from '@acct/posting';
+import { insertEntity } from '@acct/kit';
 import { type Vendor, VendorSchema, vendorDto } from '../entities';
 import { vendorChanges } from '../domain/vendors';
 import { lockVendor } from '../queries';
 
 /** Stores a new vendor and tells the services that keep copies of vendors (vendor.created). */
 export async function createVendor(tx: Tx, row: Vendor): Promise<Vendor> {
-  await tx.em.insert(VendorSchema, row);
+  await insertEntity(tx.em, VendorSchema, row);
   tx.emit('vendor.created', vendorDto(row));
   return row;
 }

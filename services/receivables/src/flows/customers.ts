@@ -1,12 +1,13 @@
 import { AppError, type CustomerUpdateBody } from '@acct/contracts';
 import { type Tx, changesOf, nextUpdatedAt } from '@acct/posting';
+import { insertEntity } from '@acct/kit';
 import { type Customer, CustomerSchema, customerDto } from '../entities';
 import { customerPatch } from '../domain/customers';
 import { lockCustomer } from '../queries';
 
 /** Stores a new customer and tells the services that keep copies of customers (customer.created). */
 export async function createCustomer(tx: Tx, row: Customer): Promise<Customer> {
-  await tx.em.insert(CustomerSchema, row);
+  await insertEntity(tx.em, CustomerSchema, row);
   tx.emit('customer.created', customerDto(row));
   return row;
 }

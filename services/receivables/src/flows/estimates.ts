@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type EstimateConvertBody, type EstimateCreateBody, type EstimateStatus, type EstimateUpdateBody, limits, metadataOnCreate } from '@acct/contracts';
-import type { Scope } from '@acct/kit';
+import { type Scope, insertEntity } from '@acct/kit';
 import { addDays, isCalendarDate, requireOrder, todayUtc } from '@acct/ledger';
 import {
   type Db,
@@ -76,7 +76,7 @@ export async function updateEstimate(tx: Tx, id: string, body: EstimateUpdateBod
 
 export async function createEstimate(db: Db, row: Estimate): Promise<Estimate> {
   await requireCustomer(db, row.customerId);
-  await db.em.insert(EstimateSchema, row);
+  await insertEntity(db.em, EstimateSchema, row);
   return row;
 }
 
@@ -134,7 +134,7 @@ export async function convertEstimate(tx: Tx, id: string, b: EstimateConvertBody
     metadata: {},
     createdAt: new Date(),
   };
-  await tx.em.insert(InvoiceSchema, invoice);
+  await insertEntity(tx.em, InvoiceSchema, invoice);
   e.status = 'converted';
   e.invoiceId = invoice.id;
   return { invoiceId: invoice.id, replayed: false };

@@ -1,5 +1,5 @@
 import { AppError, type InvoiceCreateBody, type InvoiceUpdateBody, metadataOnCreate } from '@acct/contracts';
-import type { Scope } from '@acct/kit';
+import { type Scope, insertEntity } from '@acct/kit';
 import { requireOrder } from '@acct/ledger';
 import { type Db, type Outcome, type Tx, changesOf, contentFields, lineItemsInputOf, newLineDocument, patchedMetadata, refuseUnlessDraft, sameDocumentContent } from '@acct/posting';
 import { type Invoice, InvoiceSchema, invoiceDto } from '../entities';
@@ -79,7 +79,7 @@ export const sameInvoiceContent = sameDocumentContent<Invoice>((i) => ({ custome
 /** Stores a draft invoice for an existing customer (nothing is booked until it is posted). */
 export async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice> {
   await requireCustomer(db, row.customerId);
-  await db.em.insert(InvoiceSchema, row);
+  await insertEntity(db.em, InvoiceSchema, row);
   return row;
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, type Metadata } from '@acct/contracts';
 import { accountingDate, reversalOf, todayUtc } from '@acct/ledger';
 import { type Outcome, type Tx, sameJson } from '@acct/posting';
+import { insertEntity } from '@acct/kit';
 import { type Payment, PaymentSchema, invoiceDto, paymentDto } from '../entities';
 import { checkPayment, statusForPaid } from '../domain/invoices';
 import { paymentPosting } from '../domain/postings';
@@ -66,7 +67,7 @@ export async function recordPayment(tx: Tx, input: PaymentInput): Promise<Outcom
   inv.paidCents += input.amountCents;
   inv.status = statusForPaid(inv.totalCents, inv.paidCents);
   payment.journalEntryId = await tx.post(paymentPosting(payment), { type: 'payment', payment: paymentDto(payment), invoice: invoiceDto(inv) });
-  await tx.em.insert(PaymentSchema, payment);
+  await insertEntity(tx.em, PaymentSchema, payment);
   tx.emit('payment.posted', { payment_id: payment.id, invoice_id: inv.id, amount_cents: payment.amountCents, currency: payment.currency });
   if (inv.status === 'paid') {
     tx.emit('invoice.paid', { invoice_id: inv.id, amount_paid_cents: inv.paidCents, total_cents: inv.totalCents, currency: inv.currency });

@@ -1,20 +1,6 @@
-import { changesOf, contentFields, nextUpdatedAt, patchedMetadata, refuseUnlessDraft } from './updates';
+import { changesOf, contentFields, nextUpdatedAt, refuseUnlessDraft } from './updates';
 
 describe('PATCH rules (API-DECISIONS §11)', () => {
-  it('merges metadata, removes keys set to "", leaves it alone when absent', () => {
-    expect(patchedMetadata({ a: '1', b: '2' }, { b: '', c: '3' })).toEqual({ a: '1', c: '3' });
-    const current = { a: '1' };
-    expect(patchedMetadata(current, undefined)).toBe(current);
-  });
-
-  it('refuses a merge past 50 keys with 400 on /metadata', () => {
-    const full = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v']));
-    expect(() => patchedMetadata(full, { more: 'v' })).toThrow(
-      expect.objectContaining({ code: 'validation_failed', details: [expect.objectContaining({ field: '/metadata', issue: 'too_many' })] }),
-    );
-    expect(Object.keys(patchedMetadata(full, { k1: '', more: 'v' }))).toHaveLength(50);
-  });
-
   it('lets a draft take any field, and a document past draft only metadata (409 naming each field)', () => {
     expect(() => refuseUnlessDraft('invoice', 'i1', 'draft', { line_items: [], metadata: {} })).not.toThrow();
     expect(() => refuseUnlessDraft('invoice', 'i1', 'open', { metadata: { a: '1' } })).not.toThrow();

@@ -1,22 +1,10 @@
-import { AppError, METADATA_KEYS_MAX, type Metadata, canonicalJson, mergeMetadata, metadataTooLarge } from '@acct/contracts';
+import { AppError, canonicalJson } from '@acct/contracts';
 
 /**
- * The rules every PATCH of a record shares (API-DECISIONS §11), as plain functions: metadata merges
- * (a key set to "" is removed, at most 50 keys after the merge), a document changes only while draft
- * (metadata aside), and a record's `updated_at` grows with every change.
+ * The rules every PATCH of a record shares (API-DECISIONS §11), as plain functions: a document
+ * changes only while draft (metadata aside), and a record's `updated_at` grows with every change.
+ * (Metadata merges by patchedMetadata of @acct/contracts.)
  */
-
-/** The stored metadata after a PATCH's `patch` (undefined: unchanged); 400 on /metadata when the merge leaves too many keys. */
-export function patchedMetadata(current: Metadata, patch: Metadata | undefined): Metadata {
-  if (patch === undefined) return current;
-  const merged = mergeMetadata(current, patch);
-  if (metadataTooLarge(merged)) {
-    throw AppError.validation(`metadata would hold ${Object.keys(merged).length} keys after the merge: at most ${METADATA_KEYS_MAX}.`, [
-      { field: '/metadata', issue: 'too_many', message: `At most ${METADATA_KEYS_MAX} keys; set a key to "" to remove it.` },
-    ]);
-  }
-  return merged;
-}
 
 /** The fields of a PATCH body it names (metadata aside): what only a draft may change. */
 export function contentFields(body: Record<string, unknown>): string[] {

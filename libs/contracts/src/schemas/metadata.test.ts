@@ -1,7 +1,7 @@
 import { compileBody, toDetails } from '../validate';
 import { obj } from './common';
 import { Optional } from '@sinclair/typebox';
-import { mergeMetadata, metadataInput, metadataOnCreate } from './metadata';
+import { mergeMetadata, metadataInput, metadataOnCreate, patchedMetadata } from './metadata';
 
 const validate = compileBody(obj({ metadata: Optional(metadataInput) }));
 const details = (metadata: unknown) => (validate({ metadata }) ? [] : toDetails(validate.errors));
@@ -43,4 +43,21 @@ describe('metadata keys that name Object.prototype members', () => {
     expect(Object.keys(merged)).toEqual(['constructor', 'toString']);
     expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
   });
+});
+
+describe('patchedMetadata (PATCH)', () => {
+  it('merges metadata, removes keys set to "", leaves it alone when absent', () => {
+    expect(patchedMetadata({ a: '1', b: '2' }, { b: '', c: '3' })).toEqual({ a: '1', c: '3' });
+    const current = { a: '1' };
+    expect(patchedMetadata(current, undefined)).toBe(current);
+  });
+
+  it('refuses a merge past 50 keys with 400 on /metadata', () => {
+    const full = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v']));
+    expect(() => patchedMetadata(full, { more: 'v' })).toThrow(
+      expect.objectContaining({ code: 'validation_failed', details: [expect.objectContaining({ field: '/metadata', issue: 'too_many' })] }),
+    );
+    expect(Object.keys(patchedMetadata(full, { k1: '', more: 'v' }))).toHaveLength(50);
+  });
+
 });

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { AppError } from '../errors';
 
 /** API-DECISIONS §11: `metadata` limits. */
 export const METADATA_KEYS_MAX = 50;
@@ -49,4 +50,16 @@ export function mergeMetadata(current: Metadata, patch: Metadata | undefined): M
 /** A merge may not leave more keys than the limit: the number of keys after it, checked by the service (400 on /metadata). */
 export function metadataTooLarge(m: Metadata): boolean {
   return Object.keys(m).length > METADATA_KEYS_MAX;
+}
+
+/** The stored metadata after a PATCH's `patch` (undefined: unchanged); 400 on /metadata when the merge leaves too many keys. */
+export function patchedMetadata(current: Metadata, patch: Metadata | undefined): Metadata {
+  if (patch === undefined) return current;
+  const merged = mergeMetadata(current, patch);
+  if (metadataTooLarge(merged)) {
+    throw AppError.validation(`metadata would hold ${Object.keys(merged).length} keys after the merge: at most ${METADATA_KEYS_MAX}.`, [
+      { field: '/metadata', issue: 'too_many', message: `At most ${METADATA_KEYS_MAX} keys; set a key to "" to remove it.` },
+    ]);
+  }
+  return merged;
 }

@@ -1,5 +1,4 @@
-import { type Metadata, type VendorCreateBody, type VendorType, type VendorUpdateBody, canonicalJson, metadataOnCreate } from '@acct/contracts';
-import { patchedMetadata } from '@acct/posting';
+import { type Metadata, type VendorCreateBody, type VendorType, type VendorUpdateBody, canonicalJson, metadataOnCreate, patchedMetadata } from '@acct/contracts';
 
 export interface VendorFields {
   displayName: string;

@@ -1,7 +1,7 @@
-import { AppError, type BillCreateBody, type BillUpdateBody, metadataOnCreate } from '@acct/contracts';
+import { AppError, type BillCreateBody, type BillUpdateBody, metadataOnCreate, patchedMetadata } from '@acct/contracts';
 import type { Scope } from '@acct/kit';
 import { accountId, accountingDate, requireOrder, reversalOf, todayUtc } from '@acct/ledger';
-import { type Outcome, type Tx, changesOf, contentFields, lineItemsInputOf, newLineDocument, patchedMetadata, refuseUnlessDraft, sameDocumentContent } from '@acct/posting';
+import { type Outcome, type Tx, changesOf, contentFields, lineItemsInputOf, newLineDocument, refuseUnlessDraft, sameDocumentContent } from '@acct/posting';
 import { type Bill, billDto, unposted } from '../entities';
 import { expenseAccountCode } from '../domain/accounts';
 import { type BillAction, checkBillAction, checkNoPayments } from '../domain/bills';

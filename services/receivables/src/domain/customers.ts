@@ -1,5 +1,4 @@
-import { type CustomerCreateBody, type CustomerUpdateBody, type Metadata, canonicalJson, metadataOnCreate } from '@acct/contracts';
-import { patchedMetadata } from '@acct/posting';
+import { type CustomerCreateBody, type CustomerUpdateBody, type Metadata, canonicalJson, metadataOnCreate, patchedMetadata } from '@acct/contracts';
 
 /** A retried create is a replay only if it says exactly what the first one said (metadata included, in any key order). */
 export function sameCustomerContent(existing: { name: string; email: string | null; metadata: Metadata }, body: CustomerCreateBody): boolean {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type EstimateConvertBody, type EstimateCreateBody, type EstimateStatus, type EstimateUpdateBody, limits, metadataOnCreate } from '@acct/contracts';
+import { AppError, type EstimateConvertBody, type EstimateCreateBody, type EstimateStatus, type EstimateUpdateBody, limits, metadataOnCreate, patchedMetadata } from '@acct/contracts';
 import { type Scope, insertEntity } from '@acct/kit';
 import { addDays, isCalendarDate, requireOrder, todayUtc } from '@acct/ledger';
 import {
@@ -10,7 +10,7 @@ import {
   contentFields,
   lineItemsInputOf,
   newLineDocument,
-  patchedMetadata,
+ 
   refuseUnlessDraft,
   sameDocumentContent,
 } from '@acct/posting';

@@ -1,7 +1,7 @@
-import { AppError, type InvoiceCreateBody, type InvoiceUpdateBody, metadataOnCreate } from '@acct/contracts';
+import { AppError, type InvoiceCreateBody, type InvoiceUpdateBody, metadataOnCreate, patchedMetadata } from '@acct/contracts';
 import { type Scope, insertEntity } from '@acct/kit';
 import { requireOrder } from '@acct/ledger';
-import { type Db, type Outcome, type Tx, changesOf, contentFields, lineItemsInputOf, newLineDocument, patchedMetadata, refuseUnlessDraft, sameDocumentContent } from '@acct/posting';
+import { type Db, type Outcome, type Tx, changesOf, contentFields, lineItemsInputOf, newLineDocument, refuseUnlessDraft, sameDocumentContent } from '@acct/posting';
 import { type Invoice, InvoiceSchema, invoiceDto } from '../entities';
 import { invoicePosting } from '../domain/postings';
 import { lockInvoice, lockInvoiceRow, requireCustomer, savePostedInvoice } from '../queries';

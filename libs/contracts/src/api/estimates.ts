@@ -106,7 +106,7 @@ export const {
       path: '/api/v1/estimates/{id}/convert',
       summary: 'Convert an accepted estimate to a draft invoice (not posted).',
       description:
-        "The invoice gets the estimate's customer, lines and currency. Optional body: external_invoice_id (default estimate-<estimate id>), invoice_number (default the external_estimate_id), " +
+        "The invoice gets the estimate's customer, lines, currency and memo (not its metadata: the invoice starts with {}). Optional body: external_invoice_id (default estimate-<estimate id>), invoice_number (default the external_estimate_id), " +
         'issue_date (default today, UTC) and due_date (default issue_date + the payment terms of the invoice defaults); due_date ≥ issue_date (400), and a default due date past 9999-12-31 is 400 (send due_date). ' +
         'No body, or {}, takes every default. A second convert returns the same invoice (200, Idempotent-Replayed: true).',
       statuses: { 200: 'The conversion result.' },

@@ -99,7 +99,7 @@ describe('isolation matrix (from the route table)', () => {
     }
   });
 
-  it('refuses a PATCH of an own draft that names another scope\'s customer or vendor (404 on the field), changing nothing', async () => {
+  it("refuses a PATCH of an own draft that names another scope's customer or vendor (404 on the field), changing nothing", async () => {
     const invoice = mine['/api/v1/invoices']!;
     const bill = mine['/api/v1/bills']!;
     const estimate = mine['/api/v1/estimates']!;

@@ -33,7 +33,10 @@ describe('e2e: metadata and PATCH', () => {
   it('PATCH /customers/{id}: 200 with the customer, {} unchanged, metadata merged; the A/R report shows the new name', async () => {
     const customerId = await createCustomer(api, 'Old name');
     await createOpenInvoice(api, customerId, 4200);
-    const ar = async () => ((await api('GET', '/api/v1/reports/accounts-receivable?as_of=2099-12-31')).json.data.customers as { customer_id: string; display_name: string }[]).find((c) => c.customer_id === customerId);
+    const ar = async () =>
+      ((await api('GET', '/api/v1/reports/accounts-receivable?as_of=2099-12-31')).json.data.customers as { customer_id: string; display_name: string }[]).find(
+        (c) => c.customer_id === customerId,
+      );
     expect((await ar())?.display_name).toBe('Old name');
 
     const same = await api('PATCH', `/api/v1/customers/${customerId}`, {});
@@ -89,7 +92,15 @@ describe('e2e: metadata and PATCH', () => {
     const vendor = await api('POST', '/api/v1/vendors', { external_vendor_id: uid('ven'), display_name: 'V', metadata: { k: 'v' } });
     expectStatus(vendor, 201);
     expect(vendor.json.data.metadata).toEqual({ k: 'v' });
-    const body = { external_bill_id: uid('bill'), vendor_id: vendor.json.data.id, bill_number: 'B', issue_date: '2026-03-01', due_date: '2026-03-31', line_items: [line], status: 'draft' };
+    const body = {
+      external_bill_id: uid('bill'),
+      vendor_id: vendor.json.data.id,
+      bill_number: 'B',
+      issue_date: '2026-03-01',
+      due_date: '2026-03-31',
+      line_items: [line],
+      status: 'draft',
+    };
     const draft = await api('POST', '/api/v1/bills', body);
     expectStatus(draft, 201);
     const id = draft.json.data.id as string;

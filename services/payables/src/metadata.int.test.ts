@@ -78,7 +78,11 @@ describe('payables: metadata and PATCH', () => {
       expect(r.ok && r.body.data).toMatchObject({ vendor_id: v2, total_cents: 8, memo: null, status: 'draft', metadata: { a: '1', b: '2' } });
       const posted = await svc.ok('bills.post', c, { params: { id: draft.id } });
       expect(posted).toMatchObject({ status: 'posted', total_cents: 8, vendor_id: v2 });
-      const { total } = firstRow(await svc.sql(`SELECT sum(amount_cents)::int AS total FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_id = ? AND l.side = 'credit'`, [draft.id]));
+      const { total } = firstRow(
+        await svc.sql(`SELECT sum(amount_cents)::int AS total FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_id = ? AND l.side = 'credit'`, [
+          draft.id,
+        ]),
+      );
       expect(total).toBe(8);
     });
 
@@ -127,7 +131,11 @@ describe('payables: metadata and PATCH', () => {
         ]);
         expect(posted.ok).toBe(true);
         const now = await svc.ok('bills.get', c, { params: { id: draft.id } });
-        const { total } = firstRow(await svc.sql(`SELECT sum(amount_cents)::int AS total FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_id = ? AND l.side = 'credit'`, [draft.id]));
+        const { total } = firstRow(
+          await svc.sql(`SELECT sum(amount_cents)::int AS total FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_id = ? AND l.side = 'credit'`, [
+            draft.id,
+          ]),
+        );
         expect(total).toBe(now.total_cents);
         if (!patched.ok) expect(patched.error.code).toBe('conflict');
         else expect(now.total_cents).toBe(5000);

@@ -159,7 +159,16 @@ describe('receivables: metadata and PATCH', () => {
       const inv = await svc.ok('invoices.create', c, { body: invoiceBody(a.id, { memo: 'm', metadata: { x: '1' } }) });
       const r = await svc.call('invoices.update', c, {
         params: { id: inv.id },
-        body: { customer_id: b.id, line_items: [{ description: 'Half', quantity: 0.5, unit_amount_cents: 3 }, { description: 'Two', quantity: 2, unit_amount_cents: 250 }], memo: null, due_date: '2026-03-01', metadata: { y: '2' } },
+        body: {
+          customer_id: b.id,
+          line_items: [
+            { description: 'Half', quantity: 0.5, unit_amount_cents: 3 },
+            { description: 'Two', quantity: 2, unit_amount_cents: 250 },
+          ],
+          memo: null,
+          due_date: '2026-03-01',
+          metadata: { y: '2' },
+        },
       });
       expect(validInvoice(r.ok && r.body)).toBe(true);
       const updated = r.ok ? r.body.data : null;
@@ -170,7 +179,11 @@ describe('receivables: metadata and PATCH', () => {
       // Posting books the patched total.
       const posted = await svc.ok('invoices.post', c, { params: { id: inv.id } });
       expect(posted.total_cents).toBe(502);
-      const { total } = firstRow(await svc.sql(`SELECT sum(amount_cents)::int AS total FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_id = ? AND l.side = 'debit'`, [inv.id]));
+      const { total } = firstRow(
+        await svc.sql(`SELECT sum(amount_cents)::int AS total FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_id = ? AND l.side = 'debit'`, [
+          inv.id,
+        ]),
+      );
       expect(total).toBe(502);
     });
 
@@ -204,7 +217,10 @@ describe('receivables: metadata and PATCH', () => {
       const updated = await svc.ok('invoices.update', c, { params: { id: inv.id }, body: { metadata: { a: '', b: '2' } } });
       expect(updated).toMatchObject({ status: 'open', total_cents: 1000, metadata: { b: '2' } });
       const full = await svc.ok('invoices.create', c, { body: invoiceBody(cus.id, { metadata: fifty }) });
-      expect(detail(await svc.call('invoices.update', c, { params: { id: full.id }, body: { metadata: { extra: 'x' } } }))).toMatchObject({ field: '/metadata', issue: 'too_many' });
+      expect(detail(await svc.call('invoices.update', c, { params: { id: full.id }, body: { metadata: { extra: 'x' } } }))).toMatchObject({
+        field: '/metadata',
+        issue: 'too_many',
+      });
       expect(outcome(await svc.call('invoices.update', ctx(), { params: { id: inv.id }, body: {} }))).toBe('not_found');
     });
 
@@ -218,7 +234,11 @@ describe('receivables: metadata and PATCH', () => {
           svc.call('invoices.post', c, { params: { id: inv.id } }),
         ]);
         expect(posted.ok).toBe(true);
-        const booked = firstRow(await svc.sql(`SELECT sum(amount_cents)::int AS total FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_id = ? AND l.side = 'debit'`, [inv.id])).total;
+        const booked = firstRow(
+          await svc.sql(`SELECT sum(amount_cents)::int AS total FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_id = ? AND l.side = 'debit'`, [
+            inv.id,
+          ]),
+        ).total;
         const now = await svc.ok('invoices.get', c, { params: { id: inv.id } });
         // Either the PATCH went first (and the post booked its total) or it was refused: the books match the invoice.
         expect(booked).toBe(now.total_cents);
@@ -233,7 +253,10 @@ describe('receivables: metadata and PATCH', () => {
       const c = ctx();
       const cus = await customer(c);
       const est = await svc.ok('estimates.create', c, { body: estimateBody(cus.id, { expiry_date: '2026-02-01', memo: 'm' }) });
-      const r = await svc.call('estimates.update', c, { params: { id: est.id }, body: { expiry_date: null, memo: null, line_items: [{ description: 'y', quantity: 3, unit_amount_cents: 7 }] } });
+      const r = await svc.call('estimates.update', c, {
+        params: { id: est.id },
+        body: { expiry_date: null, memo: null, line_items: [{ description: 'y', quantity: 3, unit_amount_cents: 7 }] },
+      });
       expect(validEstimate(r.ok && r.body)).toBe(true);
       expect(r.ok && r.body.data).toMatchObject({ expiry_date: null, memo: null, total_cents: 21, status: 'draft' });
       expect(detail(await svc.call('estimates.update', c, { params: { id: est.id }, body: { expiry_date: '2026-01-01' } }))).toMatchObject({ field: '/expiry_date' });

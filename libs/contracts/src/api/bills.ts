@@ -80,7 +80,7 @@ export const {
     bills.update({
       summary: 'Update a bill: any create field (but status) while draft, only metadata once posted.',
       description:
-        'Fields left out keep their value; {} changes nothing. While draft, changed line_items are priced as on create and the total recomputed; a new vendor_id must exist in the key\'s ' +
+        "Fields left out keep their value; {} changes nothing. While draft, changed line_items are priced as on create and the total recomputed; a new vendor_id must exist in the key's " +
         'organization and environment (404), expense_account_id is checked as on create; a new external_bill_id already used by another bill is 409 conflict (issue already_used); memo null clears it. ' +
         'status is not a field here: POST /bills/{id}/post posts. Once posted or reversed only metadata may be sent: any other field is 409 conflict (issue bill_<status>). ' +
         'metadata is merged into the stored pairs (a key set to "" is removed; more than 50 keys after the merge is 400 on /metadata).',

@@ -59,5 +59,4 @@ describe('patchedMetadata (PATCH)', () => {
     );
     expect(Object.keys(patchedMetadata(full, { k1: '', more: 'v' }))).toHaveLength(50);
   });
-
 });

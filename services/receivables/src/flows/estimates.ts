@@ -1,19 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type EstimateConvertBody, type EstimateCreateBody, type EstimateStatus, type EstimateUpdateBody, limits, metadataOnCreate, patchedMetadata } from '@acct/contracts';
+import {
+  AppError,
+  type EstimateConvertBody,
+  type EstimateCreateBody,
+  type EstimateStatus,
+  type EstimateUpdateBody,
+  limits,
+  metadataOnCreate,
+  patchedMetadata,
+} from '@acct/contracts';
 import { type Scope, insertEntity } from '@acct/kit';
 import { addDays, isCalendarDate, requireOrder, todayUtc } from '@acct/ledger';
-import {
-  type Db,
-  type Outcome,
-  type Tx,
-  changesOf,
-  contentFields,
-  lineItemsInputOf,
-  newLineDocument,
- 
-  refuseUnlessDraft,
-  sameDocumentContent,
-} from '@acct/posting';
+import { type Db, type Outcome, type Tx, changesOf, contentFields, lineItemsInputOf, newLineDocument, refuseUnlessDraft, sameDocumentContent } from '@acct/posting';
 import { type Estimate, EstimateSchema, type Invoice, InvoiceSchema } from '../entities';
 import { checkEstimateMove } from '../domain/estimates';
 import { lockEstimate, requireCustomer } from '../queries';

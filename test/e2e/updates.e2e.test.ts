@@ -41,6 +41,9 @@ describe('e2e: metadata and PATCH', () => {
 
     const same = await api('PATCH', `/api/v1/customers/${customerId}`, {});
     expectStatus(same, 200);
+    const noBody = await api('PATCH', `/api/v1/customers/${customerId}`);
+    expectStatus(noBody, 200);
+    expect(noBody.json.data).toEqual(same.json.data);
     expect(validCustomer(same.json)).toBe(true);
     expect(same.json.customer).toEqual(same.json.data);
     const renamed = await api('PATCH', `/api/v1/customers/${customerId}`, { name: 'New name', metadata: { crm: '7', tier: 'gold' } });

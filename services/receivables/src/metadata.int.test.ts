@@ -139,6 +139,14 @@ describe('receivables: metadata and PATCH', () => {
       expect(Object.keys(swapped.metadata)).toHaveLength(50);
     });
 
+    it('loses no key when PATCHes of one customer race (each merges into what the previous one left)', async () => {
+      const c = ctx();
+      const cus = await customer(c);
+      await Promise.all(Array.from({ length: 10 }, (_, i) => svc.ok('customers.update', c, { params: { id: cus.id }, body: { metadata: { [`k${i}`]: `${i}` } } })));
+      const got = await svc.ok('customers.get', c, { params: { id: cus.id } });
+      expect(Object.keys(got.metadata).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `k${i}`).sort());
+    });
+
     it('gives each of many racing renames its own, growing updated_at', async () => {
       const c = ctx();
       const cus = await customer(c);

@@ -68,6 +68,7 @@ export const ROUTES = [
   'get-customer',
   'list-invoices',
   'create-customer',
+  'update-customer',
   'create-invoice',
   'post-invoice',
   'create-payment',
@@ -104,6 +105,9 @@ export const options = {
 
 function post(path, body, name) {
   return http.post(`${BASE_URL}${path}`, body === undefined ? null : JSON.stringify(body), { headers: HEADERS, tags: { name } });
+}
+function patch(path, body, name) {
+  return http.patch(`${BASE_URL}${path}`, JSON.stringify(body), { headers: HEADERS, tags: { name } });
 }
 function get(path, name) {
   return http.get(`${BASE_URL}${path}`, { headers: HEADERS, tags: { name } });
@@ -156,7 +160,11 @@ export function mix(data) {
       return billCustomer(n, customerId, total);
     case 1: {
       const created = post('/api/v1/customers', { external_customer_id: `k6-${n}`, name: `k6 ${n}` }, 'create-customer');
-      check(created, { 'create-customer 201': (r) => r.status === 201 });
+      if (!check(created, { 'create-customer 201': (r) => r.status === 201 })) return;
+      // PATCH: a rename and metadata (customer.updated reaches the reports' names).
+      const id = created.json('data.id');
+      const updated = patch(`/api/v1/customers/${id}`, { name: `k6 ${n} renamed`, metadata: { k6_run: data.run } }, 'update-customer');
+      check(updated, { 'update-customer 200': (r) => r.status === 200 });
       return;
     }
     case 2:

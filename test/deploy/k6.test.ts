@@ -20,6 +20,7 @@ const MAIN_CALLS: Partial<Record<ServiceName, string[]>> = {
   receivables: [
     'POST /api/v1/customers',
     'GET /api/v1/customers/{id}',
+    'PATCH /api/v1/customers/{id}',
     'POST /api/v1/invoices',
     'POST /api/v1/invoices/{id}/post',
     'POST /api/v1/payments',
@@ -69,7 +70,7 @@ describe('k6 scenarios', () => {
   it('has p95 and p99 thresholds for every request name it sends, and error-rate thresholds', () => {
     const names = [.../export const ROUTES = \[([^\]]*)\];/.exec(s)![1]!.matchAll(/'([a-z-]+)'/g)].map((m) => m[1]!);
     expect(names.length).toBeGreaterThan(0);
-    const sent = [...s.matchAll(/(?:get|post)\([^;]*?'([a-z-]+)',?\s*\)/gs)].map((m) => m[1]!).filter((n) => n !== 'setup' && n !== 'auth-check');
+    const sent = [...s.matchAll(/(?:get|post|patch)\([^;]*?'([a-z-]+)',?\s*\)/gs)].map((m) => m[1]!).filter((n) => n !== 'setup' && n !== 'auth-check');
     expect(new Set(sent)).toEqual(new Set(names));
     expect(s).toContain('thresholds[`http_req_duration{name:${name}}`] = [`p(95)<${P95_MS}`, `p(99)<${P99_MS}`]');
     expect(s).toContain('http_req_failed');
@@ -78,7 +79,7 @@ describe('k6 scenarios', () => {
 
   /** "METHOD /path/{id}" of every API route, with the service that serves it (null: the gateway itself). */
   const served = new Map<string, ServiceName | null>(API_ROUTES.map((r) => [`${r.method} ${r.path.replace(/\{[a-z_]+\}/g, '{id}')}`, r.rpc ? RPC_OPERATIONS[r.rpc] : null]));
-  const calls = [...s.matchAll(/\b(get|post)\(\s*[`'](\/api\/v1\/[^`'?]*)/g)].map((m) => `${m[1]!.toUpperCase()} ${m[2]!.replace(/\$\{[^}]+\}/g, '{id}')}`);
+  const calls = [...s.matchAll(/\b(get|post|patch)\(\s*[`'](\/api\/v1\/[^`'?]*)/g)].map((m) => `${m[1]!.toUpperCase()} ${m[2]!.replace(/\$\{[^}]+\}/g, '{id}')}`);
 
   it('calls only routes of the API', () => {
     expect(calls.filter((c) => !served.has(c))).toEqual([]);

@@ -124,6 +124,32 @@ describe('isolation matrix (from the route table)', () => {
     }
   });
 
+  it("refuses a PATCH of an own draft that names another scope's customer or vendor (404 on the field), changing nothing", async () => {
+    const invoice = mine['/api/v1/invoices']!;
+    const bill = mine['/api/v1/bills']!;
+    const estimate = mine['/api/v1/estimates']!;
+    for (const [who, api] of intruders) {
+      const theirs = async (collection: string) => (await api('GET', `${collection}?limit=1`)).json.data[0].id as string;
+      const [customer, vendor] = [await theirs('/api/v1/customers'), await theirs('/api/v1/vendors')];
+      for (const [path, field, id] of [
+        [`/api/v1/invoices/${invoice}`, 'customer_id', customer],
+        [`/api/v1/estimates/${estimate}`, 'customer_id', customer],
+        [`/api/v1/bills/${bill}`, 'vendor_id', vendor],
+      ] as const) {
+        cases++;
+        const before = await t.api('GET', path);
+        const r = await t.api('PATCH', path, { [field]: id });
+        try {
+          expectError(r, 404, 'not_found');
+          expect(r.json.error.details[0].field).toBe(`/${field}`);
+        } catch (e) {
+          throw new Error(`PATCH ${path} naming ${who}'s ${field}: ${(e as Error).message}`, { cause: e });
+        }
+        expect((await t.api('GET', path)).json).toEqual(before.json);
+      }
+    }
+  });
+
   it('leaves the first organization out of every list route of another scope, filtered or not', async () => {
     expect(mineAll.size).toBeGreaterThan(0);
     for (const route of lists) {

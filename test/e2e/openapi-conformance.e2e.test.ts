@@ -57,12 +57,24 @@ describe('e2e: the OpenAPI document against the server', () => {
     await conf.expectingRule('conflicts', () => ok(api('GET', `/api/v1/customers?starting_after=${made.customer}&offset=1`), 400));
     await conf.expectingRule('not_found', () => ok(api('GET', `/api/v1/customers?starting_after=${randomUUID()}`), 400));
     await ok(api('GET', '/api/v1/customers?created%5Bgte%5D=9999-99-99'), 400);
+    await ok(api('PATCH', `/api/v1/customers/${made.customer}`, { name: 'Conformance customer, renamed', email: null, metadata: { crm: '1' } }));
+    await ok(api('PATCH', `/api/v1/customers/${made.customer}`, {}));
+    await ok(api('PATCH', `/api/v1/customers/${made.customer}`, { metadata: { 'a[b]': 'x' } }), 400);
+    await ok(api('PATCH', `/api/v1/customers/${randomUUID()}`, { name: 'Nobody' }), 404);
+    const full = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v']));
+    const crowded = (await ok(api('POST', '/api/v1/customers', { external_customer_id: uid('cus'), name: 'Crowded', metadata: full }), 201)).json.data.id as string;
+    await conf.expectingRule('too_many', () => ok(api('PATCH', `/api/v1/customers/${crowded}`, { metadata: { one_more: 'x' } }), 400));
 
     const draft = await createDraftInvoice(api, made.customer!, 5000);
     await ok(api('GET', `/api/v1/invoices?status=draft&customer_id=${made.customer}`));
     await ok(api('GET', `/api/v1/invoices/${draft.id}`));
+    await ok(api('PATCH', `/api/v1/invoices/${draft.id}`, { memo: 'Patched', line_items: [line, line], metadata: { order: 'o-1' } }));
+    await conf.expectingRule('before_issue_date', () => ok(api('PATCH', `/api/v1/invoices/${draft.id}`, { due_date: '2026-02-01' }), 400));
+    await ok(api('PATCH', `/api/v1/invoices/${draft.id}`, { customer_id: randomUUID() }), 404);
     await ok(api('POST', `/api/v1/invoices/${draft.id}/post`)); // no body
     await ok(api('POST', `/api/v1/invoices/${draft.id}/post`, {})); // replay, with {}
+    await ok(api('PATCH', `/api/v1/invoices/${draft.id}`, { memo: 'Too late' }), 409);
+    await ok(api('PATCH', `/api/v1/invoices/${draft.id}`, { metadata: { order: '' } }));
     made.invoice = draft.id;
     made.draftInvoice = (await createDraftInvoice(api, made.customer!, 100)).id;
     // Rules the document states in prose (or as a pattern/enum) are refused as it says.
@@ -104,8 +116,11 @@ describe('e2e: the OpenAPI document against the server', () => {
     const id = await FIXTURES['/api/v1/estimates']!.create(api);
     await ok(api('GET', '/api/v1/estimates?status=draft'));
     await ok(api('GET', `/api/v1/estimates/${id}`));
+    await ok(api('PATCH', `/api/v1/estimates/${id}`, { expiry_date: '2026-04-01', memo: null, metadata: { quote: 'q-1' } }));
     await ok(api('POST', `/api/v1/estimates/${id}/convert`), 409); // a draft cannot be converted
     await ok(api('POST', `/api/v1/estimates/${id}/status`, { status: 'sent' }));
+    await ok(api('PATCH', `/api/v1/estimates/${id}`, { line_items: [line] }), 409);
+    await ok(api('PATCH', `/api/v1/estimates/${id}`, { metadata: { won: 'yes' } }));
     await ok(api('POST', `/api/v1/estimates/${id}/status`, { status: 'accepted' }));
     await ok(api('POST', `/api/v1/estimates/${id}/status`, { status: 'draft' }), 409);
     await ok(api('POST', `/api/v1/estimates/${id}/convert`)); // no body: every default
@@ -169,6 +184,11 @@ describe('e2e: the OpenAPI document against the server', () => {
     const draft = (await ok(api('POST', '/api/v1/bills', billBody({ status: 'draft' })), 201)).json.data.id as string;
     await ok(api('GET', `/api/v1/bills?status=posted&vendor_id=${vendor}&issue_date_from=2026-01-01&issue_date_to=2026-12-31`));
     await ok(api('GET', `/api/v1/bills/${posted}`));
+    await ok(api('PATCH', `/api/v1/bills/${draft}`, { bill_number: 'B-1a', line_items: [line, line], metadata: { po: 'PO-1' } }));
+    await ok(api('PATCH', `/api/v1/bills/${draft}`, { status: 'posted' }), 400);
+    await ok(api('PATCH', `/api/v1/bills/${posted}`, { memo: 'Too late' }), 409);
+    await ok(api('PATCH', `/api/v1/bills/${posted}`, { metadata: { po: 'PO-2' } }));
+    await ok(api('PATCH', `/api/v1/vendors/${vendor}`, { metadata: { tax_id: 't-1' } }));
     await ok(api('POST', `/api/v1/bills/${draft}/reverse`, { reversal_reason: 'Entered twice' }), 409);
     await ok(api('POST', `/api/v1/bills/${draft}/post`));
     await conf.expectingRule('before_issue_date', () => ok(api('POST', '/api/v1/bills', billBody({ due_date: '2026-02-01' })), 400));

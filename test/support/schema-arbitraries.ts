@@ -317,6 +317,16 @@ function objectFor(s: JsonSchema, opts: GenOptions, pointer: string): fc.Arbitra
   const required = new Set((s.required as string[] | undefined) ?? []);
   const names = Object.keys(props);
   if (!names.length) {
+    const values = s.additionalProperties;
+    if (values && typeof values === 'object') {
+      // A map of the caller's own keys (metadata): its values, keys that name prototype members or break its key rule, up to a few past its limit.
+      const key = fc.oneof(
+        { weight: 6, arbitrary: fc.stringMatching(/^[a-z_]{1,12}$/) },
+        { weight: 1, arbitrary: fc.constantFrom('constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'a[b]', '', 'k'.repeat(41)) },
+      );
+      const maxKeys = Math.min(typeof s.maxProperties === 'number' ? s.maxProperties + 2 : 4, 60);
+      return fc.dictionary(key, arbitraryFor(values as JsonSchema, opts, `${pointer}/*`), { maxKeys });
+    }
     // A free-form object (e.g. an event payload): small JSON.
     return fc.dictionary(fc.stringMatching(/^[a-z_]{1,12}$/), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
   }

@@ -24,12 +24,15 @@ const CONTRACT: Record<string, string[]> = {
   'GET /api/v1/auth/check': [], // SPEC §4 Auth: response data only
   // SPEC §1: customer(s), invoice(s), payment(s), processor_payout(s), estimate, document(s), vendor(s), …
   ...records('/api/v1/customers', 'customer', 'customers'),
+  'PATCH /api/v1/customers/{id}': ['customer'], // API-DECISIONS §11: 200 with the record
   ...records('/api/v1/invoices', 'invoice', 'invoices'),
   'POST /api/v1/invoices/{id}/post': ['invoice', 'action'], // SPEC §4: Invoice + action
   'POST /api/v1/invoices/{id}/void': ['invoice', 'action'], // API-DECISIONS §11: action {type: voided}
+  'PATCH /api/v1/invoices/{id}': ['invoice'], // API-DECISIONS §11
   ...records('/api/v1/payments', 'payment', 'payments'),
   ...records('/api/v1/processor-payouts', 'processor_payout', 'processor_payouts'),
   ...records('/api/v1/estimates', 'estimate', 'estimates'), // API-DECISIONS §3
+  'PATCH /api/v1/estimates/{id}': ['estimate'], // API-DECISIONS §11
   'POST /api/v1/estimates/{id}/status': ['estimate'], // SPEC §4: data {id, status}; also under estimate
   'POST /api/v1/estimates/{id}/convert': [], // SPEC §4: conversion result (data only)
   ...records('/api/v1/events', 'event', 'events'), // SPEC §4: POST also under event; API-DECISIONS §3: the list
@@ -40,6 +43,7 @@ const CONTRACT: Record<string, string[]> = {
   ...records('/api/v1/vendors', 'vendor', 'vendors'),
   'PATCH /api/v1/vendors/{id}': ['vendor'], // API-DECISIONS §4: 200 with the vendor
   ...records('/api/v1/bills', 'bill', 'bills'), // API-DECISIONS §3
+  'PATCH /api/v1/bills/{id}': ['bill'], // API-DECISIONS §11
   'POST /api/v1/bills/{id}/post': ['bill', 'action'],
   'POST /api/v1/bills/{id}/reverse': ['bill', 'action'],
   ...records('/api/v1/vendor-payments', 'vendor_payment', 'vendor_payments'),

@@ -35,6 +35,7 @@ const invoice: InvoiceDto = {
   memo: null,
   estimate_id: null,
   posted_at: '2026-03-01T09:30:00.000Z',
+  metadata: {},
   created_at: '2026-03-01T09:00:00.000Z',
 };
 const payment: PaymentDto = {
@@ -48,6 +49,7 @@ const payment: PaymentDto = {
   currency: 'USD',
   status: 'posted',
   event_id: null,
+  metadata: {},
   created_at: '2026-03-05T12:00:00.000Z',
 };
 const payout: PayoutDto = {
@@ -60,6 +62,7 @@ const payout: PayoutDto = {
   net_cents: 4825,
   currency: 'USD',
   status: 'created',
+  metadata: {},
   created_at: '2026-03-07T08:00:00.000Z',
 };
 const customer: CustomerDto = {
@@ -68,7 +71,9 @@ const customer: CustomerDto = {
   name: 'Ada Lovelace',
   email: null,
   status: 'active',
+  metadata: { crm_id: 'crm-1' },
   created_at: '2026-02-28T10:00:00.000Z',
+  updated_at: '2026-02-28T10:00:00.000Z',
 };
 
 const line = (code: string, n: number, side: 'debit' | 'credit', amount: number, dims = true) => ({
@@ -154,6 +159,7 @@ const vendor: VendorDto = {
   email: null,
   is_1099_eligible: true,
   w9_on_file: false,
+  metadata: {},
   created_at: '2026-02-28T10:00:00.000Z',
   updated_at: '2026-02-28T10:00:00.000Z',
 };
@@ -172,6 +178,7 @@ const bill: BillDto = {
   expense_account_id: account(6),
   currency: 'USD',
   memo: null,
+  metadata: { po: 'PO-7' },
   posted_at: '2026-03-02T09:00:00.000Z',
   reversed_at: null,
   reversal_reason: null,
@@ -188,6 +195,7 @@ const vendorPayment: VendorPaymentDto = {
   status: 'posted',
   currency: 'USD',
   memo: null,
+  metadata: {},
   posted_at: '2026-03-10T09:00:00.000Z',
   reversed_at: null,
   reversal_reason: null,

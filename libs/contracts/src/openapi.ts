@@ -1,5 +1,5 @@
 import { ROUTES } from './api/index';
-import type { RouteDef } from './routes';
+import { type RouteDef, takesIdempotencyKey } from './routes';
 import { errorSchema, type JsonSchema } from './schemas/common';
 import { limits } from './limits';
 
@@ -179,7 +179,7 @@ function operation(route: RouteDef): Record<string, unknown> {
       schema: { type: 'string' },
     });
   }
-  if (route.method === 'POST' && route.kind !== 'raw') {
+  if (takesIdempotencyKey(route)) {
     (op.parameters as unknown[]).push({
       name: 'Idempotency-Key',
       in: 'header',

@@ -28,6 +28,12 @@ export type ModuleName = (typeof MODULES)[number];
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
+ * Whether a route takes an Idempotency-Key (API-DECISIONS §2): every POST and PATCH but a raw one. PATCH is
+ * idempotent by itself; the key also makes its retry answer the first response (and refuses other content).
+ */
+export const takesIdempotencyKey = (route: Pick<RouteDef, 'method' | 'kind'>): boolean => (route.method === 'POST' || route.method === 'PATCH') && route.kind !== 'raw';
+
+/**
  * How the gateway serves a route: `json` (JSON in, RPC, JSON out), `upload` (the request stream goes
  * to an upload handler, no JSON body), `download` (like json, but the reply may carry bytes),
  * `public` (no API key; a gateway handler answers, e.g. HTML or YAML) and `raw` (no API key, limited
@@ -179,7 +185,7 @@ const DONE = { post: 'posted', reverse: 'reversed' } as const;
 
 /**
  * The route builders of a resource of records: `route(op, facts)` for any of its operations (routesOf),
- * and its list, create and get routes (recordResource) and post and reverse actions from their texts
+ * and its list, create, get and update (PATCH) routes (recordResource) and post and reverse actions from their texts
  * alone. Each default text is overridable: the list's success `page` (A page of <name>s.), the get's
  * summary (Get one <name>.) and success `one` (The <name>.), an action's `what` (the <name>).
  */
@@ -195,6 +201,9 @@ export function recordRoutes<T extends Record<string, RpcDef>, R extends string>
       route(op('create'), { operationId: `create${id}`, method: 'POST', path: r.path, statuses: createStatuses(r.name), ...t }),
     get: (t: string | Texts = `Get one ${what}.`, one = `The ${what}.`) =>
       route(op('get'), { operationId: `get${id}`, method: 'GET', path: `${r.path}/{id}`, ...texts(t), statuses: { 200: one } }),
+    /** PATCH <path>/{id} (operation <resource>.update): answers the record after the update, envelope as get. */
+    update: (t: string | Texts, one = `The ${what} after the update.`) =>
+      route(op('update'), { operationId: `update${id}`, method: 'PATCH', path: `${r.path}/{id}`, ...texts(t), statuses: { 200: one } }),
     /** POST <path>/{id}/<verb>: answers the record with action {type: posted | reversed, status: completed}. */
     action: <V extends keyof typeof DONE>(verb: `${R}.${V}` extends keyof T ? V : never, t: Texts & { what?: string }) =>
       route(op(verb), {

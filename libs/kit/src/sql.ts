@@ -182,3 +182,14 @@ export async function listKeyInScope<E extends ScopedRow>(
   const at = row[timeColumn];
   return { at: at instanceof Date ? at.toISOString() : String(at), id: String(row.id) };
 }
+
+/**
+ * Inserts one entity on pg directly (entityRows' columns and values), in em's transaction if it has
+ * one. For entities that hold caller-chosen JSON keys (metadata): MikroORM's em.insert walks every
+ * value as a query parameter and throws on an object with an own "constructor" key.
+ */
+export async function insertEntity<E extends object>(em: EntityManager, schema: EntitySchema<E, never>, e: E): Promise<void> {
+  const rows = entityRows(em, schema);
+  const values = rows.values(e);
+  await em.execute(`INSERT INTO ${rows.table} (${rows.columns}) VALUES (${values.map(() => '?').join(', ')})`, values, 'run');
+}

@@ -46,6 +46,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       net_cents: 97,
       currency: 'USD',
       status: 'created',
+      metadata: {},
       created_at: new Date().toISOString(),
     },
   });
@@ -90,7 +91,8 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
     await expect(
       books.transact(ctx(), async (tx) => {
         await tx.post(draft(500), source());
-        tx.emit('customer.created', { id: randomUUID(), external_customer_id: 'c', name: 'C', email: null, status: 'active', created_at: new Date().toISOString() });
+        const at = new Date().toISOString();
+        tx.emit('customer.created', { id: randomUUID(), external_customer_id: 'c', name: 'C', email: null, status: 'active', metadata: {}, created_at: at, updated_at: at });
         throw new AppError('conflict', 'changed my mind');
       }),
     ).rejects.toMatchObject({ code: 'conflict' });

@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { catalogueErrors } from './catalogue';
 
 const org = randomUUID();
-const customer = { id: randomUUID(), external_customer_id: 'c1', name: 'C', email: null, status: 'active', created_at: '2026-11-01T00:00:00.000Z' };
+const customer = {
+  id: randomUUID(),
+  external_customer_id: 'c1',
+  name: 'C',
+  email: null,
+  status: 'active',
+  metadata: {},
+  created_at: '2026-11-01T00:00:00.000Z',
+  updated_at: '2026-11-01T00:00:00.000Z',
+};
 const reference = (data: unknown, type = 'customer.created') => ({
   id: randomUUID(),
   type,

@@ -3,3 +3,4 @@ export * from './migrations';
 export * from './catalogue';
 export * from './line-documents';
 export * from './replies';
+export * from './updates';

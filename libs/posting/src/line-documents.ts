@@ -59,6 +59,11 @@ export function newLineDocument<T extends { issueDate: string }>(scope: Scope, b
   return { id: randomUUID(), ...scope, ...own, currency: currencyOf(b.currency), memo: b.memo ?? null, lineItems: lines, totalCents, createdAt: new Date() };
 }
 
+/** The lines as a create body gives them (what a PATCH prices again when it changes the document). */
+export function lineItemsInputOf(lines: readonly LineItem[]): LineItemInput[] {
+  return lines.map((l) => ({ description: l.description, quantity: l.quantity, unit_amount_cents: l.unit_amount_cents }));
+}
+
 /** The lines as the API shows them (line_items of a document's dto). */
 export function lineItemsDto(lines: readonly LineItem[]): LineItem[] {
   return lines.map((l) => ({ description: l.description, quantity: l.quantity, unit_amount_cents: l.unit_amount_cents, amount_cents: l.amount_cents }));

@@ -24,10 +24,16 @@ import {
 /**
  * The queries of the receivables flows, in one place, with every row lock the service takes:
  * payments lock their invoice; refunds lock the payment, then its invoice; estimate moves and
- * conversions lock the estimate.
+ * conversions lock the estimate; a PATCH locks its record (an invoice's PATCH and post queue on the
+ * invoice, so a PATCH never changes the amounts of an invoice that was posted meanwhile).
  */
 
-/** Locks an invoice of the scope for the rest of the transaction (payments queue on it). */
+/** Locks a customer of the scope (PATCHes of one customer queue on it, so updated_at grows in commit order). */
+export function lockCustomer(db: Db, id: string): Promise<Customer | null> {
+  return findInScope(db.em, CustomerSchema, id, db.scope, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
+/** Locks an invoice of the scope for the rest of the transaction (payments, posts and PATCHes queue on it). */
 export function lockInvoice(db: Db, id: string): Promise<Invoice | null> {
   return findInScope(db.em, InvoiceSchema, id, db.scope, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }

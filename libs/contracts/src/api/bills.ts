@@ -1,6 +1,7 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { StringEnum, externalId, lookupBy, obj, paginationQuery, reversibleState, uuid } from '../schemas/common';
+import { Nullable, StringEnum, externalId, idParams, lookupBy, obj, optionalAll, paginationQuery, reversibleState, uuid } from '../schemas/common';
+import { metadataInput, metadataRecord } from '../schemas/metadata';
 import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const BILL_STATUSES = ['draft', 'posted', 'reversed'] as const;
@@ -14,7 +15,16 @@ export const billCreateBody = obj({
   currency: Optional(currency),
   memo: Optional(memo),
   status: Optional(StringEnum(['draft', 'posted'] as const, { description: 'posted (default) books the bill now; draft defers it to POST /bills/{id}/post.' })),
+  metadata: Optional(metadataInput),
 });
+/**
+ * PATCH /bills/{id} (API-DECISIONS §11): any create field but status while draft (memo null clears it; POST /post
+ * posts), only metadata once posted or reversed.
+ */
+const { status: _status, ...billFields } = billCreateBody.properties;
+export type BillCreateBody = Static<typeof billCreateBody>;
+export const billUpdateBody = obj({ ...optionalAll(billFields), memo: Optional(Nullable(memo)) });
+export type BillUpdateBody = Static<typeof billUpdateBody>;
 export const bill = obj({
   id: uuid,
   external_bill_id: Type.String(),
@@ -27,6 +37,7 @@ export const bill = obj({
   open_balance_cents: Type.Integer({ description: 'total less payments while posted; 0 while draft or once reversed.' }),
   expense_account_id: uuid,
   currency: Type.String(),
+  metadata: metadataRecord,
   ...reversibleState,
 });
 export type BillDto = Static<typeof bill>;
@@ -56,6 +67,7 @@ export const {
   query: billListQuery,
   http: { name: 'Bill', path: '/api/v1/bills', tag: 'Bills', module: 'bills_ap' },
   actions: ['post', 'reverse'],
+  more: ({ response }) => ({ 'bills.update': { params: idParams, body: billUpdateBody, reply: response } }),
   routes: (bills) => [
     bills.list('List bills, newest first; filter by status, vendor_id and issue date range.'),
     bills.create({
@@ -66,6 +78,14 @@ export const {
         'A zero-total bill posts with no journal entry. A repeat with the same external_bill_id and the same content (the requested status aside) returns the existing bill.',
     }),
     bills.get('Get one bill, with its open balance.'),
+    bills.update({
+      summary: 'Update a bill: any create field (but status) while draft, only metadata once posted.',
+      description:
+        "Fields left out keep their value; {} changes nothing. While draft, changed line_items are priced as on create and the total recomputed; a new vendor_id must exist in the key's " +
+        'organization and environment (404), expense_account_id is checked as on create; a new external_bill_id already used by another bill is 409 conflict (issue already_used); memo null clears it. ' +
+        'status is not a field here: POST /bills/{id}/post posts. Once posted or reversed only metadata may be sent: any other field is 409 conflict (issue bill_<status>). ' +
+        'metadata is merged into the stored pairs (a key set to "" is removed; more than 50 keys after the merge is 400 on /metadata).',
+    }),
     bills.action('post', {
       summary: 'Post a draft bill: Dr expense account / Cr Accounts Payable, dated issue_date.',
       description: 'Posting a posted bill returns it unchanged (200, Idempotent-Replayed: true); a reversed bill cannot be posted (409).',

@@ -1,6 +1,7 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, date, dateTime, externalId, idParams, lookupBy, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+import { Nullable, StringEnum, date, dateTime, externalId, idParams, lookupBy, obj, optionalAll, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+import { metadataInput, metadataRecord } from '../schemas/metadata';
 import { currency, documentNumber, lineItem, lineItemsInput, memo } from '../schemas/line-items';
 
 const ESTIMATE_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired', 'converted'] as const;
@@ -13,7 +14,12 @@ export const estimateCreateBody = obj({
   line_items: lineItemsInput,
   currency: Optional(currency),
   memo: Optional(memo),
+  metadata: Optional(metadataInput),
 });
+/** PATCH /estimates/{id} (API-DECISIONS §11): any create field while draft (expiry_date and memo null clear them), only metadata after. */
+export type EstimateCreateBody = Static<typeof estimateCreateBody>;
+export const estimateUpdateBody = obj({ ...optionalAll(estimateCreateBody.properties), expiry_date: Optional(Nullable(date)), memo: Optional(Nullable(memo)) });
+export type EstimateUpdateBody = Static<typeof estimateUpdateBody>;
 export const estimate = obj({
   id: uuid,
   external_estimate_id: Type.String(),
@@ -26,6 +32,7 @@ export const estimate = obj({
   currency: Type.String(),
   memo: Optional(Nullable(Type.String())),
   invoice_id: Optional(Nullable(uuid)),
+  metadata: metadataRecord,
   created_at: dateTime,
 });
 export type EstimateDto = Static<typeof estimate>;
@@ -64,7 +71,8 @@ export const {
   create: estimateCreateBody,
   query: estimateListQuery,
   http: { name: 'Estimate', path: '/api/v1/estimates', tag: 'Estimates', module: 'estimates' },
-  more: () => ({
+  more: ({ response }) => ({
+    'estimates.update': { params: idParams, body: estimateUpdateBody, reply: response },
     'estimates.status': { params: idParams, body: estimateStatusBody, reply: estimateStatusResponse },
     'estimates.convert': { params: idParams, body: estimateConvertBody, reply: estimateConvertResponse },
   }),
@@ -76,6 +84,14 @@ export const {
         "The customer must exist in the key's organization and environment (404 otherwise); expiry_date, when given, ≥ issue_date (400); currency USD only (400); line quantities with at most 4 decimals (400).",
     }),
     estimates.get(),
+    estimates.update({
+      summary: 'Update an estimate: any create field while draft, only metadata after.',
+      description:
+        "Fields left out keep their value; {} changes nothing. While draft, changed line_items are priced as on create and the total recomputed; a new customer_id must exist in the key's " +
+        'organization and environment (404); a new external_estimate_id already used by another estimate is 409 conflict (issue already_used); expiry_date and memo null clear them. ' +
+        'Once sent (or accepted, declined, expired, converted) only metadata may be sent: any other field is 409 conflict (issue estimate_<status>). ' +
+        'metadata is merged into the stored pairs (a key set to "" is removed; more than 50 keys after the merge is 400 on /metadata).',
+    }),
     estimates.route('estimates.status', {
       operationId: 'setEstimateStatus',
       method: 'POST',
@@ -90,7 +106,7 @@ export const {
       path: '/api/v1/estimates/{id}/convert',
       summary: 'Convert an accepted estimate to a draft invoice (not posted).',
       description:
-        "The invoice gets the estimate's customer, lines and currency. Optional body: external_invoice_id (default estimate-<estimate id>), invoice_number (default the external_estimate_id), " +
+        "The invoice gets the estimate's customer, lines, currency and memo (not its metadata: the invoice starts with {}). Optional body: external_invoice_id (default estimate-<estimate id>), invoice_number (default the external_estimate_id), " +
         'issue_date (default today, UTC) and due_date (default issue_date + the payment terms of the invoice defaults); due_date ≥ issue_date (400), and a default due date past 9999-12-31 is 400 (send due_date). ' +
         'No body, or {}, takes every default. A second convert returns the same invoice (200, Idempotent-Replayed: true).',
       statuses: { 200: 'The conversion result.' },

@@ -1,6 +1,7 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, idParams, lookupBy, obj, paginationQuery, uuid, withAction } from '../schemas/common';
+import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, idParams, lookupBy, obj, optionalAll, paginationQuery, uuid, withAction } from '../schemas/common';
+import { metadataInput, metadataRecord } from '../schemas/metadata';
 import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const INVOICE_STATUSES = ['draft', 'open', 'partially_paid', 'paid', 'void'] as const;
@@ -12,7 +13,15 @@ export const invoiceCreateBody = obj({
   ...dueDocumentInput,
   currency: Optional(currency),
   memo: Optional(memo),
+  metadata: Optional(metadataInput),
 });
+/**
+ * PATCH /invoices/{id} (API-DECISIONS §11): any create field while draft (memo null clears it), only metadata once
+ * posted. Fields left out keep their value; metadata merges.
+ */
+export type InvoiceCreateBody = Static<typeof invoiceCreateBody>;
+export const invoiceUpdateBody = obj({ ...optionalAll(invoiceCreateBody.properties), memo: Optional(Nullable(memo)) });
+export type InvoiceUpdateBody = Static<typeof invoiceUpdateBody>;
 export const invoice = obj({
   id: uuid,
   external_invoice_id: Type.String(),
@@ -29,6 +38,7 @@ export const invoice = obj({
   posted_at: Optional(Nullable(dateTime)),
   void_date: Optional(Nullable(date)),
   voided_at: Optional(Nullable(dateTime)),
+  metadata: metadataRecord,
   created_at: dateTime,
 });
 export type InvoiceDto = Static<typeof invoice>;
@@ -61,7 +71,10 @@ export const {
   query: invoiceListQuery,
   http: { name: 'Invoice', path: '/api/v1/invoices', tag: 'Invoices', module: 'invoices' },
   actions: ['post'],
-  more: () => ({ 'invoices.void': { params: idParams, body: invoiceVoidBody, reply: invoiceVoidResponse } }),
+  more: ({ response }) => ({
+    'invoices.void': { params: idParams, body: invoiceVoidBody, reply: invoiceVoidResponse },
+    'invoices.update': { params: idParams, body: invoiceUpdateBody, reply: response },
+  }),
   routes: (invoices) => [
     invoices.list('List invoices, newest first; filter by status and customer_id.'),
     invoices.create({
@@ -71,6 +84,14 @@ export const {
         "The customer must exist in the key's organization and environment (404 otherwise); due_date ≥ issue_date (400, issue before_issue_date); currency USD only (400); line quantities with at most 4 decimals (400).",
     }),
     invoices.get(),
+    invoices.update({
+      summary: 'Update an invoice: any create field while draft, only metadata once posted.',
+      description:
+        "Fields left out keep their value; {} changes nothing. While draft, changed line_items are priced as on create and the total recomputed; a new customer_id must exist in the key's " +
+        'organization and environment (404); a new external_invoice_id already used by another invoice is 409 conflict (issue already_used); memo null clears it. ' +
+        'Once posted (open, partially_paid, paid) only metadata may be sent: any other field is 409 conflict (issue invoice_<status>). ' +
+        'metadata is merged into the stored pairs (a key set to "" is removed; more than 50 keys after the merge is 400 on /metadata).',
+    }),
     invoices.action('post', {
       summary: 'Post a draft invoice: Dr Accounts Receivable / Cr Revenue, dated issue_date.',
       description:

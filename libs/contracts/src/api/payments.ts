@@ -2,6 +2,7 @@ import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
 import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, name, lookupBy, obj, paginationQuery, positiveCents, uuid } from '../schemas/common';
 import { currency } from '../schemas/line-items';
+import { metadataInput, metadataRecord } from '../schemas/metadata';
 
 const PAYMENT_SOURCES = ['manual', 'processor'] as const;
 const PAYMENT_STATUSES = ['posted', 'refunded'] as const;
@@ -18,6 +19,7 @@ export const paymentCreateBody = obj({
   source: Optional(StringEnum(PAYMENT_SOURCES, { default: 'manual', description: 'manual (Dr Cash) or processor (Dr Processor clearing).' })),
   processor: Optional(name),
   currency: Optional(currency),
+  metadata: Optional(metadataInput),
 });
 export const payment = obj({
   id: uuid,
@@ -30,6 +32,7 @@ export const payment = obj({
   currency: Type.String(),
   status: StringEnum(PAYMENT_STATUSES),
   event_id: Optional(Nullable(uuid)),
+  metadata: metadataRecord,
   created_at: dateTime,
 });
 export type PaymentDto = Static<typeof payment>;

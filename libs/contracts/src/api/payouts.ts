@@ -2,6 +2,7 @@ import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
 import { StringEnum, cents, date, dateTime, externalId, name, lookupBy, obj, paginationQuery, uuid } from '../schemas/common';
 import { currency } from '../schemas/line-items';
+import { metadataInput, metadataRecord } from '../schemas/metadata';
 
 /** Processor payouts: a payment processor's settlement of the clearing account. */
 const PAYOUT_STATUSES = ['created'] as const;
@@ -14,6 +15,7 @@ export const payoutCreateBody = obj({
   fee_cents: cents,
   net_cents: cents,
   currency: Optional(currency),
+  metadata: Optional(metadataInput),
 });
 export const payout = obj({
   id: uuid,
@@ -25,6 +27,7 @@ export const payout = obj({
   net_cents: Type.Integer(),
   currency: Type.String(),
   status: StringEnum(PAYOUT_STATUSES),
+  metadata: metadataRecord,
   created_at: dateTime,
 });
 export type PayoutDto = Static<typeof payout>;

@@ -2,6 +2,7 @@ import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
 import { StringEnum, date, externalId, lookupBy, obj, paginationQuery, positiveCents, reversibleState, uuid } from '../schemas/common';
 import { currency, memo } from '../schemas/line-items';
+import { metadataInput, metadataRecord } from '../schemas/metadata';
 
 const VENDOR_PAYMENT_STATUSES = ['ready', 'posted', 'reversed'] as const;
 export type VendorPaymentStatus = (typeof VENDOR_PAYMENT_STATUSES)[number];
@@ -18,6 +19,7 @@ export const vendorPaymentCreateBody = obj({
   currency: Optional(currency),
   memo: Optional(memo),
   status: Optional(StringEnum(['ready', 'posted'] as const, { description: 'posted (default) books the payment now; ready defers it to POST /vendor-payments/{id}/post.' })),
+  metadata: Optional(metadataInput),
 });
 export const vendorPayment = obj({
   id: uuid,
@@ -29,6 +31,7 @@ export const vendorPayment = obj({
   allocations: Type.Array(obj({ bill_id: uuid, amount_cents: Type.Integer() })),
   status: StringEnum(VENDOR_PAYMENT_STATUSES),
   currency: Type.String(),
+  metadata: metadataRecord,
   ...reversibleState,
 });
 export type VendorPaymentDto = Static<typeof vendorPayment>;

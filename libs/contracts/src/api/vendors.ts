@@ -1,6 +1,7 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
 import { Nullable, StringEnum, dateTime, email, externalId, idParams, name, lookupBy, obj, paginationQuery, uuid } from '../schemas/common';
+import { metadataInput, metadataRecord } from '../schemas/metadata';
 
 const VENDOR_TYPES = ['contractor', 'business'] as const;
 export type VendorType = (typeof VENDOR_TYPES)[number];
@@ -11,6 +12,7 @@ export const vendorCreateBody = obj({
   email: Optional(email),
   is_1099_eligible: Optional(Type.Boolean({ description: 'Default false.' })),
   w9_on_file: Optional(Type.Boolean({ description: 'Default false.' })),
+  metadata: Optional(metadataInput),
 });
 export type VendorCreateBody = Static<typeof vendorCreateBody>;
 export const vendorUpdateBody = obj(
@@ -19,6 +21,7 @@ export const vendorUpdateBody = obj(
     email: Optional(Nullable(email)),
     is_1099_eligible: Optional(Type.Boolean()),
     w9_on_file: Optional(Type.Boolean()),
+    metadata: Optional(metadataInput),
   },
   { minProperties: 1 },
 );
@@ -31,6 +34,7 @@ export const vendor = obj({
   email: Nullable(Type.String()),
   is_1099_eligible: Type.Boolean(),
   w9_on_file: Type.Boolean(),
+  metadata: metadataRecord,
   created_at: dateTime,
   updated_at: dateTime,
 });
@@ -70,8 +74,10 @@ export const {
       operationId: 'updateVendor',
       method: 'PATCH',
       path: '/api/v1/vendors/{id}',
-      summary: 'Update a vendor: any of display_name, email (null clears it), is_1099_eligible, w9_on_file.',
-      description: 'Fields left out keep their value; at least one is required. External id and vendor_type do not change.',
+      summary: 'Update a vendor: any of display_name, email (null clears it), is_1099_eligible, w9_on_file, metadata (merged).',
+      description:
+        'Fields left out keep their value; at least one is required. External id and vendor_type do not change. ' +
+        'metadata is merged into the stored pairs (a key set to "" is removed; more than 50 keys after the merge is 400 on /metadata).',
       statuses: { 200: 'The vendor after the update.' },
     }),
   ],

@@ -1,7 +1,7 @@
 import { compileBody, toDetails } from '../validate';
 import { obj } from './common';
 import { Optional } from '@sinclair/typebox';
-import { mergeMetadata, metadataInput, metadataOnCreate } from './metadata';
+import { mergeMetadata, metadataInput, metadataOnCreate, patchedMetadata } from './metadata';
 
 const validate = compileBody(obj({ metadata: Optional(metadataInput) }));
 const details = (metadata: unknown) => (validate({ metadata }) ? [] : toDetails(validate.errors));
@@ -30,5 +30,33 @@ describe('metadata (API-DECISIONS §11)', () => {
     expect(metadataOnCreate(undefined)).toEqual({});
     expect(mergeMetadata({ a: '1', b: '2' }, { b: '', c: '3' })).toEqual({ a: '1', c: '3' });
     expect(mergeMetadata({ a: '1' }, undefined)).toEqual({ a: '1' });
+  });
+});
+
+describe('metadata keys that name Object.prototype members', () => {
+  it('keeps __proto__ and constructor as plain keys', () => {
+    const given = JSON.parse('{"__proto__":"p","constructor":"c"}') as Record<string, string>;
+    const created = metadataOnCreate(given);
+    expect(Object.keys(created)).toEqual(['__proto__', 'constructor']);
+    expect(JSON.parse(JSON.stringify(created))).toEqual(given);
+    const merged = mergeMetadata(created, JSON.parse('{"__proto__":"","toString":"t"}') as Record<string, string>);
+    expect(Object.keys(merged)).toEqual(['constructor', 'toString']);
+    expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
+  });
+});
+
+describe('patchedMetadata (PATCH)', () => {
+  it('merges metadata, removes keys set to "", leaves it alone when absent', () => {
+    expect(patchedMetadata({ a: '1', b: '2' }, { b: '', c: '3' })).toEqual({ a: '1', c: '3' });
+    const current = { a: '1' };
+    expect(patchedMetadata(current, undefined)).toBe(current);
+  });
+
+  it('refuses a merge past 50 keys with 400 on /metadata', () => {
+    const full = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v']));
+    expect(() => patchedMetadata(full, { more: 'v' })).toThrow(
+      expect.objectContaining({ code: 'validation_failed', details: [expect.objectContaining({ field: '/metadata', issue: 'too_many' })] }),
+    );
+    expect(Object.keys(patchedMetadata(full, { k1: '', more: 'v' }))).toHaveLength(50);
   });
 });

@@ -7,7 +7,9 @@ export const customer: CustomerDto = {
   name: 'Ada Lovelace',
   email: 'ada@example.com',
   status: 'active',
+  metadata: {},
   created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
 };
 export const invoice: InvoiceDto = {
   id: 'i1',
@@ -26,6 +28,7 @@ export const invoice: InvoiceDto = {
   balance_due_cents: 100000,
   currency: 'USD',
   memo: null,
+  metadata: {},
   created_at: '2026-11-01T00:00:00.000Z',
 };
 export const settings = {

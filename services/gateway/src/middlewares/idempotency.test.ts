@@ -163,10 +163,24 @@ describe('idempotency', () => {
     expect(records.records.has('key-1/k7')).toBe(false);
   });
 
-  it('ignores the key on anything but POST', async () => {
+  it('ignores the key on anything but POST and PATCH', async () => {
     const put = await serveRoute({ method: 'PUT' });
     await put.call('/x', { method: 'PUT', headers: { 'idempotency-key': 'k8' } });
     await put.call('/x', { method: 'PUT', headers: { 'idempotency-key': 'k8' } });
     expect(runs).toBe(2);
+  });
+
+  it('keeps and replays the first answer of a PATCH as of a POST', async () => {
+    const patch = await serveRoute({ method: 'PATCH' });
+    answer = async (ctx) => {
+      ctx.status = 200;
+      ctx.body = { data: { n: runs } };
+    };
+    const first = await patch.call('/x', { method: 'PATCH', headers: { 'idempotency-key': 'k9', 'x-body': 'b' } });
+    const again = await patch.call('/x', { method: 'PATCH', headers: { 'idempotency-key': 'k9', 'x-body': 'b' } });
+    expect(runs).toBe(1);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await json(again)).toEqual(await json(first));
+    expect((await patch.call('/x', { method: 'PATCH', headers: { 'idempotency-key': 'k9', 'x-body': 'other' } })).status).toBe(409);
   });
 });

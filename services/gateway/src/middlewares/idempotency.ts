@@ -1,4 +1,4 @@
-import { AppError, type RouteDef, limits } from '@acct/contracts';
+import { AppError, type RouteDef, limits, takesIdempotencyKey } from '@acct/contracts';
 import { type IdempotencyStore, fingerprint } from '../idempotency';
 import type { GatewayMetrics } from '../metrics';
 import { forwardsIdempotencyKey } from '../route-kind';
@@ -15,11 +15,11 @@ function errorOf(body: unknown): Record<string, unknown> | undefined {
   return typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : undefined;
 }
 
-/** Idempotency-Key on POST (API-DECISIONS §2): the first answer is kept and replayed for a repeat. */
+/** Idempotency-Key on POST and PATCH (API-DECISIONS §2): the first answer is kept and replayed for a repeat. */
 export function idempotency(route: RouteDef, { records, metrics }: { records: IdempotencyRecords; metrics: GatewayMetrics }): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
-    if (route.method !== 'POST' || !key) {
+    if (!takesIdempotencyKey(route) || !key) {
       await next();
       return;
     }

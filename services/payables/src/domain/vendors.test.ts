@@ -4,7 +4,7 @@ const body = { external_vendor_id: 'v-1', display_name: 'Acme' };
 
 describe('vendorFields', () => {
   it('applies the defaults: contractor, no email, not 1099-eligible, no W-9', () => {
-    expect(vendorFields(body)).toEqual({ displayName: 'Acme', vendorType: 'contractor', email: null, is1099Eligible: false, w9OnFile: false });
+    expect(vendorFields(body)).toEqual({ displayName: 'Acme', vendorType: 'contractor', email: null, is1099Eligible: false, w9OnFile: false, metadata: {} });
   });
 });
 
@@ -26,6 +26,13 @@ describe('vendorChanges', () => {
   it('names only the fields the body changes', () => {
     expect(vendorChanges(current, { display_name: 'Acme', w9_on_file: true })).toEqual({ w9OnFile: true });
     expect(vendorChanges(current, { email: null, is_1099_eligible: true })).toEqual({ email: null, is1099Eligible: true });
+  });
+  it('merges metadata and names it only when the merge changes it; 400 past 50 keys', () => {
+    const tagged = { ...current, metadata: { a: '1' } };
+    expect(vendorChanges(tagged, { metadata: { a: '1' } })).toEqual({});
+    expect(vendorChanges(tagged, { metadata: { a: '', b: '2' } })).toEqual({ metadata: { b: '2' } });
+    const full = { ...current, metadata: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v'])) };
+    expect(() => vendorChanges(full, { metadata: { more: 'v' } })).toThrow(expect.objectContaining({ code: 'validation_failed' }));
   });
   it('is empty when nothing changes', () => {
     expect(vendorChanges(current, { display_name: 'Acme', email: 'a@b.c', is_1099_eligible: false, w9_on_file: false })).toEqual({});

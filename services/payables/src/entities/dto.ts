@@ -23,6 +23,7 @@ export function vendorDto(v: Vendor): VendorDto {
     email: v.email,
     is_1099_eligible: v.is1099Eligible,
     w9_on_file: v.w9OnFile,
+    metadata: v.metadata,
     created_at: v.createdAt.toISOString(),
     updated_at: v.updatedAt.toISOString(),
   };
@@ -44,6 +45,7 @@ export function billDto(b: Bill): BillDto {
     expense_account_id: accountId(b.organizationId, b.environment, b.expenseAccountCode),
     currency: b.currency,
     memo: b.memo,
+    metadata: b.metadata,
     ...reversibleDto(b),
   };
 }
@@ -60,6 +62,7 @@ export function vendorPaymentDto(p: VendorPayment): VendorPaymentDto {
     status: p.status,
     currency: p.currency,
     memo: p.memo,
+    metadata: p.metadata,
     ...reversibleDto(p),
   };
 }

@@ -1,4 +1,4 @@
-import type { Allocation, BillStatus, VendorPaymentStatus, VendorType } from '@acct/contracts';
+import type { Allocation, BillStatus, Metadata, VendorPaymentStatus, VendorType } from '@acct/contracts';
 import { type Scoped, columns, scopedEntity } from '@acct/kit';
 import { type LineDocument, lineDocumentColumns } from '@acct/posting';
 
@@ -9,11 +9,12 @@ export interface Vendor extends Scoped {
   email: string | null;
   is1099Eligible: boolean;
   w9OnFile: boolean;
+  metadata: Metadata;
   updatedAt: Date;
 }
 
 export const VendorSchema = scopedEntity<Vendor>('Vendor', 'vendors', {
-  ...columns({ externalVendorId: 'text', displayName: 'text', vendorType: 'text', email: 'text?', w9OnFile: 'boolean', updatedAt: 'Date' }),
+  ...columns({ externalVendorId: 'text', displayName: 'text', vendorType: 'text', email: 'text?', w9OnFile: 'boolean', metadata: 'json', updatedAt: 'Date' }),
   is1099Eligible: { type: 'boolean', fieldName: 'is_1099_eligible' },
 });
 
@@ -39,11 +40,12 @@ export interface Bill extends LineDocument, Reversible {
   expenseAccountCode: string;
   paidCents: number;
   status: BillStatus;
+  metadata: Metadata;
 }
 
 export const BillSchema = scopedEntity<Bill>('Bill', 'bills', {
   ...lineDocumentColumns(),
-  ...columns({ externalBillId: 'text', vendorId: 'uuid', billNumber: 'text', dueDate: 'date', expenseAccountCode: 'text', paidCents: 'money', status: 'text' }),
+  ...columns({ externalBillId: 'text', vendorId: 'uuid', billNumber: 'text', dueDate: 'date', expenseAccountCode: 'text', paidCents: 'money', status: 'text', metadata: 'json' }),
   ...reversibleColumns,
 });
 
@@ -57,10 +59,11 @@ export interface VendorPayment extends Scoped, Reversible {
   currency: string;
   memo: string | null;
   status: VendorPaymentStatus;
+  metadata: Metadata;
 }
 
 export const VendorPaymentSchema = scopedEntity<VendorPayment>('VendorPayment', 'vendor_payments', {
   ...columns({ externalVendorPaymentId: 'text', vendorId: 'uuid', amountCents: 'money', paymentDate: 'date', cashAccountCode: 'text' }),
-  ...columns({ allocations: 'json', currency: 'text', memo: 'text?', status: 'text' }),
+  ...columns({ allocations: 'json', currency: 'text', memo: 'text?', status: 'text', metadata: 'json' }),
   ...reversibleColumns,
 });

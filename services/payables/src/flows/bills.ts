@@ -1,7 +1,9 @@
-import { AppError } from '@acct/contracts';
-import { reversalOf, todayUtc } from '@acct/ledger';
-import { type Outcome, type Tx, sameDocumentContent } from '@acct/posting';
-import { type Bill, billDto } from '../entities';
+import { AppError, type BillCreateBody, type BillUpdateBody, metadataOnCreate, patchedMetadata } from '@acct/contracts';
+import type { Scope } from '@acct/kit';
+import { accountId, accountingDate, requireOrder, reversalOf, todayUtc } from '@acct/ledger';
+import { type Outcome, type Tx, changesOf, contentFields, lineItemsInputOf, newLineDocument, refuseUnlessDraft, sameDocumentContent } from '@acct/posting';
+import { type Bill, billDto, unposted } from '../entities';
+import { expenseAccountCode } from '../domain/accounts';
 import { type BillAction, checkBillAction, checkNoPayments } from '../domain/bills';
 import { billPosting } from '../domain/postings';
 import { insertBill, lockBill, requireVendor } from '../queries';
@@ -12,7 +14,77 @@ export const sameBillContent = sameDocumentContent<Bill>((b) => ({
   bill_number: b.billNumber,
   due_date: b.dueDate,
   expense_account_code: b.expenseAccountCode,
+  metadata: b.metadata,
 }));
+
+/** A create body (its status aside), or the body a draft's PATCH makes of the bill (memo null clears it). */
+type BillContent = Omit<BillCreateBody, 'memo' | 'status'> & { memo?: string | null };
+
+/** A new draft bill of the scope from a create body: the lines priced, dates in range and in order, USD, an expense account (400/404 otherwise). */
+export function newBill(scope: Scope, b: BillContent): Bill {
+  const doc = newLineDocument(scope, b, () => {
+    const issueDate = accountingDate(b.issue_date, 'issue_date');
+    const dueDate = accountingDate(b.due_date, 'due_date');
+    requireOrder(issueDate, dueDate, 'issue_date', 'due_date');
+    return { issueDate, dueDate };
+  });
+  return {
+    ...doc,
+    externalBillId: b.external_bill_id,
+    vendorId: b.vendor_id,
+    billNumber: b.bill_number,
+    expenseAccountCode: expenseAccountCode(scope, b.expense_account_id),
+    paidCents: 0,
+    status: 'draft',
+    metadata: metadataOnCreate(b.metadata),
+    ...unposted(),
+  };
+}
+
+/** The bill as the create body that would make it (metadata and status aside). */
+function billContent(b: Bill): BillContent {
+  return {
+    external_bill_id: b.externalBillId,
+    vendor_id: b.vendorId,
+    bill_number: b.billNumber,
+    issue_date: b.issueDate,
+    due_date: b.dueDate,
+    line_items: lineItemsInputOf(b.lineItems),
+    expense_account_id: accountId(b.organizationId, b.environment, b.expenseAccountCode),
+    currency: b.currency,
+    memo: b.memo,
+  };
+}
+
+/**
+ * PATCH /bills/{id} under the bill's row lock (post, reverse and payments take it too): a draft takes
+ * any create field but status (made again from its content with the body over it, as a create makes
+ * it; a new vendor must exist); once posted or reversed only metadata (409 otherwise). A taken
+ * external id fails at flush (the caller answers 409).
+ */
+export async function updateBill(tx: Tx, id: string, body: BillUpdateBody): Promise<Bill> {
+  const bill = await lockBill(tx, id);
+  if (!bill) throw AppError.notFound('Bill', id);
+  refuseUnlessDraft('bill', bill.id, bill.status, body);
+  const { metadata, ...fields } = body;
+  const remade = contentFields(body).length > 0 ? newBill(tx.scope, { ...billContent(bill), ...fields }) : bill;
+  const changes = changesOf(bill, {
+    externalBillId: remade.externalBillId,
+    vendorId: remade.vendorId,
+    billNumber: remade.billNumber,
+    issueDate: remade.issueDate,
+    dueDate: remade.dueDate,
+    lineItems: remade.lineItems,
+    totalCents: remade.totalCents,
+    expenseAccountCode: remade.expenseAccountCode,
+    currency: remade.currency,
+    memo: remade.memo,
+    metadata: patchedMetadata(bill.metadata, metadata),
+  });
+  if (changes.vendorId !== undefined) await requireVendor(tx, changes.vendorId);
+  Object.assign(bill, changes);
+  return bill;
+}
 
 /** The bill an action (post, reverse) applies to, locked; `repeat` when it already is where the action leads. */
 async function lockForAction(tx: Tx, id: string, action: BillAction): Promise<{ bill: Bill; repeat: boolean }> {

@@ -1,13 +1,14 @@
 import { AppError } from '@acct/contracts';
 import { reversalOf, todayUtc } from '@acct/ledger';
 import { type Outcome, type Tx, sameJson } from '@acct/posting';
+import { insertEntity } from '@acct/kit';
 import { type Bill, type VendorPayment, VendorPaymentSchema, billDto, vendorPaymentDto } from '../entities';
 import { type PaymentAction, checkAllocationsAgainstBills, checkPaymentAction } from '../domain/vendor-payments';
 import { vendorPaymentPosting } from '../domain/postings';
 import { billsById, findVendorPaymentByExternalId, lockVendorPayment, requireVendor } from '../queries';
 
 /** The caller's content of a create, as compared on a retry (the requested status aside). */
-const vendorPaymentContent = (p: Pick<VendorPayment, 'vendorId' | 'amountCents' | 'paymentDate' | 'cashAccountCode' | 'allocations' | 'currency' | 'memo'>) => ({
+const vendorPaymentContent = (p: Pick<VendorPayment, 'vendorId' | 'amountCents' | 'paymentDate' | 'cashAccountCode' | 'allocations' | 'currency' | 'memo' | 'metadata'>) => ({
   vendor_id: p.vendorId,
   amount_cents: p.amountCents,
   payment_date: p.paymentDate,
@@ -15,6 +16,7 @@ const vendorPaymentContent = (p: Pick<VendorPayment, 'vendorId' | 'amountCents' 
   allocations: p.allocations.map((a) => ({ bill_id: a.bill_id, amount_cents: a.amount_cents })),
   currency: p.currency,
   memo: p.memo,
+  metadata: p.metadata,
 });
 
 /** The bills a payment allocates to, by id (locked in id order when `lock`). */
@@ -62,7 +64,7 @@ export async function createVendorPayment(tx: Tx, row: VendorPayment, post: bool
   await requireVendor(tx, row.vendorId);
   checkAllocationsAgainstBills(row.vendorId, row.allocations, bills, post);
   if (post) await book(tx, row, bills);
-  await tx.em.insert(VendorPaymentSchema, row);
+  await insertEntity(tx.em, VendorPaymentSchema, row);
   return { record: row, replayed: false };
 }
 

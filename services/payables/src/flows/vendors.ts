@@ -1,12 +1,13 @@
 import { AppError, type VendorUpdateBody } from '@acct/contracts';
-import type { Tx } from '@acct/posting';
+import { type Tx, nextUpdatedAt } from '@acct/posting';
+import { insertEntity } from '@acct/kit';
 import { type Vendor, VendorSchema, vendorDto } from '../entities';
 import { vendorChanges } from '../domain/vendors';
 import { lockVendor } from '../queries';
 
 /** Stores a new vendor and tells the services that keep copies of vendors (vendor.created). */
 export async function createVendor(tx: Tx, row: Vendor): Promise<Vendor> {
-  await tx.em.insert(VendorSchema, row);
+  await insertEntity(tx.em, VendorSchema, row);
   tx.emit('vendor.created', vendorDto(row));
   return row;
 }
@@ -17,7 +18,7 @@ export async function updateVendor(tx: Tx, id: string, body: VendorUpdateBody): 
   if (!vendor) throw AppError.notFound('Vendor', id);
   const changes = vendorChanges(vendor, body);
   if (Object.keys(changes).length === 0) return vendor;
-  Object.assign(vendor, changes, { updatedAt: new Date() });
+  Object.assign(vendor, changes, { updatedAt: nextUpdatedAt(vendor.updatedAt) });
   tx.emit('vendor.updated', vendorDto(vendor));
   return vendor;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { metadataOnCreate } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { accountingDate, currencyOf } from '@acct/ledger';
 import { type Books, actionDone, createdReply, retryOnceOnUnique } from '@acct/posting';
@@ -24,6 +25,7 @@ export function registerVendorPaymentHandlers(server: RpcServer, books: Books): 
       currency: currencyOf(b.currency),
       memo: b.memo ?? null,
       status: 'ready',
+      metadata: metadataOnCreate(b.metadata),
       ...unposted(),
       createdAt: new Date(),
     };

@@ -1,4 +1,4 @@
-import type { CustomerDto, CustomerStatus } from '@acct/contracts';
+import type { CustomerDto, CustomerStatus, Metadata } from '@acct/contracts';
 import { type Scoped, columns, scopedEntity } from '@acct/kit';
 
 export interface Customer extends Scoped {
@@ -6,10 +6,13 @@ export interface Customer extends Scoped {
   name: string;
   email: string | null;
   status: CustomerStatus;
+  metadata: Metadata;
+  /** Grows with every change (reporting keeps the copy with the newest). */
+  updatedAt: Date;
 }
 
 export const CustomerSchema = scopedEntity<Customer>('Customer', 'customers', {
-  ...columns({ externalCustomerId: 'text', name: 'text', email: 'text?', status: 'text' }),
+  ...columns({ externalCustomerId: 'text', name: 'text', email: 'text?', status: 'text', metadata: 'json', updatedAt: 'Date' }),
 });
 
 export function customerDto(c: Customer): CustomerDto {
@@ -19,6 +22,8 @@ export function customerDto(c: Customer): CustomerDto {
     name: c.name,
     email: c.email,
     status: c.status,
+    metadata: c.metadata,
     created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
   };
 }

@@ -23,6 +23,7 @@ export function invoiceDto(i: Invoice) {
     posted_at: i.postedAt ? i.postedAt.toISOString() : null,
     void_date: i.voidDate ?? null,
     voided_at: i.voidedAt ? i.voidedAt.toISOString() : null,
+    metadata: i.metadata,
     created_at: i.createdAt.toISOString(),
   };
 }
@@ -39,6 +40,7 @@ export function paymentDto(p: Payment) {
     currency: p.currency,
     status: p.status,
     event_id: p.eventId,
+    metadata: p.metadata,
     created_at: p.createdAt.toISOString(),
   };
 }
@@ -56,6 +58,7 @@ export function estimateDto(e: Estimate) {
     currency: e.currency,
     memo: e.memo,
     invoice_id: e.invoiceId,
+    metadata: e.metadata,
     created_at: e.createdAt.toISOString(),
   };
 }
@@ -71,6 +74,7 @@ export function payoutDto(p: Payout) {
     net_cents: p.netCents,
     currency: p.currency,
     status: p.status,
+    metadata: p.metadata,
     created_at: p.createdAt.toISOString(),
   };
 }

@@ -1,4 +1,4 @@
-import type { EstimateStatus, EventSource, InboundEventStatus, InvoiceStatus, PaymentProcessorStatus, PaymentStatus, PayoutStatus } from '@acct/contracts';
+import type { EstimateStatus, EventSource, InboundEventStatus, InvoiceStatus, Metadata, PaymentProcessorStatus, PaymentStatus, PayoutStatus } from '@acct/contracts';
 import { type Scoped, columns, scopedEntity } from '@acct/kit';
 import { type LineDocument, lineDocumentColumns } from '@acct/posting';
 
@@ -16,6 +16,7 @@ export interface Invoice extends LineDocument {
   voidDate: string | null;
   voidedAt: Date | null;
   voidEntryId: string | null;
+  metadata: Metadata;
 }
 
 /** The void fields of an invoice that is not void (every new invoice). */
@@ -24,7 +25,7 @@ export const NOT_VOID = { voidDate: null, voidedAt: null, voidEntryId: null } as
 export const InvoiceSchema = scopedEntity<Invoice>('Invoice', 'invoices', {
   ...lineDocumentColumns(),
   ...columns({ externalInvoiceId: 'text', customerId: 'uuid', invoiceNumber: 'text', dueDate: 'date', paidCents: 'money', status: 'text' }),
-  ...columns({ estimateId: 'uuid?', journalEntryId: 'uuid?', postedAt: 'Date?' }),
+  ...columns({ estimateId: 'uuid?', journalEntryId: 'uuid?', postedAt: 'Date?', metadata: 'json' }),
   ...columns({ voidDate: 'date?', voidedAt: 'Date?', voidEntryId: 'uuid?' }),
 });
 
@@ -42,11 +43,12 @@ export interface Payment extends Scoped {
   eventId: string | null;
   journalEntryId: string;
   refundEntryId: string | null;
+  metadata: Metadata;
 }
 
 export const PaymentSchema = scopedEntity<Payment>('Payment', 'payments', {
   ...columns({ externalPaymentId: 'text', invoiceId: 'uuid', customerId: 'uuid', amountCents: 'money', receivedAt: 'text', receivedDate: 'date', source: 'text' }),
-  ...columns({ processor: 'text?', currency: 'text', status: 'text', eventId: 'uuid?', journalEntryId: 'uuid', refundEntryId: 'uuid?' }),
+  ...columns({ processor: 'text?', currency: 'text', status: 'text', eventId: 'uuid?', journalEntryId: 'uuid', refundEntryId: 'uuid?', metadata: 'json' }),
 });
 
 export interface Estimate extends LineDocument {
@@ -55,11 +57,12 @@ export interface Estimate extends LineDocument {
   expiryDate: string | null;
   status: EstimateStatus;
   invoiceId: string | null;
+  metadata: Metadata;
 }
 
 export const EstimateSchema = scopedEntity<Estimate>('Estimate', 'estimates', {
   ...lineDocumentColumns(),
-  ...columns({ externalEstimateId: 'text', customerId: 'uuid', expiryDate: 'date?', status: 'text', invoiceId: 'uuid?' }),
+  ...columns({ externalEstimateId: 'text', customerId: 'uuid', expiryDate: 'date?', status: 'text', invoiceId: 'uuid?', metadata: 'json' }),
 });
 
 export interface Payout extends Scoped {
@@ -72,11 +75,12 @@ export interface Payout extends Scoped {
   currency: string;
   status: PayoutStatus;
   journalEntryId: string | null;
+  metadata: Metadata;
 }
 
 export const PayoutSchema = scopedEntity<Payout>('Payout', 'processor_payouts', {
   ...columns({ externalPayoutId: 'text', processor: 'text', payoutDate: 'date', grossCents: 'money', feeCents: 'money', netCents: 'money', currency: 'text' }),
-  ...columns({ status: 'text', journalEntryId: 'uuid?' }),
+  ...columns({ status: 'text', journalEntryId: 'uuid?', metadata: 'json' }),
 });
 
 export interface InboundEvent extends Scoped {

@@ -1,17 +1,80 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type EstimateConvertBody, type EstimateStatus, limits } from '@acct/contracts';
+import {
+  AppError,
+  type EstimateConvertBody,
+  type EstimateCreateBody,
+  type EstimateStatus,
+  type EstimateUpdateBody,
+  limits,
+  metadataOnCreate,
+  patchedMetadata,
+} from '@acct/contracts';
+import { type Scope, insertEntity } from '@acct/kit';
 import { addDays, isCalendarDate, requireOrder, todayUtc } from '@acct/ledger';
-import { type Db, type Outcome, type Tx, sameDocumentContent } from '@acct/posting';
+import { type Db, type Outcome, type Tx, changesOf, contentFields, lineItemsInputOf, newLineDocument, refuseUnlessDraft, sameDocumentContent } from '@acct/posting';
 import { type Estimate, EstimateSchema, type Invoice, InvoiceSchema, NOT_VOID } from '../entities';
 import { checkEstimateMove } from '../domain/estimates';
 import { lockEstimate, requireCustomer } from '../queries';
 
 /** The caller's content of a create, as compared on a retry. */
-export const sameEstimateContent = sameDocumentContent<Estimate>((e) => ({ customer_id: e.customerId, expiry_date: e.expiryDate }));
+export const sameEstimateContent = sameDocumentContent<Estimate>((e) => ({ customer_id: e.customerId, expiry_date: e.expiryDate, metadata: e.metadata }));
+
+/** A create body, or the body a draft's PATCH makes of the estimate (expiry_date and memo null clear them). */
+type EstimateContent = Omit<EstimateCreateBody, 'memo' | 'expiry_date'> & { memo?: string | null; expiry_date?: string | null };
+
+/** A new draft estimate of the scope from a create body: the lines priced, expiry_date ≥ issue_date, USD (400 otherwise). */
+export function newEstimate(scope: Scope, b: EstimateContent): Estimate {
+  const doc = newLineDocument(scope, b, () => {
+    if (b.expiry_date) requireOrder(b.issue_date, b.expiry_date, 'issue_date', 'expiry_date');
+    return { issueDate: b.issue_date, expiryDate: b.expiry_date ?? null };
+  });
+  return { ...doc, externalEstimateId: b.external_estimate_id, customerId: b.customer_id, status: 'draft', invoiceId: null, metadata: metadataOnCreate(b.metadata) };
+}
+
+/** The estimate as the create body that would make it (metadata aside). */
+function estimateContent(e: Estimate): EstimateContent {
+  return {
+    external_estimate_id: e.externalEstimateId,
+    customer_id: e.customerId,
+    issue_date: e.issueDate,
+    expiry_date: e.expiryDate,
+    line_items: lineItemsInputOf(e.lineItems),
+    currency: e.currency,
+    memo: e.memo,
+  };
+}
+
+/**
+ * PATCH /estimates/{id} under the estimate's row lock: a draft takes any create field (made again
+ * from its content with the body over it, as a create makes it; a new customer must exist); once
+ * sent, accepted, declined, expired or converted only metadata (409 otherwise). A taken external id
+ * fails at flush (the caller answers 409).
+ */
+export async function updateEstimate(tx: Tx, id: string, body: EstimateUpdateBody): Promise<Estimate> {
+  const e = await lockEstimate(tx, id);
+  if (!e) throw AppError.notFound('Estimate', id);
+  refuseUnlessDraft('estimate', e.id, e.status, body);
+  const { metadata, ...fields } = body;
+  const remade = contentFields(body).length > 0 ? newEstimate(tx.scope, { ...estimateContent(e), ...fields }) : e;
+  const changes = changesOf(e, {
+    externalEstimateId: remade.externalEstimateId,
+    customerId: remade.customerId,
+    issueDate: remade.issueDate,
+    expiryDate: remade.expiryDate,
+    lineItems: remade.lineItems,
+    totalCents: remade.totalCents,
+    currency: remade.currency,
+    memo: remade.memo,
+    metadata: patchedMetadata(e.metadata, metadata),
+  });
+  if (changes.customerId !== undefined) await requireCustomer(tx, changes.customerId);
+  Object.assign(e, changes);
+  return e;
+}
 
 export async function createEstimate(db: Db, row: Estimate): Promise<Estimate> {
   await requireCustomer(db, row.customerId);
-  await db.em.insert(EstimateSchema, row);
+  await insertEntity(db.em, EstimateSchema, row);
   return row;
 }
 
@@ -66,9 +129,11 @@ export async function convertEstimate(tx: Tx, id: string, b: EstimateConvertBody
     journalEntryId: null,
     postedAt: null,
     ...NOT_VOID,
+    // The estimate's metadata is its own: the invoice starts with none (PATCH /invoices/{id} sets some).
+    metadata: {},
     createdAt: new Date(),
   };
-  await tx.em.insert(InvoiceSchema, invoice);
+  await insertEntity(tx.em, InvoiceSchema, invoice);
   e.status = 'converted';
   e.invoiceId = invoice.id;
   return { invoiceId: invoice.id, replayed: false };

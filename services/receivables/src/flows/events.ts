@@ -91,6 +91,7 @@ export async function processPaymentReceived(tx: Tx, eventId: string, payload: R
       processor: p.processor ?? null,
       currency: 'USD',
       eventId,
+      metadata: {},
     });
     return { status: 'processed', details: [], paymentId: payment.id };
   } catch (e) {

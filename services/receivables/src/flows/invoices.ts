@@ -1,18 +1,87 @@
-import { AppError } from '@acct/contracts';
-import { reversalOf, todayUtc } from '@acct/ledger';
-import { type Db, type Outcome, type Tx, sameDocumentContent } from '@acct/posting';
-import { type Invoice, InvoiceSchema, invoiceDto } from '../entities';
+import { AppError, type InvoiceCreateBody, type InvoiceUpdateBody, metadataOnCreate, patchedMetadata } from '@acct/contracts';
+import { type Scope, insertEntity } from '@acct/kit';
+import { requireOrder, reversalOf, todayUtc } from '@acct/ledger';
+import { type Db, type Outcome, type Tx, changesOf, contentFields, lineItemsInputOf, newLineDocument, refuseUnlessDraft, sameDocumentContent } from '@acct/posting';
+import { type Invoice, InvoiceSchema, NOT_VOID, invoiceDto } from '../entities';
 import { checkVoid } from '../domain/invoices';
 import { invoicePosting } from '../domain/postings';
-import { lockInvoiceRow, requireCustomer, savePostedInvoice, saveVoidedInvoice } from '../queries';
+import { lockInvoice, lockInvoiceRow, requireCustomer, savePostedInvoice, saveVoidedInvoice } from '../queries';
+
+/** A create body, or the body a draft's PATCH makes of the invoice (memo null clears it). */
+type InvoiceContent = Omit<InvoiceCreateBody, 'memo'> & { memo?: string | null };
+
+/** A new draft invoice of the scope from a create body: the lines priced, due_date ≥ issue_date, USD (400 otherwise). */
+export function newInvoice(scope: Scope, b: InvoiceContent): Invoice {
+  const doc = newLineDocument(scope, b, () => {
+    requireOrder(b.issue_date, b.due_date, 'issue_date', 'due_date');
+    return { issueDate: b.issue_date, dueDate: b.due_date };
+  });
+  return {
+    ...doc,
+    externalInvoiceId: b.external_invoice_id,
+    customerId: b.customer_id,
+    invoiceNumber: b.invoice_number,
+    paidCents: 0,
+    status: 'draft',
+    estimateId: null,
+    journalEntryId: null,
+    postedAt: null,
+    ...NOT_VOID,
+    metadata: metadataOnCreate(b.metadata),
+  };
+}
+
+/** The invoice as the create body that would make it (metadata aside). */
+function invoiceContent(i: Invoice): InvoiceContent {
+  return {
+    external_invoice_id: i.externalInvoiceId,
+    customer_id: i.customerId,
+    invoice_number: i.invoiceNumber,
+    issue_date: i.issueDate,
+    due_date: i.dueDate,
+    line_items: lineItemsInputOf(i.lineItems),
+    currency: i.currency,
+    memo: i.memo,
+  };
+}
+
+/**
+ * PATCH /invoices/{id} under the invoice's row lock (a post waits for it, and a PATCH after a post
+ * sees the invoice open). A draft takes any create field: the invoice is made again from its content
+ * with the body over it, as a create makes it (lines priced, dates and currency checked), and a new
+ * customer must exist; once posted only metadata (409 otherwise). A taken external id fails at flush
+ * (the caller answers 409).
+ */
+export async function updateInvoice(tx: Tx, id: string, body: InvoiceUpdateBody): Promise<Invoice> {
+  const inv = await lockInvoice(tx, id);
+  if (!inv) throw AppError.notFound('Invoice', id);
+  refuseUnlessDraft('invoice', inv.id, inv.status, body);
+  const { metadata, ...fields } = body;
+  const remade = contentFields(body).length > 0 ? newInvoice(tx.scope, { ...invoiceContent(inv), ...fields }) : inv;
+  const changes = changesOf(inv, {
+    externalInvoiceId: remade.externalInvoiceId,
+    customerId: remade.customerId,
+    invoiceNumber: remade.invoiceNumber,
+    issueDate: remade.issueDate,
+    dueDate: remade.dueDate,
+    lineItems: remade.lineItems,
+    totalCents: remade.totalCents,
+    currency: remade.currency,
+    memo: remade.memo,
+    metadata: patchedMetadata(inv.metadata, metadata),
+  });
+  if (changes.customerId !== undefined) await requireCustomer(tx, changes.customerId);
+  Object.assign(inv, changes);
+  return inv;
+}
 
 /** The caller's content of a create, as compared on a retry. */
-export const sameInvoiceContent = sameDocumentContent<Invoice>((i) => ({ customer_id: i.customerId, invoice_number: i.invoiceNumber, due_date: i.dueDate }));
+export const sameInvoiceContent = sameDocumentContent<Invoice>((i) => ({ customer_id: i.customerId, invoice_number: i.invoiceNumber, due_date: i.dueDate, metadata: i.metadata }));
 
 /** Stores a draft invoice for an existing customer (nothing is booked until it is posted). */
 export async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice> {
   await requireCustomer(db, row.customerId);
-  await db.em.insert(InvoiceSchema, row);
+  await insertEntity(db.em, InvoiceSchema, row);
   return row;
 }
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@acct/contracts';
+import { AppError, type Metadata } from '@acct/contracts';
 import { accountingDate, reversalOf, todayUtc } from '@acct/ledger';
 import { type Outcome, type Tx, sameJson } from '@acct/posting';
+import { insertEntity } from '@acct/kit';
 import { type Payment, PaymentSchema, invoiceDto, paymentDto } from '../entities';
 import { checkPayment, statusForPaid } from '../domain/invoices';
 import { paymentPosting } from '../domain/postings';
@@ -16,15 +17,17 @@ export interface PaymentInput {
   processor: string | null;
   currency: string;
   eventId: string | null;
+  metadata: Metadata;
 }
 
-const paymentContent = (p: Pick<Payment, 'invoiceId' | 'amountCents' | 'receivedAt' | 'source' | 'processor' | 'currency'>) => ({
+const paymentContent = (p: Pick<Payment, 'invoiceId' | 'amountCents' | 'receivedAt' | 'source' | 'processor' | 'currency' | 'metadata'>) => ({
   invoice_id: p.invoiceId,
   amount_cents: p.amountCents,
   received_at: p.receivedAt,
   source: p.source,
   processor: p.processor,
   currency: p.currency,
+  metadata: p.metadata,
 });
 
 /**
@@ -64,7 +67,7 @@ export async function recordPayment(tx: Tx, input: PaymentInput): Promise<Outcom
   inv.paidCents += input.amountCents;
   inv.status = statusForPaid(inv.totalCents, inv.paidCents);
   payment.journalEntryId = await tx.post(paymentPosting(payment), { type: 'payment', payment: paymentDto(payment), invoice: invoiceDto(inv) });
-  await tx.em.insert(PaymentSchema, payment);
+  await insertEntity(tx.em, PaymentSchema, payment);
   tx.emit('payment.posted', { payment_id: payment.id, invoice_id: inv.id, amount_cents: payment.amountCents, currency: payment.currency });
   if (inv.status === 'paid') {
     tx.emit('invoice.paid', { invoice_id: inv.id, amount_paid_cents: inv.paidCents, total_cents: inv.totalCents, currency: inv.currency });

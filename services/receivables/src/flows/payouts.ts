@@ -1,4 +1,5 @@
 import { type Tx, sameJson } from '@acct/posting';
+import { insertEntity } from '@acct/kit';
 import { type Payout, PayoutSchema, payoutDto } from '../entities';
 import { payoutPosting } from '../domain/postings';
 
@@ -11,6 +12,6 @@ export const samePayoutContent = (a: Payout, b: Payout): boolean => {
 /** Books a processor payout: clearing → bank (net) and fees (fee); a zero payout moves nothing. */
 export async function recordPayout(tx: Tx, row: Payout): Promise<Payout> {
   if (row.grossCents > 0) row.journalEntryId = await tx.post(payoutPosting(row), { type: 'processor_payout', processor_payout: payoutDto(row) });
-  await tx.em.insert(PayoutSchema, row);
+  await insertEntity(tx.em, PayoutSchema, row);
   return row;
 }

@@ -79,6 +79,7 @@ export async function applyStripeEvent(tx: Tx, eventId: string, input: EventInpu
         currency: 'USD',
         status: 'created',
         journalEntryId: null,
+        metadata: {},
         createdAt: new Date(),
       };
       await recordPayout(tx, row);

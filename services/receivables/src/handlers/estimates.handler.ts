@@ -1,9 +1,8 @@
 import { AppError, type TrustedContext, single } from '@acct/contracts';
 import { type RpcClient, type RpcServer, registerReads, scopeOf } from '@acct/kit';
-import { requireOrder } from '@acct/ledger';
-import { type Books, createRecordOnce, newLineDocument, refuseTakenExternalId } from '@acct/posting';
-import { ESTIMATE, type Estimate, EstimateSchema, INVOICE } from '../entities';
-import { convertEstimate, createEstimate, moveEstimate, sameEstimateContent } from '../flows/estimates';
+import { type Books, createRecordOnce, refuseTakenExternalId } from '@acct/posting';
+import { ESTIMATE, EstimateSchema, INVOICE, estimateDto } from '../entities';
+import { convertEstimate, createEstimate, moveEstimate, newEstimate, sameEstimateContent, updateEstimate } from '../flows/estimates';
 
 /** Asks the documents service for the payment terms of the invoice defaults (net 30 when never set). */
 export type TermsSource = (ctx: TrustedContext) => Promise<number>;
@@ -20,17 +19,18 @@ export function termsFromDocuments(rpc: Pick<RpcClient, 'call'>): TermsSource {
 export function registerEstimateHandlers(server: RpcServer, books: Books, terms: TermsSource): void {
   server.handle('estimates.create', async (req) => {
     const b = req.body;
-    const doc = newLineDocument(scopeOf(req.ctx), b, () => {
-      if (b.expiry_date) requireOrder(b.issue_date, b.expiry_date, 'issue_date', 'expiry_date');
-      return { issueDate: b.issue_date, expiryDate: b.expiry_date ?? null };
-    });
-    const row: Estimate = { ...doc, externalEstimateId: b.external_estimate_id, customerId: b.customer_id, status: 'draft', invoiceId: null };
+    const row = newEstimate(scopeOf(req.ctx), b);
     return createRecordOnce(ESTIMATE, {
       row,
       store: () => createEstimate(books.db(req.ctx), row),
       existing: () => books.orm.em.fork().findOne(EstimateSchema, { ...scopeOf(req.ctx), externalEstimateId: b.external_estimate_id }),
       same: (ex) => sameEstimateContent(ex, row),
     });
+  });
+
+  server.handle('estimates.update', async (req) => {
+    const estimate = await refuseTakenExternalId(ESTIMATE, () => books.transact(req.ctx, (tx) => updateEstimate(tx, req.params.id, req.body)));
+    return { ok: true, status: 200, body: single('estimate', estimateDto(estimate)) };
   });
 
   server.handle('estimates.status', async (req) => {

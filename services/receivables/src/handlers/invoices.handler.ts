@@ -1,34 +1,24 @@
+import { single } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
-import { requireOrder } from '@acct/ledger';
-import { type Books, actionDone, createRecordOnce, newLineDocument } from '@acct/posting';
-import { INVOICE, type Invoice, InvoiceSchema, NOT_VOID } from '../entities';
-import { createDraftInvoice, postInvoice, sameInvoiceContent, voidInvoice } from '../flows/invoices';
+import { type Books, actionDone, createRecordOnce, refuseTakenExternalId } from '@acct/posting';
+import { INVOICE, InvoiceSchema, invoiceDto } from '../entities';
+import { createDraftInvoice, newInvoice, postInvoice, sameInvoiceContent, updateInvoice, voidInvoice } from '../flows/invoices';
 
 export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
   server.handle('invoices.create', async (req) => {
     const b = req.body;
-    const doc = newLineDocument(scopeOf(req.ctx), b, () => {
-      requireOrder(b.issue_date, b.due_date, 'issue_date', 'due_date');
-      return { issueDate: b.issue_date, dueDate: b.due_date };
-    });
-    const row: Invoice = {
-      ...doc,
-      externalInvoiceId: b.external_invoice_id,
-      customerId: b.customer_id,
-      invoiceNumber: b.invoice_number,
-      paidCents: 0,
-      status: 'draft',
-      estimateId: null,
-      journalEntryId: null,
-      postedAt: null,
-      ...NOT_VOID,
-    };
+    const row = newInvoice(scopeOf(req.ctx), b);
     return createRecordOnce(INVOICE, {
       row,
       store: () => createDraftInvoice(books.db(req.ctx), row),
       existing: () => books.orm.em.fork().findOne(InvoiceSchema, { ...scopeOf(req.ctx), externalInvoiceId: b.external_invoice_id }),
       same: (ex) => sameInvoiceContent(ex, row),
     });
+  });
+
+  server.handle('invoices.update', async (req) => {
+    const invoice = await refuseTakenExternalId(INVOICE, () => books.transact(req.ctx, (tx) => updateInvoice(tx, req.params.id, req.body)));
+    return { ok: true, status: 200, body: single('invoice', invoiceDto(invoice)) };
   });
 
   server.handle('invoices.post', async (req) => actionDone(INVOICE, 'posted', await books.transactGrouped(req.ctx, (tx) => postInvoice(tx, req.params.id))));

@@ -1,3 +1,4 @@
+import { metadataOnCreate } from '@acct/contracts';
 import { type RpcServer, registerReads } from '@acct/kit';
 import { accountingDate, currencyOf } from '@acct/ledger';
 import { type Books, createdReply, retryOnceOnUnique } from '@acct/posting';
@@ -16,6 +17,7 @@ export function registerPaymentHandlers(server: RpcServer, books: Books): void {
       processor: b.processor ?? null,
       currency: currencyOf(b.currency),
       eventId: null,
+      metadata: metadataOnCreate(b.metadata),
     };
     accountingDate(input.receivedAt, 'received_at');
     // The same external id may race in on another invoice: the second run answers 200 or 409.

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { metadataOnCreate } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { currencyOf } from '@acct/ledger';
 import { type Books, createInBooks } from '@acct/posting';
@@ -23,6 +24,7 @@ export function registerPayoutHandlers(server: RpcServer, books: Books): void {
       currency: currencyOf(b.currency),
       status: 'created',
       journalEntryId: null,
+      metadata: metadataOnCreate(b.metadata),
       createdAt: new Date(),
     };
     return createInBooks(books, req.ctx, PAYOUT, row, {

@@ -94,5 +94,8 @@ describe('what a posting writes to the projection', () => {
     expect(partyRow(vendor as unknown as ReferenceEvent)).toEqual([VENDOR, ORG, 'test', 'vendor', 'Acme', true, false, '2026-01-02T00:00:00Z']);
     const customer = { ...vendor, type: 'customer.created', data: { id: VENDOR, name: 'Bob' } };
     expect(partyRow(customer as unknown as ReferenceEvent)).toEqual([VENDOR, ORG, 'test', 'customer', 'Bob', false, false, '2026-01-01T00:00:00Z']);
+    // A renamed customer (PATCH /customers/{id}): its updated_at orders the copies, whatever the event's time.
+    const renamed = { ...vendor, type: 'customer.updated', data: { id: VENDOR, name: 'Bob King', metadata: { a: '1' }, updated_at: '2026-01-01T00:00:00.001Z' } };
+    expect(partyRow(renamed as unknown as ReferenceEvent)).toEqual([VENDOR, ORG, 'test', 'customer', 'Bob King', false, false, '2026-01-01T00:00:00.001Z']);
   });
 });

@@ -1,0 +1,46 @@
+import { AppError, canonicalJson } from '@acct/contracts';
+
+/**
+ * The rules every PATCH of a record shares (API-DECISIONS §11), as plain functions: a document
+ * changes only while draft (metadata aside), and a record's `updated_at` grows with every change.
+ * (Metadata merges by patchedMetadata of @acct/contracts.)
+ */
+
+/** The fields of a PATCH body it names (metadata aside): what only a draft may change. */
+export function contentFields(body: Record<string, unknown>): string[] {
+  return Object.keys(body).filter((k) => k !== 'metadata' && body[k] !== undefined);
+}
+
+/**
+ * A document that is no longer a draft (an invoice posted, an estimate sent, a bill posted) takes
+ * only metadata: any other field named is 409 conflict, whatever its value (issue `<kind>_<status>`).
+ */
+export function refuseUnlessDraft(kind: string, id: string, status: string, body: Record<string, unknown>): void {
+  if (status === 'draft') return;
+  const fields = contentFields(body);
+  if (fields.length === 0) return;
+  const What = kind.charAt(0).toUpperCase() + kind.slice(1);
+  throw AppError.conflict(`${What} ${id} is ${status}: only its metadata can change (${fields.join(', ')} sent).`, [
+    ...fields.map((f) => ({ field: `/${f}`, issue: `${kind}_${status}`, message: `Only a draft ${kind} changes ${f}; send metadata alone.` })),
+  ]);
+}
+
+const same = (a: unknown, b: unknown): boolean =>
+  a instanceof Date || b instanceof Date ? a instanceof Date && b instanceof Date && a.getTime() === b.getTime() : canonicalJson(a) === canonicalJson(b);
+
+/** The properties of `next` that differ from `current` (values compared as canonical JSON, dates by time). */
+export function changesOf<E extends object>(current: E, next: Partial<E>): Partial<E> {
+  const out: Partial<E> = {};
+  for (const k of Object.keys(next) as (keyof E)[]) {
+    if (!same(current[k], next[k])) out[k] = next[k];
+  }
+  return out;
+}
+
+/**
+ * The `updated_at` of a change: now, but always after the previous one, so the services that keep
+ * the newest copy of a record by it (reporting's parties) never take two changes for one.
+ */
+export function nextUpdatedAt(previous: Date, now = new Date()): Date {
+  return now.getTime() > previous.getTime() ? now : new Date(previous.getTime() + 1);
+}

@@ -13,8 +13,8 @@ export async function seedListCustomers(databaseUrl: string, organizationId: str
   try {
     await client.query(`SET search_path = receivables`);
     await client.query(
-      `INSERT INTO customers (id, organization_id, environment, external_customer_id, name, email, status, created_at)
-       SELECT gen_random_uuid(), $1::uuid, 'test', 'bench-list-' || g, 'Bench customer ' || g, NULL, 'active', now() - make_interval(mins => g)
+      `INSERT INTO customers (id, organization_id, environment, external_customer_id, name, email, status, created_at, updated_at)
+       SELECT gen_random_uuid(), $1::uuid, 'test', 'bench-list-' || g, 'Bench customer ' || g, NULL, 'active', now() - make_interval(mins => g), now() - make_interval(mins => g)
          FROM generate_series(1, $2::int) g`,
       [organizationId, rows],
     );

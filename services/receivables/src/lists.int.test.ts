@@ -107,9 +107,9 @@ describe('receivables: list cursors, created bounds and lookups', () => {
     const org = randomUUID();
     beforeAll(async () => {
       await svc.sql(
-        `INSERT INTO customers (id, organization_id, environment, external_customer_id, name, status, created_at)
+        `INSERT INTO customers (id, organization_id, environment, external_customer_id, name, status, created_at, updated_at)
          SELECT gen_random_uuid(), CASE WHEN g % 4 = 0 THEN gen_random_uuid() ELSE ?::uuid END, 'test', 'seed-' || g, 'Seeded ' || g, 'active',
-                timestamptz '2020-01-01' + g * interval '1 minute'
+                timestamptz '2020-01-01' + g * interval '1 minute', timestamptz '2020-01-01' + g * interval '1 minute'
            FROM generate_series(1, 80000) g`,
         [org],
       );

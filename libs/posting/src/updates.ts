@@ -1,4 +1,4 @@
-import { AppError, canonicalJson } from '@acct/contracts';
+import { AppError, type Metadata, canonicalJson, patchedMetadata } from '@acct/contracts';
 
 /**
  * The rules every PATCH of a record shares (API-DECISIONS §11), as plain functions: a document
@@ -43,4 +43,24 @@ export function changesOf<E extends object>(current: E, next: Partial<E>): Parti
  */
 export function nextUpdatedAt(previous: Date, now = new Date()): Date {
   return now.getTime() > previous.getTime() ? now : new Date(previous.getTime() + 1);
+}
+
+/**
+ * The changes a PATCH makes to a line document (invoice, estimate, bill) under its row lock: 409
+ * unless draft (metadata aside); with content fields, the document is made again from its content
+ * with the body over it (`remake`, the create's own path: lines priced, dates and currency checked),
+ * and the `fields` of that copy that differ are the changes; metadata merges. The caller checks a
+ * changed party and applies the changes.
+ */
+export function draftChanges<E extends { id: string; status: string; metadata: Metadata }, C extends object>(
+  kind: string,
+  doc: E,
+  body: Partial<C> & { metadata?: Metadata },
+  d: { content: (doc: E) => C; remake: (content: C) => E; fields: readonly (keyof E)[] },
+): Partial<E> {
+  refuseUnlessDraft(kind, doc.id, doc.status, body);
+  const { metadata, ...fields } = body;
+  const remade = contentFields(body).length > 0 ? d.remake({ ...d.content(doc), ...fields }) : doc;
+  const next = Object.fromEntries(d.fields.map((f) => [f, remade[f]])) as Partial<E>;
+  return changesOf(doc, { ...next, metadata: patchedMetadata(doc.metadata, metadata) });
 }

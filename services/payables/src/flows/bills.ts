@@ -1,7 +1,7 @@
-import { AppError, type BillCreateBody, type BillUpdateBody, metadataOnCreate, patchedMetadata } from '@acct/contracts';
+import { AppError, type BillCreateBody, type BillUpdateBody, metadataOnCreate } from '@acct/contracts';
 import type { Scope } from '@acct/kit';
 import { accountId, accountingDate, requireOrder, reversalOf, todayUtc } from '@acct/ledger';
-import { type Outcome, type Tx, changesOf, contentFields, lineItemsInputOf, newLineDocument, refuseUnlessDraft, sameDocumentContent } from '@acct/posting';
+import { type Outcome, type Tx, draftChanges, lineItemsInputOf, newLineDocument, sameDocumentContent } from '@acct/posting';
 import { type Bill, billDto, unposted } from '../entities';
 import { expenseAccountCode } from '../domain/accounts';
 import { type BillAction, checkBillAction, checkNoPayments } from '../domain/bills';
@@ -65,21 +65,10 @@ function billContent(b: Bill): BillContent {
 export async function updateBill(tx: Tx, id: string, body: BillUpdateBody): Promise<Bill> {
   const bill = await lockBill(tx, id);
   if (!bill) throw AppError.notFound('Bill', id);
-  refuseUnlessDraft('bill', bill.id, bill.status, body);
-  const { metadata, ...fields } = body;
-  const remade = contentFields(body).length > 0 ? newBill(tx.scope, { ...billContent(bill), ...fields }) : bill;
-  const changes = changesOf(bill, {
-    externalBillId: remade.externalBillId,
-    vendorId: remade.vendorId,
-    billNumber: remade.billNumber,
-    issueDate: remade.issueDate,
-    dueDate: remade.dueDate,
-    lineItems: remade.lineItems,
-    totalCents: remade.totalCents,
-    expenseAccountCode: remade.expenseAccountCode,
-    currency: remade.currency,
-    memo: remade.memo,
-    metadata: patchedMetadata(bill.metadata, metadata),
+  const changes = draftChanges('bill', bill, body, {
+    content: billContent,
+    remake: (c) => newBill(tx.scope, c),
+    fields: ['externalBillId', 'vendorId', 'billNumber', 'issueDate', 'dueDate', 'lineItems', 'totalCents', 'expenseAccountCode', 'currency', 'memo'],
   });
   if (changes.vendorId !== undefined) await requireVendor(tx, changes.vendorId);
   Object.assign(bill, changes);

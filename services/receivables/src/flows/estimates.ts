@@ -1,17 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import {
-  AppError,
-  type EstimateConvertBody,
-  type EstimateCreateBody,
-  type EstimateStatus,
-  type EstimateUpdateBody,
-  limits,
-  metadataOnCreate,
-  patchedMetadata,
-} from '@acct/contracts';
+import { AppError, type EstimateConvertBody, type EstimateCreateBody, type EstimateStatus, type EstimateUpdateBody, limits, metadataOnCreate } from '@acct/contracts';
 import { type Scope, insertEntity } from '@acct/kit';
 import { addDays, isCalendarDate, requireOrder, todayUtc } from '@acct/ledger';
-import { type Db, type Outcome, type Tx, changesOf, contentFields, lineItemsInputOf, newLineDocument, refuseUnlessDraft, sameDocumentContent } from '@acct/posting';
+import { type Db, type Outcome, type Tx, draftChanges, lineItemsInputOf, newLineDocument, sameDocumentContent } from '@acct/posting';
 import { type Estimate, EstimateSchema, type Invoice, InvoiceSchema, NOT_VOID } from '../entities';
 import { checkEstimateMove } from '../domain/estimates';
 import { lockEstimate, requireCustomer } from '../queries';
@@ -53,19 +44,10 @@ function estimateContent(e: Estimate): EstimateContent {
 export async function updateEstimate(tx: Tx, id: string, body: EstimateUpdateBody): Promise<Estimate> {
   const e = await lockEstimate(tx, id);
   if (!e) throw AppError.notFound('Estimate', id);
-  refuseUnlessDraft('estimate', e.id, e.status, body);
-  const { metadata, ...fields } = body;
-  const remade = contentFields(body).length > 0 ? newEstimate(tx.scope, { ...estimateContent(e), ...fields }) : e;
-  const changes = changesOf(e, {
-    externalEstimateId: remade.externalEstimateId,
-    customerId: remade.customerId,
-    issueDate: remade.issueDate,
-    expiryDate: remade.expiryDate,
-    lineItems: remade.lineItems,
-    totalCents: remade.totalCents,
-    currency: remade.currency,
-    memo: remade.memo,
-    metadata: patchedMetadata(e.metadata, metadata),
+  const changes = draftChanges('estimate', e, body, {
+    content: estimateContent,
+    remake: (c) => newEstimate(tx.scope, c),
+    fields: ['externalEstimateId', 'customerId', 'issueDate', 'expiryDate', 'lineItems', 'totalCents', 'currency', 'memo'],
   });
   if (changes.customerId !== undefined) await requireCustomer(tx, changes.customerId);
   Object.assign(e, changes);

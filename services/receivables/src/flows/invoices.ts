@@ -1,7 +1,7 @@
-import { AppError, type InvoiceCreateBody, type InvoiceUpdateBody, metadataOnCreate, patchedMetadata } from '@acct/contracts';
+import { AppError, type InvoiceCreateBody, type InvoiceUpdateBody, metadataOnCreate } from '@acct/contracts';
 import { type Scope, insertEntity } from '@acct/kit';
 import { requireOrder, reversalOf, todayUtc } from '@acct/ledger';
-import { type Db, type Outcome, type Tx, changesOf, contentFields, lineItemsInputOf, newLineDocument, refuseUnlessDraft, sameDocumentContent } from '@acct/posting';
+import { type Db, type Outcome, type Tx, draftChanges, lineItemsInputOf, newLineDocument, sameDocumentContent } from '@acct/posting';
 import { type Invoice, InvoiceSchema, NOT_VOID, invoiceDto } from '../entities';
 import { checkVoid } from '../domain/invoices';
 import { invoicePosting } from '../domain/postings';
@@ -55,20 +55,10 @@ function invoiceContent(i: Invoice): InvoiceContent {
 export async function updateInvoice(tx: Tx, id: string, body: InvoiceUpdateBody): Promise<Invoice> {
   const inv = await lockInvoice(tx, id);
   if (!inv) throw AppError.notFound('Invoice', id);
-  refuseUnlessDraft('invoice', inv.id, inv.status, body);
-  const { metadata, ...fields } = body;
-  const remade = contentFields(body).length > 0 ? newInvoice(tx.scope, { ...invoiceContent(inv), ...fields }) : inv;
-  const changes = changesOf(inv, {
-    externalInvoiceId: remade.externalInvoiceId,
-    customerId: remade.customerId,
-    invoiceNumber: remade.invoiceNumber,
-    issueDate: remade.issueDate,
-    dueDate: remade.dueDate,
-    lineItems: remade.lineItems,
-    totalCents: remade.totalCents,
-    currency: remade.currency,
-    memo: remade.memo,
-    metadata: patchedMetadata(inv.metadata, metadata),
+  const changes = draftChanges('invoice', inv, body, {
+    content: invoiceContent,
+    remake: (c) => newInvoice(tx.scope, c),
+    fields: ['externalInvoiceId', 'customerId', 'invoiceNumber', 'issueDate', 'dueDate', 'lineItems', 'totalCents', 'currency', 'memo'],
   });
   if (changes.customerId !== undefined) await requireCustomer(tx, changes.customerId);
   Object.assign(inv, changes);

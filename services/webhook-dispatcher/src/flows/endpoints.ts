@@ -6,9 +6,8 @@ import {
   WEBHOOK_SECRET_OVERLAP_HOURS_DEFAULT,
   type WebhookDeliveryDto,
   type WebhookEndpointDto,
-  mergeMetadata,
   metadataOnCreate,
-  metadataTooLarge,
+  patchedMetadata,
 } from '@acct/contracts';
 import { type EntityManager, encryptSecret } from '@acct/kit';
 import { type Resolver, checkUrl } from '../adapters/ssrf';
@@ -101,12 +100,7 @@ export async function updateEndpoint(
   const row = await em.transactional(async (tx) => {
     const ep = await lockEndpoint(tx, s, id, 'UPDATE');
     if (!ep) throw AppError.notFound('Webhook endpoint', id);
-    const metadata = mergeMetadata(ep.metadata ?? {}, input.metadata);
-    if (metadataTooLarge(metadata)) {
-      throw AppError.validation('metadata would have more than 50 keys after the merge.', [
-        { field: '/metadata', issue: 'too_many_keys', message: 'After the merge metadata may hold at most 50 keys; set keys to "" to remove them.' },
-      ]);
-    }
+    const metadata = patchedMetadata(ep.metadata ?? {}, input.metadata);
     const enable = input.enabled === true && ep.status === 'disabled';
     const disable = input.enabled === false && ep.status === 'enabled';
     const updated = await updateEndpointFields(tx, id, {

@@ -14,6 +14,7 @@ export default tseslint.config(
       'test/support/pdf-text-cli.cjs',
       'test/support/chromium-path-cli.mjs',
       'test/support/global-setup.js',
+      'test/support/e2e-timeout.js',
       'test/support/global-teardown.js',
       'jest.config.js',
       'eslint.config.mjs',

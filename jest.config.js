@@ -21,6 +21,6 @@ module.exports = {
       testPathIgnorePatterns: ['\\.int\\.test\\.ts$'],
     },
     { ...base, displayName: 'integration', testMatch: ['<rootDir>/{libs,services,tools}/*/src/**/*.int.test.ts', '<rootDir>/test/integration/**/*.int.test.ts'] },
-    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'] },
+    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'], setupFilesAfterEnv: ['<rootDir>/test/support/e2e-timeout.js'] },
   ],
 };

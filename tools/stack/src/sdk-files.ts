@@ -78,6 +78,11 @@ export function sampleOf(doc: Doc, schema: unknown, depth = 0): unknown {
       if (s.format === 'uuid') return '00000000-0000-4000-8000-000000000000';
       if (s.format === 'email') return 'ada@example.com';
       if (s.format === 'uri') return 'https://example.com/hooks';
+      if (typeof s.pattern === 'string') {
+        const re = new RegExp(s.pattern, 'u');
+        const fit = ['example', '2026', '2026-11-01', 'USD', 'usd'].find((c) => re.test(c));
+        if (fit !== undefined) return fit;
+      }
       return 'example';
     default:
       return null;
@@ -114,8 +119,10 @@ export function renderHttpCollection(doc: Doc = buildOpenApi()): Map<string, str
       if (m === 'post' || m === 'patch') lines.push('Idempotency-Key: {{$guid}}');
       if (json) {
         lines.push('Content-Type: application/json', '', JSON.stringify(sampleOf(doc, json.schema), null, 2));
+      } else if (other === 'multipart/form-data') {
+        lines.push('Content-Type: multipart/form-data; boundary=boundary', '', ...multipartSample(doc, body[other]?.schema));
       } else if (other) {
-        lines.push(`Content-Type: ${other}`, '', `< ./sample-file`);
+        lines.push(`Content-Type: ${other}`, '', '< ./sample-file');
       }
       const list = byTag.get(tag) ?? [];
       list.push(lines.join('\n'));
@@ -134,6 +141,23 @@ export function renderHttpCollection(doc: Doc = buildOpenApi()): Map<string, str
   const out = new Map<string, string>();
   for (const tag of [...byTag.keys()].sort()) out.set(`${HTTP_DIR}/${slug(tag)}.http`, `${header(tag)}\n${byTag.get(tag)!.join('\n\n')}\n`);
   return out;
+}
+
+/** A multipart body: a part per field (ids left out: they need real records), a file part read from disk. */
+function multipartSample(doc: Doc, schema: unknown): string[] {
+  const s = (typeof (schema as Doc | undefined)?.$ref === 'string' ? resolve(doc, String((schema as Doc).$ref)) : schema) as Doc | undefined;
+  const lines: string[] = [];
+  for (const [name, prop] of Object.entries((s?.properties ?? {}) as Record<string, Doc>)) {
+    if (prop.format === 'uuid' || (Array.isArray(prop.enum) && name.endsWith('_type') && name.startsWith('record'))) continue;
+    lines.push('--boundary');
+    if (prop.contentEncoding === 'binary' || prop.format === 'binary') {
+      lines.push(`Content-Disposition: form-data; name="${name}"; filename="receipt.pdf"`, 'Content-Type: application/pdf', '', '< ./receipt.pdf');
+    } else {
+      lines.push(`Content-Disposition: form-data; name="${name}"`, '', String(sampleOf(doc, prop)));
+    }
+  }
+  lines.push('--boundary--');
+  return lines;
 }
 
 function oneLine(s: string): string {

@@ -20,7 +20,7 @@
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---------------------------------------------------------------------------------------------
-# manifests: only the package.json files of the root and of every workspace (libs/*, services/*, tools/*),
+# manifests: only the package.json files of the root and of every workspace (libs/*, services/*, tools/*, clients/*),
 # so that the `npm ci` layers below are re-run only when dependencies change, and a new workspace
 # needs no edit here. This stage re-runs on any source change, but its output is byte-identical
 # then, so the COPY --from and `npm ci` layers of the next stages stay cached.
@@ -29,7 +29,7 @@ WORKDIR /src
 COPY . .
 RUN mkdir -p /manifests \
  && cp package.json package-lock.json /manifests/ \
- && find libs services tools -mindepth 2 -maxdepth 2 -name package.json -exec cp --parents {} /manifests/ \;
+ && find libs services tools clients -mindepth 2 -maxdepth 2 -name package.json -exec cp --parents {} /manifests/ \;
 
 # ---------------------------------------------------------------------------------------------
 # build: every dependency, then compile all TypeScript projects.

@@ -17,7 +17,7 @@ module.exports = {
     {
       ...base,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{libs,services,tools}/*/src/**/*.test.ts', '<rootDir>/test/deploy/**/*.test.ts'],
+      testMatch: ['<rootDir>/{libs,services,tools,clients}/*/src/**/*.test.ts', '<rootDir>/test/deploy/**/*.test.ts'],
       testPathIgnorePatterns: ['\\.int\\.test\\.ts$'],
     },
     { ...base, displayName: 'integration', testMatch: ['<rootDir>/{libs,services,tools}/*/src/**/*.int.test.ts', '<rootDir>/test/integration/**/*.int.test.ts'] },

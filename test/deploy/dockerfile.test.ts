@@ -148,7 +148,7 @@ describe('.dockerignore', () => {
   });
 
   it('keeps in what the build stage needs', () => {
-    const needed = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.base.json', 'libs', 'services', 'tools', 'test/bench'];
+    const needed = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.base.json', 'libs', 'services', 'tools', 'clients', 'test/bench'];
     for (const p of needed) expect([p, ignored(p)]).toEqual([p, false]);
   });
 });

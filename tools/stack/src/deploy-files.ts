@@ -143,7 +143,7 @@ export function renderChartSchema(text: string, manifest: readonly ServiceManife
 /** Every file `npm run deploy:gen` writes, by path from the root, with the content it must have. */
 /**
  * tsconfig.json, the build's project references: every lib and tool folder, the services of the
- * manifest in its order, and the bench. `tsc -b` orders the build by their own references.
+ * manifest in its order, the client libraries (clients/*) and the bench. `tsc -b` orders the build by their own references.
  */
 export function renderTsconfig(root: string, manifest: readonly ServiceManifestEntry[] = SERVICE_MANIFEST): string {
   const folders = (dir: string) =>
@@ -152,7 +152,7 @@ export function renderTsconfig(root: string, manifest: readonly ServiceManifestE
       .filter((e) => e.isDirectory() && fs.existsSync(path.join(root, dir, e.name, 'tsconfig.json')))
       .map((e) => `${dir}/${e.name}`)
       .sort();
-  const paths = [...folders('libs'), ...manifest.map((s) => `services/${s.name}`), ...folders('tools'), 'test/bench'];
+  const paths = [...folders('libs'), ...manifest.map((s) => `services/${s.name}`), ...folders('tools'), ...folders('clients'), 'test/bench'];
   return `{\n  "files": [],\n  "references": [\n${paths.map((p) => `    { "path": ${quote(p)} }`).join(',\n')}\n  ]\n}\n`;
 }
 

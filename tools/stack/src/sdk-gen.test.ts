@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { HTTP_DIR, SDK_SCHEMA_FILE, renderHttpCollection, sampleOf, sdkFiles } from './sdk-files';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const STALE = 'is stale: run `npm run sdk:gen` and commit the result';
+
+/** What is committed is what `npm run sdk:gen` writes from today's OpenAPI document. */
+describe('sdk:gen', () => {
+  let files: Map<string, string>;
+  beforeAll(() => {
+    files = sdkFiles();
+  });
+
+  it('the SDK types (clients/typescript/src/schema.ts) match the document', () => {
+    const committed = fs.readFileSync(path.join(ROOT, SDK_SCHEMA_FILE), 'utf8');
+    if (committed !== files.get(SDK_SCHEMA_FILE)) throw new Error(`${SDK_SCHEMA_FILE} ${STALE}`);
+  });
+
+  it('the .http collection (docs/http) matches the document, with no file of a tag that is gone', () => {
+    const http = [...files.keys()].filter((f) => f.startsWith(`${HTTP_DIR}/`));
+    const committed = fs
+      .readdirSync(path.join(ROOT, HTTP_DIR))
+      .filter((f) => f.endsWith('.http'))
+      .map((f) => `${HTTP_DIR}/${f}`);
+    if (JSON.stringify(committed.sort()) !== JSON.stringify([...http].sort())) throw new Error(`${HTTP_DIR} ${STALE} (files differ)`);
+    for (const f of http) if (fs.readFileSync(path.join(ROOT, f), 'utf8') !== files.get(f)) throw new Error(`${f} ${STALE}`);
+  });
+
+  it('covers every operation of the document once, with its method and path', () => {
+    const all = [...files.entries()]
+      .filter(([f]) => f.endsWith('.http'))
+      .map(([, c]) => c)
+      .join('\n');
+    const names = [...all.matchAll(/^# @name (\S+)$/gm)].map((m) => m[1]);
+    expect(new Set(names).size).toBe(names.length);
+    expect(all).toMatch(/^POST \{\{baseUrl\}\}\/api\/v1\/invoices\/\{\{id\}\}\/post$/m);
+  });
+
+  it('samples request bodies through $ref, enums and formats', () => {
+    const doc = {
+      components: {
+        schemas: {
+          Line: { type: 'object', required: ['n', 'd'], properties: { n: { type: 'integer', minimum: 1 }, d: { type: 'string', format: 'date' }, x: { type: 'string' } } },
+        },
+      },
+    };
+    expect(sampleOf(doc, { type: 'array', items: { $ref: '#/components/schemas/Line' } })).toEqual([{ n: 1, d: '2026-11-01' }]);
+    expect(sampleOf(doc, { type: ['string', 'null'], enum: ['usd', 'eur'] })).toBe('usd');
+    const col = renderHttpCollection({
+      paths: { '/x/{id}': { post: { tags: ['X y'], operationId: 'makeX', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Line' } } } } } } },
+      ...doc,
+    });
+    expect([...col.keys()]).toEqual(['docs/http/x-y.http']);
+    expect(col.get('docs/http/x-y.http')).toContain(
+      'POST {{baseUrl}}/x/{{id}}\nAuthorization: Bearer {{apiKey}}\nIdempotency-Key: {{$guid}}\nContent-Type: application/json\n\n{\n  "n": 1,',
+    );
+  });
+});

@@ -81,7 +81,7 @@ export function exampleOf(s: JsonSchema | undefined, key = '', all = true, refs:
     const branches = s[k] as JsonSchema[] | undefined;
     if (branches) return exampleOf(branches.find((b) => b.type !== 'null') ?? branches[0], key, all, refs);
   }
-  if (Array.isArray(s.allOf)) return exampleOf(Object.assign({}, ...(s.allOf as JsonSchema[])), key, all, refs);
+  if (Array.isArray(s.allOf)) return exampleOf(Object.assign({}, ...(s.allOf as JsonSchema[])) as JsonSchema, key, all, refs);
   const types = ([] as string[]).concat((s.type as string | string[] | undefined) ?? (s.properties ? 'object' : 'string'));
   const type = types.find((t) => t !== 'null') ?? 'null';
   switch (type) {

@@ -211,7 +211,9 @@ const PORTAL_NOT_FOUND =
 function requestBody(route: RouteDef, names: SchemaNames): Record<string, unknown> | undefined {
   const name = `${pascal(route.operationId)}Request`;
   if (route.kind === 'raw') {
-    return route.rawBody ? { required: true, content: { 'application/json': { schema: names.ref(route.rawBody, name) } } } : undefined;
+    if (!route.rawBody) return undefined;
+    const raw = names.ref(route.rawBody, name);
+    return { required: true, content: { 'application/json': { schema: raw, example: exampleOf(raw, '', true, names.components) } } };
   }
   if (route.kind === 'upload') return route.body ? { required: true, content: { 'multipart/form-data': { schema: requestSchema(route.body) } } } : undefined;
   if (route.method !== 'POST' && route.method !== 'PUT' && route.method !== 'PATCH') return undefined;

@@ -26,7 +26,7 @@ export interface Operation {
   operationId: string;
   parameters?: Param[];
   requestBody?: { required?: boolean; content: Record<string, Content> };
-  responses: Record<string, { content?: Record<string, Content> }>;
+  responses: Record<string, { content?: Record<string, Content>; $ref?: string }>;
 }
 export interface OpenApiDoc {
   paths: Record<string, Record<string, Operation>>;
@@ -175,7 +175,7 @@ export class Conformance {
     this.exercised.set(op.operationId, seen);
 
     const verdict = this.judgeRequest(op, match.t, match.m!, url, headers, body);
-    const declared = op.responses[String(res.status)];
+    const declared = this.response(op.responses[String(res.status)]);
     if (!declared) {
       this.problem('undeclared status', method, p, res, `${op.operationId} declares ${Object.keys(op.responses).join(', ')}; body ${res.text.slice(0, 300)}`);
     } else {
@@ -201,6 +201,12 @@ export class Conformance {
       if (!(this.rule && (issues.includes(this.rule) || res.json?.error?.code === this.rule))) this.problem('valid request refused', method, p, res, res.text.slice(0, 400));
     }
     if (res.status >= 200 && res.status < 300 && !verdict.valid) this.problem('invalid request accepted', method, p, res, verdict.why.join('; '));
+  }
+
+  /** A response of the document, a $ref to components.responses (a shared error response) resolved. */
+  private response(r: Operation['responses'][string] | undefined): Operation['responses'][string] | undefined {
+    const name = r?.$ref?.replace('#/components/responses/', '');
+    return name === undefined ? r : (this.doc.components.responses as Record<string, Operation['responses'][string]> | undefined)?.[name];
   }
 
   /** Whether the document calls this request valid: path, query and header parameters, and body. */

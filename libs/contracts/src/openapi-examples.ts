@@ -14,8 +14,37 @@ const BY_PATTERN: Record<string, string> = {
   '^[0-9]{4}$': '2026',
 };
 
+/** Free-text fields by name: what a reader expects to see there. */
+const BY_NAME: Record<string, string> = {
+  processor: 'stripe',
+  invoice_status: 'open',
+  event_type: 'invoice.posted',
+  field: '/name',
+  issue: 'required',
+  id: 'evt_1PqR2sT3uV4wX5yZ6a7B8c9D',
+  type: 'payment_intent.succeeded',
+  reversal_reason: 'Entered twice by mistake',
+  disabled_reason: 'Deliveries failed for 3 days',
+  secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  error: 'connect ECONNREFUSED',
+  response_body: 'ok',
+  file_name: 'receipt-2026-03.pdf',
+  filename: 'receipt-2026-03.pdf',
+  source: 'api',
+  business_name: 'Acme Corporation',
+  payment_instructions: 'Pay by ACH to account 000123456789, routing 021000021.',
+  default_terms: 'Net 30',
+  default_memo: 'Thank you for your business.',
+  footer: 'Acme Corporation, 1 Market St, San Francisco CA',
+  code: '1100',
+  account_code: '1100',
+  subtype: 'accounts_receivable',
+  source_type: 'invoice',
+};
+
 /** A string by its field name: what a reader expects to see there. */
 function namedString(key: string): string | undefined {
+  if (Object.hasOwn(BY_NAME, key)) return BY_NAME[key];
   if (key === 'currency') return 'USD';
   if (key.startsWith('external_') && key.endsWith('_id')) return `${key.slice(9, -3)}_1001`;
   if (key === 'email' || key.endsWith('_email')) return 'billing@acme.example';

@@ -105,7 +105,10 @@ export function exampleOf(s: JsonSchema | undefined, key = '', all = true, refs:
     return target ? exampleOf(target, key, all, refs) : {};
   }
   if (s.const !== undefined) return s.const as Json;
-  if (Array.isArray(s.enum)) return s.enum.find((e) => e !== null) as Json;
+  if (Array.isArray(s.enum)) {
+    const named = namedString(key);
+    return (named !== undefined && s.enum.includes(named) ? named : s.enum.find((e) => e !== null)) as Json;
+  }
   for (const k of ['anyOf', 'oneOf'] as const) {
     const branches = s[k] as JsonSchema[] | undefined;
     if (branches) return exampleOf(branches.find((b) => b.type !== 'null') ?? branches[0], key, all, refs);
@@ -133,6 +136,8 @@ export function exampleOf(s: JsonSchema | undefined, key = '', all = true, refs:
       const required = new Set((s.required ?? []) as string[]);
       const out: Record<string, Json> = {};
       for (const [k, p] of Object.entries(props)) if (all || required.has(k)) out[k] = exampleOf(p, k, all, refs);
+      // Metadata: one pair, as an app would keep its own id there.
+      if (key === 'metadata' && !s.properties && s.additionalProperties) out.crm_id = 'acct_4412';
       if (key === 'pagination' && typeof out.count === 'number') out.count = 1;
       return out;
     }

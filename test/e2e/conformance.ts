@@ -26,7 +26,7 @@ export interface Operation {
   operationId: string;
   parameters?: Param[];
   requestBody?: { required?: boolean; content: Record<string, Content> };
-  responses: Record<string, { content?: Record<string, Content> }>;
+  responses: Record<string, { content?: Record<string, Content>; headers?: Record<string, unknown>; $ref?: string }>;
 }
 export interface OpenApiDoc {
   paths: Record<string, Record<string, Operation>>;
@@ -37,6 +37,8 @@ type Api = ReturnType<typeof client>;
 type Res = Awaited<ReturnType<Api>>;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+/** The response headers the gateway sets: each must be declared on the response that carries it. */
+const GATEWAY_HEADERS = ['request-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'idempotent-replayed', 'module-warning'];
 const ERROR_REF: Schema = { $ref: '#/components/schemas/Error' };
 const mediaOf = (contentType: string | null) => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 const isJson = (media: string) => media === 'application/json' || media.endsWith('+json');
@@ -175,10 +177,13 @@ export class Conformance {
     this.exercised.set(op.operationId, seen);
 
     const verdict = this.judgeRequest(op, match.t, match.m!, url, headers, body);
-    const declared = op.responses[String(res.status)];
+    const declared = this.response(op.responses[String(res.status)]);
     if (!declared) {
       this.problem('undeclared status', method, p, res, `${op.operationId} declares ${Object.keys(op.responses).join(', ')}; body ${res.text.slice(0, 300)}`);
     } else {
+      // Every header of the gateway's own it sends on this response is declared there (issue #24).
+      const declaredHeaders = new Set(Object.keys(declared.headers ?? {}).map((h) => h.toLowerCase()));
+      for (const h of GATEWAY_HEADERS) if (res.headers.get(h) !== null && !declaredHeaders.has(h)) this.problem('undeclared header', method, p, res, h);
       const media = mediaOf(res.headers.get('content-type'));
       const content = declared.content ?? {};
       if (method !== 'HEAD' && (res.text.length > 0 || media)) {
@@ -201,6 +206,12 @@ export class Conformance {
       if (!(this.rule && (issues.includes(this.rule) || res.json?.error?.code === this.rule))) this.problem('valid request refused', method, p, res, res.text.slice(0, 400));
     }
     if (res.status >= 200 && res.status < 300 && !verdict.valid) this.problem('invalid request accepted', method, p, res, verdict.why.join('; '));
+  }
+
+  /** A response of the document, a $ref to components.responses (a shared error response) resolved. */
+  private response(r: Operation['responses'][string] | undefined): Operation['responses'][string] | undefined {
+    const name = r?.$ref?.replace('#/components/responses/', '');
+    return name === undefined ? r : (this.doc.components.responses as Record<string, Operation['responses'][string]> | undefined)?.[name];
   }
 
   /** Whether the document calls this request valid: path, query and header parameters, and body. */

@@ -1,6 +1,10 @@
 import { ROUTES } from './api/index';
 import { type RouteDef, takesIdempotencyKey } from './routes';
-import { errorSchema, type JsonSchema } from './schemas/common';
+import { errorDetail, errorSchema, type JsonSchema, pagination } from './schemas/common';
+import { metadataRecord } from './schemas/metadata';
+import { ERROR_CODES } from './errors';
+import { EVENT_SCHEMAS, OUTBOUND_EVENT_TYPES } from './events';
+import { exampleOf } from './openapi-examples';
 import { limits } from './limits';
 
 const ERROR_RESPONSES: Record<string, string> = {
@@ -79,6 +83,62 @@ const jsonValueSchema: JsonSchema = {
   additionalProperties: { $ref: '#/components/schemas/JsonValue' },
 };
 
+const pascal = (s: string) => s.replace(/(^|[._\s-])(\w)/g, (_m, _p, c: string) => c.toUpperCase());
+
+/**
+ * The named schemas of the document (components.schemas): a schema is named once, and every later
+ * occurrence of the same content, whole or nested in another named schema, becomes a $ref to it.
+ * The TypeBox declarations stay as they are (the gateway compiles them with no $id): naming happens here.
+ */
+class SchemaNames {
+  readonly components: Record<string, JsonSchema> = {};
+  private readonly byContent = new Map<string, string>();
+
+  /** A $ref to s, named `name` unless the same content is named already. */
+  ref(s: JsonSchema, name: string): JsonSchema {
+    const key = JSON.stringify(s);
+    let n = this.byContent.get(key);
+    if (!n) {
+      n = name;
+      for (let i = 2; this.components[n]; i++) n = `${name}${i}`;
+      this.components[n] = this.inner(s);
+      this.byContent.set(key, n);
+    }
+    return { $ref: `#/components/schemas/${n}` };
+  }
+
+  /** Names a schema without a $ref to it (one written by hand). */
+  put(name: string, s: JsonSchema): void {
+    this.components[name] = s;
+  }
+
+  /** s with every named sub-schema as a $ref. */
+  inner(s: JsonSchema): JsonSchema {
+    const sub = (v: unknown): unknown => {
+      if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+      const n = this.byContent.get(JSON.stringify(v));
+      return n ? { $ref: `#/components/schemas/${n}` } : this.inner(v as JsonSchema);
+    };
+    const out: JsonSchema = { ...s };
+    for (const k of ['properties', 'patternProperties', '$defs']) {
+      if (out[k] && typeof out[k] === 'object') out[k] = Object.fromEntries(Object.entries(out[k] as JsonSchema).map(([n, v]) => [n, sub(v)]));
+    }
+    for (const k of ['items', 'additionalProperties', 'not']) if (out[k] && typeof out[k] === 'object') out[k] = sub(out[k]);
+    for (const k of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) if (Array.isArray(out[k])) out[k] = (out[k] as unknown[]).map(sub);
+    return out;
+  }
+}
+
+/** What a parameter the declarations leave undescribed means. */
+function parameterText(name: string, where: 'path' | 'query', route: RouteDef): string {
+  if (where === 'path') {
+    if (name === 'id') return `The id of the ${route.tag.toLowerCase().replace(/s$/, '')} record (uuid, of the key's organization and environment).`;
+    if (name === 'token') return 'The share token of the link (as the share returned it).';
+    return `The id of the ${name.replace(/_id$/, '').replace(/_/g, ' ')} (uuid).`;
+  }
+  return `Only items whose ${name.replace(/_/g, ' ')} is this value.`;
+}
+
 function parameters(route: RouteDef): unknown[] {
   const out: unknown[] = [];
   const add = (where: 'path' | 'query', schema?: JsonSchema) => {
@@ -87,7 +147,7 @@ function parameters(route: RouteDef): unknown[] {
     const required = new Set((schema.required ?? []) as string[]);
     for (const [name, s] of Object.entries(props)) {
       const { description, ...rest } = s as { description?: string } & JsonSchema;
-      out.push({ name, in: where, required: where === 'path' || required.has(name), description, schema: rest });
+      out.push({ name, in: where, required: where === 'path' || required.has(name), description: description ?? parameterText(name, where, route), schema: rest });
     }
   };
   add('path', route.params && requestSchema(route.params));
@@ -102,14 +162,25 @@ function referencesRecords(body?: JsonSchema): boolean {
 }
 
 /** The media types of a success: a download's bytes, a public page, the YAML document, or JSON. */
-function successContent(route: RouteDef, r: RouteDef['responses'][number]): Record<string, unknown> {
+function successContent(route: RouteDef, r: RouteDef['responses'][number], names: SchemaNames): Record<string, unknown> {
   if (r.contentType) return Object.fromEntries(([] as string[]).concat(r.contentType).map((t) => [t, { schema: r.schema }]));
   if (route.operationId === 'getOpenApi') return { 'application/yaml': { schema: r.schema } };
   if (route.kind === 'download') return { 'application/octet-stream': { schema: { type: 'string', contentEncoding: 'binary' } } };
-  return { 'application/json': { schema: r.schema } };
+  const schema = names.ref(r.schema, responseName(route));
+  return { 'application/json': { schema, example: exampleOf(schema, '', true, names.components) } };
 }
 
-const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+/** The name of an operation's success body: <Record>, <Record>List or <OperationId>Response. */
+function responseName(route: RouteDef): string {
+  const id = route.operationId;
+  if (/^get[A-Z]/.test(id) && route.params) return `${id.slice(3)}Response`;
+  if (/^list[A-Z]/.test(id)) return `${singularName(id.slice(4))}List`;
+  return `${pascal(id)}Response`;
+}
+
+const singularName = (s: string) => (s.endsWith('ies') ? `${s.slice(0, -3)}y` : s.endsWith('ses') ? s.slice(0, -2) : s.endsWith('s') ? s.slice(0, -1) : s);
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
 /** The error statuses a route can answer, with what each means there. */
 function errorResponses(route: RouteDef): Record<string, string> {
@@ -137,38 +208,89 @@ const PORTAL_NOT_FOUND =
   'not_found: the token is unknown or the share revoked (the two look alike). A request that prefers text/html (a browser) gets a page saying the link is not valid; any other gets the error envelope.';
 
 /** What a route takes as its JSON body: its schema, or, for a POST/PUT/PATCH without one, nothing or {}. */
-function requestBody(route: RouteDef): Record<string, unknown> | undefined {
+function requestBody(route: RouteDef, names: SchemaNames): Record<string, unknown> | undefined {
+  const name = `${pascal(route.operationId)}Request`;
   if (route.kind === 'raw') {
-    return route.rawBody ? { required: true, content: { 'application/json': { schema: route.rawBody } } } : undefined;
+    if (!route.rawBody) return undefined;
+    const raw = names.ref(route.rawBody, name);
+    return { required: true, content: { 'application/json': { schema: raw, example: exampleOf(raw, '', true, names.components) } } };
   }
   if (route.kind === 'upload') return route.body ? { required: true, content: { 'multipart/form-data': { schema: requestSchema(route.body) } } } : undefined;
   if (route.method !== 'POST' && route.method !== 'PUT' && route.method !== 'PATCH') return undefined;
   const schema = route.body ? requestSchema(route.body) : { type: 'object', properties: {}, additionalProperties: false, description: 'No fields: send no body, or {}.' };
   // No body at all is read as {}: the body is required only when {} would be refused.
   const required = ((schema.required as unknown[] | undefined)?.length ?? 0) > 0 || ((schema.minProperties as number | undefined) ?? 0) > 0;
-  return { required, content: { 'application/json': { schema } } };
+  const ref = names.ref(schema, route.body ? name : 'EmptyRequest');
+  return { required, content: { 'application/json': { schema: ref, example: exampleOf(ref, '', true, names.components) } } };
 }
 
-function operation(route: RouteDef): Record<string, unknown> {
+/** An error body as the gateway sends it. */
+function errorExample(code: string, message: string, details: unknown[] = []): Record<string, unknown> {
+  return { error: { code, message, details, request_id: 'req_7f3c9a2b41d84e6f' } };
+}
+
+const ERROR_EXAMPLES: Record<string, Record<string, unknown>> = {
+  '400': errorExample('validation_failed', 'The request is not valid.', [{ field: '/name', issue: 'required', message: 'name is required' }]),
+  '404': errorExample('not_found', 'No such record.'),
+};
+
+const SHARED_NAMES: Record<string, string> = {
+  '400': 'BadRequest',
+  '401': 'Unauthorized',
+  '403': 'Forbidden',
+  '404': 'NotFound',
+  '409': 'Conflict',
+  '413': 'PayloadTooLarge',
+  '415': 'UnsupportedMediaType',
+  '429': 'RateLimited',
+  '500': 'InternalError',
+  '503': 'ServiceUnavailable',
+};
+
+/** The name of the shared error response of status c (components.responses), added on first use. */
+function sharedResponse(c: string, shared: Record<string, unknown>): string {
+  const name = SHARED_NAMES[c]!;
+  shared[name] ??= { description: ERROR_RESPONSES[c], headers: responseHeaders({ method: 'GET' } as RouteDef, Number(c)), content: { 'application/json': { schema: ERROR_REF } } };
+  return name;
+}
+
+const h = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** The headers of one response (API-DECISIONS §2, §6, SPEC.md §1): what the gateway sets on it. */
+function responseHeaders(route: RouteDef, status: number): Record<string, unknown> {
+  const out: Record<string, unknown> = { 'Request-Id': h('RequestId'), 'RateLimit-Limit': h('RateLimitLimit'), 'RateLimit-Remaining': h('RateLimitRemaining'), 'RateLimit-Reset': h('RateLimitReset') };
+  if (status === 429 || status === 503) out['Retry-After'] = h('RetryAfter');
+  if (status < 300 && (takesIdempotencyKey(route) || route.ownIdempotency)) out['Idempotent-Replayed'] = h('IdempotentReplayed');
+  if (route.module && status < 300) out['Module-Warning'] = h('ModuleWarning');
+  return out;
+}
+
+function operation(route: RouteDef, names: SchemaNames, shared: Record<string, unknown>): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
-  for (const r of route.responses) responses[String(r.status)] = { description: r.description, content: successContent(route, r) };
+  for (const r of route.responses) responses[String(r.status)] = { description: r.description, headers: responseHeaders(route, r.status), content: successContent(route, r, names) };
   const errors = errorResponses(route);
+  const exampleStatus = errors['404'] ? '404' : '400';
   for (const c of Object.keys(errors).sort()) {
     const portal = route.kind === 'public' && route.path.startsWith('/portal/') && c === '404';
-    const content = portal ? { ...ERROR_CONTENT, 'text/html': { schema: { type: 'string' } } } : ERROR_CONTENT;
-    responses[c] = { description: portal ? PORTAL_NOT_FOUND : errors[c], content };
+    const json: Record<string, unknown> = { schema: ERROR_REF, ...(c === exampleStatus && ERROR_EXAMPLES[c] && { example: ERROR_EXAMPLES[c] }) };
+    if (!portal && !json.example && errors[c] === ERROR_RESPONSES[c]) {
+      responses[c] = { $ref: `#/components/responses/${sharedResponse(c, shared)}` };
+      continue;
+    }
+    const content = portal ? { 'application/json': json, 'text/html': { schema: { type: 'string' } } } : { 'application/json': json };
+    responses[c] = { description: portal ? PORTAL_NOT_FOUND : errors[c], headers: responseHeaders(route, Number(c)), content };
   }
   const op: Record<string, unknown> = {
     operationId: route.operationId,
     summary: route.summary,
+    description: route.description ?? route.summary,
     tags: [route.tag],
     parameters: parameters(route),
     responses,
   };
-  if (route.description) op.description = route.description;
   if (route.module) op['x-module'] = route.module;
   if (!route.auth) op.security = [];
-  const body = requestBody(route);
+  const body = requestBody(route, names);
   if (body) op.requestBody = body;
   if (route.kind === 'raw' && route.signatureHeader) {
     (op.parameters as unknown[]).push({
@@ -193,18 +315,146 @@ function operation(route: RouteDef): Record<string, unknown> {
   return op;
 }
 
+/** The response headers the gateway sets (components.headers). */
+const HEADERS: Record<string, unknown> = {
+  RequestId: {
+    description: 'The id of this request (the caller\'s X-Request-Id when it is tame, else one the gateway makes); quote it to support. The error envelope repeats it as request_id.',
+    schema: { type: 'string' },
+  },
+  RateLimitLimit: { description: 'The size of the token bucket of the key (or, on a public route, of the client address).', schema: { type: 'integer', minimum: 0 } },
+  RateLimitRemaining: { description: 'Tokens left in the bucket after this request.', schema: { type: 'integer', minimum: 0 } },
+  RateLimitReset: { description: 'Seconds until the bucket is full again.', schema: { type: 'integer', minimum: 0 } },
+  RetryAfter: { description: 'Seconds to wait before retrying (429 rate_limited, 503 service_unavailable).', schema: { type: 'integer', minimum: 0 } },
+  IdempotentReplayed: {
+    description: 'true when this answer is the replay of an earlier request (same Idempotency-Key, or the same external id with the same content); absent otherwise.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  ModuleWarning: {
+    description: 'Set when the route belongs to a module the organization has not enabled (soft module enforcement): the request is served, the header says which module to enable.',
+    schema: { type: 'string' },
+  },
+};
+
+/** The tags in reading order, with what each groups. */
+const TAGS: Record<string, string> = {
+  Customers: 'The customers invoices and estimates are made out to; looked up by external_customer_id.',
+  Estimates: 'Quotes to a customer: drafted, sent, accepted and turned into an invoice.',
+  Invoices: 'Invoices to customers: drafted, posted to the ledger (A/R and revenue), paid, voided or reversed.',
+  Payments: 'Payments received against invoices, posted to the ledger.',
+  'Payment processor': 'Payments from a card processor (Stripe): its signed webhook input and the processor settings.',
+  'Processor payouts': 'Payouts of a payment processor to the bank, with their fees, posted to the ledger.',
+  Vendors: 'The vendors bills are received from (accounts payable).',
+  Bills: 'Bills from vendors: drafted, posted (A/P and expense), paid or reversed.',
+  'Vendor payments': 'Payments made to vendors against bills.',
+  Ledger: 'The chart of accounts and journal entries: the books every posting writes to.',
+  Reports: 'Financial reports computed from the ledger: balance sheet, profit and loss, aging, 1099 and more.',
+  Documents: 'Uploaded files (receipts, contracts) attached to records, with their downloads.',
+  'Document renders': 'PDF renders of invoices, estimates and other records.',
+  'Document shares': 'Public links to a rendered document, for a customer without an account.',
+  'Customer portal': 'The public pages a share link opens (no API key).',
+  Webhooks: 'Endpoints that receive the outbound events (see the webhooks section), their deliveries and secrets.',
+  Events: 'The events of the organization, as delivered to webhook endpoints.',
+  Settings: 'Organization settings: modules, branding and embedded-settings options.',
+  Auth: 'The API key in use: who it belongs to.',
+  Developers: 'This document and the developer reference.',
+};
+
+/** The headers of an outbound webhook delivery (SPEC.md §6, API-DECISIONS §11: Standard Webhooks). */
+const WEBHOOK_HEADERS: Record<string, { description: string; schema: JsonSchema }> = {
+  'Service-Signature': {
+    description: 'Hex HMAC-SHA-256, keyed by the whole endpoint secret string, of "<Service-Timestamp>.<raw body>".',
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  },
+  'Service-Timestamp': { description: 'Unix time in seconds of this attempt (part of the signed string).', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'Service-Event-Id': { description: 'The delivery id: the same value as the body id, the same across retries; deduplicate on it.', schema: { type: 'string', format: 'uuid' } },
+  'webhook-id': { description: 'Standard Webhooks: the delivery id (the same as Service-Event-Id).', schema: { type: 'string', format: 'uuid' } },
+  'webhook-timestamp': { description: 'Standard Webhooks: Unix time in seconds of this attempt.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'webhook-signature': {
+    description:
+      'Standard Webhooks: space-separated "v1,<base64 HMAC-SHA-256 of "<webhook-id>.<webhook-timestamp>.<raw body>">", keyed by the base64-decoded part of the secret after whsec_. ' +
+      'While a rotated secret is still valid there are two entries (the new secret first).',
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
+  },
+};
+
+/** The webhooks section: one POST per outbound event type, its delivery body and signature headers. */
+function webhooks(names: SchemaNames): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const type of OUTBOUND_EVENT_TYPES) {
+    const name = pascal(type);
+    const data = names.ref(EVENT_SCHEMAS[type], `${name}Data`);
+    const body = names.ref(
+      {
+        type: 'object',
+        description: `The delivery body of a ${type} event.`,
+        required: ['id', 'type', 'created_at', 'environment', 'organization_id', 'connected_app_id', 'data'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string', format: 'uuid', description: 'The delivery id: the same across retries of this delivery (and the same as webhook-id).' },
+          type: { type: 'string', const: type },
+          created_at: { type: 'string', format: 'date-time', description: 'When the event happened.' },
+          environment: { type: 'string', enum: ['test', 'live'], description: 'The environment of the key the event came from.' },
+          organization_id: { type: 'string', format: 'uuid' },
+          connected_app_id: { type: 'string', format: 'uuid' },
+          data: data,
+        },
+      },
+      `${name}Event`,
+    );
+    out[type] = {
+      post: {
+        operationId: `${name.charAt(0).toLowerCase()}${name.slice(1)}Webhook`,
+        summary: `The ${type} event, delivered to every enabled endpoint subscribed to it.`,
+        description:
+          'A POST of the JSON body below to the endpoint url, signed twice (Service-Signature and Standard Webhooks webhook-signature). Verify a signature over the raw bytes before parsing, ' +
+          'answer 2xx quickly and deduplicate on the body id: a delivery that does not get a 2xx within the timeout is retried with backoff.',
+        tags: ['Webhooks'],
+        security: [],
+        parameters: Object.keys(WEBHOOK_HEADERS).map((n) => ({ $ref: `#/components/parameters/${pascal(n)}` })),
+        requestBody: { required: true, content: { 'application/json': { schema: body, example: exampleOf(body, '', true, names.components) } } },
+        responses: {
+          '200': { description: 'Any 2xx acknowledges the delivery.' },
+          '400': { description: 'Any other status (or none within the timeout) fails the attempt: it is retried later.' },
+        },
+      },
+    };
+  }
+  return out;
+}
+
 /** The OpenAPI 3.1 document of every route in ROUTES. */
 export function buildOpenApi(serverUrl = '/'): Record<string, unknown> {
+  const names = new SchemaNames();
+  names.put('JsonValue', jsonValueSchema);
+  const error = JSON.parse(JSON.stringify(errorSchema)) as JsonSchema & { properties: { error: { properties: Record<string, JsonSchema> } } };
+  error.properties.error.properties.code = { type: 'string', enum: [...ERROR_CODES], description: 'What went wrong; clients branch on it (API-DECISIONS §1).' };
+  names.ref(errorDetail, 'ErrorDetail');
+  names.ref(error, 'Error');
+  names.ref(pagination, 'Pagination');
+  names.ref(metadataRecord, 'Metadata');
+  // The records first, by their get route, so every envelope, list and action reply refers to them.
+  for (const route of ROUTES) {
+    const data = (route.responses[0]?.schema.properties as Record<string, JsonSchema> | undefined)?.data;
+    if (/^get[A-Z]/.test(route.operationId) && route.params && data?.type === 'object') {
+      names.ref(data, route.operationId.slice(3));
+      names.ref(route.responses[0]!.schema, responseName(route));
+    }
+  }
+  const shared: Record<string, unknown> = {};
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTES) {
     const item = (paths[route.path] ??= {});
-    item[route.method.toLowerCase()] = operation(route);
+    item[route.method.toLowerCase()] = operation(route, names, shared);
   }
+  const used = [...new Set(ROUTES.map((r) => r.tag))];
+  const tags = [...Object.keys(TAGS).filter((t) => used.includes(t)), ...used.filter((t) => !TAGS[t])].map((name) => ({ name, description: TAGS[name] ?? name }));
+  const hooks = webhooks(names);
   return {
     openapi: '3.1.0',
     info: {
       title: 'Accounting API',
       version: '1.0.0',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description:
         'Server-side accounting API for connected apps. Every route under /api/v1 needs `Authorization: Bearer svc_test_…` or `svc_live_…`. ' +
         'Errors use the envelope {error: {code, message, details, request_id}}; clients branch on code. ' +
@@ -217,12 +467,17 @@ export function buildOpenApi(serverUrl = '/'): Record<string, unknown> {
         '(4) a method a path does not list answers 405 validation_failed with an Allow header naming the methods it has (under /api/v1 only once the key is accepted); a path not in this document answers 404 not_found; ' +
         `(5) a list page holds at most limit items and fewer when its items would pass ${limits.list_page_bytes_max / 1024 / 1024} MiB of JSON (512 KiB for webhook deliveries) (at least one): has_more is then true, and the next page starts at offset + count.`,
     },
-    servers: [{ url: serverUrl }],
+    servers: [{ url: serverUrl, description: 'This gateway (the origin the document is served from).' }],
     security: [{ bearerAuth: [] }],
+    tags,
     paths,
+    webhooks: hooks,
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'svc_test_… or svc_live_… API key.' } },
-      schemas: { Error: errorSchema, JsonValue: jsonValueSchema },
+      schemas: names.components,
+      responses: shared,
+      headers: HEADERS,
+      parameters: Object.fromEntries(Object.entries(WEBHOOK_HEADERS).map(([n, p]) => [pascal(n), { name: n, in: 'header', required: true, ...p }])),
     },
   };
 }

@@ -5,11 +5,19 @@ import { gunzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { parse } from 'yaml';
 import { CHROMIUM_ARGS, chromiumExecutable } from '@acct/testing';
-import { type E2E, startE2E } from './harness';
-import { E2E_ENV } from './receivables.helpers';
+import { createGatewayApp } from '../app';
+import { renderOpenApiYaml } from '../openapi';
+import { TokenBuckets } from '../rate-limit';
+import { fakeIdempotency, fakeKeys, fakeRpc, serve, silentLog, testMetrics, type Served } from '../testing/fakes';
+import { DEVELOPERS_CSP } from './developers';
 
+/**
+ * GET /developers in the real browser the portal test uses: the gateway of the real route table and
+ * document, in this process (the page, its script and the document are the gateway's own: no service,
+ * database or NATS behind them), driven by Chromium.
+ */
 /** The screenshot of the reference page, kept after the run (git-ignored). */
-const ARTIFACTS = path.join(__dirname, '..', 'artifacts');
+const ARTIFACTS = path.join(__dirname, '..', '..', '..', '..', 'test', 'artifacts');
 
 interface Doc {
   tags?: { name: string }[];
@@ -19,16 +27,29 @@ interface Doc {
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-describe('e2e: GET /developers, the API reference page (API-DECISIONS §11)', () => {
-  let e2e: E2E;
+describe('GET /developers, the API reference page (API-DECISIONS §11)', () => {
+  let gw: Served;
 
   beforeAll(async () => {
-    e2e = await startE2E(E2E_ENV);
-  }, 180_000);
-  afterAll(async () => e2e?.stop());
+    const { app } = createGatewayApp({
+      keys: fakeKeys({}),
+      idempotency: fakeIdempotency(),
+      rpc: fakeRpc(() => ({ ok: false, status: 503, error: { code: 'service_unavailable', message: 'none' } }) as never),
+      log: silentLog(),
+      metrics: testMetrics(),
+      buckets: new TokenBuckets(1000, 1000),
+      clientBuckets: new TokenBuckets(1000, 1000),
+      moduleEnforcement: 'soft',
+      openapiYaml: renderOpenApiYaml(),
+    });
+    gw = await serve(app);
+  });
+  afterAll(async () => gw?.close());
+
+  it('answers under the policy the page is tested with', () => expect(DEVELOPERS_CSP).toBe(CSP));
 
   it('serves the page and its script with no key, from the gateway, under a same-origin policy', async () => {
-    const page = await fetch(`${e2e.base}/developers`);
+    const page = await fetch(`${gw.base}/developers`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.headers.get('content-security-policy')).toBe(CSP);
@@ -41,7 +62,7 @@ describe('e2e: GET /developers, the API reference page (API-DECISIONS §11)', ()
     // Nothing on the page names another origin.
     expect(html).not.toMatch(/https?:\/\//);
 
-    const script = await fetch(`${e2e.base}/developers/redoc.js`, { headers: { 'accept-encoding': 'identity' } });
+    const script = await fetch(`${gw.base}/developers/redoc.js`, { headers: { 'accept-encoding': 'identity' } });
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(script.headers.get('cache-control')).toBe('public, max-age=604800');
@@ -53,7 +74,7 @@ describe('e2e: GET /developers, the API reference page (API-DECISIONS §11)', ()
     expect(plain.toString('utf8', 0, 2000)).toMatch(/Redoc|redoc/);
 
     // Gzip when accepted: the raw bytes (fetch would decode them itself) unzip to the same script.
-    const gz = await rawGet(`${e2e.base}/developers/redoc.js`, { 'accept-encoding': 'gzip, br' });
+    const gz = await rawGet(`${gw.base}/developers/redoc.js`, { 'accept-encoding': 'gzip, br' });
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(gz.headers.vary).toBe('Accept-Encoding');
     expect(gz.headers.etag).toBe(etag);
@@ -62,20 +83,20 @@ describe('e2e: GET /developers, the API reference page (API-DECISIONS §11)', ()
     // The logo Redoc would load from its CDN is inline: the script names no image of another origin.
     expect(plain.toString('utf8')).not.toContain('cdn.redoc.ly');
     // (Not fetch: with If-None-Match it adds Cache-Control: no-cache, which asks for the full answer.)
-    const revalidated = await rawGet(`${e2e.base}/developers/redoc.js`, { 'if-none-match': etag });
+    const revalidated = await rawGet(`${gw.base}/developers/redoc.js`, { 'if-none-match': etag });
     expect(revalidated.status).toBe(304);
     expect(revalidated.body.length).toBe(0);
   });
 
   it('renders every operation and tag in a real browser (Chromium): no console error, no request leaves the origin; keeps a screenshot', async () => {
-    const doc = parse(await (await fetch(`${e2e.base}/developers/openapi.yaml`)).text()) as Doc;
+    const doc = parse(await (await fetch(`${gw.base}/developers/openapi.yaml`)).text()) as Doc;
     const operations = Object.values(doc.paths).flatMap((item) => Object.values(item));
     const summaries = [...new Set(operations.map((o) => o.summary).filter((s): s is string => Boolean(s)))];
     const tags = [...new Set([...(doc.tags ?? []).map((t) => t.name), ...operations.flatMap((o) => o.tags ?? [])])];
     expect(operations.length).toBeGreaterThan(50);
     expect(tags).toContain('Customers');
 
-    const origin = new URL(e2e.base).origin;
+    const origin = new URL(gw.base).origin;
     const executablePath = await chromiumExecutable();
     const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
     try {
@@ -113,7 +134,7 @@ describe('e2e: GET /developers, the API reference page (API-DECISIONS §11)', ()
       });
       page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
 
-      const res = await page.goto(`${e2e.base}/developers`, { waitUntil: 'networkidle' });
+      const res = await page.goto(`${gw.base}/developers`, { waitUntil: 'networkidle' });
       expect(res!.status()).toBe(200);
       // Redoc has rendered: the document's title, then every operation's summary and every tag.
       await page.locator('.api-content h1').first().waitFor({ timeout: 30_000 });

@@ -23,6 +23,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/developers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API reference page: this document rendered with Redoc (no authentication).
+         * @description HTML that loads the Redoc script from /developers/redoc.js and this document from /developers/openapi.yaml, both from the gateway itself: no CDN, no font or other request to another origin. A Content-Security-Policy allows only the same origin (plus inline styles and a blob: worker, which Redoc needs). Limited per client address.
+         */
+        get: operations["getDevelopersPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/redoc.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Redoc script of the reference page (no authentication).
+         * @description The standalone Redoc bundle, served by the gateway with a strong ETag and a week of caching (gzip when the client accepts it).
+         */
+        get: operations["getDevelopersScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/check": {
         parameters: {
             query?: never;
@@ -2149,7 +2189,7 @@ export interface components {
              * @default manual
              * @enum {string}
              */
-            source: "manual" | "processor";
+            source?: "manual" | "processor";
             processor?: string;
             /**
              * @description Only USD is accepted today (default USD).
@@ -3708,6 +3748,20 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description service_unavailable: a backing service is down or timed out; retry after Retry-After seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description unauthorized: the bearer key is missing, malformed, unknown or revoked. */
         Unauthorized: {
             headers: {
@@ -3736,20 +3790,6 @@ export interface components {
         };
         /** @description rate_limited: the key used up its token bucket; retry after Retry-After seconds. */
         RateLimited: {
-            headers: {
-                "Request-Id": components["headers"]["RequestId"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                "Retry-After": components["headers"]["RetryAfter"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description service_unavailable: a backing service is down or timed out; retry after Retry-After seconds. */
-        ServiceUnavailable: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3916,6 +3956,144 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+        };
+    };
+    getDevelopersPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reference page. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request is not valid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/name",
+                     *             "issue": "required",
+                     *             "message": "name is required"
+                     *           }
+                     *         ],
+                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the client address used up its token bucket; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDevelopersScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request is not valid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/name",
+                     *             "issue": "required",
+                     *             "message": "name is required"
+                     *           }
+                     *         ],
+                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the client address used up its token bucket; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     checkAuth: {

@@ -21,6 +21,8 @@ const records = (path: string, one: string, many: string): Record<string, string
 
 const CONTRACT: Record<string, string[]> = {
   'GET /developers/openapi.yaml': ['<not json>'],
+  'GET /developers': ['<not json>'], // API-DECISIONS §11: the reference page (HTML)
+  'GET /developers/redoc.js': ['<not json>'], // its script
   'GET /api/v1/auth/check': [], // SPEC §4 Auth: response data only
   // SPEC §1: customer(s), invoice(s), payment(s), processor_payout(s), estimate, document(s), vendor(s), …
   ...records('/api/v1/customers', 'customer', 'customers'),

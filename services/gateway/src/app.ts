@@ -20,6 +20,7 @@ import { type UploadHandler, upload } from './middlewares/upload';
 import { validate } from './middlewares/validate';
 import { DEFAULT_UPLOAD_MAX_BYTES, documentUpload } from './uploads/documents';
 import { portalHandlers } from './portal/portal';
+import { developersHandlers } from './developers/developers';
 
 export interface GatewayDeps {
   keys: KeyResolver;
@@ -67,6 +68,7 @@ function builtInHandlers(deps: GatewayDeps): Record<string, LocalHandler> {
       };
     },
     ...portalHandlers(deps),
+    ...developersHandlers(),
   };
 }
 
@@ -116,7 +118,7 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
     json: (r: RouteDef) => [mark(r), ...withKey(r), ...jsonBody(r), input(r), validate(r), idempotency(r, records), handler(r)],
     download: (r: RouteDef) => [mark(r), ...withKey(r), input(r, false), validate(r), forward(r, deps)],
     upload: (r: RouteDef) => [mark(r), ...withKey(r), input(r, false), validate(r), idempotency(r, records), upload(r, named(uploads, r, 'upload handler'))],
-    // No key: limited per client address (the portal's pages, the OpenAPI document).
+    // No key: limited per client address (the portal's pages, the OpenAPI document and its reference page).
     public: (r: RouteDef) => [mark(r), byClient, ...jsonBody(r), input(r), validate(r), localHandler(r)],
     // No key: limited per client address; the bytes go unparsed to the service, which checks their signature.
     raw: (r: RouteDef) => [mark(r), byClient, requireJson, input(r, false), validate(r), readRaw, forward(r, deps)],

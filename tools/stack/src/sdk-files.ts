@@ -27,7 +27,7 @@ const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
  */
 const OPENAPI_TS = `const ot = require(process.argv[1]); let s = ''; process.stdin.setEncoding('utf8');
 process.stdin.on('data', (d) => (s += d));
-process.stdin.on('end', () => ot.default(JSON.parse(s)).then((n) => process.stdout.write(ot.astToString(n))).catch((e) => { console.error(e); process.exit(1); }));`;
+process.stdin.on('end', () => ot.default(JSON.parse(s), { defaultNonNullable: false }).then((n) => process.stdout.write(ot.astToString(n))).catch((e) => { console.error(e); process.exit(1); }));`;
 
 export function renderSdkSchema(doc: Doc = buildOpenApi()): string {
   const types = execFileSync(process.execPath, ['-e', OPENAPI_TS, require.resolve('openapi-typescript')], {

@@ -3,7 +3,7 @@ import { ENVIRONMENTS } from '../envelope';
 import { type RouteDef, gatewayRoute } from '../routes';
 import { StringEnum, obj, uuid } from '../schemas/common';
 
-/** Routes the gateway answers itself, with no service behind them: the OpenAPI document and the key check. */
+/** Routes the gateway answers itself, with no service behind them: the OpenAPI document, its reference page and the key check. */
 
 const authCheck = obj({
   authenticated: Type.Boolean(),
@@ -26,6 +26,35 @@ export const gatewayRoutes: RouteDef[] = [
     kind: 'public',
     reply: { type: 'string' },
     statuses: { 200: 'The OpenAPI document as YAML.' },
+  }),
+  gatewayRoute({
+    operationId: 'getDevelopersPage',
+    method: 'GET',
+    path: '/developers',
+    summary: 'The API reference page: this document rendered with Redoc (no authentication).',
+    description:
+      'HTML that loads the Redoc script from /developers/redoc.js and this document from /developers/openapi.yaml, both from the gateway itself: no CDN, no font or other request to another origin. A Content-Security-Policy allows only the same origin (plus inline styles and a blob: worker, which Redoc needs). Limited per client address.',
+    tag: 'Developers',
+    module: null,
+    auth: false,
+    kind: 'public',
+    reply: { type: 'string' },
+    contentType: 'text/html',
+    statuses: { 200: 'The reference page.' },
+  }),
+  gatewayRoute({
+    operationId: 'getDevelopersScript',
+    method: 'GET',
+    path: '/developers/redoc.js',
+    summary: 'The Redoc script of the reference page (no authentication).',
+    description: 'The standalone Redoc bundle, served by the gateway with a strong ETag and a week of caching (gzip when the client accepts it).',
+    tag: 'Developers',
+    module: null,
+    auth: false,
+    kind: 'public',
+    reply: { type: 'string' },
+    contentType: 'text/javascript',
+    statuses: { 200: 'The script.' },
   }),
   gatewayRoute({
     operationId: 'checkAuth',

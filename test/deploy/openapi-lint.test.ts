@@ -56,7 +56,15 @@ describe('the OpenAPI document', () => {
     expect(doc.components.schemas.Error?.properties?.error?.properties?.code?.enum).toEqual([...ERROR_CODES]);
     expect(Object.keys(doc.webhooks)).toEqual([...OUTBOUND_EVENT_TYPES]);
     expect(doc.tags.map((t) => t.name).sort()).toEqual([...new Set(ROUTES.map((r) => r.tag))].sort());
-    expect(Object.keys(doc.components.headers).sort()).toEqual(['IdempotentReplayed', 'ModuleWarning', 'RateLimitLimit', 'RateLimitRemaining', 'RateLimitReset', 'RequestId', 'RetryAfter']);
+    expect(Object.keys(doc.components.headers).sort()).toEqual([
+      'IdempotentReplayed',
+      'ModuleWarning',
+      'RateLimitLimit',
+      'RateLimitRemaining',
+      'RateLimitReset',
+      'RequestId',
+      'RetryAfter',
+    ]);
   });
 
   it('gives every operation an example of its JSON body, its JSON success and one error; every webhook one of its body', () => {
@@ -71,7 +79,8 @@ describe('the OpenAPI document', () => {
         if (!Object.entries(op.responses).some(([s, r]) => s >= '400' && json(r)?.example !== undefined)) missing.push(`${m} ${p}: an error`);
       }
     }
-    for (const [type, hook] of Object.entries(doc.webhooks)) if (json((hook as { post: { requestBody: unknown } }).post.requestBody)?.example === undefined) missing.push(`webhook ${type}`);
+    for (const [type, hook] of Object.entries(doc.webhooks))
+      if (json((hook as { post: { requestBody: unknown } }).post.requestBody)?.example === undefined) missing.push(`webhook ${type}`);
     expect(missing).toEqual([]);
   });
 });

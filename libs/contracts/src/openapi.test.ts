@@ -26,7 +26,11 @@ const deref = (v: unknown): unknown => {
   const ref = (v as { $ref?: string }).$ref;
   if (ref?.startsWith('#/components/schemas/') && ref !== '#/components/schemas/JsonValue') return deref(components.schemas[ref.slice(21)]);
   if (ref?.startsWith('#/components/responses/')) return deref(components.responses[ref.slice(23)]);
-  return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'example').map(([k, x]) => [k, k === 'schema' && (x as { $ref?: string }).$ref === '#/components/schemas/Error' ? x : deref(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => k !== 'example')
+      .map(([k, x]) => [k, k === 'schema' && (x as { $ref?: string }).$ref === '#/components/schemas/Error' ? x : deref(x)]),
+  );
 };
 /** A schema without TypeBox's symbol keys, as the document holds it. */
 const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v));

@@ -258,7 +258,12 @@ const h = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 /** The headers of one response (API-DECISIONS §2, §6, SPEC.md §1): what the gateway sets on it. */
 function responseHeaders(route: RouteDef, status: number): Record<string, unknown> {
-  const out: Record<string, unknown> = { 'Request-Id': h('RequestId'), 'RateLimit-Limit': h('RateLimitLimit'), 'RateLimit-Remaining': h('RateLimitRemaining'), 'RateLimit-Reset': h('RateLimitReset') };
+  const out: Record<string, unknown> = {
+    'Request-Id': h('RequestId'),
+    'RateLimit-Limit': h('RateLimitLimit'),
+    'RateLimit-Remaining': h('RateLimitRemaining'),
+    'RateLimit-Reset': h('RateLimitReset'),
+  };
   if (status === 429 || status === 503) out['Retry-After'] = h('RetryAfter');
   if (status < 300 && (takesIdempotencyKey(route) || route.ownIdempotency)) out['Idempotent-Replayed'] = h('IdempotentReplayed');
   if (route.module && status < 300) out['Module-Warning'] = h('ModuleWarning');
@@ -267,7 +272,8 @@ function responseHeaders(route: RouteDef, status: number): Record<string, unknow
 
 function operation(route: RouteDef, names: SchemaNames, shared: Record<string, unknown>): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
-  for (const r of route.responses) responses[String(r.status)] = { description: r.description, headers: responseHeaders(route, r.status), content: successContent(route, r, names) };
+  for (const r of route.responses)
+    responses[String(r.status)] = { description: r.description, headers: responseHeaders(route, r.status), content: successContent(route, r, names) };
   const errors = errorResponses(route);
   const exampleStatus = errors['404'] ? '404' : '400';
   for (const c of Object.keys(errors).sort()) {
@@ -318,7 +324,8 @@ function operation(route: RouteDef, names: SchemaNames, shared: Record<string, u
 /** The response headers the gateway sets (components.headers). */
 const HEADERS: Record<string, unknown> = {
   RequestId: {
-    description: 'The id of this request (the caller\'s X-Request-Id when it is tame, else one the gateway makes); quote it to support. The error envelope repeats it as request_id.',
+    description:
+      "The id of this request (the caller's X-Request-Id when it is tame, else one the gateway makes); quote it to support. The error envelope repeats it as request_id.",
     schema: { type: 'string' },
   },
   RateLimitLimit: { description: 'The size of the token bucket of the key (or, on a public route, of the client address).', schema: { type: 'integer', minimum: 0 } },
@@ -330,7 +337,8 @@ const HEADERS: Record<string, unknown> = {
     schema: { type: 'string', enum: ['true'] },
   },
   ModuleWarning: {
-    description: 'Set when the route belongs to a module the organization has not enabled (soft module enforcement): the request is served, the header says which module to enable.',
+    description:
+      'Set when the route belongs to a module the organization has not enabled (soft module enforcement): the request is served, the header says which module to enable.',
     schema: { type: 'string' },
   },
 };

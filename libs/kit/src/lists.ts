@@ -29,7 +29,7 @@ const OPS: Record<CreatedBound['param'], CreatedBound['op']> = { 'created[gte]':
 export const createdInstant = (value: string): string => (/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
 
 /**
- * The page and created filters of a list query: limit and offset (as pageQuery), at most one cursor
+ * The page and created filters of a list query: limit and offset, at most one cursor
  * (400 naming both when both come), no offset beside a cursor (400 naming offset), and the created
  * bounds. The values were checked by the route's schema at the gateway.
  */

@@ -12,11 +12,6 @@ export function scopeOf(ctx: TrustedContext): Scope {
   return { organizationId: ctx.organizationId, environment: ctx.environment };
 }
 
-/** Validated list query (the gateway applied defaults and bounds). */
-export function pageQuery(query: Record<string, unknown>): { limit: number; offset: number } {
-  return { limit: Number(query.limit), offset: Number(query.offset) };
-}
-
 /** A row that belongs to one organization and environment. */
 export interface ScopedRow {
   id: string;

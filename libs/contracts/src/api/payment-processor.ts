@@ -41,8 +41,18 @@ export type ProcessorHookBody = Static<typeof processorHookBody>;
 const stripeEvent = Type.Unsafe<Record<string, unknown>>({
   type: 'object',
   description: 'A Stripe event object (id evt_…, type, created, data.object), signed in the Stripe-Signature header. ' + `At most ${limits.webhook_body_bytes_max} bytes.`,
-  properties: { id: { type: 'string' }, type: { type: 'string' }, created: { type: 'integer' }, data: { type: 'object' } },
+  properties: {
+    id: { type: 'string' },
+    object: { type: 'string', description: 'Always "event".' },
+    type: { type: 'string' },
+    created: { type: 'integer' },
+    livemode: { type: 'boolean' },
+    api_version: { type: ['string', 'null'] },
+    data: { type: 'object' },
+  },
   required: ['id', 'type', 'data'],
+  // Stripe adds members over time (request, pending_webhooks, …): they are kept, not refused.
+  additionalProperties: true,
 });
 
 export const paymentProcessorOperations = operations('receivables', {

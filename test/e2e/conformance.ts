@@ -50,6 +50,42 @@ interface Template {
   literal: number;
 }
 
+/** A status and JSON body seen on the wire. */
+export interface RecordedExchange {
+  status: number;
+  body?: unknown;
+}
+/** An operation's examples as the tests sent and received them. */
+export interface RecordedExample {
+  request?: unknown;
+  response: RecordedExchange;
+  error?: RecordedExchange;
+}
+/** Largest JSON example kept, in characters: a reader should see it whole. */
+const EXAMPLE_MAX = 12_000;
+/** Which error an operation shows first. */
+const ERROR_PREFERENCE = [400, 409, 404, 422, 403, 401, 413, 415, 429];
+
+/** A list's first two items (its pagination untouched): enough to show the shape. */
+function trimList(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const data = (body as { data?: unknown }).data;
+  return Array.isArray(data) && data.length > 2 ? { ...body, data: data.slice(0, 2) } : body;
+}
+
+/** A value's shape: member names and kinds, not values (what a change of the server would change). */
+export function shapeOf(v: unknown): unknown {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return v.length === 0 ? [] : [shapeOf(v[0])];
+  if (typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, shapeOf((v as Record<string, unknown>)[k])]),
+    );
+  return typeof v;
+}
+
 /** A request as the document judges it: valid, or why not. */
 interface Verdict {
   valid: boolean;
@@ -60,6 +96,10 @@ export class Conformance {
   /** operationId → the statuses seen for it. */
   readonly exercised = new Map<string, Set<number>>();
   readonly problems: string[] = [];
+  /** operationId → the first clean success this run saw (its JSON request and response): the document's examples. */
+  private readonly successes = new Map<string, { request?: unknown; response: RecordedExchange }>();
+  /** operationId → status → the first clean error body of that status. */
+  private readonly errors = new Map<string, Map<number, RecordedExchange>>();
   /** Counts for the report: exchanges checked, bodies validated against a schema, 405s and 404s of unknown paths. */
   readonly counts = { exchanges: 0, bodiesValidated: 0, methodNotAllowed: 0, unknownPath: 0 };
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
@@ -139,6 +179,51 @@ export class Conformance {
   }
 
   check(method: string, p: string, headers: Record<string, string>, body: string | undefined, res: Res): void {
+    const before = this.problems.length;
+    const op = this.checkExchange(method, p, headers, body, res);
+    if (op && this.problems.length === before && method !== 'HEAD') this.record(op, headers, body, res);
+  }
+
+  /**
+   * Keeps what a clean exchange sent and received as the example of its operation (issue #24: the
+   * document's examples are the tests' own traffic). JSON only; a list keeps its first two items.
+   */
+  private record(op: Operation, headers: Record<string, string>, body: string | undefined, res: Res): void {
+    if (!isJson(mediaOf(res.headers.get('content-type'))) && res.text.length > 0) return;
+    const response = res.text.length > 0 ? trimList(res.json) : undefined;
+    if (JSON.stringify(response ?? null).length > EXAMPLE_MAX) return;
+    if (res.status < 300) {
+      if (this.successes.has(op.operationId)) return;
+      let request: unknown;
+      // A multipart upload's parts are not shown: its success still is.
+      if (body !== undefined && body.length > 0 && isJson(mediaOf(headers['content-type'] ?? null))) {
+        if (body.length > EXAMPLE_MAX) return;
+        request = JSON.parse(body);
+      }
+      this.successes.set(op.operationId, { ...(request !== undefined && { request }), response: { status: res.status, ...(response !== undefined && { body: response }) } });
+    } else if (res.status < 500 && response !== undefined) {
+      const byStatus = this.errors.get(op.operationId) ?? new Map<number, RecordedExchange>();
+      if (!byStatus.has(res.status)) byStatus.set(res.status, { status: res.status, body: response });
+      this.errors.set(op.operationId, byStatus);
+    }
+  }
+
+  /** The examples this run recorded, by operationId: a success, and one error (400 with details first). */
+  examples(): Record<string, RecordedExample> {
+    const out: Record<string, RecordedExample> = {};
+    for (const id of [...this.successes.keys()].sort()) {
+      const errors = [...(this.errors.get(id)?.values() ?? [])];
+      const rank = (e: RecordedExchange) => {
+        const details = (e.body as { error?: { details?: unknown[] } }).error?.details?.length ?? 0;
+        return (ERROR_PREFERENCE.indexOf(e.status) + 1 || 99) * 2 - (details > 0 ? 1 : 0);
+      };
+      const error = errors.sort((a, b) => rank(a) - rank(b))[0];
+      out[id] = { ...this.successes.get(id)!, ...(error && { error }) };
+    }
+    return out;
+  }
+
+  private checkExchange(method: string, p: string, headers: Record<string, string>, body: string | undefined, res: Res): Operation | undefined {
     this.counts.exchanges++;
     const url = new URL(p, 'http://x');
     const match = this.templates.map((t) => ({ t, m: t.regex.exec(url.pathname) })).find((x) => x.m);
@@ -158,8 +243,14 @@ export class Conformance {
     if (!op) {
       if (method === 'HEAD' && item.get) return;
       this.counts.methodNotAllowed++;
-      if (underApi && res.status === 401) return errorBody();
-      if (res.status !== 405) return this.problem('method not allowed', method, p, res, 'expected 405');
+      if (underApi && res.status === 401) {
+        errorBody();
+        return;
+      }
+      if (res.status !== 405) {
+        this.problem('method not allowed', method, p, res, 'expected 405');
+        return;
+      }
       const allow = new Set((res.headers.get('allow') ?? '').split(/,\s*/).filter(Boolean));
       const want = new Set(
         Object.keys(item)
@@ -206,6 +297,7 @@ export class Conformance {
       if (!(this.rule && (issues.includes(this.rule) || res.json?.error?.code === this.rule))) this.problem('valid request refused', method, p, res, res.text.slice(0, 400));
     }
     if (res.status >= 200 && res.status < 300 && !verdict.valid) this.problem('invalid request accepted', method, p, res, verdict.why.join('; '));
+    return verdict.valid || res.status >= 400 ? op : undefined;
   }
 
   /** A response of the document, a $ref to components.responses (a shared error response) resolved. */

@@ -7,7 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
 import { ROUTES, type RouteDef, buildOpenApi } from '@acct/contracts';
-import { Conformance, type OpenApiDoc } from './conformance';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Conformance, type OpenApiDoc, type RecordedExample, shapeOf } from './conformance';
 import { FIXTURES, paramsOf } from './fixtures';
 import { type E2E, bootstrapOrg, startE2E } from './harness';
 import { type Api, E2E_ENV, createDraftInvoice, createOpenInvoice, expectStatus, invoiceBody, paymentBody, uid } from './receivables.helpers';
@@ -346,12 +348,32 @@ describe('e2e: the OpenAPI document against the server', () => {
     expect(all.filter((id) => !statuses(id).some((s) => s < 300))).toEqual([]);
     expect(all.filter((id) => !statuses(id).some((s) => s >= 400))).toEqual([]);
     expect(conf.counts.methodNotAllowed).toBeGreaterThanOrEqual(new Set(ROUTES.map((r) => r.path)).size);
+    // The document's examples are this run's traffic (issue #24): kept in libs/contracts, and this test
+    // fails when the server's shapes leave them behind, so they cannot rot.
+    const examples = conf.examples();
+    if (process.env.UPDATE_OPENAPI_EXAMPLES === '1') {
+      fs.writeFileSync(RECORDED, `${JSON.stringify(examples, null, 2)}\n`);
+    } else {
+      const kept = JSON.parse(fs.readFileSync(RECORDED, 'utf8')) as Record<string, RecordedExample>;
+      const shapes = (x: Record<string, RecordedExample>) =>
+        Object.fromEntries(
+          Object.entries(x).map(([id, e]) => [
+            id,
+            { request: shapeOf(e.request ?? null), response: [e.response.status, shapeOf(e.response.body ?? null)], error: e.error && [e.error.status, shapeOf(e.error.body)] },
+          ]),
+        );
+      // On a difference: UPDATE_OPENAPI_EXAMPLES=1 npx jest --selectProjects e2e --runTestsByPath test/e2e/openapi-conformance.e2e.test.ts, then npm run sdk:gen.
+      expect(shapes(kept)).toEqual(shapes(examples));
+    }
     process.stdout.write(
-      `openapi conformance: ${all.length} operations, ${conf.counts.exchanges} exchanges, ${conf.counts.bodiesValidated} bodies validated, ` +
+      `openapi conformance: ${Object.keys(examples).length} operations with recorded examples, ${all.length} operations, ${conf.counts.exchanges} exchanges, ${conf.counts.bodiesValidated} bodies validated, ` +
         `${conf.counts.methodNotAllowed} 405s, ${conf.counts.unknownPath} unknown paths\n`,
     );
   });
 });
+
+/** Where the document's examples are kept (libs/contracts builds them in). */
+const RECORDED = path.resolve(__dirname, '..', '..', 'libs', 'contracts', 'src', 'openapi-recorded.json');
 
 describe('the conformance checker itself (no server)', () => {
   const fake = (status: number, body: unknown, headers: Record<string, string> = {}) => {

@@ -2466,9 +2466,15 @@ export interface components {
         /** @description A Stripe event object (id evt_…, type, created, data.object), signed in the Stripe-Signature header. At most 524288 bytes. */
         ReceiveStripeEventRequest: {
             id: string;
+            /** @description Always "event". */
+            object?: string;
             type: string;
             created?: number;
+            livemode?: boolean;
+            api_version?: string | null;
             data: Record<string, never>;
+        } & {
+            [key: string]: unknown;
         };
         VendorList: {
             data: components["schemas"]["Vendor"][];
@@ -3841,6 +3847,19 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
+        NotFound: {
+            headers: {
+                "Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
         BadRequest: {
             headers: {
@@ -4120,8 +4139,8 @@ export interface operations {
                      *       "data": {
                      *         "authenticated": true,
                      *         "environment": "test",
-                     *         "connected_app_id": "0c73afc4-4b6e-4c1a-9f3d-0c73afc40c73",
-                     *         "organization_id": "141c8722-4b6e-4c1a-9f3d-141c8722141c"
+                     *         "connected_app_id": "47e95e35-a5ba-4033-a08c-ee0f20889962",
+                     *         "organization_id": "87778d66-d5fc-4fb8-9b14-7dba3b12f83a"
                      *       }
                      *     }
                      */
@@ -4142,15 +4161,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "6cdda322-adfd-481d-a100-997a04f12635"
                      *       }
                      *     }
                      */
@@ -4207,35 +4226,31 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_customer_id": "customer_1001",
-                     *           "name": "Acme Corporation",
-                     *           "email": "billing@acme.example",
+                     *           "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *           "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *           "name": "Conformance customer",
+                     *           "email": "c@example.com",
                      *           "status": "active",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "created_at": "2026-03-01T12:00:00Z",
-                     *           "updated_at": "2026-03-01T12:00:00Z"
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-26T07:19:21.016Z",
+                     *           "updated_at": "2026-11-26T07:19:21.016Z"
                      *         }
                      *       ],
                      *       "customers": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_customer_id": "customer_1001",
-                     *           "name": "Acme Corporation",
-                     *           "email": "billing@acme.example",
+                     *           "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *           "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *           "name": "Conformance customer",
+                     *           "email": "c@example.com",
                      *           "status": "active",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "created_at": "2026-03-01T12:00:00Z",
-                     *           "updated_at": "2026-03-01T12:00:00Z"
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-26T07:19:21.016Z",
+                     *           "updated_at": "2026-11-26T07:19:21.016Z"
                      *         }
                      *       ],
                      *       "pagination": {
-                     *         "limit": 25,
-                     *         "offset": 1,
+                     *         "limit": 2,
+                     *         "offset": 0,
                      *         "count": 1,
                      *         "has_more": false
                      *       }
@@ -4258,15 +4273,20 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "Give starting_after or ending_before, not both.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "starting_after",
+                     *             "issue": "conflicts",
+                     *             "message": "starting_after cannot be combined with ending_before."
+                     *           },
+                     *           {
+                     *             "field": "ending_before",
+                     *             "issue": "conflicts",
+                     *             "message": "ending_before cannot be combined with starting_after."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "8d7f5839-9353-4c27-8401-48dffa0f3933"
                      *       }
                      *     }
                      */
@@ -4294,12 +4314,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_customer_id": "customer_1001",
-                 *       "name": "Acme Corporation",
-                 *       "email": "billing@acme.example",
-                 *       "metadata": {
-                 *         "crm_id": "acct_4412"
-                 *       }
+                 *       "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                 *       "name": "Conformance customer",
+                 *       "email": "c@example.com"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateCustomerRequest"];
@@ -4364,28 +4381,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_customer_id": "customer_1001",
-                     *         "name": "Acme Corporation",
-                     *         "email": "billing@acme.example",
+                     *         "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *         "name": "Conformance customer",
+                     *         "email": "c@example.com",
                      *         "status": "active",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:21.016Z",
+                     *         "updated_at": "2026-11-26T07:19:21.016Z"
                      *       },
                      *       "customer": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_customer_id": "customer_1001",
-                     *         "name": "Acme Corporation",
-                     *         "email": "billing@acme.example",
+                     *         "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *         "name": "Conformance customer",
+                     *         "email": "c@example.com",
                      *         "status": "active",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:21.016Z",
+                     *         "updated_at": "2026-11-26T07:19:21.016Z"
                      *       }
                      *     }
                      */
@@ -4406,15 +4419,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "d3e7e9f2-0f8c-45d0-8907-63d675b29891"
                      *       }
                      *     }
                      */
@@ -4457,39 +4470,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_customer_id": "customer_1001",
-                     *         "name": "Acme Corporation",
-                     *         "email": "billing@acme.example",
+                     *         "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *         "name": "Conformance customer",
+                     *         "email": "c@example.com",
                      *         "status": "active",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:21.016Z",
+                     *         "updated_at": "2026-11-26T07:19:21.016Z"
                      *       },
                      *       "customer": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_customer_id": "customer_1001",
-                     *         "name": "Acme Corporation",
-                     *         "email": "billing@acme.example",
+                     *         "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *         "name": "Conformance customer",
+                     *         "email": "c@example.com",
                      *         "status": "active",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:21.016Z",
+                     *         "updated_at": "2026-11-26T07:19:21.016Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["CustomerResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4501,16 +4507,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "715c4311-ee6a-4e80-b446-2f97a7832afe"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4533,10 +4548,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Acme Corporation",
-                 *       "email": "billing@acme.example",
+                 *       "name": "Conformance customer, renamed",
+                 *       "email": null,
                  *       "metadata": {
-                 *         "crm_id": "acct_4412"
+                 *         "crm": "1"
                  *       }
                  *     }
                  */
@@ -4559,39 +4574,36 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_customer_id": "customer_1001",
-                     *         "name": "Acme Corporation",
-                     *         "email": "billing@acme.example",
+                     *         "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *         "name": "Conformance customer, renamed",
+                     *         "email": null,
                      *         "status": "active",
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "crm": "1"
                      *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "created_at": "2026-11-26T07:19:21.016Z",
+                     *         "updated_at": "2026-11-26T07:19:22.267Z"
                      *       },
                      *       "customer": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_customer_id": "customer_1001",
-                     *         "name": "Acme Corporation",
-                     *         "email": "billing@acme.example",
+                     *         "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *         "name": "Conformance customer, renamed",
+                     *         "email": null,
                      *         "status": "active",
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "crm": "1"
                      *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "created_at": "2026-11-26T07:19:21.016Z",
+                     *         "updated_at": "2026-11-26T07:19:22.267Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["CustomerResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4603,16 +4615,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The request body is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/metadata/a[b]",
+                     *             "issue": "invalid_format",
+                     *             "message": "/metadata/a[b] must match pattern \"^[^\\[\\]\\u0000]*$\"."
+                     *           }
+                     *         ],
+                     *         "request_id": "9c41b714-553f-4582-aa13-5491f9d02e3b"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4668,71 +4689,67 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_invoice_id": "invoice_1001",
-                     *           "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *           "invoice_number": "INV-1001",
+                     *           "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *           "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
+                     *           "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *           "invoice_number": "INV-c4ad81d5",
                      *           "issue_date": "2026-03-01",
                      *           "due_date": "2026-03-31",
                      *           "line_items": [
                      *             {
-                     *               "description": "Consulting services, March",
-                     *               "quantity": 2,
-                     *               "unit_amount_cents": 125000,
-                     *               "amount_cents": 125000
+                     *               "description": "Work",
+                     *               "quantity": 1,
+                     *               "unit_amount_cents": 5000,
+                     *               "amount_cents": 5000
                      *             }
                      *           ],
                      *           "status": "draft",
-                     *           "total_cents": 125000,
-                     *           "amount_paid_cents": 125000,
-                     *           "balance_due_cents": 125000,
+                     *           "total_cents": 5000,
+                     *           "amount_paid_cents": 0,
+                     *           "balance_due_cents": 0,
                      *           "currency": "USD",
-                     *           "memo": "Agreed with the customer",
-                     *           "estimate_id": "75648a25-4b6e-4c1a-9f3d-75648a257564",
-                     *           "posted_at": "2026-03-01T12:00:00Z",
-                     *           "void_date": "2026-03-01",
-                     *           "voided_at": "2026-03-01T12:00:00Z",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "memo": null,
+                     *           "estimate_id": null,
+                     *           "posted_at": null,
+                     *           "void_date": null,
+                     *           "voided_at": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-26T07:19:22.634Z"
                      *         }
                      *       ],
                      *       "invoices": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_invoice_id": "invoice_1001",
-                     *           "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *           "invoice_number": "INV-1001",
+                     *           "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *           "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
+                     *           "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *           "invoice_number": "INV-c4ad81d5",
                      *           "issue_date": "2026-03-01",
                      *           "due_date": "2026-03-31",
                      *           "line_items": [
                      *             {
-                     *               "description": "Consulting services, March",
-                     *               "quantity": 2,
-                     *               "unit_amount_cents": 125000,
-                     *               "amount_cents": 125000
+                     *               "description": "Work",
+                     *               "quantity": 1,
+                     *               "unit_amount_cents": 5000,
+                     *               "amount_cents": 5000
                      *             }
                      *           ],
                      *           "status": "draft",
-                     *           "total_cents": 125000,
-                     *           "amount_paid_cents": 125000,
-                     *           "balance_due_cents": 125000,
+                     *           "total_cents": 5000,
+                     *           "amount_paid_cents": 0,
+                     *           "balance_due_cents": 0,
                      *           "currency": "USD",
-                     *           "memo": "Agreed with the customer",
-                     *           "estimate_id": "75648a25-4b6e-4c1a-9f3d-75648a257564",
-                     *           "posted_at": "2026-03-01T12:00:00Z",
-                     *           "void_date": "2026-03-01",
-                     *           "voided_at": "2026-03-01T12:00:00Z",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "memo": null,
+                     *           "estimate_id": null,
+                     *           "posted_at": null,
+                     *           "void_date": null,
+                     *           "voided_at": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-26T07:19:22.634Z"
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "limit": 25,
-                     *         "offset": 1,
+                     *         "offset": 0,
                      *         "count": 1,
                      *         "has_more": false
                      *       }
@@ -4755,15 +4772,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "b14f8b73-d0ba-4e18-9aa3-9d89fdc2ba58"
                      *       }
                      *     }
                      */
@@ -4791,23 +4808,18 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_invoice_id": "invoice_1001",
-                 *       "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                 *       "invoice_number": "INV-1001",
+                 *       "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
+                 *       "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                 *       "invoice_number": "INV-c4ad81d5",
                  *       "issue_date": "2026-03-01",
                  *       "due_date": "2026-03-31",
                  *       "line_items": [
                  *         {
-                 *           "description": "Consulting services, March",
-                 *           "quantity": 2,
-                 *           "unit_amount_cents": 125000
+                 *           "description": "Work",
+                 *           "quantity": 1,
+                 *           "unit_amount_cents": 5000
                  *         }
-                 *       ],
-                 *       "currency": "USD",
-                 *       "memo": "Agreed with the customer",
-                 *       "metadata": {
-                 *         "crm_id": "acct_4412"
-                 *       }
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["CreateInvoiceRequest"];
@@ -4908,75 +4920,68 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_invoice_id": "invoice_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *         "invoice_number": "INV-1001",
+                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
+                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "invoice_number": "INV-c4ad81d5",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
-                     *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "description": "Work",
+                     *             "quantity": 1,
+                     *             "unit_amount_cents": 5000,
+                     *             "amount_cents": 5000
                      *           }
                      *         ],
                      *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "balance_due_cents": 125000,
+                     *         "total_cents": 5000,
+                     *         "amount_paid_cents": 0,
+                     *         "balance_due_cents": 0,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "estimate_id": "75648a25-4b6e-4c1a-9f3d-75648a257564",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "void_date": "2026-03-01",
-                     *         "voided_at": "2026-03-01T12:00:00Z",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "estimate_id": null,
+                     *         "posted_at": null,
+                     *         "void_date": null,
+                     *         "voided_at": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:22.634Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_invoice_id": "invoice_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *         "invoice_number": "INV-1001",
+                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
+                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "invoice_number": "INV-c4ad81d5",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
-                     *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "description": "Work",
+                     *             "quantity": 1,
+                     *             "unit_amount_cents": 5000,
+                     *             "amount_cents": 5000
                      *           }
                      *         ],
                      *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "balance_due_cents": 125000,
+                     *         "total_cents": 5000,
+                     *         "amount_paid_cents": 0,
+                     *         "balance_due_cents": 0,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "estimate_id": "75648a25-4b6e-4c1a-9f3d-75648a257564",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "void_date": "2026-03-01",
-                     *         "voided_at": "2026-03-01T12:00:00Z",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "estimate_id": null,
+                     *         "posted_at": null,
+                     *         "void_date": null,
+                     *         "voided_at": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:22.634Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["InvoiceResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4988,16 +4993,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "due_date must be on or after issue_date.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/due_date",
+                     *             "issue": "before_issue_date",
+                     *             "message": "due_date 2026-02-01 is before issue_date 2026-03-01."
+                     *           }
+                     *         ],
+                     *         "request_id": "e592082d-2bc6-45a4-a58b-b370bfb4d7cb"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5032,75 +5046,68 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_invoice_id": "invoice_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *         "invoice_number": "INV-1001",
+                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
+                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "invoice_number": "INV-c4ad81d5",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
-                     *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "description": "Work",
+                     *             "quantity": 1,
+                     *             "unit_amount_cents": 5000,
+                     *             "amount_cents": 5000
                      *           }
                      *         ],
                      *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "balance_due_cents": 125000,
+                     *         "total_cents": 5000,
+                     *         "amount_paid_cents": 0,
+                     *         "balance_due_cents": 0,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "estimate_id": "75648a25-4b6e-4c1a-9f3d-75648a257564",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "void_date": "2026-03-01",
-                     *         "voided_at": "2026-03-01T12:00:00Z",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "estimate_id": null,
+                     *         "posted_at": null,
+                     *         "void_date": null,
+                     *         "voided_at": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:22.634Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_invoice_id": "invoice_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *         "invoice_number": "INV-1001",
+                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
+                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "invoice_number": "INV-c4ad81d5",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
-                     *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "description": "Work",
+                     *             "quantity": 1,
+                     *             "unit_amount_cents": 5000,
+                     *             "amount_cents": 5000
                      *           }
                      *         ],
                      *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "balance_due_cents": 125000,
+                     *         "total_cents": 5000,
+                     *         "amount_paid_cents": 0,
+                     *         "balance_due_cents": 0,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "estimate_id": "75648a25-4b6e-4c1a-9f3d-75648a257564",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "void_date": "2026-03-01",
-                     *         "voided_at": "2026-03-01T12:00:00Z",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "estimate_id": null,
+                     *         "posted_at": null,
+                     *         "void_date": null,
+                     *         "voided_at": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:22.634Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["InvoiceResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5112,16 +5119,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "a3da8818-4bbb-4c20-844a-b807b012e8c8"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5144,22 +5160,21 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_invoice_id": "invoice_1001",
-                 *       "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                 *       "invoice_number": "INV-1001",
-                 *       "issue_date": "2026-03-01",
-                 *       "due_date": "2026-03-31",
+                 *       "memo": "Patched",
                  *       "line_items": [
                  *         {
-                 *           "description": "Consulting services, March",
+                 *           "description": "Work",
                  *           "quantity": 2,
-                 *           "unit_amount_cents": 125000
+                 *           "unit_amount_cents": 1250
+                 *         },
+                 *         {
+                 *           "description": "Work",
+                 *           "quantity": 2,
+                 *           "unit_amount_cents": 1250
                  *         }
                  *       ],
-                 *       "currency": "USD",
-                 *       "memo": "Agreed with the customer",
                  *       "metadata": {
-                 *         "crm_id": "acct_4412"
+                 *         "order": "o-1"
                  *       }
                  *     }
                  */
@@ -5182,75 +5197,84 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_invoice_id": "invoice_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *         "invoice_number": "INV-1001",
+                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
+                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "invoice_number": "INV-c4ad81d5",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
+                     *           },
+                     *           {
+                     *             "description": "Work",
+                     *             "quantity": 2,
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
                      *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "balance_due_cents": 125000,
+                     *         "total_cents": 5000,
+                     *         "amount_paid_cents": 0,
+                     *         "balance_due_cents": 0,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "estimate_id": "75648a25-4b6e-4c1a-9f3d-75648a257564",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "void_date": "2026-03-01",
-                     *         "voided_at": "2026-03-01T12:00:00Z",
+                     *         "memo": "Patched",
+                     *         "estimate_id": null,
+                     *         "posted_at": null,
+                     *         "void_date": null,
+                     *         "voided_at": null,
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "order": "o-1"
                      *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "created_at": "2026-11-26T07:19:22.634Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_invoice_id": "invoice_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *         "invoice_number": "INV-1001",
+                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
+                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "invoice_number": "INV-c4ad81d5",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
+                     *           },
+                     *           {
+                     *             "description": "Work",
+                     *             "quantity": 2,
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
                      *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "balance_due_cents": 125000,
+                     *         "total_cents": 5000,
+                     *         "amount_paid_cents": 0,
+                     *         "balance_due_cents": 0,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "estimate_id": "75648a25-4b6e-4c1a-9f3d-75648a257564",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "void_date": "2026-03-01",
-                     *         "voided_at": "2026-03-01T12:00:00Z",
+                     *         "memo": "Patched",
+                     *         "estimate_id": null,
+                     *         "posted_at": null,
+                     *         "void_date": null,
+                     *         "voided_at": null,
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "order": "o-1"
                      *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "created_at": "2026-11-26T07:19:22.634Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["InvoiceResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5262,16 +5286,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "due_date must be on or after issue_date.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/due_date",
+                     *             "issue": "before_issue_date",
+                     *             "message": "due_date 2026-02-01 is before issue_date 2026-03-01."
+                     *           }
+                     *         ],
+                     *         "request_id": "48a0625f-5c12-4e83-98fb-28068843776b"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5315,64 +5348,76 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_invoice_id": "invoice_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *         "invoice_number": "INV-1001",
+                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
+                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "invoice_number": "INV-c4ad81d5",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
+                     *           },
+                     *           {
+                     *             "description": "Work",
+                     *             "quantity": 2,
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
-                     *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "balance_due_cents": 125000,
+                     *         "status": "open",
+                     *         "total_cents": 5000,
+                     *         "amount_paid_cents": 0,
+                     *         "balance_due_cents": 5000,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "estimate_id": "75648a25-4b6e-4c1a-9f3d-75648a257564",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "void_date": "2026-03-01",
-                     *         "voided_at": "2026-03-01T12:00:00Z",
+                     *         "memo": "Patched",
+                     *         "estimate_id": null,
+                     *         "posted_at": "2026-11-26T07:19:23.492Z",
+                     *         "void_date": null,
+                     *         "voided_at": null,
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "order": "o-1"
                      *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "created_at": "2026-11-26T07:19:22.634Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_invoice_id": "invoice_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *         "invoice_number": "INV-1001",
+                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
+                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "invoice_number": "INV-c4ad81d5",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
+                     *           },
+                     *           {
+                     *             "description": "Work",
+                     *             "quantity": 2,
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
-                     *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "balance_due_cents": 125000,
+                     *         "status": "open",
+                     *         "total_cents": 5000,
+                     *         "amount_paid_cents": 0,
+                     *         "balance_due_cents": 5000,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "estimate_id": "75648a25-4b6e-4c1a-9f3d-75648a257564",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "void_date": "2026-03-01",
-                     *         "voided_at": "2026-03-01T12:00:00Z",
+                     *         "memo": "Patched",
+                     *         "estimate_id": null,
+                     *         "posted_at": "2026-11-26T07:19:23.492Z",
+                     *         "void_date": null,
+                     *         "voided_at": null,
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "order": "o-1"
                      *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "created_at": "2026-11-26T07:19:22.634Z"
                      *       },
                      *       "action": {
                      *         "type": "posted",
@@ -5383,11 +5428,8 @@ export interface operations {
                     "application/json": components["schemas"]["PostInvoiceResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5399,16 +5441,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "2818f872-aa02-4f7a-8a15-b908013561a2"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5434,7 +5485,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "void_date": "2026-03-01"
+                 *       "void_date": "2026-03-10"
                  *     }
                  */
                 "application/json": components["schemas"]["VoidInvoiceRequest"];
@@ -5456,64 +5507,60 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_invoice_id": "invoice_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *         "invoice_number": "INV-1001",
+                     *         "id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
+                     *         "external_invoice_id": "inv-c2bd5053-0e05-435f-b5c0-b0be7ebcea12",
+                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "invoice_number": "INV-c2bd5053",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
-                     *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "description": "Work",
+                     *             "quantity": 1,
+                     *             "unit_amount_cents": 700,
+                     *             "amount_cents": 700
                      *           }
                      *         ],
-                     *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "balance_due_cents": 125000,
+                     *         "status": "void",
+                     *         "total_cents": 700,
+                     *         "amount_paid_cents": 0,
+                     *         "balance_due_cents": 0,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "estimate_id": "75648a25-4b6e-4c1a-9f3d-75648a257564",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "void_date": "2026-03-01",
-                     *         "voided_at": "2026-03-01T12:00:00Z",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "estimate_id": null,
+                     *         "posted_at": "2026-11-26T07:19:24.574Z",
+                     *         "void_date": "2026-03-10",
+                     *         "voided_at": "2026-11-26T07:19:24.653Z",
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:24.531Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_invoice_id": "invoice_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *         "invoice_number": "INV-1001",
+                     *         "id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
+                     *         "external_invoice_id": "inv-c2bd5053-0e05-435f-b5c0-b0be7ebcea12",
+                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "invoice_number": "INV-c2bd5053",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
-                     *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "description": "Work",
+                     *             "quantity": 1,
+                     *             "unit_amount_cents": 700,
+                     *             "amount_cents": 700
                      *           }
                      *         ],
-                     *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "balance_due_cents": 125000,
+                     *         "status": "void",
+                     *         "total_cents": 700,
+                     *         "amount_paid_cents": 0,
+                     *         "balance_due_cents": 0,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "estimate_id": "75648a25-4b6e-4c1a-9f3d-75648a257564",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "void_date": "2026-03-01",
-                     *         "voided_at": "2026-03-01T12:00:00Z",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "estimate_id": null,
+                     *         "posted_at": "2026-11-26T07:19:24.574Z",
+                     *         "void_date": "2026-03-10",
+                     *         "voided_at": "2026-11-26T07:19:24.653Z",
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:24.531Z"
                      *       },
                      *       "action": {
                      *         "type": "voided",
@@ -5524,11 +5571,8 @@ export interface operations {
                     "application/json": components["schemas"]["VoidInvoiceResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5540,16 +5584,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "void_date must be on or after the issue date.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/void_date",
+                     *             "issue": "before_issue_date",
+                     *             "message": "void_date 2026-02-28 is before issue_date 2026-03-01: send a void_date on or after it."
+                     *           }
+                     *         ],
+                     *         "request_id": "346ca8d8-9577-4e70-afa3-f0c65ab9cf91"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5603,43 +5656,39 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_payment_id": "payment_1001",
-                     *           "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *           "amount_cents": 125000,
-                     *           "received_date": "2026-03-01",
+                     *           "id": "4e565734-7fc6-4583-8da5-12df8e632def",
+                     *           "external_payment_id": "pay-2d6f4dae-d650-4200-8307-289ca175d2ee",
+                     *           "invoice_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *           "amount_cents": 1000,
+                     *           "received_date": "2026-03-05",
                      *           "source": "manual",
-                     *           "processor": "stripe",
+                     *           "processor": null,
                      *           "currency": "USD",
                      *           "status": "posted",
-                     *           "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "event_id": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-26T07:19:26.053Z"
                      *         }
                      *       ],
                      *       "payments": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_payment_id": "payment_1001",
-                     *           "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *           "amount_cents": 125000,
-                     *           "received_date": "2026-03-01",
+                     *           "id": "4e565734-7fc6-4583-8da5-12df8e632def",
+                     *           "external_payment_id": "pay-2d6f4dae-d650-4200-8307-289ca175d2ee",
+                     *           "invoice_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *           "amount_cents": 1000,
+                     *           "received_date": "2026-03-05",
                      *           "source": "manual",
-                     *           "processor": "stripe",
+                     *           "processor": null,
                      *           "currency": "USD",
                      *           "status": "posted",
-                     *           "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "event_id": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-26T07:19:26.053Z"
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "limit": 25,
-                     *         "offset": 1,
+                     *         "offset": 0,
                      *         "count": 1,
                      *         "has_more": false
                      *       }
@@ -5662,15 +5711,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "3328b40a-e1dc-430b-87a9-b223038c5183"
                      *       }
                      *     }
                      */
@@ -5698,16 +5747,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_payment_id": "payment_1001",
-                 *       "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                 *       "amount_cents": 125000,
-                 *       "received_at": "2026-03-01",
-                 *       "source": "manual",
-                 *       "processor": "stripe",
-                 *       "currency": "USD",
-                 *       "metadata": {
-                 *         "crm_id": "acct_4412"
-                 *       }
+                 *       "external_payment_id": "pay-54027090-61ee-4ab1-ba77-90c76bcb1ca6",
+                 *       "invoice_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                 *       "amount_cents": 100,
+                 *       "received_at": "2026-03-05"
                  *     }
                  */
                 "application/json": components["schemas"]["CreatePaymentRequest"];
@@ -5780,47 +5823,40 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_payment_id": "payment_1001",
-                     *         "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *         "amount_cents": 125000,
-                     *         "received_date": "2026-03-01",
+                     *         "id": "f3224865-544c-4799-a974-d56995b47929",
+                     *         "external_payment_id": "pay-54027090-61ee-4ab1-ba77-90c76bcb1ca6",
+                     *         "invoice_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                     *         "amount_cents": 100,
+                     *         "received_date": "2026-03-05",
                      *         "source": "manual",
-                     *         "processor": "stripe",
+                     *         "processor": null,
                      *         "currency": "USD",
                      *         "status": "posted",
-                     *         "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "event_id": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:25.592Z"
                      *       },
                      *       "payment": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_payment_id": "payment_1001",
-                     *         "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *         "amount_cents": 125000,
-                     *         "received_date": "2026-03-01",
+                     *         "id": "f3224865-544c-4799-a974-d56995b47929",
+                     *         "external_payment_id": "pay-54027090-61ee-4ab1-ba77-90c76bcb1ca6",
+                     *         "invoice_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                     *         "amount_cents": 100,
+                     *         "received_date": "2026-03-05",
                      *         "source": "manual",
-                     *         "processor": "stripe",
+                     *         "processor": null,
                      *         "currency": "USD",
                      *         "status": "posted",
-                     *         "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "event_id": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:25.592Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["PaymentResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5832,16 +5868,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "6da90c2b-8532-454b-aaf9-99b08adff222"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5876,47 +5921,40 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_payment_id": "payment_1001",
-                     *         "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *         "amount_cents": 125000,
-                     *         "received_date": "2026-03-01",
+                     *         "id": "4e565734-7fc6-4583-8da5-12df8e632def",
+                     *         "external_payment_id": "pay-2d6f4dae-d650-4200-8307-289ca175d2ee",
+                     *         "invoice_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "amount_cents": 1000,
+                     *         "received_date": "2026-03-05",
                      *         "source": "manual",
-                     *         "processor": "stripe",
+                     *         "processor": null,
                      *         "currency": "USD",
                      *         "status": "posted",
-                     *         "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "event_id": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:26.053Z"
                      *       },
                      *       "payment": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_payment_id": "payment_1001",
-                     *         "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *         "amount_cents": 125000,
-                     *         "received_date": "2026-03-01",
+                     *         "id": "4e565734-7fc6-4583-8da5-12df8e632def",
+                     *         "external_payment_id": "pay-2d6f4dae-d650-4200-8307-289ca175d2ee",
+                     *         "invoice_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "amount_cents": 1000,
+                     *         "received_date": "2026-03-05",
                      *         "source": "manual",
-                     *         "processor": "stripe",
+                     *         "processor": null,
                      *         "currency": "USD",
                      *         "status": "posted",
-                     *         "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "event_id": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:26.053Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["PaymentResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5928,16 +5966,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "807f3fa0-5281-4983-a3ac-2918553b5db1"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5988,41 +6035,37 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_payout_id": "payout_1001",
+                     *           "id": "ac861069-ec6f-44bc-96e8-43c724692065",
+                     *           "external_payout_id": "po-275e3cb0-d983-40e1-9a10-4d6c5a05b998",
                      *           "processor": "stripe",
-                     *           "payout_date": "2026-03-01",
-                     *           "gross_cents": 125000,
-                     *           "fee_cents": 125000,
-                     *           "net_cents": 125000,
+                     *           "payout_date": "2026-03-10",
+                     *           "gross_cents": 10000,
+                     *           "fee_cents": 300,
+                     *           "net_cents": 9700,
                      *           "currency": "USD",
                      *           "status": "created",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-26T07:19:26.965Z"
                      *         }
                      *       ],
                      *       "processor_payouts": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_payout_id": "payout_1001",
+                     *           "id": "ac861069-ec6f-44bc-96e8-43c724692065",
+                     *           "external_payout_id": "po-275e3cb0-d983-40e1-9a10-4d6c5a05b998",
                      *           "processor": "stripe",
-                     *           "payout_date": "2026-03-01",
-                     *           "gross_cents": 125000,
-                     *           "fee_cents": 125000,
-                     *           "net_cents": 125000,
+                     *           "payout_date": "2026-03-10",
+                     *           "gross_cents": 10000,
+                     *           "fee_cents": 300,
+                     *           "net_cents": 9700,
                      *           "currency": "USD",
                      *           "status": "created",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-26T07:19:26.965Z"
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "limit": 25,
-                     *         "offset": 1,
+                     *         "offset": 0,
                      *         "count": 1,
                      *         "has_more": false
                      *       }
@@ -6045,15 +6088,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "4827ac03-d5e4-4e2c-864f-38a69776844d"
                      *       }
                      *     }
                      */
@@ -6081,16 +6124,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_payout_id": "payout_1001",
+                 *       "external_payout_id": "po-275e3cb0-d983-40e1-9a10-4d6c5a05b998",
                  *       "processor": "stripe",
-                 *       "payout_date": "2026-03-01",
-                 *       "gross_cents": 125000,
-                 *       "fee_cents": 125000,
-                 *       "net_cents": 125000,
-                 *       "currency": "USD",
-                 *       "metadata": {
-                 *         "crm_id": "acct_4412"
-                 *       }
+                 *       "payout_date": "2026-03-10",
+                 *       "gross_cents": 10000,
+                 *       "fee_cents": 300,
+                 *       "net_cents": 9700
                  *     }
                  */
                 "application/json": components["schemas"]["CreateProcessorPayoutRequest"];
@@ -6161,34 +6200,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_payout_id": "payout_1001",
+                     *         "id": "ac861069-ec6f-44bc-96e8-43c724692065",
+                     *         "external_payout_id": "po-275e3cb0-d983-40e1-9a10-4d6c5a05b998",
                      *         "processor": "stripe",
-                     *         "payout_date": "2026-03-01",
-                     *         "gross_cents": 125000,
-                     *         "fee_cents": 125000,
-                     *         "net_cents": 125000,
+                     *         "payout_date": "2026-03-10",
+                     *         "gross_cents": 10000,
+                     *         "fee_cents": 300,
+                     *         "net_cents": 9700,
                      *         "currency": "USD",
                      *         "status": "created",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:26.965Z"
                      *       },
                      *       "processor_payout": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_payout_id": "payout_1001",
+                     *         "id": "ac861069-ec6f-44bc-96e8-43c724692065",
+                     *         "external_payout_id": "po-275e3cb0-d983-40e1-9a10-4d6c5a05b998",
                      *         "processor": "stripe",
-                     *         "payout_date": "2026-03-01",
-                     *         "gross_cents": 125000,
-                     *         "fee_cents": 125000,
-                     *         "net_cents": 125000,
+                     *         "payout_date": "2026-03-10",
+                     *         "gross_cents": 10000,
+                     *         "fee_cents": 300,
+                     *         "net_cents": 9700,
                      *         "currency": "USD",
                      *         "status": "created",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:26.965Z"
                      *       }
                      *     }
                      */
@@ -6209,15 +6244,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "gross_cents − fee_cents must equal net_cents (100 − 3 ≠ 90).",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "/net_cents",
+                     *             "issue": "net_mismatch",
+                     *             "message": "Expected net_cents 97."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "2932936a-56e0-4135-861e-d98b5ca54260"
                      *       }
                      *     }
                      */
@@ -6260,45 +6295,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_payout_id": "payout_1001",
+                     *         "id": "ac861069-ec6f-44bc-96e8-43c724692065",
+                     *         "external_payout_id": "po-275e3cb0-d983-40e1-9a10-4d6c5a05b998",
                      *         "processor": "stripe",
-                     *         "payout_date": "2026-03-01",
-                     *         "gross_cents": 125000,
-                     *         "fee_cents": 125000,
-                     *         "net_cents": 125000,
+                     *         "payout_date": "2026-03-10",
+                     *         "gross_cents": 10000,
+                     *         "fee_cents": 300,
+                     *         "net_cents": 9700,
                      *         "currency": "USD",
                      *         "status": "created",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:26.965Z"
                      *       },
                      *       "processor_payout": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_payout_id": "payout_1001",
+                     *         "id": "ac861069-ec6f-44bc-96e8-43c724692065",
+                     *         "external_payout_id": "po-275e3cb0-d983-40e1-9a10-4d6c5a05b998",
                      *         "processor": "stripe",
-                     *         "payout_date": "2026-03-01",
-                     *         "gross_cents": 125000,
-                     *         "fee_cents": 125000,
-                     *         "net_cents": 125000,
+                     *         "payout_date": "2026-03-10",
+                     *         "gross_cents": 10000,
+                     *         "fee_cents": 300,
+                     *         "net_cents": 9700,
                      *         "currency": "USD",
                      *         "status": "created",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:26.965Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ProcessorPayoutResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6310,16 +6338,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "928b41d5-f471-4166-a751-d4329a269afa"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6372,59 +6409,55 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_estimate_id": "estimate_1001",
-                     *           "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
+                     *           "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
+                     *           "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
+                     *           "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
                      *           "issue_date": "2026-03-01",
-                     *           "expiry_date": "2026-03-01",
+                     *           "expiry_date": null,
                      *           "line_items": [
                      *             {
-                     *               "description": "Consulting services, March",
+                     *               "description": "Fixture work",
                      *               "quantity": 2,
-                     *               "unit_amount_cents": 125000,
-                     *               "amount_cents": 125000
+                     *               "unit_amount_cents": 1250,
+                     *               "amount_cents": 2500
                      *             }
                      *           ],
                      *           "status": "draft",
-                     *           "total_cents": 125000,
+                     *           "total_cents": 2500,
                      *           "currency": "USD",
-                     *           "memo": "Agreed with the customer",
-                     *           "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "memo": null,
+                     *           "invoice_id": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-26T07:19:27.396Z"
                      *         }
                      *       ],
                      *       "estimates": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_estimate_id": "estimate_1001",
-                     *           "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
+                     *           "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
+                     *           "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
+                     *           "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
                      *           "issue_date": "2026-03-01",
-                     *           "expiry_date": "2026-03-01",
+                     *           "expiry_date": null,
                      *           "line_items": [
                      *             {
-                     *               "description": "Consulting services, March",
+                     *               "description": "Fixture work",
                      *               "quantity": 2,
-                     *               "unit_amount_cents": 125000,
-                     *               "amount_cents": 125000
+                     *               "unit_amount_cents": 1250,
+                     *               "amount_cents": 2500
                      *             }
                      *           ],
                      *           "status": "draft",
-                     *           "total_cents": 125000,
+                     *           "total_cents": 2500,
                      *           "currency": "USD",
-                     *           "memo": "Agreed with the customer",
-                     *           "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "memo": null,
+                     *           "invoice_id": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-26T07:19:27.396Z"
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "limit": 25,
-                     *         "offset": 1,
+                     *         "offset": 0,
                      *         "count": 1,
                      *         "has_more": false
                      *       }
@@ -6447,15 +6480,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "69ca844d-0a00-4ada-80d3-64da2470f789"
                      *       }
                      *     }
                      */
@@ -6483,22 +6516,16 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_estimate_id": "estimate_1001",
-                 *       "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
+                 *       "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
+                 *       "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
                  *       "issue_date": "2026-03-01",
-                 *       "expiry_date": "2026-03-01",
                  *       "line_items": [
                  *         {
-                 *           "description": "Consulting services, March",
+                 *           "description": "Fixture work",
                  *           "quantity": 2,
-                 *           "unit_amount_cents": 125000
+                 *           "unit_amount_cents": 1250
                  *         }
-                 *       ],
-                 *       "currency": "USD",
-                 *       "memo": "Agreed with the customer",
-                 *       "metadata": {
-                 *         "crm_id": "acct_4412"
-                 *       }
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["CreateEstimateRequest"];
@@ -6587,63 +6614,56 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_estimate_id": "estimate_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
+                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
+                     *         "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
+                     *         "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
                      *         "issue_date": "2026-03-01",
-                     *         "expiry_date": "2026-03-01",
+                     *         "expiry_date": null,
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Fixture work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
                      *         "status": "draft",
-                     *         "total_cents": 125000,
+                     *         "total_cents": 2500,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "invoice_id": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:27.396Z"
                      *       },
                      *       "estimate": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_estimate_id": "estimate_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
+                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
+                     *         "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
+                     *         "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
                      *         "issue_date": "2026-03-01",
-                     *         "expiry_date": "2026-03-01",
+                     *         "expiry_date": null,
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Fixture work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
                      *         "status": "draft",
-                     *         "total_cents": 125000,
+                     *         "total_cents": 2500,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "invoice_id": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:27.396Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["EstimateResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6655,16 +6675,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "a50ae8b2-b3fd-45b1-9c6f-21367e031986"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6699,63 +6728,56 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_estimate_id": "estimate_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
+                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
+                     *         "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
+                     *         "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
                      *         "issue_date": "2026-03-01",
-                     *         "expiry_date": "2026-03-01",
+                     *         "expiry_date": null,
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Fixture work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
                      *         "status": "draft",
-                     *         "total_cents": 125000,
+                     *         "total_cents": 2500,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "invoice_id": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:27.396Z"
                      *       },
                      *       "estimate": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_estimate_id": "estimate_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
+                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
+                     *         "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
+                     *         "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
                      *         "issue_date": "2026-03-01",
-                     *         "expiry_date": "2026-03-01",
+                     *         "expiry_date": null,
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Fixture work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
                      *         "status": "draft",
-                     *         "total_cents": 125000,
+                     *         "total_cents": 2500,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "invoice_id": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:27.396Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["EstimateResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6767,16 +6789,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "c7e505c6-105b-4c7c-b95a-7036c81f8fea"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6799,21 +6830,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_estimate_id": "estimate_1001",
-                 *       "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                 *       "issue_date": "2026-03-01",
-                 *       "expiry_date": "2026-03-01",
-                 *       "line_items": [
-                 *         {
-                 *           "description": "Consulting services, March",
-                 *           "quantity": 2,
-                 *           "unit_amount_cents": 125000
-                 *         }
-                 *       ],
-                 *       "currency": "USD",
-                 *       "memo": "Agreed with the customer",
+                 *       "expiry_date": "2026-04-01",
+                 *       "memo": null,
                  *       "metadata": {
-                 *         "crm_id": "acct_4412"
+                 *         "quote": "q-1"
                  *       }
                  *     }
                  */
@@ -6836,63 +6856,60 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_estimate_id": "estimate_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
+                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
+                     *         "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
+                     *         "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
                      *         "issue_date": "2026-03-01",
-                     *         "expiry_date": "2026-03-01",
+                     *         "expiry_date": "2026-04-01",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Fixture work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
                      *         "status": "draft",
-                     *         "total_cents": 125000,
+                     *         "total_cents": 2500,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
+                     *         "memo": null,
+                     *         "invoice_id": null,
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "quote": "q-1"
                      *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "created_at": "2026-11-26T07:19:27.396Z"
                      *       },
                      *       "estimate": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_estimate_id": "estimate_1001",
-                     *         "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
+                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
+                     *         "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
+                     *         "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
                      *         "issue_date": "2026-03-01",
-                     *         "expiry_date": "2026-03-01",
+                     *         "expiry_date": "2026-04-01",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Fixture work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
                      *         "status": "draft",
-                     *         "total_cents": 125000,
+                     *         "total_cents": 2500,
                      *         "currency": "USD",
-                     *         "memo": "Agreed with the customer",
-                     *         "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
+                     *         "memo": null,
+                     *         "invoice_id": null,
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "quote": "q-1"
                      *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "created_at": "2026-11-26T07:19:27.396Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["EstimateResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6904,16 +6921,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "d07921ca-2c41-4e1a-93e9-e53e0dc1ba7e"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6939,7 +6965,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "status": "draft"
+                 *       "status": "sent"
                  *     }
                  */
                 "application/json": components["schemas"]["SetEstimateStatusRequest"];
@@ -6961,23 +6987,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "status": "draft"
+                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
+                     *         "status": "sent"
                      *       },
                      *       "estimate": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "status": "draft"
+                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
+                     *         "status": "sent"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["SetEstimateStatusResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6989,16 +7012,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "3ecdf807-5b8f-4c83-8105-67bcc618e8dd"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7049,20 +7081,17 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "estimate_id": "75648a25-4b6e-4c1a-9f3d-75648a257564",
-                     *         "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *         "invoice_status": "open"
+                     *         "estimate_id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
+                     *         "invoice_id": "d3fba14b-9985-480f-9ba7-4ca6289a99e6",
+                     *         "invoice_status": "draft"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConvertEstimateResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -7074,16 +7103,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "due_date must be on or after issue_date.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/due_date",
+                     *             "issue": "before_issue_date",
+                     *             "message": "due_date 2026-04-01 is before issue_date 2026-04-10."
+                     *           }
+                     *         ],
+                     *         "request_id": "ba7bc716-03bc-48ed-bf6f-c1c42c364381"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7141,47 +7179,35 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *           "event_type": "invoice.posted",
-                     *           "external_event_id": "event_1001",
+                     *           "id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *           "event_id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *           "event_type": "customer.created",
+                     *           "external_event_id": "evt-bf833702-5ce0-4692-ab8e-a7294753bab0",
                      *           "source": "api",
-                     *           "duplicate": true,
-                     *           "status": "processed",
-                     *           "payment_id": "ca07dae7-4b6e-4c1a-9f3d-ca07dae7ca07",
-                     *           "details": [
-                     *             {
-                     *               "field": "/name",
-                     *               "issue": "required",
-                     *               "message": "No such record."
-                     *             }
-                     *           ],
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "duplicate": false,
+                     *           "status": "stored",
+                     *           "payment_id": null,
+                     *           "details": [],
+                     *           "created_at": "2026-11-26T07:19:28.566Z"
                      *         }
                      *       ],
                      *       "events": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *           "event_type": "invoice.posted",
-                     *           "external_event_id": "event_1001",
+                     *           "id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *           "event_id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *           "event_type": "customer.created",
+                     *           "external_event_id": "evt-bf833702-5ce0-4692-ab8e-a7294753bab0",
                      *           "source": "api",
-                     *           "duplicate": true,
-                     *           "status": "processed",
-                     *           "payment_id": "ca07dae7-4b6e-4c1a-9f3d-ca07dae7ca07",
-                     *           "details": [
-                     *             {
-                     *               "field": "/name",
-                     *               "issue": "required",
-                     *               "message": "No such record."
-                     *             }
-                     *           ],
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "duplicate": false,
+                     *           "status": "stored",
+                     *           "payment_id": null,
+                     *           "details": [],
+                     *           "created_at": "2026-11-26T07:19:28.566Z"
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "limit": 25,
-                     *         "offset": 1,
+                     *         "offset": 0,
                      *         "count": 1,
                      *         "has_more": false
                      *       }
@@ -7204,15 +7230,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "bc4e7495-a587-4705-b988-0d186e4d1df3"
                      *       }
                      *     }
                      */
@@ -7240,9 +7266,17 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "event_type": "invoice.posted",
-                 *       "external_event_id": "event_1001",
-                 *       "payload": {}
+                 *       "event_type": "customer.created",
+                 *       "external_event_id": "evt-bf833702-5ce0-4692-ab8e-a7294753bab0",
+                 *       "payload": {
+                 *         "id": "c1",
+                 *         "nested": {
+                 *           "list": [
+                 *             1,
+                 *             "two"
+                 *           ]
+                 *         }
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["CreateEventRequest"];
@@ -7319,40 +7353,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *         "event_type": "invoice.posted",
-                     *         "external_event_id": "event_1001",
+                     *         "id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *         "event_id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *         "event_type": "customer.created",
+                     *         "external_event_id": "evt-bf833702-5ce0-4692-ab8e-a7294753bab0",
                      *         "source": "api",
-                     *         "duplicate": true,
-                     *         "status": "processed",
-                     *         "payment_id": "ca07dae7-4b6e-4c1a-9f3d-ca07dae7ca07",
-                     *         "details": [
-                     *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "No such record."
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "duplicate": false,
+                     *         "status": "stored",
+                     *         "payment_id": null,
+                     *         "details": [],
+                     *         "created_at": "2026-11-26T07:19:28.566Z"
                      *       },
                      *       "event": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *         "event_type": "invoice.posted",
-                     *         "external_event_id": "event_1001",
+                     *         "id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *         "event_id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *         "event_type": "customer.created",
+                     *         "external_event_id": "evt-bf833702-5ce0-4692-ab8e-a7294753bab0",
                      *         "source": "api",
-                     *         "duplicate": true,
-                     *         "status": "processed",
-                     *         "payment_id": "ca07dae7-4b6e-4c1a-9f3d-ca07dae7ca07",
-                     *         "details": [
-                     *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "No such record."
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "duplicate": false,
+                     *         "status": "stored",
+                     *         "payment_id": null,
+                     *         "details": [],
+                     *         "created_at": "2026-11-26T07:19:28.566Z"
                      *       }
                      *     }
                      */
@@ -7373,15 +7395,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The request body is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "/payload/k",
+                     *             "issue": "invalid_character",
+                     *             "message": "/payload/k contains a NUL character (U+0000)."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "3c57f7ed-a928-4492-aee3-ccaa4fd7dfd8"
                      *       }
                      *     }
                      */
@@ -7424,51 +7446,36 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *         "event_type": "invoice.posted",
-                     *         "external_event_id": "event_1001",
+                     *         "id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *         "event_id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *         "event_type": "customer.created",
+                     *         "external_event_id": "evt-bf833702-5ce0-4692-ab8e-a7294753bab0",
                      *         "source": "api",
-                     *         "duplicate": true,
-                     *         "status": "processed",
-                     *         "payment_id": "ca07dae7-4b6e-4c1a-9f3d-ca07dae7ca07",
-                     *         "details": [
-                     *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "No such record."
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "duplicate": false,
+                     *         "status": "stored",
+                     *         "payment_id": null,
+                     *         "details": [],
+                     *         "created_at": "2026-11-26T07:19:28.566Z"
                      *       },
                      *       "event": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *         "event_type": "invoice.posted",
-                     *         "external_event_id": "event_1001",
+                     *         "id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *         "event_id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *         "event_type": "customer.created",
+                     *         "external_event_id": "evt-bf833702-5ce0-4692-ab8e-a7294753bab0",
                      *         "source": "api",
-                     *         "duplicate": true,
-                     *         "status": "processed",
-                     *         "payment_id": "ca07dae7-4b6e-4c1a-9f3d-ca07dae7ca07",
-                     *         "details": [
-                     *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "No such record."
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "duplicate": false,
+                     *         "status": "stored",
+                     *         "payment_id": null,
+                     *         "details": [],
+                     *         "created_at": "2026-11-26T07:19:28.566Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["EventResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -7480,16 +7487,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "20fc088f-4f4e-4748-b10f-b56368d2ef79"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7519,28 +7535,56 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "provider": "stripe",
-                     *         "source_id": "a80460a0-4b6e-4c1a-9f3d-a80460a0a804",
-                     *         "webhook_url": "https://app.example.com/webhooks/accounting",
+                     *         "source_id": "0b6227d0-ae8a-4541-9e57-a41bf7df8990",
+                     *         "webhook_url": "/hooks/stripe/0b6227d0-ae8a-4541-9e57-a41bf7df8990",
                      *         "status": "unverified",
-                     *         "verified_at": "2026-03-01T12:00:00Z",
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "verified_at": null,
+                     *         "created_at": "2026-11-26T07:19:29.094Z",
+                     *         "updated_at": "2026-11-26T07:19:29.094Z"
                      *       },
                      *       "payment_processor": {
                      *         "provider": "stripe",
-                     *         "source_id": "a80460a0-4b6e-4c1a-9f3d-a80460a0a804",
-                     *         "webhook_url": "https://app.example.com/webhooks/accounting",
+                     *         "source_id": "0b6227d0-ae8a-4541-9e57-a41bf7df8990",
+                     *         "webhook_url": "/hooks/stripe/0b6227d0-ae8a-4541-9e57-a41bf7df8990",
                      *         "status": "unverified",
-                     *         "verified_at": "2026-03-01T12:00:00Z",
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "verified_at": null,
+                     *         "created_at": "2026-11-26T07:19:29.094Z",
+                     *         "updated_at": "2026-11-26T07:19:29.094Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["GetPaymentProcessorResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "67a36509-bb50-43d7-940c-a0bc941f3a04"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description not_found: no payment processor is configured for the connected app and environment of the key. */
@@ -7553,16 +7597,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7583,7 +7617,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "provider": "stripe",
-                 *       "signing_secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                 *       "signing_secret": "whsec_2dc399c9b99c4081af416f097d9ca597"
                  *     }
                  */
                 "application/json": components["schemas"]["PutPaymentProcessorRequest"];
@@ -7605,21 +7639,21 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "provider": "stripe",
-                     *         "source_id": "a80460a0-4b6e-4c1a-9f3d-a80460a0a804",
-                     *         "webhook_url": "https://app.example.com/webhooks/accounting",
+                     *         "source_id": "0b6227d0-ae8a-4541-9e57-a41bf7df8990",
+                     *         "webhook_url": "/hooks/stripe/0b6227d0-ae8a-4541-9e57-a41bf7df8990",
                      *         "status": "unverified",
-                     *         "verified_at": "2026-03-01T12:00:00Z",
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "verified_at": null,
+                     *         "created_at": "2026-11-26T07:19:29.094Z",
+                     *         "updated_at": "2026-11-26T07:19:29.094Z"
                      *       },
                      *       "payment_processor": {
                      *         "provider": "stripe",
-                     *         "source_id": "a80460a0-4b6e-4c1a-9f3d-a80460a0a804",
-                     *         "webhook_url": "https://app.example.com/webhooks/accounting",
+                     *         "source_id": "0b6227d0-ae8a-4541-9e57-a41bf7df8990",
+                     *         "webhook_url": "/hooks/stripe/0b6227d0-ae8a-4541-9e57-a41bf7df8990",
                      *         "status": "unverified",
-                     *         "verified_at": "2026-03-01T12:00:00Z",
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "verified_at": null,
+                     *         "created_at": "2026-11-26T07:19:29.094Z",
+                     *         "updated_at": "2026-11-26T07:19:29.094Z"
                      *       }
                      *     }
                      */
@@ -7640,15 +7674,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "605dcd6f-bb45-42b9-a634-1ded1d046431"
                      *       }
                      *     }
                      */
@@ -7689,12 +7723,12 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "provider": "stripe",
-                     *         "source_id": "a80460a0-4b6e-4c1a-9f3d-a80460a0a804",
+                     *         "source_id": "0b6227d0-ae8a-4541-9e57-a41bf7df8990",
                      *         "deleted": true
                      *       },
                      *       "payment_processor": {
                      *         "provider": "stripe",
-                     *         "source_id": "a80460a0-4b6e-4c1a-9f3d-a80460a0a804",
+                     *         "source_id": "0b6227d0-ae8a-4541-9e57-a41bf7df8990",
                      *         "deleted": true
                      *       }
                      *     }
@@ -7702,7 +7736,35 @@ export interface operations {
                     "application/json": components["schemas"]["DeletePaymentProcessorResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "1c6e5666-6cc8-4f2e-a3dc-b500ebeb3854"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description not_found: no payment processor is configured for the connected app and environment of the key. */
@@ -7715,16 +7777,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7750,10 +7802,23 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_1PqR2sT3uV4wX5yZ6a7B8c9D",
+                 *       "id": "evt-37cd3d76-81f8-455b-a2eb-1ff73949be3a",
+                 *       "object": "event",
+                 *       "created": 1772712000,
                  *       "type": "payment_intent.succeeded",
-                 *       "created": 1,
-                 *       "data": {}
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "pi-904ebb9d-6584-4cd7-ad16-78a77c1a16a1",
+                 *           "object": "payment_intent",
+                 *           "amount": 3000,
+                 *           "amount_received": 3000,
+                 *           "currency": "usd",
+                 *           "created": 1772712000,
+                 *           "metadata": {
+                 *             "invoice_id": "3af0fa2e-0215-494b-b3b2-c8990e6d1780"
+                 *           }
+                 *         }
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ReceiveStripeEventRequest"];
@@ -7773,40 +7838,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *         "event_type": "invoice.posted",
-                     *         "external_event_id": "event_1001",
-                     *         "source": "api",
-                     *         "duplicate": true,
+                     *         "id": "108a5487-f3a7-4fed-a51d-5cbdfc415993",
+                     *         "event_id": "108a5487-f3a7-4fed-a51d-5cbdfc415993",
+                     *         "event_type": "payment_intent.succeeded",
+                     *         "external_event_id": "evt-37cd3d76-81f8-455b-a2eb-1ff73949be3a",
+                     *         "source": "stripe",
+                     *         "duplicate": false,
                      *         "status": "processed",
-                     *         "payment_id": "ca07dae7-4b6e-4c1a-9f3d-ca07dae7ca07",
-                     *         "details": [
-                     *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "No such record."
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "payment_id": "5299a934-4521-481d-91a0-4c542fecb955",
+                     *         "details": [],
+                     *         "created_at": "2026-11-26T07:19:29.404Z"
                      *       },
                      *       "event": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *         "event_type": "invoice.posted",
-                     *         "external_event_id": "event_1001",
-                     *         "source": "api",
-                     *         "duplicate": true,
+                     *         "id": "108a5487-f3a7-4fed-a51d-5cbdfc415993",
+                     *         "event_id": "108a5487-f3a7-4fed-a51d-5cbdfc415993",
+                     *         "event_type": "payment_intent.succeeded",
+                     *         "external_event_id": "evt-37cd3d76-81f8-455b-a2eb-1ff73949be3a",
+                     *         "source": "stripe",
+                     *         "duplicate": false,
                      *         "status": "processed",
-                     *         "payment_id": "ca07dae7-4b6e-4c1a-9f3d-ca07dae7ca07",
-                     *         "details": [
-                     *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "No such record."
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "payment_id": "5299a934-4521-481d-91a0-4c542fecb955",
+                     *         "details": [],
+                     *         "created_at": "2026-11-26T07:19:29.404Z"
                      *       }
                      *     }
                      */
@@ -7823,6 +7876,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "signature_invalid",
+                     *         "message": "The Stripe-Signature does not verify: The Stripe-Signature header needs t=<unix seconds> and at least one v1=<hex HMAC-SHA-256>.",
+                     *         "details": [
+                     *           {
+                     *             "field": "Stripe-Signature",
+                     *             "issue": "malformed",
+                     *             "message": "The Stripe-Signature header needs t=<unix seconds> and at least one v1=<hex HMAC-SHA-256>."
+                     *           }
+                     *         ],
+                     *         "request_id": "f3726c95-7260-4335-a895-243ee809e1ad"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7836,16 +7905,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7928,39 +7987,35 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_vendor_id": "vendor_1001",
-                     *           "display_name": "Acme Corporation",
+                     *           "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *           "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *           "display_name": "Fixture vendor",
                      *           "vendor_type": "contractor",
-                     *           "email": "billing@acme.example",
-                     *           "is_1099_eligible": true,
-                     *           "w9_on_file": true,
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "created_at": "2026-03-01T12:00:00Z",
-                     *           "updated_at": "2026-03-01T12:00:00Z"
+                     *           "email": null,
+                     *           "is_1099_eligible": false,
+                     *           "w9_on_file": false,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-26T07:19:29.772Z",
+                     *           "updated_at": "2026-11-26T07:19:29.772Z"
                      *         }
                      *       ],
                      *       "vendors": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_vendor_id": "vendor_1001",
-                     *           "display_name": "Acme Corporation",
+                     *           "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *           "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *           "display_name": "Fixture vendor",
                      *           "vendor_type": "contractor",
-                     *           "email": "billing@acme.example",
-                     *           "is_1099_eligible": true,
-                     *           "w9_on_file": true,
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "created_at": "2026-03-01T12:00:00Z",
-                     *           "updated_at": "2026-03-01T12:00:00Z"
+                     *           "email": null,
+                     *           "is_1099_eligible": false,
+                     *           "w9_on_file": false,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-26T07:19:29.772Z",
+                     *           "updated_at": "2026-11-26T07:19:29.772Z"
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "limit": 25,
-                     *         "offset": 1,
+                     *         "offset": 0,
                      *         "count": 1,
                      *         "has_more": false
                      *       }
@@ -7983,15 +8038,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "227336a8-a502-4dc1-9db2-f73275a7029f"
                      *       }
                      *     }
                      */
@@ -8019,15 +8074,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_vendor_id": "vendor_1001",
-                 *       "display_name": "Acme Corporation",
-                 *       "vendor_type": "contractor",
-                 *       "email": "billing@acme.example",
-                 *       "is_1099_eligible": true,
-                 *       "w9_on_file": true,
-                 *       "metadata": {
-                 *         "crm_id": "acct_4412"
-                 *       }
+                 *       "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                 *       "display_name": "Fixture vendor"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateVendorRequest"];
@@ -8096,32 +8144,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_vendor_id": "vendor_1001",
-                     *         "display_name": "Acme Corporation",
+                     *         "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
-                     *         "email": "billing@acme.example",
-                     *         "is_1099_eligible": true,
-                     *         "w9_on_file": true,
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "email": null,
+                     *         "is_1099_eligible": false,
+                     *         "w9_on_file": false,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:29.772Z",
+                     *         "updated_at": "2026-11-26T07:19:29.772Z"
                      *       },
                      *       "vendor": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_vendor_id": "vendor_1001",
-                     *         "display_name": "Acme Corporation",
+                     *         "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
-                     *         "email": "billing@acme.example",
-                     *         "is_1099_eligible": true,
-                     *         "w9_on_file": true,
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "email": null,
+                     *         "is_1099_eligible": false,
+                     *         "w9_on_file": false,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:29.772Z",
+                     *         "updated_at": "2026-11-26T07:19:29.772Z"
                      *       }
                      *     }
                      */
@@ -8142,15 +8186,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "c91b3d29-d8f1-48bc-97b4-5271f3fbff6a"
                      *       }
                      *     }
                      */
@@ -8193,43 +8237,36 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_vendor_id": "vendor_1001",
-                     *         "display_name": "Acme Corporation",
+                     *         "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
-                     *         "email": "billing@acme.example",
-                     *         "is_1099_eligible": true,
-                     *         "w9_on_file": true,
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "email": null,
+                     *         "is_1099_eligible": false,
+                     *         "w9_on_file": false,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:29.772Z",
+                     *         "updated_at": "2026-11-26T07:19:29.772Z"
                      *       },
                      *       "vendor": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_vendor_id": "vendor_1001",
-                     *         "display_name": "Acme Corporation",
+                     *         "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
-                     *         "email": "billing@acme.example",
-                     *         "is_1099_eligible": true,
-                     *         "w9_on_file": true,
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "email": null,
+                     *         "is_1099_eligible": false,
+                     *         "w9_on_file": false,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:29.772Z",
+                     *         "updated_at": "2026-11-26T07:19:29.772Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["VendorResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8241,16 +8278,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "97180ee2-571f-4be4-9a50-be32828bdf43"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8273,13 +8319,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "display_name": "Acme Corporation",
-                 *       "email": "billing@acme.example",
-                 *       "is_1099_eligible": true,
                  *       "w9_on_file": true,
-                 *       "metadata": {
-                 *         "crm_id": "acct_4412"
-                 *       }
+                 *       "is_1099_eligible": true
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateVendorRequest"];
@@ -8301,43 +8342,36 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_vendor_id": "vendor_1001",
-                     *         "display_name": "Acme Corporation",
+                     *         "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
-                     *         "email": "billing@acme.example",
+                     *         "email": null,
                      *         "is_1099_eligible": true,
                      *         "w9_on_file": true,
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:29.772Z",
+                     *         "updated_at": "2026-11-26T07:19:30.799Z"
                      *       },
                      *       "vendor": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_vendor_id": "vendor_1001",
-                     *         "display_name": "Acme Corporation",
+                     *         "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
-                     *         "email": "billing@acme.example",
+                     *         "email": null,
                      *         "is_1099_eligible": true,
                      *         "w9_on_file": true,
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "updated_at": "2026-03-01T12:00:00Z"
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:29.772Z",
+                     *         "updated_at": "2026-11-26T07:19:30.799Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["VendorResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8349,16 +8383,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The request body is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/",
+                     *             "issue": "invalid",
+                     *             "message": "/ must NOT have fewer than 1 properties."
+                     *           }
+                     *         ],
+                     *         "request_id": "f26d7377-50bc-4b5b-a43e-8b592c88acd6"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8418,71 +8461,67 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_bill_id": "bill_1001",
-                     *           "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *           "bill_number": "INV-1001",
+                     *           "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *           "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
+                     *           "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *           "bill_number": "B-1",
                      *           "issue_date": "2026-03-01",
                      *           "due_date": "2026-03-31",
                      *           "line_items": [
                      *             {
-                     *               "description": "Consulting services, March",
+                     *               "description": "Work",
                      *               "quantity": 2,
-                     *               "unit_amount_cents": 125000,
-                     *               "amount_cents": 125000
+                     *               "unit_amount_cents": 1250,
+                     *               "amount_cents": 2500
                      *             }
                      *           ],
-                     *           "status": "draft",
-                     *           "total_cents": 125000,
-                     *           "amount_paid_cents": 125000,
-                     *           "open_balance_cents": 125000,
-                     *           "expense_account_id": "8c0adbe5-4b6e-4c1a-9f3d-8c0adbe58c0a",
+                     *           "status": "posted",
+                     *           "total_cents": 2500,
+                     *           "amount_paid_cents": 0,
+                     *           "open_balance_cents": 2500,
+                     *           "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
                      *           "currency": "USD",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "memo": "Agreed with the customer",
-                     *           "posted_at": "2026-03-01T12:00:00Z",
-                     *           "reversed_at": "2026-03-01T12:00:00Z",
-                     *           "reversal_reason": "Entered twice by mistake",
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "memo": null,
+                     *           "metadata": {},
+                     *           "posted_at": "2026-11-26T07:19:31.190Z",
+                     *           "reversed_at": null,
+                     *           "reversal_reason": null,
+                     *           "created_at": "2026-11-26T07:19:31.142Z"
                      *         }
                      *       ],
                      *       "bills": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_bill_id": "bill_1001",
-                     *           "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *           "bill_number": "INV-1001",
+                     *           "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *           "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
+                     *           "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *           "bill_number": "B-1",
                      *           "issue_date": "2026-03-01",
                      *           "due_date": "2026-03-31",
                      *           "line_items": [
                      *             {
-                     *               "description": "Consulting services, March",
+                     *               "description": "Work",
                      *               "quantity": 2,
-                     *               "unit_amount_cents": 125000,
-                     *               "amount_cents": 125000
+                     *               "unit_amount_cents": 1250,
+                     *               "amount_cents": 2500
                      *             }
                      *           ],
-                     *           "status": "draft",
-                     *           "total_cents": 125000,
-                     *           "amount_paid_cents": 125000,
-                     *           "open_balance_cents": 125000,
-                     *           "expense_account_id": "8c0adbe5-4b6e-4c1a-9f3d-8c0adbe58c0a",
+                     *           "status": "posted",
+                     *           "total_cents": 2500,
+                     *           "amount_paid_cents": 0,
+                     *           "open_balance_cents": 2500,
+                     *           "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
                      *           "currency": "USD",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "memo": "Agreed with the customer",
-                     *           "posted_at": "2026-03-01T12:00:00Z",
-                     *           "reversed_at": "2026-03-01T12:00:00Z",
-                     *           "reversal_reason": "Entered twice by mistake",
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "memo": null,
+                     *           "metadata": {},
+                     *           "posted_at": "2026-11-26T07:19:31.190Z",
+                     *           "reversed_at": null,
+                     *           "reversal_reason": null,
+                     *           "created_at": "2026-11-26T07:19:31.142Z"
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "limit": 25,
-                     *         "offset": 1,
+                     *         "offset": 0,
                      *         "count": 1,
                      *         "has_more": false
                      *       }
@@ -8505,15 +8544,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "b1a38ecb-f4d6-42b1-87be-4f0fa8c1b60f"
                      *       }
                      *     }
                      */
@@ -8541,25 +8580,18 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_bill_id": "bill_1001",
-                 *       "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                 *       "bill_number": "INV-1001",
+                 *       "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
+                 *       "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                 *       "bill_number": "B-1",
                  *       "issue_date": "2026-03-01",
                  *       "due_date": "2026-03-31",
                  *       "line_items": [
                  *         {
-                 *           "description": "Consulting services, March",
+                 *           "description": "Work",
                  *           "quantity": 2,
-                 *           "unit_amount_cents": 125000
+                 *           "unit_amount_cents": 1250
                  *         }
-                 *       ],
-                 *       "expense_account_id": "8c0adbe5-4b6e-4c1a-9f3d-8c0adbe58c0a",
-                 *       "currency": "USD",
-                 *       "memo": "Agreed with the customer",
-                 *       "status": "draft",
-                 *       "metadata": {
-                 *         "crm_id": "acct_4412"
-                 *       }
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["CreateBillRequest"];
@@ -8660,75 +8692,68 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_bill_id": "bill_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "bill_number": "INV-1001",
+                     *         "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *         "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
-                     *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "open_balance_cents": 125000,
-                     *         "expense_account_id": "8c0adbe5-4b6e-4c1a-9f3d-8c0adbe58c0a",
+                     *         "status": "posted",
+                     *         "total_cents": 2500,
+                     *         "amount_paid_cents": 0,
+                     *         "open_balance_cents": 2500,
+                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
                      *         "currency": "USD",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "metadata": {},
+                     *         "posted_at": "2026-11-26T07:19:31.190Z",
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null,
+                     *         "created_at": "2026-11-26T07:19:31.142Z"
                      *       },
                      *       "bill": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_bill_id": "bill_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "bill_number": "INV-1001",
+                     *         "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *         "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
-                     *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "open_balance_cents": 125000,
-                     *         "expense_account_id": "8c0adbe5-4b6e-4c1a-9f3d-8c0adbe58c0a",
+                     *         "status": "posted",
+                     *         "total_cents": 2500,
+                     *         "amount_paid_cents": 0,
+                     *         "open_balance_cents": 2500,
+                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
                      *         "currency": "USD",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "metadata": {},
+                     *         "posted_at": "2026-11-26T07:19:31.190Z",
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null,
+                     *         "created_at": "2026-11-26T07:19:31.142Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["BillResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8740,16 +8765,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "due_date must be on or after issue_date.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/due_date",
+                     *             "issue": "before_issue_date",
+                     *             "message": "due_date 2026-02-01 is before issue_date 2026-03-01."
+                     *           }
+                     *         ],
+                     *         "request_id": "05ba85f2-2194-4579-85df-1e8b1cb8457a"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8784,75 +8818,68 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_bill_id": "bill_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "bill_number": "INV-1001",
+                     *         "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *         "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
-                     *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "open_balance_cents": 125000,
-                     *         "expense_account_id": "8c0adbe5-4b6e-4c1a-9f3d-8c0adbe58c0a",
+                     *         "status": "posted",
+                     *         "total_cents": 2500,
+                     *         "amount_paid_cents": 0,
+                     *         "open_balance_cents": 2500,
+                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
                      *         "currency": "USD",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "metadata": {},
+                     *         "posted_at": "2026-11-26T07:19:31.190Z",
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null,
+                     *         "created_at": "2026-11-26T07:19:31.142Z"
                      *       },
                      *       "bill": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_bill_id": "bill_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "bill_number": "INV-1001",
+                     *         "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *         "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
-                     *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "open_balance_cents": 125000,
-                     *         "expense_account_id": "8c0adbe5-4b6e-4c1a-9f3d-8c0adbe58c0a",
+                     *         "status": "posted",
+                     *         "total_cents": 2500,
+                     *         "amount_paid_cents": 0,
+                     *         "open_balance_cents": 2500,
+                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
                      *         "currency": "USD",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "metadata": {},
+                     *         "posted_at": "2026-11-26T07:19:31.190Z",
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null,
+                     *         "created_at": "2026-11-26T07:19:31.142Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["BillResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8864,16 +8891,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "003713e3-7485-4bc9-a4d3-0aec739103c7"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8896,23 +8932,21 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_bill_id": "bill_1001",
-                 *       "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                 *       "bill_number": "INV-1001",
-                 *       "issue_date": "2026-03-01",
-                 *       "due_date": "2026-03-31",
+                 *       "bill_number": "B-1a",
                  *       "line_items": [
                  *         {
-                 *           "description": "Consulting services, March",
+                 *           "description": "Work",
                  *           "quantity": 2,
-                 *           "unit_amount_cents": 125000
+                 *           "unit_amount_cents": 1250
+                 *         },
+                 *         {
+                 *           "description": "Work",
+                 *           "quantity": 2,
+                 *           "unit_amount_cents": 1250
                  *         }
                  *       ],
-                 *       "expense_account_id": "8c0adbe5-4b6e-4c1a-9f3d-8c0adbe58c0a",
-                 *       "currency": "USD",
-                 *       "memo": "Agreed with the customer",
                  *       "metadata": {
-                 *         "crm_id": "acct_4412"
+                 *         "po": "PO-1"
                  *       }
                  *     }
                  */
@@ -8935,75 +8969,84 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_bill_id": "bill_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "bill_number": "INV-1001",
+                     *         "id": "d8a7e85f-60be-4331-8d0e-1d6d24031ddd",
+                     *         "external_bill_id": "bill-118572d0-0b72-4ae6-9e96-137671b41338",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "bill_number": "B-1a",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
+                     *           },
+                     *           {
+                     *             "description": "Work",
+                     *             "quantity": 2,
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
                      *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "open_balance_cents": 125000,
-                     *         "expense_account_id": "8c0adbe5-4b6e-4c1a-9f3d-8c0adbe58c0a",
+                     *         "total_cents": 5000,
+                     *         "amount_paid_cents": 0,
+                     *         "open_balance_cents": 0,
+                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
                      *         "currency": "USD",
+                     *         "memo": null,
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "po": "PO-1"
                      *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "posted_at": null,
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null,
+                     *         "created_at": "2026-11-26T07:19:31.471Z"
                      *       },
                      *       "bill": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_bill_id": "bill_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "bill_number": "INV-1001",
+                     *         "id": "d8a7e85f-60be-4331-8d0e-1d6d24031ddd",
+                     *         "external_bill_id": "bill-118572d0-0b72-4ae6-9e96-137671b41338",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "bill_number": "B-1a",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
+                     *           },
+                     *           {
+                     *             "description": "Work",
+                     *             "quantity": 2,
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
                      *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "open_balance_cents": 125000,
-                     *         "expense_account_id": "8c0adbe5-4b6e-4c1a-9f3d-8c0adbe58c0a",
+                     *         "total_cents": 5000,
+                     *         "amount_paid_cents": 0,
+                     *         "open_balance_cents": 0,
+                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
                      *         "currency": "USD",
+                     *         "memo": null,
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "po": "PO-1"
                      *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "posted_at": null,
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null,
+                     *         "created_at": "2026-11-26T07:19:31.471Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["BillResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9015,16 +9058,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The request body is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/status",
+                     *             "issue": "unknown_field",
+                     *             "message": "/status is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "3d2a15a4-1ca4-4c8d-82e0-672c471023ef"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9068,64 +9120,76 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_bill_id": "bill_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "bill_number": "INV-1001",
+                     *         "id": "d8a7e85f-60be-4331-8d0e-1d6d24031ddd",
+                     *         "external_bill_id": "bill-118572d0-0b72-4ae6-9e96-137671b41338",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "bill_number": "B-1a",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
+                     *           },
+                     *           {
+                     *             "description": "Work",
+                     *             "quantity": 2,
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
-                     *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "open_balance_cents": 125000,
-                     *         "expense_account_id": "8c0adbe5-4b6e-4c1a-9f3d-8c0adbe58c0a",
+                     *         "status": "posted",
+                     *         "total_cents": 5000,
+                     *         "amount_paid_cents": 0,
+                     *         "open_balance_cents": 5000,
+                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
                      *         "currency": "USD",
+                     *         "memo": null,
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "po": "PO-1"
                      *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "posted_at": "2026-11-26T07:19:32.408Z",
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null,
+                     *         "created_at": "2026-11-26T07:19:31.471Z"
                      *       },
                      *       "bill": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_bill_id": "bill_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "bill_number": "INV-1001",
+                     *         "id": "d8a7e85f-60be-4331-8d0e-1d6d24031ddd",
+                     *         "external_bill_id": "bill-118572d0-0b72-4ae6-9e96-137671b41338",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "bill_number": "B-1a",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
+                     *           },
+                     *           {
+                     *             "description": "Work",
+                     *             "quantity": 2,
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
-                     *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "open_balance_cents": 125000,
-                     *         "expense_account_id": "8c0adbe5-4b6e-4c1a-9f3d-8c0adbe58c0a",
+                     *         "status": "posted",
+                     *         "total_cents": 5000,
+                     *         "amount_paid_cents": 0,
+                     *         "open_balance_cents": 5000,
+                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
                      *         "currency": "USD",
+                     *         "memo": null,
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "po": "PO-1"
                      *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "posted_at": "2026-11-26T07:19:32.408Z",
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null,
+                     *         "created_at": "2026-11-26T07:19:31.471Z"
                      *       },
                      *       "action": {
                      *         "type": "posted",
@@ -9136,11 +9200,8 @@ export interface operations {
                     "application/json": components["schemas"]["PostBillResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9152,16 +9213,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "575ac395-cf38-4fe3-b392-cee16107377b"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9187,7 +9257,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reversal_reason": "Entered twice by mistake"
+                 *       "reversal_reason": "Entered twice"
                  *     }
                  */
                 "application/json": components["schemas"]["ReverseBillRequest"];
@@ -9209,64 +9279,64 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_bill_id": "bill_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "bill_number": "INV-1001",
+                     *         "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *         "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
-                     *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "open_balance_cents": 125000,
-                     *         "expense_account_id": "8c0adbe5-4b6e-4c1a-9f3d-8c0adbe58c0a",
+                     *         "status": "reversed",
+                     *         "total_cents": 2500,
+                     *         "amount_paid_cents": 0,
+                     *         "open_balance_cents": 0,
+                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
                      *         "currency": "USD",
+                     *         "memo": null,
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "po": "PO-2"
                      *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "posted_at": "2026-11-26T07:19:31.190Z",
+                     *         "reversed_at": "2026-11-26T07:19:33.378Z",
+                     *         "reversal_reason": "Entered twice",
+                     *         "created_at": "2026-11-26T07:19:31.142Z"
                      *       },
                      *       "bill": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_bill_id": "bill_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "bill_number": "INV-1001",
+                     *         "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *         "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
                      *           {
-                     *             "description": "Consulting services, March",
+                     *             "description": "Work",
                      *             "quantity": 2,
-                     *             "unit_amount_cents": 125000,
-                     *             "amount_cents": 125000
+                     *             "unit_amount_cents": 1250,
+                     *             "amount_cents": 2500
                      *           }
                      *         ],
-                     *         "status": "draft",
-                     *         "total_cents": 125000,
-                     *         "amount_paid_cents": 125000,
-                     *         "open_balance_cents": 125000,
-                     *         "expense_account_id": "8c0adbe5-4b6e-4c1a-9f3d-8c0adbe58c0a",
+                     *         "status": "reversed",
+                     *         "total_cents": 2500,
+                     *         "amount_paid_cents": 0,
+                     *         "open_balance_cents": 0,
+                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
                      *         "currency": "USD",
+                     *         "memo": null,
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "po": "PO-2"
                      *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "posted_at": "2026-11-26T07:19:31.190Z",
+                     *         "reversed_at": "2026-11-26T07:19:33.378Z",
+                     *         "reversal_reason": "Entered twice",
+                     *         "created_at": "2026-11-26T07:19:31.142Z"
                      *       },
                      *       "action": {
                      *         "type": "reversed",
@@ -9277,11 +9347,8 @@ export interface operations {
                     "application/json": components["schemas"]["ReverseBillResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9293,16 +9360,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "f088da6a-ca5b-4f61-8600-cf3f22bc6193"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9358,59 +9434,55 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_vendor_payment_id": "vendor_payment_1001",
-                     *           "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *           "amount_cents": 125000,
-                     *           "payment_date": "2026-03-01",
-                     *           "cash_account_id": "cc27487a-4b6e-4c1a-9f3d-cc27487acc27",
+                     *           "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
+                     *           "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
+                     *           "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *           "amount_cents": 1000,
+                     *           "payment_date": "2026-03-10",
+                     *           "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
                      *           "allocations": [
                      *             {
-                     *               "bill_id": "f830953c-4b6e-4c1a-9f3d-f830953cf830",
-                     *               "amount_cents": 125000
+                     *               "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *               "amount_cents": 1000
                      *             }
                      *           ],
                      *           "status": "ready",
                      *           "currency": "USD",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "memo": "Agreed with the customer",
-                     *           "posted_at": "2026-03-01T12:00:00Z",
-                     *           "reversed_at": "2026-03-01T12:00:00Z",
-                     *           "reversal_reason": "Entered twice by mistake",
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "memo": null,
+                     *           "metadata": {},
+                     *           "posted_at": null,
+                     *           "reversed_at": null,
+                     *           "reversal_reason": null,
+                     *           "created_at": "2026-11-26T07:19:32.588Z"
                      *         }
                      *       ],
                      *       "vendor_payments": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "external_vendor_payment_id": "vendor_payment_1001",
-                     *           "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *           "amount_cents": 125000,
-                     *           "payment_date": "2026-03-01",
-                     *           "cash_account_id": "cc27487a-4b6e-4c1a-9f3d-cc27487acc27",
+                     *           "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
+                     *           "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
+                     *           "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *           "amount_cents": 1000,
+                     *           "payment_date": "2026-03-10",
+                     *           "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
                      *           "allocations": [
                      *             {
-                     *               "bill_id": "f830953c-4b6e-4c1a-9f3d-f830953cf830",
-                     *               "amount_cents": 125000
+                     *               "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *               "amount_cents": 1000
                      *             }
                      *           ],
                      *           "status": "ready",
                      *           "currency": "USD",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "memo": "Agreed with the customer",
-                     *           "posted_at": "2026-03-01T12:00:00Z",
-                     *           "reversed_at": "2026-03-01T12:00:00Z",
-                     *           "reversal_reason": "Entered twice by mistake",
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "memo": null,
+                     *           "metadata": {},
+                     *           "posted_at": null,
+                     *           "reversed_at": null,
+                     *           "reversal_reason": null,
+                     *           "created_at": "2026-11-26T07:19:32.588Z"
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "limit": 25,
-                     *         "offset": 1,
+                     *         "offset": 0,
                      *         "count": 1,
                      *         "has_more": false
                      *       }
@@ -9433,15 +9505,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "1f629245-536b-47a0-905f-af8720ed238f"
                      *       }
                      *     }
                      */
@@ -9469,23 +9541,17 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_vendor_payment_id": "vendor_payment_1001",
-                 *       "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                 *       "amount_cents": 125000,
-                 *       "payment_date": "2026-03-01",
-                 *       "cash_account_id": "cc27487a-4b6e-4c1a-9f3d-cc27487acc27",
+                 *       "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
+                 *       "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                 *       "amount_cents": 1000,
+                 *       "payment_date": "2026-03-10",
                  *       "allocations": [
                  *         {
-                 *           "bill_id": "f830953c-4b6e-4c1a-9f3d-f830953cf830",
-                 *           "amount_cents": 125000
+                 *           "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                 *           "amount_cents": 1000
                  *         }
                  *       ],
-                 *       "currency": "USD",
-                 *       "memo": "Agreed with the customer",
-                 *       "status": "ready",
-                 *       "metadata": {
-                 *         "crm_id": "acct_4412"
-                 *       }
+                 *       "status": "ready"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateVendorPaymentRequest"];
@@ -9574,63 +9640,56 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_vendor_payment_id": "vendor_payment_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "amount_cents": 125000,
-                     *         "payment_date": "2026-03-01",
-                     *         "cash_account_id": "cc27487a-4b6e-4c1a-9f3d-cc27487acc27",
+                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
+                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "amount_cents": 1000,
+                     *         "payment_date": "2026-03-10",
+                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "f830953c-4b6e-4c1a-9f3d-f830953cf830",
-                     *             "amount_cents": 125000
+                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "amount_cents": 1000
                      *           }
                      *         ],
                      *         "status": "ready",
                      *         "currency": "USD",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "metadata": {},
+                     *         "posted_at": null,
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null,
+                     *         "created_at": "2026-11-26T07:19:32.588Z"
                      *       },
                      *       "vendor_payment": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_vendor_payment_id": "vendor_payment_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "amount_cents": 125000,
-                     *         "payment_date": "2026-03-01",
-                     *         "cash_account_id": "cc27487a-4b6e-4c1a-9f3d-cc27487acc27",
+                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
+                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "amount_cents": 1000,
+                     *         "payment_date": "2026-03-10",
+                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "f830953c-4b6e-4c1a-9f3d-f830953cf830",
-                     *             "amount_cents": 125000
+                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "amount_cents": 1000
                      *           }
                      *         ],
                      *         "status": "ready",
                      *         "currency": "USD",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "metadata": {},
+                     *         "posted_at": null,
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null,
+                     *         "created_at": "2026-11-26T07:19:32.588Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["VendorPaymentResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9642,16 +9701,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The allocations sum to 1000 cents, not amount_cents 999.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/allocations",
+                     *             "issue": "allocation_sum_mismatch",
+                     *             "message": "The allocations must sum to amount_cents (999); they sum to 1000."
+                     *           }
+                     *         ],
+                     *         "request_id": "512cdd85-695f-46a4-a45a-5da8a8a867c2"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9686,63 +9754,56 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_vendor_payment_id": "vendor_payment_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "amount_cents": 125000,
-                     *         "payment_date": "2026-03-01",
-                     *         "cash_account_id": "cc27487a-4b6e-4c1a-9f3d-cc27487acc27",
+                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
+                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "amount_cents": 1000,
+                     *         "payment_date": "2026-03-10",
+                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "f830953c-4b6e-4c1a-9f3d-f830953cf830",
-                     *             "amount_cents": 125000
+                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "amount_cents": 1000
                      *           }
                      *         ],
                      *         "status": "ready",
                      *         "currency": "USD",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "metadata": {},
+                     *         "posted_at": null,
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null,
+                     *         "created_at": "2026-11-26T07:19:32.588Z"
                      *       },
                      *       "vendor_payment": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_vendor_payment_id": "vendor_payment_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "amount_cents": 125000,
-                     *         "payment_date": "2026-03-01",
-                     *         "cash_account_id": "cc27487a-4b6e-4c1a-9f3d-cc27487acc27",
+                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
+                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "amount_cents": 1000,
+                     *         "payment_date": "2026-03-10",
+                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "f830953c-4b6e-4c1a-9f3d-f830953cf830",
-                     *             "amount_cents": 125000
+                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "amount_cents": 1000
                      *           }
                      *         ],
                      *         "status": "ready",
                      *         "currency": "USD",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "metadata": {},
+                     *         "posted_at": null,
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null,
+                     *         "created_at": "2026-11-26T07:19:32.588Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["VendorPaymentResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9754,16 +9815,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "370de712-19a6-4ab4-86b1-a8d6370fdf3e"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9804,52 +9874,48 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_vendor_payment_id": "vendor_payment_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "amount_cents": 125000,
-                     *         "payment_date": "2026-03-01",
-                     *         "cash_account_id": "cc27487a-4b6e-4c1a-9f3d-cc27487acc27",
+                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
+                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "amount_cents": 1000,
+                     *         "payment_date": "2026-03-10",
+                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "f830953c-4b6e-4c1a-9f3d-f830953cf830",
-                     *             "amount_cents": 125000
+                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "amount_cents": 1000
                      *           }
                      *         ],
-                     *         "status": "ready",
+                     *         "status": "posted",
                      *         "currency": "USD",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "metadata": {},
+                     *         "posted_at": "2026-11-26T07:19:33.048Z",
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null,
+                     *         "created_at": "2026-11-26T07:19:32.588Z"
                      *       },
                      *       "vendor_payment": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_vendor_payment_id": "vendor_payment_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "amount_cents": 125000,
-                     *         "payment_date": "2026-03-01",
-                     *         "cash_account_id": "cc27487a-4b6e-4c1a-9f3d-cc27487acc27",
+                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
+                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "amount_cents": 1000,
+                     *         "payment_date": "2026-03-10",
+                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "f830953c-4b6e-4c1a-9f3d-f830953cf830",
-                     *             "amount_cents": 125000
+                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "amount_cents": 1000
                      *           }
                      *         ],
-                     *         "status": "ready",
+                     *         "status": "posted",
                      *         "currency": "USD",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "metadata": {},
+                     *         "posted_at": "2026-11-26T07:19:33.048Z",
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null,
+                     *         "created_at": "2026-11-26T07:19:32.588Z"
                      *       },
                      *       "action": {
                      *         "type": "posted",
@@ -9860,11 +9926,8 @@ export interface operations {
                     "application/json": components["schemas"]["PostVendorPaymentResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9876,16 +9939,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "2791cf45-02ad-4873-89aa-175b1c07800b"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9911,7 +9983,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reversal_reason": "Entered twice by mistake"
+                 *       "reversal_reason": "Paid twice"
                  *     }
                  */
                 "application/json": components["schemas"]["ReverseBillRequest"];
@@ -9933,52 +10005,48 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_vendor_payment_id": "vendor_payment_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "amount_cents": 125000,
-                     *         "payment_date": "2026-03-01",
-                     *         "cash_account_id": "cc27487a-4b6e-4c1a-9f3d-cc27487acc27",
+                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
+                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "amount_cents": 1000,
+                     *         "payment_date": "2026-03-10",
+                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "f830953c-4b6e-4c1a-9f3d-f830953cf830",
-                     *             "amount_cents": 125000
+                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "amount_cents": 1000
                      *           }
                      *         ],
-                     *         "status": "ready",
+                     *         "status": "reversed",
                      *         "currency": "USD",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "metadata": {},
+                     *         "posted_at": "2026-11-26T07:19:33.048Z",
+                     *         "reversed_at": "2026-11-26T07:19:33.183Z",
+                     *         "reversal_reason": "Paid twice",
+                     *         "created_at": "2026-11-26T07:19:32.588Z"
                      *       },
                      *       "vendor_payment": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "external_vendor_payment_id": "vendor_payment_1001",
-                     *         "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *         "amount_cents": 125000,
-                     *         "payment_date": "2026-03-01",
-                     *         "cash_account_id": "cc27487a-4b6e-4c1a-9f3d-cc27487acc27",
+                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
+                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
+                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "amount_cents": 1000,
+                     *         "payment_date": "2026-03-10",
+                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "f830953c-4b6e-4c1a-9f3d-f830953cf830",
-                     *             "amount_cents": 125000
+                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "amount_cents": 1000
                      *           }
                      *         ],
-                     *         "status": "ready",
+                     *         "status": "reversed",
                      *         "currency": "USD",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "memo": "Agreed with the customer",
-                     *         "posted_at": "2026-03-01T12:00:00Z",
-                     *         "reversed_at": "2026-03-01T12:00:00Z",
-                     *         "reversal_reason": "Entered twice by mistake",
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "memo": null,
+                     *         "metadata": {},
+                     *         "posted_at": "2026-11-26T07:19:33.048Z",
+                     *         "reversed_at": "2026-11-26T07:19:33.183Z",
+                     *         "reversal_reason": "Paid twice",
+                     *         "created_at": "2026-11-26T07:19:32.588Z"
                      *       },
                      *       "action": {
                      *         "type": "reversed",
@@ -9989,11 +10057,8 @@ export interface operations {
                     "application/json": components["schemas"]["ReverseVendorPaymentResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10005,16 +10070,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "02d3f912-3035-4eec-a5cc-02ce774463dd"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10064,41 +10138,37 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "url": "https://app.example.com/webhooks/accounting",
+                     *           "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *           "url": "https://192.0.2.10/hook",
                      *           "event_types": [
-                     *             "invoice.posted"
+                     *             "invoice.partially_paid"
                      *           ],
-                     *           "description": "Consulting services, March",
+                     *           "description": null,
                      *           "status": "enabled",
-                     *           "disabled_reason": "Deliveries failed for 3 days",
-                     *           "previous_secret_expires_at": "2026-03-01T12:00:00Z",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "disabled_reason": null,
+                     *           "previous_secret_expires_at": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-26T07:19:33.552Z"
                      *         }
                      *       ],
                      *       "webhook_endpoints": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "url": "https://app.example.com/webhooks/accounting",
+                     *           "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *           "url": "https://192.0.2.10/hook",
                      *           "event_types": [
-                     *             "invoice.posted"
+                     *             "invoice.partially_paid"
                      *           ],
-                     *           "description": "Consulting services, March",
+                     *           "description": null,
                      *           "status": "enabled",
-                     *           "disabled_reason": "Deliveries failed for 3 days",
-                     *           "previous_secret_expires_at": "2026-03-01T12:00:00Z",
-                     *           "metadata": {
-                     *             "crm_id": "acct_4412"
-                     *           },
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "disabled_reason": null,
+                     *           "previous_secret_expires_at": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-26T07:19:33.552Z"
                      *         }
                      *       ],
                      *       "pagination": {
-                     *         "limit": 25,
-                     *         "offset": 1,
+                     *         "limit": 5,
+                     *         "offset": 0,
                      *         "count": 1,
                      *         "has_more": false
                      *       }
@@ -10121,15 +10191,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "4b1d7262-b139-4c1c-80ca-b6991f595654"
                      *       }
                      *     }
                      */
@@ -10157,14 +10227,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://app.example.com/webhooks/accounting",
+                 *       "url": "https://192.0.2.10/hook",
                  *       "event_types": [
-                 *         "invoice.posted"
-                 *       ],
-                 *       "description": "Consulting services, March",
-                 *       "metadata": {
-                 *         "crm_id": "acct_4412"
-                 *       }
+                 *         "invoice.partially_paid"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
@@ -10186,36 +10252,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "url": "https://app.example.com/webhooks/accounting",
+                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
-                     *           "invoice.posted"
+                     *           "invoice.partially_paid"
                      *         ],
-                     *         "description": "Consulting services, March",
+                     *         "description": null,
                      *         "status": "enabled",
-                     *         "disabled_reason": "Deliveries failed for 3 days",
-                     *         "previous_secret_expires_at": "2026-03-01T12:00:00Z",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *         "disabled_reason": null,
+                     *         "previous_secret_expires_at": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:33.552Z",
+                     *         "secret": "whsec_7aoUuHggZ9mWBbgLDoe6i5+3hW5sTelpusWdmMfrX9o="
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "url": "https://app.example.com/webhooks/accounting",
+                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
-                     *           "invoice.posted"
+                     *           "invoice.partially_paid"
                      *         ],
-                     *         "description": "Consulting services, March",
+                     *         "description": null,
                      *         "status": "enabled",
-                     *         "disabled_reason": "Deliveries failed for 3 days",
-                     *         "previous_secret_expires_at": "2026-03-01T12:00:00Z",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *         "disabled_reason": null,
+                     *         "previous_secret_expires_at": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:33.552Z",
+                     *         "secret": "whsec_7aoUuHggZ9mWBbgLDoe6i5+3hW5sTelpusWdmMfrX9o="
                      *       }
                      *     }
                      */
@@ -10236,15 +10298,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "7825c738-d5fb-4495-bbeb-b1433072d790"
                      *       }
                      *     }
                      */
@@ -10287,45 +10349,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "url": "https://app.example.com/webhooks/accounting",
+                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
-                     *           "invoice.posted"
+                     *           "invoice.partially_paid"
                      *         ],
-                     *         "description": "Consulting services, March",
+                     *         "description": null,
                      *         "status": "enabled",
-                     *         "disabled_reason": "Deliveries failed for 3 days",
-                     *         "previous_secret_expires_at": "2026-03-01T12:00:00Z",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "disabled_reason": null,
+                     *         "previous_secret_expires_at": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:33.552Z"
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "url": "https://app.example.com/webhooks/accounting",
+                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
-                     *           "invoice.posted"
+                     *           "invoice.partially_paid"
                      *         ],
-                     *         "description": "Consulting services, March",
+                     *         "description": null,
                      *         "status": "enabled",
-                     *         "disabled_reason": "Deliveries failed for 3 days",
-                     *         "previous_secret_expires_at": "2026-03-01T12:00:00Z",
-                     *         "metadata": {
-                     *           "crm_id": "acct_4412"
-                     *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "disabled_reason": null,
+                     *         "previous_secret_expires_at": null,
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-26T07:19:33.552Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10337,16 +10392,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "8201c347-e0e7-4aba-8d7d-7b699f2075bf"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10378,11 +10442,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
+                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
                      *         "deleted": true
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
+                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
                      *         "deleted": true
                      *       }
                      *     }
@@ -10390,11 +10454,8 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteWebhookEndpointResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10406,16 +10467,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "f6d45e98-1ce4-4256-9a03-2cb5ecccca78"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10438,15 +10508,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://app.example.com/webhooks/accounting",
-                 *       "event_types": [
-                 *         "invoice.posted"
-                 *       ],
-                 *       "description": "Consulting services, March",
+                 *       "description": "Conformance",
                  *       "metadata": {
-                 *         "crm_id": "acct_4412"
-                 *       },
-                 *       "enabled": true
+                 *         "k": "v"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
@@ -10468,45 +10533,42 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "url": "https://app.example.com/webhooks/accounting",
+                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
-                     *           "invoice.posted"
+                     *           "invoice.partially_paid"
                      *         ],
-                     *         "description": "Consulting services, March",
+                     *         "description": "Conformance",
                      *         "status": "enabled",
-                     *         "disabled_reason": "Deliveries failed for 3 days",
-                     *         "previous_secret_expires_at": "2026-03-01T12:00:00Z",
+                     *         "disabled_reason": null,
+                     *         "previous_secret_expires_at": null,
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "k": "v"
                      *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "created_at": "2026-11-26T07:19:33.552Z"
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "url": "https://app.example.com/webhooks/accounting",
+                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
-                     *           "invoice.posted"
+                     *           "invoice.partially_paid"
                      *         ],
-                     *         "description": "Consulting services, March",
+                     *         "description": "Conformance",
                      *         "status": "enabled",
-                     *         "disabled_reason": "Deliveries failed for 3 days",
-                     *         "previous_secret_expires_at": "2026-03-01T12:00:00Z",
+                     *         "disabled_reason": null,
+                     *         "previous_secret_expires_at": null,
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "k": "v"
                      *         },
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "created_at": "2026-11-26T07:19:33.552Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10518,16 +10580,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The request body is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/metadata/a[b]",
+                     *             "issue": "invalid_format",
+                     *             "message": "/metadata/a[b] must match pattern \"^[^\\[\\]\\u0000]*$\"."
+                     *           }
+                     *         ],
+                     *         "request_id": "e5da6cab-b8e1-4986-af6c-a3bac0e2ba4b"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10575,47 +10646,44 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "url": "https://app.example.com/webhooks/accounting",
+                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
-                     *           "invoice.posted"
+                     *           "invoice.partially_paid"
                      *         ],
-                     *         "description": "Consulting services, March",
+                     *         "description": "Conformance",
                      *         "status": "enabled",
-                     *         "disabled_reason": "Deliveries failed for 3 days",
-                     *         "previous_secret_expires_at": "2026-03-01T12:00:00Z",
+                     *         "disabled_reason": null,
+                     *         "previous_secret_expires_at": "2026-11-27T07:19:34.529Z",
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "k": "v"
                      *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *         "created_at": "2026-11-26T07:19:33.552Z",
+                     *         "secret": "whsec_SDC6+MOL4yGijaNnqeBjC+JTZv8Q1AbFGe4JiWcMvnA="
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "url": "https://app.example.com/webhooks/accounting",
+                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
-                     *           "invoice.posted"
+                     *           "invoice.partially_paid"
                      *         ],
-                     *         "description": "Consulting services, March",
+                     *         "description": "Conformance",
                      *         "status": "enabled",
-                     *         "disabled_reason": "Deliveries failed for 3 days",
-                     *         "previous_secret_expires_at": "2026-03-01T12:00:00Z",
+                     *         "disabled_reason": null,
+                     *         "previous_secret_expires_at": "2026-11-27T07:19:34.529Z",
                      *         "metadata": {
-                     *           "crm_id": "acct_4412"
+                     *           "k": "v"
                      *         },
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *         "created_at": "2026-11-26T07:19:33.552Z",
+                     *         "secret": "whsec_SDC6+MOL4yGijaNnqeBjC+JTZv8Q1AbFGe4JiWcMvnA="
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["CreateWebhookEndpointResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10627,16 +10695,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The request body is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/expire_current_in_hours",
+                     *             "issue": "out_of_range",
+                     *             "message": "/expire_current_in_hours must be >= 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "87042253-4e1a-40f4-a508-d30ebb17730d"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10682,55 +10759,36 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "endpoint_id": "231540dc-4b6e-4c1a-9f3d-231540dc2315",
-                     *         "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *         "event_type": "invoice.posted",
+                     *         "id": "fe797337-b14c-4109-82ed-85e250aac885",
+                     *         "endpoint_id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "event_id": "c147846e-e7c3-49f8-8c30-55e5f6b06df2",
+                     *         "event_type": "webhook.test",
                      *         "status": "pending",
                      *         "attempt_count": 1,
-                     *         "next_attempt_at": "2026-03-01T12:00:00Z",
-                     *         "delivered_at": "2026-03-01T12:00:00Z",
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "attempts": [
-                     *           {
-                     *             "attempted_at": "2026-03-01T12:00:00Z",
-                     *             "status_code": 1,
-                     *             "duration_ms": 1,
-                     *             "error": "connect ECONNREFUSED",
-                     *             "response_body": "ok"
-                     *           }
-                     *         ]
+                     *         "next_attempt_at": "2026-11-26T07:20:13.943Z",
+                     *         "delivered_at": null,
+                     *         "created_at": "2026-11-26T07:19:33.913Z",
+                     *         "attempts": []
                      *       },
                      *       "webhook_delivery": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "endpoint_id": "231540dc-4b6e-4c1a-9f3d-231540dc2315",
-                     *         "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *         "event_type": "invoice.posted",
+                     *         "id": "fe797337-b14c-4109-82ed-85e250aac885",
+                     *         "endpoint_id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "event_id": "c147846e-e7c3-49f8-8c30-55e5f6b06df2",
+                     *         "event_type": "webhook.test",
                      *         "status": "pending",
                      *         "attempt_count": 1,
-                     *         "next_attempt_at": "2026-03-01T12:00:00Z",
-                     *         "delivered_at": "2026-03-01T12:00:00Z",
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "attempts": [
-                     *           {
-                     *             "attempted_at": "2026-03-01T12:00:00Z",
-                     *             "status_code": 1,
-                     *             "duration_ms": 1,
-                     *             "error": "connect ECONNREFUSED",
-                     *             "response_body": "ok"
-                     *           }
-                     *         ]
+                     *         "next_attempt_at": "2026-11-26T07:20:13.943Z",
+                     *         "delivered_at": null,
+                     *         "created_at": "2026-11-26T07:19:33.913Z",
+                     *         "attempts": []
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["RetryWebhookDeliveryResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10742,16 +10800,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "9088bbe4-49c8-4a04-a420-c338def5543d"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10795,55 +10862,36 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "endpoint_id": "231540dc-4b6e-4c1a-9f3d-231540dc2315",
-                     *         "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *         "event_type": "invoice.posted",
+                     *         "id": "fe797337-b14c-4109-82ed-85e250aac885",
+                     *         "endpoint_id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "event_id": "c147846e-e7c3-49f8-8c30-55e5f6b06df2",
+                     *         "event_type": "webhook.test",
                      *         "status": "pending",
-                     *         "attempt_count": 1,
-                     *         "next_attempt_at": "2026-03-01T12:00:00Z",
-                     *         "delivered_at": "2026-03-01T12:00:00Z",
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "attempts": [
-                     *           {
-                     *             "attempted_at": "2026-03-01T12:00:00Z",
-                     *             "status_code": 1,
-                     *             "duration_ms": 1,
-                     *             "error": "connect ECONNREFUSED",
-                     *             "response_body": "ok"
-                     *           }
-                     *         ]
+                     *         "attempt_count": 0,
+                     *         "next_attempt_at": "2026-11-26T07:19:33.913Z",
+                     *         "delivered_at": null,
+                     *         "created_at": "2026-11-26T07:19:33.913Z",
+                     *         "attempts": []
                      *       },
                      *       "webhook_delivery": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "endpoint_id": "231540dc-4b6e-4c1a-9f3d-231540dc2315",
-                     *         "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *         "event_type": "invoice.posted",
+                     *         "id": "fe797337-b14c-4109-82ed-85e250aac885",
+                     *         "endpoint_id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "event_id": "c147846e-e7c3-49f8-8c30-55e5f6b06df2",
+                     *         "event_type": "webhook.test",
                      *         "status": "pending",
-                     *         "attempt_count": 1,
-                     *         "next_attempt_at": "2026-03-01T12:00:00Z",
-                     *         "delivered_at": "2026-03-01T12:00:00Z",
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "attempts": [
-                     *           {
-                     *             "attempted_at": "2026-03-01T12:00:00Z",
-                     *             "status_code": 1,
-                     *             "duration_ms": 1,
-                     *             "error": "connect ECONNREFUSED",
-                     *             "response_body": "ok"
-                     *           }
-                     *         ]
+                     *         "attempt_count": 0,
+                     *         "next_attempt_at": "2026-11-26T07:19:33.913Z",
+                     *         "delivered_at": null,
+                     *         "created_at": "2026-11-26T07:19:33.913Z",
+                     *         "attempts": []
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["RetryWebhookDeliveryResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10855,16 +10903,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "6a2a702b-b181-4c35-a2e4-fa3f4b63cfa1"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10917,51 +10974,35 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "endpoint_id": "231540dc-4b6e-4c1a-9f3d-231540dc2315",
-                     *           "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *           "event_type": "invoice.posted",
+                     *           "id": "fe797337-b14c-4109-82ed-85e250aac885",
+                     *           "endpoint_id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *           "event_id": "c147846e-e7c3-49f8-8c30-55e5f6b06df2",
+                     *           "event_type": "webhook.test",
                      *           "status": "pending",
                      *           "attempt_count": 1,
-                     *           "next_attempt_at": "2026-03-01T12:00:00Z",
-                     *           "delivered_at": "2026-03-01T12:00:00Z",
-                     *           "created_at": "2026-03-01T12:00:00Z",
-                     *           "attempts": [
-                     *             {
-                     *               "attempted_at": "2026-03-01T12:00:00Z",
-                     *               "status_code": 1,
-                     *               "duration_ms": 1,
-                     *               "error": "connect ECONNREFUSED",
-                     *               "response_body": "ok"
-                     *             }
-                     *           ]
+                     *           "next_attempt_at": "2026-11-26T07:20:13.943Z",
+                     *           "delivered_at": null,
+                     *           "created_at": "2026-11-26T07:19:33.913Z",
+                     *           "attempts": []
                      *         }
                      *       ],
                      *       "webhook_deliveries": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "endpoint_id": "231540dc-4b6e-4c1a-9f3d-231540dc2315",
-                     *           "event_id": "a08b063d-4b6e-4c1a-9f3d-a08b063da08b",
-                     *           "event_type": "invoice.posted",
+                     *           "id": "fe797337-b14c-4109-82ed-85e250aac885",
+                     *           "endpoint_id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *           "event_id": "c147846e-e7c3-49f8-8c30-55e5f6b06df2",
+                     *           "event_type": "webhook.test",
                      *           "status": "pending",
                      *           "attempt_count": 1,
-                     *           "next_attempt_at": "2026-03-01T12:00:00Z",
-                     *           "delivered_at": "2026-03-01T12:00:00Z",
-                     *           "created_at": "2026-03-01T12:00:00Z",
-                     *           "attempts": [
-                     *             {
-                     *               "attempted_at": "2026-03-01T12:00:00Z",
-                     *               "status_code": 1,
-                     *               "duration_ms": 1,
-                     *               "error": "connect ECONNREFUSED",
-                     *               "response_body": "ok"
-                     *             }
-                     *           ]
+                     *           "next_attempt_at": "2026-11-26T07:20:13.943Z",
+                     *           "delivered_at": null,
+                     *           "created_at": "2026-11-26T07:19:33.913Z",
+                     *           "attempts": []
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "limit": 25,
-                     *         "offset": 1,
+                     *         "offset": 0,
                      *         "count": 1,
                      *         "has_more": false
                      *       }
@@ -10970,11 +11011,8 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10986,16 +11024,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "4d432002-b56b-4e95-8a01-a022dcb6b035"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11048,49 +11095,35 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "file_name": "receipt-2026-03.pdf",
+                     *           "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *           "file_name": "fixture.txt",
                      *           "document_type": "receipt",
-                     *           "source": "api",
+                     *           "source": null,
                      *           "status": "uploaded",
-                     *           "content_type": "application/pdf",
-                     *           "size_bytes": 1,
-                     *           "sha256": "a3f1c2d4e5b60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *           "linked_record_id": "59bae174-4b6e-4c1a-9f3d-59bae17459ba",
-                     *           "links": [
-                     *             {
-                     *               "record_type": "customer",
-                     *               "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
-                     *               "linked_at": "2026-03-01T12:00:00Z"
-                     *             }
-                     *           ],
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "content_type": "text/plain",
+                     *           "size_bytes": 15,
+                     *           "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
+                     *           "links": [],
+                     *           "created_at": "2026-11-26T07:19:35.366Z"
                      *         }
                      *       ],
                      *       "documents": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "file_name": "receipt-2026-03.pdf",
+                     *           "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *           "file_name": "fixture.txt",
                      *           "document_type": "receipt",
-                     *           "source": "api",
+                     *           "source": null,
                      *           "status": "uploaded",
-                     *           "content_type": "application/pdf",
-                     *           "size_bytes": 1,
-                     *           "sha256": "a3f1c2d4e5b60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *           "linked_record_id": "59bae174-4b6e-4c1a-9f3d-59bae17459ba",
-                     *           "links": [
-                     *             {
-                     *               "record_type": "customer",
-                     *               "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
-                     *               "linked_at": "2026-03-01T12:00:00Z"
-                     *             }
-                     *           ],
-                     *           "created_at": "2026-03-01T12:00:00Z"
+                     *           "content_type": "text/plain",
+                     *           "size_bytes": 15,
+                     *           "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
+                     *           "links": [],
+                     *           "created_at": "2026-11-26T07:19:35.366Z"
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "limit": 25,
-                     *         "offset": 1,
+                     *         "offset": 0,
                      *         "count": 1,
                      *         "has_more": false
                      *       }
@@ -11113,15 +11146,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "6eb1c2cb-19f0-4838-9717-6a2d862b028d"
                      *       }
                      *     }
                      */
@@ -11243,53 +11276,36 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "file_name": "receipt-2026-03.pdf",
+                     *         "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
-                     *         "source": "api",
+                     *         "source": null,
                      *         "status": "uploaded",
-                     *         "content_type": "application/pdf",
-                     *         "size_bytes": 1,
-                     *         "sha256": "a3f1c2d4e5b60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *         "linked_record_id": "59bae174-4b6e-4c1a-9f3d-59bae17459ba",
-                     *         "links": [
-                     *           {
-                     *             "record_type": "customer",
-                     *             "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
-                     *             "linked_at": "2026-03-01T12:00:00Z"
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "content_type": "text/plain",
+                     *         "size_bytes": 15,
+                     *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
+                     *         "links": [],
+                     *         "created_at": "2026-11-26T07:19:35.366Z"
                      *       },
                      *       "document": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "file_name": "receipt-2026-03.pdf",
+                     *         "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
-                     *         "source": "api",
+                     *         "source": null,
                      *         "status": "uploaded",
-                     *         "content_type": "application/pdf",
-                     *         "size_bytes": 1,
-                     *         "sha256": "a3f1c2d4e5b60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *         "linked_record_id": "59bae174-4b6e-4c1a-9f3d-59bae17459ba",
-                     *         "links": [
-                     *           {
-                     *             "record_type": "customer",
-                     *             "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
-                     *             "linked_at": "2026-03-01T12:00:00Z"
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "content_type": "text/plain",
+                     *         "size_bytes": 15,
+                     *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
+                     *         "links": [],
+                     *         "created_at": "2026-11-26T07:19:35.366Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["DocumentResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11301,16 +11317,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "c2818e8f-7f7c-4a92-8915-e90fb902c9f7"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11345,53 +11370,36 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "file_name": "receipt-2026-03.pdf",
+                     *         "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
-                     *         "source": "api",
+                     *         "source": null,
                      *         "status": "uploaded",
-                     *         "content_type": "application/pdf",
-                     *         "size_bytes": 1,
-                     *         "sha256": "a3f1c2d4e5b60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *         "linked_record_id": "59bae174-4b6e-4c1a-9f3d-59bae17459ba",
-                     *         "links": [
-                     *           {
-                     *             "record_type": "customer",
-                     *             "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
-                     *             "linked_at": "2026-03-01T12:00:00Z"
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "content_type": "text/plain",
+                     *         "size_bytes": 15,
+                     *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
+                     *         "links": [],
+                     *         "created_at": "2026-11-26T07:19:35.366Z"
                      *       },
                      *       "document": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "file_name": "receipt-2026-03.pdf",
+                     *         "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
-                     *         "source": "api",
+                     *         "source": null,
                      *         "status": "uploaded",
-                     *         "content_type": "application/pdf",
-                     *         "size_bytes": 1,
-                     *         "sha256": "a3f1c2d4e5b60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *         "linked_record_id": "59bae174-4b6e-4c1a-9f3d-59bae17459ba",
-                     *         "links": [
-                     *           {
-                     *             "record_type": "customer",
-                     *             "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
-                     *             "linked_at": "2026-03-01T12:00:00Z"
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "content_type": "text/plain",
+                     *         "size_bytes": 15,
+                     *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
+                     *         "links": [],
+                     *         "created_at": "2026-11-26T07:19:35.366Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["DocumentResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11403,16 +11411,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "ea5811e6-285f-4ff1-8468-b8c8c9e8fc8e"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11500,7 +11517,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "record_type": "customer",
-                 *       "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27"
+                 *       "record_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc"
                  *     }
                  */
                 "application/json": components["schemas"]["LinkDocumentRequest"];
@@ -11522,27 +11539,27 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "linked_record_id": "59bae174-4b6e-4c1a-9f3d-59bae17459ba"
+                     *         "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *         "linked_record_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc"
                      *       },
                      *       "document": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "file_name": "receipt-2026-03.pdf",
+                     *         "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
-                     *         "source": "api",
+                     *         "source": null,
                      *         "status": "uploaded",
-                     *         "content_type": "application/pdf",
-                     *         "size_bytes": 1,
-                     *         "sha256": "a3f1c2d4e5b60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *         "linked_record_id": "59bae174-4b6e-4c1a-9f3d-59bae17459ba",
+                     *         "content_type": "text/plain",
+                     *         "size_bytes": 15,
+                     *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
+                     *         "linked_record_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
                      *         "links": [
                      *           {
                      *             "record_type": "customer",
-                     *             "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
-                     *             "linked_at": "2026-03-01T12:00:00Z"
+                     *             "record_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *             "linked_at": "2026-11-26T07:19:36.329Z"
                      *           }
                      *         ],
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "created_at": "2026-11-26T07:19:35.366Z"
                      *       },
                      *       "action": {
                      *         "type": "linked",
@@ -11553,11 +11570,8 @@ export interface operations {
                     "application/json": components["schemas"]["LinkDocumentResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11569,16 +11583,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "d909ac3d-ffae-4574-a79e-24e29c4952be"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11602,7 +11625,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "record_type": "invoice",
-                 *       "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27"
+                 *       "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateDocumentShareRequest"];
@@ -11624,35 +11647,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
+                     *         "id": "4fad2b60-1b1c-46ff-afd5-72114414546c",
                      *         "status": "active",
                      *         "record_type": "invoice",
-                     *         "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
-                     *         "render_id": "684dc3ab-4b6e-4c1a-9f3d-684dc3ab684d",
-                     *         "url": "https://app.example.com/webhooks/accounting",
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "revoked_at": "2026-03-01T12:00:00Z"
+                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "render_id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
+                     *         "url": "http://127.0.0.1:39231/portal/TxDqHQ625KN-5K_BNLaeZLa8hrRJrRKW61zfWbm0dTY",
+                     *         "created_at": "2026-11-26T07:19:36.656Z",
+                     *         "revoked_at": null
                      *       },
                      *       "document_share": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
+                     *         "id": "4fad2b60-1b1c-46ff-afd5-72114414546c",
                      *         "status": "active",
                      *         "record_type": "invoice",
-                     *         "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
-                     *         "render_id": "684dc3ab-4b6e-4c1a-9f3d-684dc3ab684d",
-                     *         "url": "https://app.example.com/webhooks/accounting",
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "revoked_at": "2026-03-01T12:00:00Z"
+                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "render_id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
+                     *         "url": "http://127.0.0.1:39231/portal/TxDqHQ625KN-5K_BNLaeZLa8hrRJrRKW61zfWbm0dTY",
+                     *         "created_at": "2026-11-26T07:19:36.656Z",
+                     *         "revoked_at": null
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["DocumentShareResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11664,16 +11684,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "f82e071f-6694-413d-b180-49adea231283"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11708,35 +11737,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
+                     *         "id": "4fad2b60-1b1c-46ff-afd5-72114414546c",
                      *         "status": "active",
                      *         "record_type": "invoice",
-                     *         "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
-                     *         "render_id": "684dc3ab-4b6e-4c1a-9f3d-684dc3ab684d",
-                     *         "url": "https://app.example.com/webhooks/accounting",
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "revoked_at": "2026-03-01T12:00:00Z"
+                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "render_id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
+                     *         "url": "http://127.0.0.1:39231/portal/TxDqHQ625KN-5K_BNLaeZLa8hrRJrRKW61zfWbm0dTY",
+                     *         "created_at": "2026-11-26T07:19:36.656Z",
+                     *         "revoked_at": null
                      *       },
                      *       "document_share": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
+                     *         "id": "4fad2b60-1b1c-46ff-afd5-72114414546c",
                      *         "status": "active",
                      *         "record_type": "invoice",
-                     *         "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
-                     *         "render_id": "684dc3ab-4b6e-4c1a-9f3d-684dc3ab684d",
-                     *         "url": "https://app.example.com/webhooks/accounting",
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "revoked_at": "2026-03-01T12:00:00Z"
+                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "render_id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
+                     *         "url": "http://127.0.0.1:39231/portal/TxDqHQ625KN-5K_BNLaeZLa8hrRJrRKW61zfWbm0dTY",
+                     *         "created_at": "2026-11-26T07:19:36.656Z",
+                     *         "revoked_at": null
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["DocumentShareResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11748,16 +11774,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "154643f2-749a-4d68-8677-6f6170405afd"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11789,35 +11824,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "status": "active",
+                     *         "id": "4fad2b60-1b1c-46ff-afd5-72114414546c",
+                     *         "status": "revoked",
                      *         "record_type": "invoice",
-                     *         "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
-                     *         "render_id": "684dc3ab-4b6e-4c1a-9f3d-684dc3ab684d",
-                     *         "url": "https://app.example.com/webhooks/accounting",
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "revoked_at": "2026-03-01T12:00:00Z"
+                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "render_id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
+                     *         "url": "http://127.0.0.1:39231/portal/TxDqHQ625KN-5K_BNLaeZLa8hrRJrRKW61zfWbm0dTY",
+                     *         "created_at": "2026-11-26T07:19:36.656Z",
+                     *         "revoked_at": "2026-11-26T07:19:38.116Z"
                      *       },
                      *       "document_share": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "status": "active",
+                     *         "id": "4fad2b60-1b1c-46ff-afd5-72114414546c",
+                     *         "status": "revoked",
                      *         "record_type": "invoice",
-                     *         "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
-                     *         "render_id": "684dc3ab-4b6e-4c1a-9f3d-684dc3ab684d",
-                     *         "url": "https://app.example.com/webhooks/accounting",
-                     *         "created_at": "2026-03-01T12:00:00Z",
-                     *         "revoked_at": "2026-03-01T12:00:00Z"
+                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "render_id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
+                     *         "url": "http://127.0.0.1:39231/portal/TxDqHQ625KN-5K_BNLaeZLa8hrRJrRKW61zfWbm0dTY",
+                     *         "created_at": "2026-11-26T07:19:36.656Z",
+                     *         "revoked_at": "2026-11-26T07:19:38.116Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["DocumentShareResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11829,16 +11861,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "bac445bc-5641-4f1b-8cd5-dc3d5f9a7ba7"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11870,35 +11911,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
+                     *         "id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
                      *         "status": "ready",
                      *         "document_type": "invoice",
-                     *         "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
+                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
                      *         "content_type": "application/pdf",
-                     *         "file_name": "receipt-2026-03.pdf",
-                     *         "size_bytes": 1,
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "file_name": "invoice-INV-c4ad81d5.pdf",
+                     *         "size_bytes": 2077,
+                     *         "created_at": "2026-11-26T07:19:36.656Z"
                      *       },
                      *       "document_render": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
+                     *         "id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
                      *         "status": "ready",
                      *         "document_type": "invoice",
-                     *         "record_id": "ea27246c-4b6e-4c1a-9f3d-ea27246cea27",
+                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
                      *         "content_type": "application/pdf",
-                     *         "file_name": "receipt-2026-03.pdf",
-                     *         "size_bytes": 1,
-                     *         "created_at": "2026-03-01T12:00:00Z"
+                     *         "file_name": "invoice-INV-c4ad81d5.pdf",
+                     *         "size_bytes": 2077,
+                     *         "created_at": "2026-11-26T07:19:36.656Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["DocumentRenderResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11910,16 +11948,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "01fa36be-50b0-48a9-9bba-3470bf7555c7"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12168,15 +12215,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "88e35663-268c-4710-97f6-b3b7c22501ed"
                      *       }
                      *     }
                      */
@@ -12213,16 +12260,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "business_name": "Acme Corporation",
-                     *         "payment_instructions": "Pay by ACH to account 000123456789, routing 021000021.",
-                     *         "primary_color": "#1F6FEB",
-                     *         "logo_document_id": "b7a501e2-4b6e-4c1a-9f3d-b7a501e2b7a5"
+                     *         "business_name": null,
+                     *         "payment_instructions": null,
+                     *         "primary_color": null,
+                     *         "logo_document_id": null
                      *       },
                      *       "document_branding": {
-                     *         "business_name": "Acme Corporation",
-                     *         "payment_instructions": "Pay by ACH to account 000123456789, routing 021000021.",
-                     *         "primary_color": "#1F6FEB",
-                     *         "logo_document_id": "b7a501e2-4b6e-4c1a-9f3d-b7a501e2b7a5"
+                     *         "business_name": null,
+                     *         "payment_instructions": null,
+                     *         "primary_color": null,
+                     *         "logo_document_id": null
                      *       }
                      *     }
                      */
@@ -12243,15 +12290,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "cd985b4f-7782-4be7-aa2b-a55269a3bee0"
                      *       }
                      *     }
                      */
@@ -12276,10 +12323,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "business_name": "Acme Corporation",
-                 *       "payment_instructions": "Pay by ACH to account 000123456789, routing 021000021.",
-                 *       "primary_color": "#1F6FEB",
-                 *       "logo_document_id": "b7a501e2-4b6e-4c1a-9f3d-b7a501e2b7a5"
+                 *       "business_name": "Conformance Inc",
+                 *       "primary_color": "#112233"
                  *     }
                  */
                 "application/json": components["schemas"]["PutDocumentBrandingRequest"];
@@ -12300,27 +12345,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "business_name": "Acme Corporation",
-                     *         "payment_instructions": "Pay by ACH to account 000123456789, routing 021000021.",
-                     *         "primary_color": "#1F6FEB",
-                     *         "logo_document_id": "b7a501e2-4b6e-4c1a-9f3d-b7a501e2b7a5"
+                     *         "business_name": "Conformance Inc",
+                     *         "payment_instructions": null,
+                     *         "primary_color": "#112233",
+                     *         "logo_document_id": null
                      *       },
                      *       "document_branding": {
-                     *         "business_name": "Acme Corporation",
-                     *         "payment_instructions": "Pay by ACH to account 000123456789, routing 021000021.",
-                     *         "primary_color": "#1F6FEB",
-                     *         "logo_document_id": "b7a501e2-4b6e-4c1a-9f3d-b7a501e2b7a5"
+                     *         "business_name": "Conformance Inc",
+                     *         "payment_instructions": null,
+                     *         "primary_color": "#112233",
+                     *         "logo_document_id": null
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["GetDocumentBrandingResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12332,16 +12374,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The request body is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/nope",
+                     *             "issue": "unknown_field",
+                     *             "message": "/nope is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "0c50271d-9f38-4760-b852-49455c49c93c"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -12373,16 +12424,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "payment_terms_days": 1,
-                     *         "default_terms": "Net 30",
-                     *         "default_memo": "Thank you for your business.",
-                     *         "footer": "Acme Corporation, 1 Market St, San Francisco CA"
+                     *         "payment_terms_days": 30,
+                     *         "default_terms": null,
+                     *         "default_memo": null,
+                     *         "footer": null
                      *       },
                      *       "invoice_defaults": {
-                     *         "payment_terms_days": 1,
-                     *         "default_terms": "Net 30",
-                     *         "default_memo": "Thank you for your business.",
-                     *         "footer": "Acme Corporation, 1 Market St, San Francisco CA"
+                     *         "payment_terms_days": 30,
+                     *         "default_terms": null,
+                     *         "default_memo": null,
+                     *         "footer": null
                      *       }
                      *     }
                      */
@@ -12403,15 +12454,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "7ff8f364-3166-4ad5-b613-2f0671c38659"
                      *       }
                      *     }
                      */
@@ -12436,10 +12487,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "payment_terms_days": 1,
-                 *       "default_terms": "Net 30",
-                 *       "default_memo": "Thank you for your business.",
-                 *       "footer": "Acme Corporation, 1 Market St, San Francisco CA"
+                 *       "payment_terms_days": 15,
+                 *       "default_terms": "Net 15"
                  *     }
                  */
                 "application/json": components["schemas"]["PutInvoiceDefaultsRequest"];
@@ -12460,16 +12509,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "payment_terms_days": 1,
-                     *         "default_terms": "Net 30",
-                     *         "default_memo": "Thank you for your business.",
-                     *         "footer": "Acme Corporation, 1 Market St, San Francisco CA"
+                     *         "payment_terms_days": 15,
+                     *         "default_terms": "Net 15",
+                     *         "default_memo": null,
+                     *         "footer": null
                      *       },
                      *       "invoice_defaults": {
-                     *         "payment_terms_days": 1,
-                     *         "default_terms": "Net 30",
-                     *         "default_memo": "Thank you for your business.",
-                     *         "footer": "Acme Corporation, 1 Market St, San Francisco CA"
+                     *         "payment_terms_days": 15,
+                     *         "default_terms": "Net 15",
+                     *         "default_memo": null,
+                     *         "footer": null
                      *       }
                      *     }
                      */
@@ -12490,15 +12539,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The request body is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "/nope",
+                     *             "issue": "unknown_field",
+                     *             "message": "/nope is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "98abc255-c81e-49b8-a2c6-86af974ac7ad"
                      *       }
                      *     }
                      */
@@ -12538,14 +12587,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "validity_days": 1,
-                     *         "default_terms": "Net 30",
-                     *         "default_memo": "Thank you for your business."
+                     *         "validity_days": 30,
+                     *         "default_terms": null,
+                     *         "default_memo": null
                      *       },
                      *       "estimate_defaults": {
-                     *         "validity_days": 1,
-                     *         "default_terms": "Net 30",
-                     *         "default_memo": "Thank you for your business."
+                     *         "validity_days": 30,
+                     *         "default_terms": null,
+                     *         "default_memo": null
                      *       }
                      *     }
                      */
@@ -12566,15 +12615,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "1a623c70-1095-4f95-bb67-d2dc6840829c"
                      *       }
                      *     }
                      */
@@ -12599,9 +12648,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "validity_days": 1,
-                 *       "default_terms": "Net 30",
-                 *       "default_memo": "Thank you for your business."
+                 *       "validity_days": 20
                  *     }
                  */
                 "application/json": components["schemas"]["PutEstimateDefaultsRequest"];
@@ -12622,14 +12669,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "validity_days": 1,
-                     *         "default_terms": "Net 30",
-                     *         "default_memo": "Thank you for your business."
+                     *         "validity_days": 20,
+                     *         "default_terms": null,
+                     *         "default_memo": null
                      *       },
                      *       "estimate_defaults": {
-                     *         "validity_days": 1,
-                     *         "default_terms": "Net 30",
-                     *         "default_memo": "Thank you for your business."
+                     *         "validity_days": 20,
+                     *         "default_terms": null,
+                     *         "default_memo": null
                      *       }
                      *     }
                      */
@@ -12650,15 +12697,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The request body is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "/nope",
+                     *             "issue": "unknown_field",
+                     *             "message": "/nope is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "17f80d95-92db-4968-92a2-de5205467e53"
                      *       }
                      *     }
                      */
@@ -12716,34 +12763,122 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "code": "1100",
-                     *           "name": "Acme Corporation",
+                     *           "id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *           "code": "1000",
+                     *           "name": "Cash",
                      *           "type": "asset",
-                     *           "subtype": "accounts_receivable",
+                     *           "subtype": "cash",
                      *           "normal_balance": "debit",
-                     *           "debit_total_cents": 125000,
-                     *           "credit_total_cents": 125000,
-                     *           "balance_cents": 125000
+                     *           "debit_total_cents": 2110,
+                     *           "credit_total_cents": 1000,
+                     *           "balance_cents": 1110
+                     *         },
+                     *         {
+                     *           "id": "17735da1-f031-5606-a085-49cf1fd4c484",
+                     *           "code": "1010",
+                     *           "name": "Operating bank",
+                     *           "type": "asset",
+                     *           "subtype": "bank",
+                     *           "normal_balance": "debit",
+                     *           "debit_total_cents": 9700,
+                     *           "credit_total_cents": 0,
+                     *           "balance_cents": 9700
                      *         }
                      *       ],
                      *       "accounts": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *           "code": "1100",
-                     *           "name": "Acme Corporation",
+                     *           "id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *           "code": "1000",
+                     *           "name": "Cash",
                      *           "type": "asset",
-                     *           "subtype": "accounts_receivable",
+                     *           "subtype": "cash",
                      *           "normal_balance": "debit",
-                     *           "debit_total_cents": 125000,
-                     *           "credit_total_cents": 125000,
-                     *           "balance_cents": 125000
+                     *           "debit_total_cents": 2110,
+                     *           "credit_total_cents": 1000,
+                     *           "balance_cents": 1110
+                     *         },
+                     *         {
+                     *           "id": "17735da1-f031-5606-a085-49cf1fd4c484",
+                     *           "code": "1010",
+                     *           "name": "Operating bank",
+                     *           "type": "asset",
+                     *           "subtype": "bank",
+                     *           "normal_balance": "debit",
+                     *           "debit_total_cents": 9700,
+                     *           "credit_total_cents": 0,
+                     *           "balance_cents": 9700
+                     *         },
+                     *         {
+                     *           "id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *           "code": "1100",
+                     *           "name": "Accounts Receivable",
+                     *           "type": "asset",
+                     *           "subtype": "receivable",
+                     *           "normal_balance": "debit",
+                     *           "debit_total_cents": 9600,
+                     *           "credit_total_cents": 4810,
+                     *           "balance_cents": 4790
+                     *         },
+                     *         {
+                     *           "id": "839305fb-b25c-56c4-8e06-d521c2b4ced8",
+                     *           "code": "1200",
+                     *           "name": "Processor clearing",
+                     *           "type": "asset",
+                     *           "subtype": "clearing",
+                     *           "normal_balance": "debit",
+                     *           "debit_total_cents": 3000,
+                     *           "credit_total_cents": 10000,
+                     *           "balance_cents": -7000
+                     *         },
+                     *         {
+                     *           "id": "368abcea-0a6e-50f1-b147-28c0a75c0ca8",
+                     *           "code": "2000",
+                     *           "name": "Accounts Payable",
+                     *           "type": "liability",
+                     *           "subtype": "payable",
+                     *           "normal_balance": "credit",
+                     *           "debit_total_cents": 3500,
+                     *           "credit_total_cents": 8500,
+                     *           "balance_cents": 5000
+                     *         },
+                     *         {
+                     *           "id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *           "code": "4000",
+                     *           "name": "Revenue",
+                     *           "type": "revenue",
+                     *           "subtype": null,
+                     *           "normal_balance": "credit",
+                     *           "debit_total_cents": 700,
+                     *           "credit_total_cents": 9600,
+                     *           "balance_cents": 8900
+                     *         },
+                     *         {
+                     *           "id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *           "code": "5000",
+                     *           "name": "Expenses",
+                     *           "type": "expense",
+                     *           "subtype": null,
+                     *           "normal_balance": "debit",
+                     *           "debit_total_cents": 7500,
+                     *           "credit_total_cents": 2500,
+                     *           "balance_cents": 5000
+                     *         },
+                     *         {
+                     *           "id": "8695790a-cdd5-5f91-89c6-834a125aa268",
+                     *           "code": "5200",
+                     *           "name": "Processor fees",
+                     *           "type": "expense",
+                     *           "subtype": null,
+                     *           "normal_balance": "debit",
+                     *           "debit_total_cents": 300,
+                     *           "credit_total_cents": 0,
+                     *           "balance_cents": 300
                      *         }
                      *       ],
                      *       "pagination": {
-                     *         "limit": 25,
-                     *         "offset": 1,
-                     *         "count": 1,
+                     *         "limit": 100,
+                     *         "offset": 0,
+                     *         "count": 8,
                      *         "has_more": false
                      *       }
                      *     }
@@ -12765,15 +12900,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "70f20719-7ffb-4837-9cf8-e34b59538bab"
                      *       }
                      *     }
                      */
@@ -12813,37 +12948,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "code": "1100",
-                     *         "name": "Acme Corporation",
+                     *         "id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *         "code": "1000",
+                     *         "name": "Cash",
                      *         "type": "asset",
-                     *         "subtype": "accounts_receivable",
+                     *         "subtype": "cash",
                      *         "normal_balance": "debit",
-                     *         "debit_total_cents": 125000,
-                     *         "credit_total_cents": 125000,
-                     *         "balance_cents": 125000
+                     *         "debit_total_cents": 2110,
+                     *         "credit_total_cents": 1000,
+                     *         "balance_cents": 1110
                      *       },
                      *       "account": {
-                     *         "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *         "code": "1100",
-                     *         "name": "Acme Corporation",
+                     *         "id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *         "code": "1000",
+                     *         "name": "Cash",
                      *         "type": "asset",
-                     *         "subtype": "accounts_receivable",
+                     *         "subtype": "cash",
                      *         "normal_balance": "debit",
-                     *         "debit_total_cents": 125000,
-                     *         "credit_total_cents": 125000,
-                     *         "balance_cents": 125000
+                     *         "debit_total_cents": 2110,
+                     *         "credit_total_cents": 1000,
+                     *         "balance_cents": 1110
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["AccountResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key. */
-            404: {
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12855,16 +12987,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "No such record.",
-                     *         "details": [],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "c36e19a1-1725-4016-9d3f-398ecd389b7b"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12919,54 +13060,229 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
+                     *           "id": "3e346216-0e01-44ad-9ba7-e8cc9c474e27",
                      *           "entry_date": "2026-03-01",
                      *           "source_type": "invoice",
-                     *           "source_id": "a80460a0-4b6e-4c1a-9f3d-a80460a0a804",
-                     *           "memo": "Agreed with the customer",
-                     *           "reverses_entry_id": "2bfce217-4b6e-4c1a-9f3d-2bfce2172bfc",
-                     *           "posted_at": "2026-03-01T12:00:00Z",
+                     *           "source_id": "3af0fa2e-0215-494b-b3b2-c8990e6d1780",
+                     *           "memo": "Invoice INV-498ddf75",
+                     *           "reverses_entry_id": null,
+                     *           "posted_at": "2026-11-26T07:19:29.274Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *               "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
                      *               "account_code": "1100",
                      *               "side": "debit",
-                     *               "amount_cents": 125000,
-                     *               "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *               "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *               "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *               "bill_id": "f830953c-4b6e-4c1a-9f3d-f830953cf830"
+                     *               "amount_cents": 3000,
+                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *               "invoice_id": "3af0fa2e-0215-494b-b3b2-c8990e6d1780",
+                     *               "vendor_id": null,
+                     *               "bill_id": null
+                     *             },
+                     *             {
+                     *               "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *               "account_code": "4000",
+                     *               "side": "credit",
+                     *               "amount_cents": 3000,
+                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *               "invoice_id": "3af0fa2e-0215-494b-b3b2-c8990e6d1780",
+                     *               "vendor_id": null,
+                     *               "bill_id": null
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "1e979ba1-b6df-400f-9ae4-162c374ff5eb",
+                     *           "entry_date": "2026-03-01",
+                     *           "source_type": "invoice",
+                     *           "source_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                     *           "memo": "Invoice INV-e8d8aa74",
+                     *           "reverses_entry_id": null,
+                     *           "posted_at": "2026-11-26T07:19:25.154Z",
+                     *           "lines": [
+                     *             {
+                     *               "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *               "account_code": "1100",
+                     *               "side": "debit",
+                     *               "amount_cents": 900,
+                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *               "invoice_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                     *               "vendor_id": null,
+                     *               "bill_id": null
+                     *             },
+                     *             {
+                     *               "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *               "account_code": "4000",
+                     *               "side": "credit",
+                     *               "amount_cents": 900,
+                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *               "invoice_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                     *               "vendor_id": null,
+                     *               "bill_id": null
                      *             }
                      *           ]
                      *         }
                      *       ],
                      *       "journal_entries": [
                      *         {
-                     *           "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
+                     *           "id": "3e346216-0e01-44ad-9ba7-e8cc9c474e27",
                      *           "entry_date": "2026-03-01",
                      *           "source_type": "invoice",
-                     *           "source_id": "a80460a0-4b6e-4c1a-9f3d-a80460a0a804",
-                     *           "memo": "Agreed with the customer",
-                     *           "reverses_entry_id": "2bfce217-4b6e-4c1a-9f3d-2bfce2172bfc",
-                     *           "posted_at": "2026-03-01T12:00:00Z",
+                     *           "source_id": "3af0fa2e-0215-494b-b3b2-c8990e6d1780",
+                     *           "memo": "Invoice INV-498ddf75",
+                     *           "reverses_entry_id": null,
+                     *           "posted_at": "2026-11-26T07:19:29.274Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *               "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
                      *               "account_code": "1100",
                      *               "side": "debit",
-                     *               "amount_cents": 125000,
-                     *               "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *               "invoice_id": "d0eaeba8-4b6e-4c1a-9f3d-d0eaeba8d0ea",
-                     *               "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *               "bill_id": "f830953c-4b6e-4c1a-9f3d-f830953cf830"
+                     *               "amount_cents": 3000,
+                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *               "invoice_id": "3af0fa2e-0215-494b-b3b2-c8990e6d1780",
+                     *               "vendor_id": null,
+                     *               "bill_id": null
+                     *             },
+                     *             {
+                     *               "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *               "account_code": "4000",
+                     *               "side": "credit",
+                     *               "amount_cents": 3000,
+                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *               "invoice_id": "3af0fa2e-0215-494b-b3b2-c8990e6d1780",
+                     *               "vendor_id": null,
+                     *               "bill_id": null
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "1e979ba1-b6df-400f-9ae4-162c374ff5eb",
+                     *           "entry_date": "2026-03-01",
+                     *           "source_type": "invoice",
+                     *           "source_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                     *           "memo": "Invoice INV-e8d8aa74",
+                     *           "reverses_entry_id": null,
+                     *           "posted_at": "2026-11-26T07:19:25.154Z",
+                     *           "lines": [
+                     *             {
+                     *               "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *               "account_code": "1100",
+                     *               "side": "debit",
+                     *               "amount_cents": 900,
+                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *               "invoice_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                     *               "vendor_id": null,
+                     *               "bill_id": null
+                     *             },
+                     *             {
+                     *               "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *               "account_code": "4000",
+                     *               "side": "credit",
+                     *               "amount_cents": 900,
+                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *               "invoice_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                     *               "vendor_id": null,
+                     *               "bill_id": null
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "361d007a-47e7-4b14-a490-33bf06c6fc65",
+                     *           "entry_date": "2026-03-10",
+                     *           "source_type": "invoice",
+                     *           "source_id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
+                     *           "memo": "Void of invoice INV-c2bd5053",
+                     *           "reverses_entry_id": "0e11ff41-a68a-41c3-92eb-7b33a28f0723",
+                     *           "posted_at": "2026-11-26T07:19:24.660Z",
+                     *           "lines": [
+                     *             {
+                     *               "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *               "account_code": "1100",
+                     *               "side": "credit",
+                     *               "amount_cents": 700,
+                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *               "invoice_id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
+                     *               "vendor_id": null,
+                     *               "bill_id": null
+                     *             },
+                     *             {
+                     *               "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *               "account_code": "4000",
+                     *               "side": "debit",
+                     *               "amount_cents": 700,
+                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *               "invoice_id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
+                     *               "vendor_id": null,
+                     *               "bill_id": null
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "0e11ff41-a68a-41c3-92eb-7b33a28f0723",
+                     *           "entry_date": "2026-03-01",
+                     *           "source_type": "invoice",
+                     *           "source_id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
+                     *           "memo": "Invoice INV-c2bd5053",
+                     *           "reverses_entry_id": null,
+                     *           "posted_at": "2026-11-26T07:19:24.574Z",
+                     *           "lines": [
+                     *             {
+                     *               "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *               "account_code": "1100",
+                     *               "side": "debit",
+                     *               "amount_cents": 700,
+                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *               "invoice_id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
+                     *               "vendor_id": null,
+                     *               "bill_id": null
+                     *             },
+                     *             {
+                     *               "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *               "account_code": "4000",
+                     *               "side": "credit",
+                     *               "amount_cents": 700,
+                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *               "invoice_id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
+                     *               "vendor_id": null,
+                     *               "bill_id": null
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "d03c34cd-9e64-458b-bbc9-514e5624de33",
+                     *           "entry_date": "2026-03-01",
+                     *           "source_type": "invoice",
+                     *           "source_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *           "memo": "Invoice INV-c4ad81d5",
+                     *           "reverses_entry_id": null,
+                     *           "posted_at": "2026-11-26T07:19:23.494Z",
+                     *           "lines": [
+                     *             {
+                     *               "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *               "account_code": "1100",
+                     *               "side": "debit",
+                     *               "amount_cents": 5000,
+                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *               "invoice_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *               "vendor_id": null,
+                     *               "bill_id": null
+                     *             },
+                     *             {
+                     *               "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *               "account_code": "4000",
+                     *               "side": "credit",
+                     *               "amount_cents": 5000,
+                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *               "invoice_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *               "vendor_id": null,
+                     *               "bill_id": null
                      *             }
                      *           ]
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "limit": 25,
-                     *         "offset": 1,
-                     *         "count": 1,
+                     *         "offset": 0,
+                     *         "count": 5,
                      *         "has_more": false
                      *       }
                      *     }
@@ -12988,15 +13304,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "from must not be after to.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "from",
+                     *             "issue": "invalid",
+                     *             "message": "from must not be after to."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "ed74596b-1200-4aad-967c-c2b6048c07cc"
                      *       }
                      *     }
                      */
@@ -13038,18 +13354,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "from": "2026-03-01",
-                     *         "to": "2026-03-01",
-                     *         "revenue_cents": 125000,
-                     *         "accounts_receivable_cents": 125000,
-                     *         "accounts_payable_cents": 125000
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-12-31",
+                     *         "revenue_cents": 8900,
+                     *         "accounts_receivable_cents": 4790,
+                     *         "accounts_payable_cents": 5000
                      *       },
                      *       "report_summary": {
-                     *         "from": "2026-03-01",
-                     *         "to": "2026-03-01",
-                     *         "revenue_cents": 125000,
-                     *         "accounts_receivable_cents": 125000,
-                     *         "accounts_payable_cents": 125000
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-12-31",
+                     *         "revenue_cents": 8900,
+                     *         "accounts_receivable_cents": 4790,
+                     *         "accounts_payable_cents": 5000
                      *       }
                      *     }
                      */
@@ -13070,15 +13386,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "from must not be after to.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "from",
+                     *             "issue": "invalid",
+                     *             "message": "from must not be after to."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "166f822a-ae43-44e2-ad2f-37e71da31fa0"
                      *       }
                      *     }
                      */
@@ -13118,53 +13434,53 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "as_of": "2026-03-01",
-                     *         "total_open_cents": 125000,
+                     *         "as_of": "2026-06-30",
+                     *         "total_open_cents": 4790,
                      *         "customer_count": 1,
                      *         "aging": {
-                     *           "current": 1,
-                     *           "days_1_30": 1,
-                     *           "days_31_60": 1,
-                     *           "days_61_90": 1,
-                     *           "days_over_90": 1
+                     *           "current": 0,
+                     *           "days_1_30": 0,
+                     *           "days_31_60": 0,
+                     *           "days_61_90": 0,
+                     *           "days_over_90": 4790
                      *         },
                      *         "customers": [
                      *           {
-                     *             "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *             "display_name": "Acme Corporation",
-                     *             "open_cents": 125000,
+                     *             "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *             "display_name": "Conformance customer, renamed",
+                     *             "open_cents": 4790,
                      *             "aging": {
-                     *               "current": 1,
-                     *               "days_1_30": 1,
-                     *               "days_31_60": 1,
-                     *               "days_61_90": 1,
-                     *               "days_over_90": 1
+                     *               "current": 0,
+                     *               "days_1_30": 0,
+                     *               "days_31_60": 0,
+                     *               "days_61_90": 0,
+                     *               "days_over_90": 4790
                      *             }
                      *           }
                      *         ]
                      *       },
                      *       "accounts_receivable": {
-                     *         "as_of": "2026-03-01",
-                     *         "total_open_cents": 125000,
+                     *         "as_of": "2026-06-30",
+                     *         "total_open_cents": 4790,
                      *         "customer_count": 1,
                      *         "aging": {
-                     *           "current": 1,
-                     *           "days_1_30": 1,
-                     *           "days_31_60": 1,
-                     *           "days_61_90": 1,
-                     *           "days_over_90": 1
+                     *           "current": 0,
+                     *           "days_1_30": 0,
+                     *           "days_31_60": 0,
+                     *           "days_61_90": 0,
+                     *           "days_over_90": 4790
                      *         },
                      *         "customers": [
                      *           {
-                     *             "customer_id": "cae9433f-4b6e-4c1a-9f3d-cae9433fcae9",
-                     *             "display_name": "Acme Corporation",
-                     *             "open_cents": 125000,
+                     *             "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *             "display_name": "Conformance customer, renamed",
+                     *             "open_cents": 4790,
                      *             "aging": {
-                     *               "current": 1,
-                     *               "days_1_30": 1,
-                     *               "days_31_60": 1,
-                     *               "days_61_90": 1,
-                     *               "days_over_90": 1
+                     *               "current": 0,
+                     *               "days_1_30": 0,
+                     *               "days_31_60": 0,
+                     *               "days_61_90": 0,
+                     *               "days_over_90": 4790
                      *             }
                      *           }
                      *         ]
@@ -13188,15 +13504,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "bf911fcb-92bb-4edd-8161-cff850851931"
                      *       }
                      *     }
                      */
@@ -13236,53 +13552,53 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "as_of": "2026-03-01",
-                     *         "total_open_cents": 125000,
+                     *         "as_of": "2026-11-26",
+                     *         "total_open_cents": 5000,
                      *         "vendor_count": 1,
                      *         "aging": {
-                     *           "current": 1,
-                     *           "days_1_30": 1,
-                     *           "days_31_60": 1,
-                     *           "days_61_90": 1,
-                     *           "days_over_90": 1
+                     *           "current": 0,
+                     *           "days_1_30": 0,
+                     *           "days_31_60": 0,
+                     *           "days_61_90": 0,
+                     *           "days_over_90": 5000
                      *         },
                      *         "vendors": [
                      *           {
-                     *             "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *             "display_name": "Acme Corporation",
-                     *             "open_cents": 125000,
+                     *             "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *             "display_name": "Fixture vendor",
+                     *             "open_cents": 5000,
                      *             "aging": {
-                     *               "current": 1,
-                     *               "days_1_30": 1,
-                     *               "days_31_60": 1,
-                     *               "days_61_90": 1,
-                     *               "days_over_90": 1
+                     *               "current": 0,
+                     *               "days_1_30": 0,
+                     *               "days_31_60": 0,
+                     *               "days_61_90": 0,
+                     *               "days_over_90": 5000
                      *             }
                      *           }
                      *         ]
                      *       },
                      *       "accounts_payable": {
-                     *         "as_of": "2026-03-01",
-                     *         "total_open_cents": 125000,
+                     *         "as_of": "2026-11-26",
+                     *         "total_open_cents": 5000,
                      *         "vendor_count": 1,
                      *         "aging": {
-                     *           "current": 1,
-                     *           "days_1_30": 1,
-                     *           "days_31_60": 1,
-                     *           "days_61_90": 1,
-                     *           "days_over_90": 1
+                     *           "current": 0,
+                     *           "days_1_30": 0,
+                     *           "days_31_60": 0,
+                     *           "days_61_90": 0,
+                     *           "days_over_90": 5000
                      *         },
                      *         "vendors": [
                      *           {
-                     *             "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *             "display_name": "Acme Corporation",
-                     *             "open_cents": 125000,
+                     *             "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *             "display_name": "Fixture vendor",
+                     *             "open_cents": 5000,
                      *             "aging": {
-                     *               "current": 1,
-                     *               "days_1_30": 1,
-                     *               "days_31_60": 1,
-                     *               "days_61_90": 1,
-                     *               "days_over_90": 1
+                     *               "current": 0,
+                     *               "days_1_30": 0,
+                     *               "days_31_60": 0,
+                     *               "days_61_90": 0,
+                     *               "days_over_90": 5000
                      *             }
                      *           }
                      *         ]
@@ -13306,15 +13622,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "07c624c6-67f5-4754-9a5b-cc721603b0a5"
                      *       }
                      *     }
                      */
@@ -13356,38 +13672,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "reporting_year": 1,
-                     *         "threshold_cents": 125000,
-                     *         "total_reportable_paid_cents": 125000,
-                     *         "eligible_vendor_count": 1,
-                     *         "missing_w9_count": 1,
-                     *         "vendors": [
-                     *           {
-                     *             "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *             "display_name": "Acme Corporation",
-                     *             "is_1099_eligible": true,
-                     *             "w9_on_file": true,
-                     *             "paid_cents": 125000,
-                     *             "reportable": true
-                     *           }
-                     *         ]
+                     *         "reporting_year": 2026,
+                     *         "threshold_cents": 200000,
+                     *         "total_reportable_paid_cents": 0,
+                     *         "eligible_vendor_count": 0,
+                     *         "missing_w9_count": 0,
+                     *         "vendors": []
                      *       },
                      *       "tax_1099_summary": {
-                     *         "reporting_year": 1,
-                     *         "threshold_cents": 125000,
-                     *         "total_reportable_paid_cents": 125000,
-                     *         "eligible_vendor_count": 1,
-                     *         "missing_w9_count": 1,
-                     *         "vendors": [
-                     *           {
-                     *             "vendor_id": "c5cd9c69-4b6e-4c1a-9f3d-c5cd9c69c5cd",
-                     *             "display_name": "Acme Corporation",
-                     *             "is_1099_eligible": true,
-                     *             "w9_on_file": true,
-                     *             "paid_cents": 125000,
-                     *             "reportable": true
-                     *           }
-                     *         ]
+                     *         "reporting_year": 2026,
+                     *         "threshold_cents": 200000,
+                     *         "total_reportable_paid_cents": 0,
+                     *         "eligible_vendor_count": 0,
+                     *         "missing_w9_count": 0,
+                     *         "vendors": []
                      *       }
                      *     }
                      */
@@ -13408,15 +13706,20 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
+                     *             "field": "year",
                      *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "message": "year is required."
+                     *           },
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "45da6b43-65ba-4d3c-b14b-43992ef5ad3d"
                      *       }
                      *     }
                      */
@@ -13456,35 +13759,147 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "as_of": "2026-03-01",
+                     *         "as_of": "2026-12-31",
                      *         "accounts": [
                      *           {
-                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
-                     *             "code": "1100",
-                     *             "name": "Acme Corporation",
+                     *             "account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *             "code": "1000",
+                     *             "name": "Cash",
                      *             "type": "asset",
-                     *             "debit_cents": 125000,
-                     *             "credit_cents": 125000
+                     *             "debit_cents": 1110,
+                     *             "credit_cents": 0
+                     *           },
+                     *           {
+                     *             "account_id": "17735da1-f031-5606-a085-49cf1fd4c484",
+                     *             "code": "1010",
+                     *             "name": "Operating bank",
+                     *             "type": "asset",
+                     *             "debit_cents": 9700,
+                     *             "credit_cents": 0
+                     *           },
+                     *           {
+                     *             "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *             "code": "1100",
+                     *             "name": "Accounts Receivable",
+                     *             "type": "asset",
+                     *             "debit_cents": 4790,
+                     *             "credit_cents": 0
+                     *           },
+                     *           {
+                     *             "account_id": "839305fb-b25c-56c4-8e06-d521c2b4ced8",
+                     *             "code": "1200",
+                     *             "name": "Processor clearing",
+                     *             "type": "asset",
+                     *             "debit_cents": 0,
+                     *             "credit_cents": 7000
+                     *           },
+                     *           {
+                     *             "account_id": "368abcea-0a6e-50f1-b147-28c0a75c0ca8",
+                     *             "code": "2000",
+                     *             "name": "Accounts Payable",
+                     *             "type": "liability",
+                     *             "debit_cents": 0,
+                     *             "credit_cents": 5000
+                     *           },
+                     *           {
+                     *             "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *             "code": "4000",
+                     *             "name": "Revenue",
+                     *             "type": "revenue",
+                     *             "debit_cents": 0,
+                     *             "credit_cents": 8900
+                     *           },
+                     *           {
+                     *             "account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *             "code": "5000",
+                     *             "name": "Expenses",
+                     *             "type": "expense",
+                     *             "debit_cents": 5000,
+                     *             "credit_cents": 0
+                     *           },
+                     *           {
+                     *             "account_id": "8695790a-cdd5-5f91-89c6-834a125aa268",
+                     *             "code": "5200",
+                     *             "name": "Processor fees",
+                     *             "type": "expense",
+                     *             "debit_cents": 300,
+                     *             "credit_cents": 0
                      *           }
                      *         ],
-                     *         "total_debit_cents": 125000,
-                     *         "total_credit_cents": 125000,
+                     *         "total_debit_cents": 20900,
+                     *         "total_credit_cents": 20900,
                      *         "balanced": true
                      *       },
                      *       "trial_balance": {
-                     *         "as_of": "2026-03-01",
+                     *         "as_of": "2026-12-31",
                      *         "accounts": [
                      *           {
-                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
-                     *             "code": "1100",
-                     *             "name": "Acme Corporation",
+                     *             "account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *             "code": "1000",
+                     *             "name": "Cash",
                      *             "type": "asset",
-                     *             "debit_cents": 125000,
-                     *             "credit_cents": 125000
+                     *             "debit_cents": 1110,
+                     *             "credit_cents": 0
+                     *           },
+                     *           {
+                     *             "account_id": "17735da1-f031-5606-a085-49cf1fd4c484",
+                     *             "code": "1010",
+                     *             "name": "Operating bank",
+                     *             "type": "asset",
+                     *             "debit_cents": 9700,
+                     *             "credit_cents": 0
+                     *           },
+                     *           {
+                     *             "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *             "code": "1100",
+                     *             "name": "Accounts Receivable",
+                     *             "type": "asset",
+                     *             "debit_cents": 4790,
+                     *             "credit_cents": 0
+                     *           },
+                     *           {
+                     *             "account_id": "839305fb-b25c-56c4-8e06-d521c2b4ced8",
+                     *             "code": "1200",
+                     *             "name": "Processor clearing",
+                     *             "type": "asset",
+                     *             "debit_cents": 0,
+                     *             "credit_cents": 7000
+                     *           },
+                     *           {
+                     *             "account_id": "368abcea-0a6e-50f1-b147-28c0a75c0ca8",
+                     *             "code": "2000",
+                     *             "name": "Accounts Payable",
+                     *             "type": "liability",
+                     *             "debit_cents": 0,
+                     *             "credit_cents": 5000
+                     *           },
+                     *           {
+                     *             "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *             "code": "4000",
+                     *             "name": "Revenue",
+                     *             "type": "revenue",
+                     *             "debit_cents": 0,
+                     *             "credit_cents": 8900
+                     *           },
+                     *           {
+                     *             "account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *             "code": "5000",
+                     *             "name": "Expenses",
+                     *             "type": "expense",
+                     *             "debit_cents": 5000,
+                     *             "credit_cents": 0
+                     *           },
+                     *           {
+                     *             "account_id": "8695790a-cdd5-5f91-89c6-834a125aa268",
+                     *             "code": "5200",
+                     *             "name": "Processor fees",
+                     *             "type": "expense",
+                     *             "debit_cents": 300,
+                     *             "credit_cents": 0
                      *           }
                      *         ],
-                     *         "total_debit_cents": 125000,
-                     *         "total_credit_cents": 125000,
+                     *         "total_debit_cents": 20900,
+                     *         "total_credit_cents": 20900,
                      *         "balanced": true
                      *       }
                      *     }
@@ -13506,15 +13921,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "7863b7ef-c90d-4d94-aafa-40235ae6160a"
                      *       }
                      *     }
                      */

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { DATE_PATTERN, NO_NUL_PATTERN, buildOpenApi, requestSchema } from './openapi';
+import { DATE_PATTERN, NO_NUL_PATTERN, RECORDED_EXAMPLES, buildOpenApi, requestSchema } from './openapi';
 import { ROUTES, findRoute } from './api/index';
 import type { RouteDef } from './routes';
 import { compileBody } from './validate';
@@ -253,5 +253,30 @@ describe('404 is documented wherever a record can be missing', () => {
   ])('%s %s does not', (method, path) => {
     expect(doc.paths[path]?.[method]).toBeDefined();
     expect(doc.paths[path]?.[method]?.responses['404']).toBeUndefined();
+  });
+});
+
+describe("the document's examples are the end-to-end tests' own traffic (issue #24)", () => {
+  type Media = { example?: unknown };
+  const json = (x: unknown) => (x as { content?: Record<string, Media> } | undefined)?.content?.['application/json'];
+
+  it('shows, for every JSON operation the tests recorded, the request they sent, the success and the error they got', () => {
+    const jsonOps = ROUTES.filter((r) => Object.hasOwn(RECORDED_EXAMPLES, r.operationId));
+    expect(jsonOps.length).toBeGreaterThanOrEqual(70);
+    for (const r of jsonOps) {
+      const seen = RECORDED_EXAMPLES[r.operationId]!;
+      const op = paths[r.path]![r.method.toLowerCase()] as unknown as { requestBody?: unknown; responses: Record<string, unknown> };
+      if (seen.request !== undefined) expect([r.operationId, json(op.requestBody)?.example]).toEqual([r.operationId, seen.request]);
+      expect([r.operationId, json(op.responses[String(seen.response.status)])?.example]).toEqual([r.operationId, seen.response.body]);
+      if (seen.error) expect([r.operationId, json(op.responses[String(seen.error.status)])?.example]).toEqual([r.operationId, seen.error.body]);
+    }
+  });
+
+  it('makes an example from the schema where the tests recorded none (a body of another media type)', () => {
+    expect(Object.hasOwn(RECORDED_EXAMPLES, 'uploadDocument')).toBe(true);
+    expect(RECORDED_EXAMPLES.uploadDocument!.request).toBeUndefined();
+    const r = findRoute('uploadDocument');
+    const op = paths[r.path]![r.method.toLowerCase()] as unknown as { requestBody: { content: Record<string, Media> } };
+    expect(Object.keys(op.requestBody.content)).toEqual(['multipart/form-data']);
   });
 });

@@ -5,6 +5,7 @@ import { metadataRecord } from './schemas/metadata';
 import { ERROR_CODES } from './errors';
 import { EVENT_SCHEMAS, OUTBOUND_EVENT_TYPES } from './events';
 import { exampleOf } from './openapi-examples';
+import recordedJson from './openapi-recorded.json';
 import { limits } from './limits';
 
 const ERROR_RESPONSES: Record<string, string> = {
@@ -161,13 +162,31 @@ function referencesRecords(body?: JsonSchema): boolean {
   return Object.values(props).some((p) => p.format === 'uuid');
 }
 
+/** A status and body the tests saw on the wire. */
+interface RecordedExchange {
+  status: number;
+  body?: unknown;
+}
+
+/**
+ * The examples of each operation as the end-to-end tests sent and received them (issue #24), by
+ * operationId: written by test/e2e/openapi-conformance.e2e.test.ts (UPDATE_OPENAPI_EXAMPLES=1), which
+ * otherwise fails when the server's shapes leave them behind. An operation without one (or a part
+ * missing) gets an example made from its schema.
+ */
+export const RECORDED_EXAMPLES = recordedJson as unknown as Record<string, { request?: unknown; response: RecordedExchange; error?: RecordedExchange }>;
+
+const recordedOf = (route: RouteDef) => (Object.hasOwn(RECORDED_EXAMPLES, route.operationId) ? RECORDED_EXAMPLES[route.operationId] : undefined);
+
 /** The media types of a success: a download's bytes, a public page, the YAML document, or JSON. */
 function successContent(route: RouteDef, r: RouteDef['responses'][number], names: SchemaNames): Record<string, unknown> {
   if (r.contentType) return Object.fromEntries(([] as string[]).concat(r.contentType).map((t) => [t, { schema: r.schema }]));
   if (route.operationId === 'getOpenApi') return { 'application/yaml': { schema: r.schema } };
   if (route.kind === 'download') return { 'application/octet-stream': { schema: { type: 'string', contentEncoding: 'binary' } } };
   const schema = names.ref(r.schema, responseName(route));
-  return { 'application/json': { schema, example: exampleOf(schema, '', true, names.components) } };
+  const seen = recordedOf(route)?.response;
+  const example = seen?.status === r.status && seen.body !== undefined ? seen.body : exampleOf(schema, '', true, names.components);
+  return { 'application/json': { schema, example } };
 }
 
 /** The name of an operation's success body: <Record>, <Record>List or <OperationId>Response. */
@@ -213,7 +232,8 @@ function requestBody(route: RouteDef, names: SchemaNames): Record<string, unknow
   if (route.kind === 'raw') {
     if (!route.rawBody) return undefined;
     const raw = names.ref(route.rawBody, name);
-    return { required: true, content: { 'application/json': { schema: raw, example: exampleOf(raw, '', true, names.components) } } };
+    const sent = recordedOf(route)?.request;
+    return { required: true, content: { 'application/json': { schema: raw, example: sent !== undefined ? sent : exampleOf(raw, '', true, names.components) } } };
   }
   if (route.kind === 'upload') return route.body ? { required: true, content: { 'multipart/form-data': { schema: requestSchema(route.body) } } } : undefined;
   if (route.method !== 'POST' && route.method !== 'PUT' && route.method !== 'PATCH') return undefined;
@@ -221,7 +241,8 @@ function requestBody(route: RouteDef, names: SchemaNames): Record<string, unknow
   // No body at all is read as {}: the body is required only when {} would be refused.
   const required = ((schema.required as unknown[] | undefined)?.length ?? 0) > 0 || ((schema.minProperties as number | undefined) ?? 0) > 0;
   const ref = names.ref(schema, route.body ? name : 'EmptyRequest');
-  return { required, content: { 'application/json': { schema: ref, example: exampleOf(ref, '', true, names.components) } } };
+  const sent = recordedOf(route)?.request;
+  return { required, content: { 'application/json': { schema: ref, example: sent !== undefined ? sent : exampleOf(ref, '', true, names.components) } } };
 }
 
 /** An error body as the gateway sends it. */
@@ -275,10 +296,13 @@ function operation(route: RouteDef, names: SchemaNames, shared: Record<string, u
   for (const r of route.responses)
     responses[String(r.status)] = { description: r.description, headers: responseHeaders(route, r.status), content: successContent(route, r, names) };
   const errors = errorResponses(route);
-  const exampleStatus = errors['404'] ? '404' : '400';
+  const seenError = recordedOf(route)?.error;
+  const seen = seenError && errors[String(seenError.status)] ? seenError : undefined;
+  const exampleStatus = seen ? String(seen.status) : errors['404'] ? '404' : '400';
+  const exampleBody = seen ? seen.body : ERROR_EXAMPLES[exampleStatus];
   for (const c of Object.keys(errors).sort()) {
     const portal = route.kind === 'public' && route.path.startsWith('/portal/') && c === '404';
-    const json: Record<string, unknown> = { schema: ERROR_REF, ...(c === exampleStatus && ERROR_EXAMPLES[c] && { example: ERROR_EXAMPLES[c] }) };
+    const json: Record<string, unknown> = { schema: ERROR_REF, ...(c === exampleStatus && exampleBody !== undefined && { example: exampleBody }) };
     if (!portal && !json.example && errors[c] === ERROR_RESPONSES[c]) {
       responses[c] = { $ref: `#/components/responses/${sharedResponse(c, shared)}` };
       continue;

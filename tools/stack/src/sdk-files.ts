@@ -118,7 +118,9 @@ export function renderHttpCollection(doc: Doc = buildOpenApi()): Map<string, str
       const other = Object.keys(body)[0];
       if (m === 'post' || m === 'patch') lines.push('Idempotency-Key: {{$guid}}');
       if (json) {
-        lines.push('Content-Type: application/json', '', JSON.stringify(sampleOf(doc, json.schema), null, 2));
+        // The document's example (what the tests sent), its record ids left as variables to set.
+        const sample = json.example !== undefined ? idsAsVariables(json.example) : sampleOf(doc, json.schema);
+        lines.push('Content-Type: application/json', '', JSON.stringify(sample, null, 2));
       } else if (other === 'multipart/form-data') {
         lines.push('Content-Type: multipart/form-data; boundary=boundary', '', ...multipartSample(doc, body[other]?.schema));
       } else if (other) {
@@ -141,6 +143,16 @@ export function renderHttpCollection(doc: Doc = buildOpenApi()): Map<string, str
   const out = new Map<string, string>();
   for (const tag of [...byTag.keys()].sort()) out.set(`${HTTP_DIR}/${slug(tag)}.http`, `${header(tag)}\n${byTag.get(tag)!.join('\n\n')}\n`);
   return out;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A body with each record id (a uuid under a name ending in _id) replaced by the variable of that name. */
+export function idsAsVariables(v: unknown, key = ''): unknown {
+  if (typeof v === 'string') return UUID.test(v) && key.endsWith('_id') ? `{{${key}}}` : v;
+  if (Array.isArray(v)) return v.map((x) => idsAsVariables(x, key));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, idsAsVariables(x, k)]));
+  return v;
 }
 
 /** A multipart body: a part per field (ids left out: they need real records), a file part read from disk. */

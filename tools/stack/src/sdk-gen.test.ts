@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { HTTP_DIR, SDK_SCHEMA_FILE, renderHttpCollection, sampleOf, sdkFiles } from './sdk-files';
+import { HTTP_DIR, SDK_SCHEMA_FILE, idsAsVariables, renderHttpCollection, sampleOf, sdkFiles } from './sdk-files';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const STALE = 'is stale: run `npm run sdk:gen` and commit the result';
@@ -55,5 +55,23 @@ describe('sdk:gen', () => {
     expect(col.get('docs/http/x-y.http')).toContain(
       'POST {{baseUrl}}/x/{{id}}\nAuthorization: Bearer {{apiKey}}\nIdempotency-Key: {{$guid}}\nContent-Type: application/json\n\n{\n  "n": 1,',
     );
+  });
+
+  it("sends the document's example (the tests' own request) with its record ids as variables", () => {
+    const id = '5e580945-ab91-4ba9-8fa5-610a6c1edc12';
+    expect(idsAsVariables({ customer_id: id, lines: [{ invoice_id: id, amount_cents: 5 }], external_id: 'x', note: id })).toEqual({
+      customer_id: '{{customer_id}}',
+      lines: [{ invoice_id: '{{invoice_id}}', amount_cents: 5 }],
+      external_id: 'x',
+      note: id,
+    });
+    const col = renderHttpCollection({
+      paths: {
+        '/x': {
+          post: { tags: ['X'], operationId: 'makeX', requestBody: { content: { 'application/json': { schema: { type: 'object' }, example: { customer_id: id, name: 'Ada' } } } } },
+        },
+      },
+    });
+    expect(col.get('docs/http/x.http')).toContain('{\n  "customer_id": "{{customer_id}}",\n  "name": "Ada"\n}');
   });
 });

@@ -12,7 +12,7 @@ export interface paths {
         };
         /**
          * This OpenAPI 3.1 document (no authentication).
-         * @description This OpenAPI 3.1 document (no authentication).
+         * @description The document of this server, served with a strong ETag (send If-None-Match to get 304 while it is current) and gzipped when the client accepts it (about a tenth of its size). Limited per client address.
          */
         get: operations["getOpenApi"];
         put?: never;

@@ -20,6 +20,8 @@ export const gatewayRoutes: RouteDef[] = [
     method: 'GET',
     path: '/developers/openapi.yaml',
     summary: 'This OpenAPI 3.1 document (no authentication).',
+    description:
+      'The document of this server, served with a strong ETag (send If-None-Match to get 304 while it is current) and gzipped when the client accepts it (about a tenth of its size). Limited per client address.',
     tag: 'Developers',
     module: null,
     auth: false,

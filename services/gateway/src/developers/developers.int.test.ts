@@ -88,6 +88,24 @@ describe('GET /developers, the API reference page (API-DECISIONS §11)', () => {
     expect(revalidated.body.length).toBe(0);
   });
 
+  it('serves the document gzipped when accepted, with an ETag that makes a current copy a 304', async () => {
+    const plain = await rawGet(`${gw.base}/developers/openapi.yaml`, { 'accept-encoding': 'identity' });
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers['cache-control']).toBe('no-cache');
+    const etag = plain.headers.etag as string;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
+    const gz = await rawGet(`${gw.base}/developers/openapi.yaml`, { 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.headers.vary).toBe('Accept-Encoding');
+    expect(gunzipSync(gz.body).equals(plain.body)).toBe(true);
+    process.stdout.write(`openapi.yaml: ${plain.body.length} bytes, ${gz.body.length} gzipped\n`);
+    expect(gz.body.length).toBeLessThan(plain.body.length / 5);
+    const revalidated = await rawGet(`${gw.base}/developers/openapi.yaml`, { 'if-none-match': etag });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.body.length).toBe(0);
+  });
+
   it('renders every operation and tag in a real browser (Chromium): no console error, no request leaves the origin; keeps a screenshot', async () => {
     const doc = parse(await (await fetch(`${gw.base}/developers/openapi.yaml`)).text()) as Doc;
     const operations = Object.values(doc.paths).flatMap((item) => Object.values(item));

@@ -56,10 +56,36 @@ function developersHeaders(ctx: Ctx): void {
   ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
 }
 
-interface Script {
+/** A body served as is: its bytes, gzipped once, and an ETag of its bytes. */
+export interface Asset {
   plain: Buffer;
   gzip: Buffer;
   etag: string;
+}
+
+export function assetOf(text: string): Asset {
+  const plain = Buffer.from(text, 'utf8');
+  return { plain, gzip: gzipSync(plain, { level: 9 }), etag: `"${createHash('sha256').update(plain).digest('base64url').slice(0, 32)}"` };
+}
+
+/**
+ * Answers with an asset: 304 when the caller's copy is current (If-None-Match), gzip when accepted
+ * (the document and the bundle shrink about 8 times), the bytes as they are otherwise.
+ */
+export function sendAsset(ctx: Ctx, asset: Asset, type: string, cacheControl: string): void {
+  ctx.set('Cache-Control', cacheControl);
+  ctx.set('ETag', asset.etag);
+  ctx.set('Vary', 'Accept-Encoding');
+  ctx.status = 200;
+  ctx.type = type;
+  if (ctx.fresh) {
+    ctx.status = 304;
+    return;
+  }
+  if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+    ctx.set('Content-Encoding', 'gzip');
+    ctx.body = asset.gzip;
+  } else ctx.body = asset.plain;
 }
 
 /**
@@ -71,15 +97,9 @@ export const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 const INLINE_LOGO = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Ccircle cx='8' cy='8' r='7' fill='%23e2493d'/%3E%3C/svg%3E";
 
 /** The standalone bundle of the redoc package (a dependency of the gateway), read once when first asked. */
-function loadScript(file: string): () => Script {
-  let script: Script | undefined;
-  return () => {
-    if (!script) {
-      const plain = Buffer.from(fs.readFileSync(file, 'utf8').split(REDOC_CDN_LOGO).join(INLINE_LOGO), 'utf8');
-      script = { plain, gzip: gzipSync(plain, { level: 9 }), etag: `"${createHash('sha256').update(plain).digest('base64url').slice(0, 32)}"` };
-    }
-    return script;
-  };
+function loadScript(file: string): () => Asset {
+  let script: Asset | undefined;
+  return () => (script ??= assetOf(fs.readFileSync(file, 'utf8').split(REDOC_CDN_LOGO).join(INLINE_LOGO)));
 }
 
 /** The reference page's gateway handlers: the page and its script (the document is getOpenApi). */
@@ -94,23 +114,10 @@ export function developersHandlers(scriptFile = require.resolve('redoc/bundles/r
       ctx.body = DEVELOPERS_PAGE;
     },
     getDevelopersScript: (ctx) => {
-      const s = script();
       developersHeaders(ctx);
       // A week: the bundle is generic (it renders whatever document it is given), so a copy a week
       // older than the gateway is harmless; past it, the ETag makes the check a 304 with no body.
-      ctx.set('Cache-Control', 'public, max-age=604800');
-      ctx.set('ETag', s.etag);
-      ctx.set('Vary', 'Accept-Encoding');
-      ctx.status = 200;
-      ctx.type = 'text/javascript; charset=utf-8';
-      if (ctx.fresh) {
-        ctx.status = 304;
-        return;
-      }
-      if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
-        ctx.set('Content-Encoding', 'gzip');
-        ctx.body = s.gzip;
-      } else ctx.body = s.plain;
+      sendAsset(ctx, script(), 'text/javascript; charset=utf-8', 'public, max-age=604800');
     },
   };
 }

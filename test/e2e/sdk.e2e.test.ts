@@ -80,6 +80,11 @@ describe('e2e: the TypeScript SDK', () => {
     expect(seen.length).toBeGreaterThan(4);
     expect(seen.slice(0, 5)).toEqual([...created].reverse());
     expect(new Set(seen).size).toBe(seen.length);
+    // Backward from the oldest: every newer customer, nearest first, i.e. the list reversed.
+    const oldest = seen[seen.length - 1]!;
+    const back: string[] = [];
+    for await (const c of api.list('/api/v1/customers', { limit: 2, ending_before: oldest })) back.push(c.id);
+    expect(back).toEqual(seen.slice(0, -1).reverse());
   });
 
   it('throws typed errors: 404 not_found, 409 conflict, 400 validation_failed', async () => {

@@ -137,6 +137,29 @@ describe('Client', () => {
     ]);
   });
 
+  it('walks backward from ending_before: nearest to the cursor first, then ending_before the first of each page', async () => {
+    const page = (ids: string[], has_more: boolean) => json(200, { data: ids.map(customer), pagination: { limit: 2, offset: 0, count: ids.length, has_more } });
+    // The list is newest first: z y x w v u; before cursor u the server answers the two just above it, in list order.
+    const { client, seen } = setup([page(['w', 'v'], true), page(['y', 'x'], true), page(['z'], false)]);
+    const got: string[] = [];
+    for await (const c of client.list('/api/v1/customers', { limit: 2, ending_before: 'u' })) got.push(c.id);
+    expect(got).toEqual(['v', 'w', 'x', 'y', 'z']);
+    expect(seen.map((s) => Object.fromEntries(new URL(s.url).searchParams))).toEqual([
+      { limit: '2', ending_before: 'u' },
+      { limit: '2', ending_before: 'w' },
+      { limit: '2', ending_before: 'y' },
+    ]);
+  });
+
+  it('starts forward after a given starting_after', async () => {
+    const page = (ids: string[], has_more: boolean) => json(200, { data: ids.map(customer), pagination: { limit: 2, offset: 0, count: ids.length, has_more } });
+    const { client, seen } = setup([page(['c', 'd'], true), page(['e'], false)]);
+    const got: string[] = [];
+    for await (const c of client.list('/api/v1/customers', { limit: 2, starting_after: 'b' })) got.push(c.id);
+    expect(got).toEqual(['c', 'd', 'e']);
+    expect(seen.map((s) => new URL(s.url).searchParams.get('starting_after'))).toEqual(['b', 'd']);
+  });
+
   it('stops a list early when the caller breaks, and surfaces a page error', async () => {
     const page = json(200, { data: [customer('a'), customer('b')], pagination: { limit: 2, offset: 0, count: 2, has_more: true } });
     const a = setup([page]);

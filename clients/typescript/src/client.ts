@@ -21,8 +21,11 @@ export type ListPath = { [P in PathsOf<'get'>]: Success<P, 'get'> extends { data
 /** The item type of a list. */
 export type ListItem<P extends ListPath> = Success<P, 'get'> extends { data: readonly (infer T)[] } ? T : never;
 type QueryOf<P extends ListPath> = Op<P, 'get'> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
-/** A list's filters and page size; the iterator owns the cursors. */
-export type ListQuery<P extends ListPath> = Omit<QueryOf<P>, 'starting_after' | 'ending_before'>;
+/**
+ * A list's filters and page size, and where to start: after `starting_after` (walking forward, the
+ * list's own order) or before `ending_before` (walking backward, nearest to the cursor first).
+ */
+export type ListQuery<P extends ListPath> = QueryOf<P>;
 
 export interface ClientOptions {
   /** `svc_test_…` or `svc_live_…`: sent as `Authorization: Bearer` on every request. */
@@ -90,22 +93,27 @@ export class Client {
   readonly DELETE: Call<'delete'> = (path, ...init) => this.call('delete', path, init[0]);
 
   /**
-   * Every item of a list, page after page (`starting_after` the last item of the page before), for
-   * `for await (const c of client.list('/api/v1/customers', { limit: 100 }))`.
+   * Every item of a list, page after page, for
+   * `for await (const c of client.list('/api/v1/customers', { limit: 100 }))`: forward with
+   * `starting_after` the last item of the page before. Given `ending_before`, it walks backward
+   * instead (as Stripe's auto-pagination does): each page's items nearest to the cursor first, then
+   * `ending_before` the first item of that page, until `has_more` (more in the direction walked) is false.
    */
   async *list<P extends ListPath>(path: P, query?: ListQuery<P>): AsyncGenerator<ListItem<P>, void, undefined> {
     let params: Record<string, unknown> = { ...(query as Record<string, unknown> | undefined) };
+    const backward = typeof params.ending_before === 'string';
     for (;;) {
       const page = (await this.call('get', path, { params: { query: params } })) as unknown as {
         data: ListItem<P>[];
         pagination?: { offset?: number; count?: number; has_more?: boolean };
       };
-      for (const item of page.data) yield item;
-      const last = page.data[page.data.length - 1] as { id?: unknown } | undefined;
+      const items = backward ? [...page.data].reverse() : page.data;
+      for (const item of items) yield item;
+      const last = items[items.length - 1] as { id?: unknown } | undefined;
       if (!page.pagination?.has_more || last === undefined) return;
       if (typeof last.id === 'string') {
-        const { offset: _offset, ...rest } = params;
-        params = { ...rest, starting_after: last.id };
+        const { offset: _offset, starting_after: _after, ending_before: _before, ...rest } = params;
+        params = { ...rest, [backward ? 'ending_before' : 'starting_after']: last.id };
       } else {
         params = { ...params, offset: (page.pagination.offset ?? 0) + (page.pagination.count ?? page.data.length) };
       }

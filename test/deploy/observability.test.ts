@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { createMetrics } from '@acct/kit';
 import { createGatewayMetrics } from '../../services/gateway/src/metrics';
-import { documentedMetrics } from './metrics-doc';
+import { AWAITED_METRICS, documentedMetrics } from './metrics-doc';
 
 /**
  * The documented metrics exist in the code, and the alert rules and the dashboard use only metrics
@@ -12,9 +12,13 @@ import { documentedMetrics } from './metrics-doc';
  */
 const ROOT = path.resolve(__dirname, '..', '..');
 const documented = documentedMetrics();
-const names = new Set(documented.map((m) => m.name));
+// The alerts and the dashboard may name a metric documented but awaited (metrics-doc.ts).
+const names = new Set(documentedMetrics({ withAwaited: true }).map((m) => m.name));
 const alerts = parse(fs.readFileSync(path.join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8')) as {
-  groups: { name: string; rules: { alert: string; expr: string; for?: string; labels: { severity: string }; annotations: { summary: string; description: string } }[] }[];
+  groups: {
+    name: string;
+    rules: { alert: string; expr: string; for?: string; labels: { severity: string }; annotations: { summary: string; description: string; runbook_url?: string } }[];
+  }[];
 };
 const rules = alerts.groups.flatMap((g) => g.rules);
 const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'deploy/grafana/dashboards/accounting-api.json'), 'utf8')) as {
@@ -30,6 +34,21 @@ function metricNames(expr: string): string[] {
     .replace(/\[[^\]]*\]/g, '[]')
     .replace(/\b(by|without|on|ignoring)\s*\([^)]*\)/g, '');
   return [...bare.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()/g)].map((m) => m[1]!).filter((n) => !PROMQL_WORDS.has(n.toLowerCase()) && !/^\d/.test(n));
+}
+/** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to hyphens. */
+function githubAnchor(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+/** The sections of a Markdown file by the anchor of their heading (any level), with their text. */
+function runbookSections(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const parts = text.split(/^(#{1,6} .*)$/m);
+  for (let i = 1; i < parts.length; i += 2) out.set(githubAnchor(parts[i]!.replace(/^#+ /, '')), parts[i + 1] ?? '');
+  return out;
 }
 /** A histogram is selected through _bucket, _sum or _count. */
 const base = (n: string) => (names.has(n) ? n : n.replace(/_(bucket|sum|count)$/, ''));
@@ -99,6 +118,21 @@ describe('alert rules', () => {
     expect(rules.some((r) => r.expr.includes('histogram_quantile(0.99'))).toBe(true);
   });
 
+  it('cover webhook failures and backlog, the rate-limit store failing open, S3 errors, malformed, refused and parked events', () => {
+    const used = new Set(rules.flatMap((r) => metricNames(r.expr).map(base)));
+    for (const n of [
+      'webhook_attempts_total',
+      'webhook_deliveries_total',
+      'webhook_oldest_due_seconds',
+      'rate_limit_store_errors_total',
+      's3_errors_total',
+      'events_parked_messages',
+    ])
+      expect([n, used.has(n)]).toEqual([n, true]);
+    for (const outcome of ['malformed', 'refused', 'parked'])
+      expect([outcome, rules.some((r) => r.expr.includes(`events_consumed_total{outcome="${outcome}"}`))]).toEqual([outcome, true]);
+  });
+
   it('reference only metrics that exist', () => {
     const unknown = rules.flatMap((r) =>
       metricNames(r.expr)
@@ -120,9 +154,45 @@ describe('alert rules', () => {
     }
   });
 
-  it('every alert is explained in deploy/README.md', () => {
+  it('every alert is listed in deploy/README.md', () => {
     const readme = fs.readFileSync(path.join(ROOT, 'deploy/README.md'), 'utf8');
-    for (const r of rules) expect([r.alert, readme.includes(`| \`${r.alert}\` |`)]).toEqual([r.alert, true]);
+    for (const r of rules) expect([r.alert, readme.includes(`| \`${r.alert}\` | ${r.labels.severity} |`)]).toEqual([r.alert, true]);
+  });
+
+  it('every alert has a runbook_url naming its own section of deploy/RUNBOOK.md, which says what it means, how to check and fix', () => {
+    const runbook = fs.readFileSync(path.join(ROOT, 'deploy/RUNBOOK.md'), 'utf8');
+    const sections = runbookSections(runbook);
+    expect(sections.size).toBeGreaterThan(rules.length);
+    for (const r of rules) {
+      const url = r.annotations.runbook_url ?? '';
+      expect([r.alert, url]).toEqual([r.alert, `deploy/RUNBOOK.md#${githubAnchor(r.alert)}`]);
+      const body = sections.get(url.slice(url.indexOf('#') + 1));
+      expect([r.alert, body !== undefined]).toEqual([r.alert, true]);
+      expect([r.alert, /\*\*Means\*\*/.test(body!), /\*\*Check\*\*/.test(body!), /\*\*[Ff]ix\*\*/.test(body!)]).toEqual([r.alert, true, true, true]);
+    }
+    // The links between sections lead somewhere too.
+    const links = [...runbook.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(3);
+    expect(links.filter((a) => !sections.has(a))).toEqual([]);
+  });
+
+  it('the runbook check does find a missing section', () => {
+    expect(runbookSections('# Runbook\n\n## AccountingServiceDown\n\n**Means**: x').has('accountingserviceabsent')).toBe(false);
+    expect(githubAnchor('Parked and malformed events')).toBe('parked-and-malformed-events');
+  });
+});
+
+describe('metrics awaited from another branch (metrics-doc.ts AWAITED_METRICS)', () => {
+  it('are documented, and not registered by libs/kit yet (once they are, take them off the list)', () => {
+    const kit = fs
+      .readdirSync(path.join(ROOT, 'libs/kit/src'))
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+      .map((f) => fs.readFileSync(path.join(ROOT, 'libs/kit/src', f), 'utf8'))
+      .join('\n');
+    for (const n of AWAITED_METRICS) {
+      expect([n, names.has(n)]).toEqual([n, true]);
+      expect([n, kit.includes(`'${n}'`)]).toEqual([n, false]);
+    }
   });
 });
 

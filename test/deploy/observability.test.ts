@@ -203,6 +203,37 @@ describe('Grafana dashboard', () => {
     expect(targets.length).toBeGreaterThan(20);
   });
 
+  it('has a Webhooks row (deliveries by outcome, backlog, latency) and a Documents row (uploads, renders, S3 errors)', () => {
+    /** The metrics each row's panels query: a row holds the panels after it, up to the next row. */
+    const rows = new Map<string, Set<string>>();
+    let current = '';
+    for (const p of dashboard.panels) {
+      if (p.type === 'row') rows.set((current = p.title), new Set());
+      else for (const t of p.targets ?? []) for (const n of metricNames(t.expr.replace(/\$__rate_interval/g, '5m'))) rows.get(current)?.add(base(n));
+    }
+    const want: Record<string, string[]> = {
+      Webhooks: ['webhook_deliveries_total', 'webhook_attempts_total', 'webhook_attempt_duration_seconds', 'webhook_deliveries_due', 'webhook_oldest_due_seconds'],
+      Documents: ['nats_rpc_server_duration_seconds', 's3_errors_total'],
+      'Event consumers': ['events_parked_messages', 'events_consumed_total'],
+    };
+    for (const [row, metrics] of Object.entries(want)) for (const m of metrics) expect([row, m, rows.get(row)?.has(m)]).toEqual([row, m, true]);
+    const documents = dashboard.panels.filter((p) => (p.targets ?? []).some((t) => t.expr.includes('service="documents"'))).flatMap((p) => p.targets!.map((t) => t.expr));
+    expect(documents.some((e) => e.includes('upload_'))).toBe(true);
+    expect(documents.some((e) => e.includes('document_renders'))).toBe(true);
+  });
+
+  it('lays out its panels without overlap', () => {
+    const boxes = (dashboard.panels as unknown as { gridPos: { x: number; y: number; w: number; h: number }; id: number }[]).map((p) => ({ ...p.gridPos, id: p.id }));
+    const overlaps = boxes.flatMap((a, i) =>
+      boxes
+        .slice(i + 1)
+        .filter((b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h)
+        .map((b) => `${a.id}/${b.id}`),
+    );
+    expect(overlaps).toEqual([]);
+    expect(new Set(boxes.map((b) => b.id)).size).toBe(boxes.length);
+  });
+
   it('queries only metrics that exist', () => {
     const unknown = targets.flatMap((t) =>
       metricNames(t.expr.replace(/\$__rate_interval/g, '5m'))

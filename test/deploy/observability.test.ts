@@ -176,6 +176,29 @@ describe('alert rules', () => {
     expect(links.filter((a) => !sections.has(a))).toEqual([]);
   });
 
+  it('the on-call alerts have promtool unit tests (deploy/prometheus/alerts.test.yml, run by test/deploy/run.sh) that see each fire and stay quiet', () => {
+    const file = parse(fs.readFileSync(path.join(ROOT, 'deploy/prometheus/alerts.test.yml'), 'utf8')) as {
+      rule_files: string[];
+      tests: { alert_rule_test: { alertname: string; exp_alerts: unknown[] }[] }[];
+    };
+    expect(file.rule_files).toEqual(['alerts.yml']);
+    const cases = file.tests.flatMap((t) => t.alert_rule_test);
+    for (const a of [
+      'AccountingWebhookAttemptsFailing',
+      'AccountingWebhookDeliveriesFailing',
+      'AccountingWebhookBacklog',
+      'AccountingRateLimitStoreFailingOpen',
+      'AccountingDocumentsS3Errors',
+      'AccountingEventMalformed',
+      'AccountingEventRefused',
+      'AccountingParkedEventsWaiting',
+    ]) {
+      expect([a, rules.some((r) => r.alert === a)]).toEqual([a, true]);
+      expect([a, cases.some((c) => c.alertname === a && c.exp_alerts.length > 0)]).toEqual([a, true]);
+    }
+    for (const c of cases) expect([c.alertname, rules.some((r) => r.alert === c.alertname)]).toEqual([c.alertname, true]);
+  });
+
   it('the runbook check does find a missing section', () => {
     expect(runbookSections('# Runbook\n\n## AccountingServiceDown\n\n**Means**: x').has('accountingserviceabsent')).toBe(false);
     expect(githubAnchor('Parked and malformed events')).toBe('parked-and-malformed-events');

@@ -1,4 +1,7 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import http from 'node:http';
+import os from 'node:os';
+import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
@@ -280,6 +283,17 @@ describe('the chart follows SERVICE_MANIFEST', () => {
     expect(netpols.map((n) => n.spec.podSelector.matchLabels['app.kubernetes.io/component']).sort()).toEqual(SERVICE_MANIFEST.map((s) => s.name).sort());
   });
 
+  it('prefixes every runbook_url with metrics.prometheusRule.runbookBaseUrl, which must end in /', () => {
+    const base = 'https://git.example.com/acct/accounting-api/blob/v1.2.3/';
+    const rule = find(render('-f', ALL, '--set', `metrics.prometheusRule.runbookBaseUrl=${base}`), 'PrometheusRule', 'rel-accounting-api')!;
+    const urls = rule.spec.groups.flatMap((g: any) => g.rules.map((r: any) => r.annotations.runbook_url as string));
+    expect(urls.length).toBeGreaterThan(10);
+    for (const u of urls) expect(u).toMatch(/^https:\/\/git\.example\.com\/acct\/accounting-api\/blob\/v1\.2\.3\/deploy\/RUNBOOK\.md#[a-z0-9]+$/);
+    const plain = find(allOn, 'PrometheusRule', 'rel-accounting-api')!;
+    expect(plain.spec.groups[0].rules[0].annotations.runbook_url).toBe('deploy/RUNBOOK.md#accountingservicedown');
+    expect(helmRun(['template', 'rel', CHART, '--set', 'metrics.prometheusRule.runbookBaseUrl=https://git.example.com/x']).status).not.toBe(0);
+  });
+
   it('the chart copies of the alert rules and dashboard are identical to deploy/', () => {
     expect(fs.readFileSync(path.join(CHART, 'files/alerts.yml'), 'utf8')).toBe(fs.readFileSync(path.join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8'));
     expect(fs.readFileSync(path.join(CHART, 'files/dashboard.json'), 'utf8')).toBe(fs.readFileSync(path.join(ROOT, 'deploy/grafana/dashboards/accounting-api.json'), 'utf8'));
@@ -324,5 +338,102 @@ describe('values.yaml', () => {
     };
     walk(keyTree(fs.readFileSync(path.join(CHART, 'values.yaml'), 'utf8')), '', false);
     expect(missing).toEqual([]);
+  });
+});
+
+describe('helm test', () => {
+  const testPods = (docs: Doc[]) => docs.filter((d) => d.kind === 'Pod' && d.metadata.annotations?.['helm.sh/hook'] === 'test');
+
+  it('is one pod that asks /readyz of the gateway through its Service, with the release image, locked down like the others', () => {
+    for (const docs of [byDefault, allOn]) {
+      const pods = testPods(docs);
+      expect(pods.map((p) => p.metadata.name)).toEqual(['rel-accounting-api-test-gateway-readyz']);
+      const pod = pods[0]!.spec;
+      const c = pod.containers[0];
+      const gateway = find(docs, 'Deployment', 'rel-accounting-api-gateway')!.spec.template.spec.containers[0];
+      expect(c.image).toBe(gateway.image);
+      expect(pod.restartPolicy).toBe('Never');
+      const svc = find(docs, 'Service', 'rel-accounting-api-gateway')!;
+      const ops = svc.spec.ports.find((p: any) => p.name === 'ops');
+      expect(c.command.at(-1)).toBe(`http://${svc.metadata.name}.acct.svc:${ops.port}/readyz`);
+      // The Service's ops port leads to the container port the readiness probe asks.
+      expect(gateway.ports.find((p: any) => p.name === ops.targetPort).containerPort).toBe(ops.port);
+      expect(gateway.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'ops' });
+      expect(pod.securityContext.runAsNonRoot).toBe(true);
+      expect(pod.automountServiceAccountToken).toBe(false);
+      expect(c.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    }
+    expect(testPods(render('--set', 'services.gateway.enabled=false'))).toEqual([]);
+  });
+
+  it('is let through to the gateway ops port when NetworkPolicies are on', () => {
+    const pod = testPods(allOn)[0]!;
+    const np = find(allOn, 'NetworkPolicy', 'rel-accounting-api-gateway')!;
+    const opsRule = np.spec.ingress.find((r: any) => r.ports.some((p: any) => p.port === 'ops'));
+    const selects = (peer: any) => peer.podSelector && Object.entries(peer.podSelector.matchLabels).every(([k, v]) => pod.metadata.labels?.[k] === v);
+    expect(opsRule.from.some(selects)).toBe(true);
+    // …and to no other service's ops port.
+    const receivables = find(allOn, 'NetworkPolicy', 'rel-accounting-api-receivables')!;
+    expect(receivables.spec.ingress.flatMap((r: any) => r.from ?? []).some(selects)).toBe(false);
+  });
+
+  it('its script passes once /readyz answers 200, trying again after a 503', async () => {
+    const c = testPods(byDefault)[0]!.spec.containers[0];
+    expect(c.command.slice(0, 2)).toEqual(['node', '-e']);
+    let asked = 0;
+    const server = http.createServer((_req, res) => {
+      asked++;
+      res.writeHead(asked === 1 ? 503 : 200).end(asked === 1 ? '{"status":"not ready"}' : '{"status":"ok"}');
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`;
+      const r = await new Promise<{ code: number | null; out: string }>((ok) => {
+        const child = spawn(process.execPath, ['-e', c.command[2], url]);
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.on('close', (code) => ok({ code, out }));
+      });
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('(try 1): 503');
+      expect(r.out).toContain('(try 2): 200 {"status":"ok"}');
+      expect(asked).toBe(2);
+    } finally {
+      server.close();
+    }
+  }, 30_000);
+});
+
+describe('CHANGELOG.md and UPGRADING.md', () => {
+  const chart = parse(fs.readFileSync(path.join(CHART, 'Chart.yaml'), 'utf8')) as { version: string; appVersion: string };
+  const changelog = fs.readFileSync(path.join(CHART, 'CHANGELOG.md'), 'utf8');
+  const upgrading = fs.readFileSync(path.join(CHART, 'UPGRADING.md'), 'utf8');
+
+  it("the changelog's newest version is Chart.yaml's, below an Unreleased section, and names its appVersion", () => {
+    const versions = [...changelog.matchAll(/^## \[([^\]]+)\]/gm)].map((m) => m[1]!);
+    expect(versions[0]).toBe('Unreleased');
+    expect(versions[1]).toBe(chart.version);
+    for (const v of versions.slice(1)) expect(v).toMatch(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/);
+    const newest = changelog.slice(changelog.indexOf(`## [${chart.version}]`)).split(/^## /m)[1]!;
+    expect(newest).toContain(`appVersion ${chart.appVersion}`);
+  });
+
+  it('UPGRADING says what major, minor and patch mean, how migrations run, and has notes for the current version', () => {
+    for (const word of ['**major**', '**minor**', '**patch**', 'appVersion', 'pre-install,pre-upgrade', 'helm rollback', 'helm test'])
+      expect([word, upgrading.includes(word)]).toEqual([word, true]);
+    expect(upgrading).toMatch(new RegExp(`^### ${chart.version.replace(/\./g, '\\.')}$`, 'm'));
+  });
+
+  it('are packaged with the chart, with the test pod', () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'chart-'));
+    try {
+      const r = helmRun(['package', CHART, '--destination', out]);
+      expect([r.status, r.out]).toEqual([0, expect.stringContaining('Successfully packaged')]);
+      const tgz = path.join(out, `accounting-api-${chart.version}.tgz`);
+      const files = execFileSync('tar', ['-tzf', tgz], { encoding: 'utf8' }).split('\n');
+      for (const f of ['CHANGELOG.md', 'UPGRADING.md', 'templates/tests/gateway-readyz.yaml']) expect([f, files.includes(`accounting-api/${f}`)]).toEqual([f, true]);
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
   });
 });

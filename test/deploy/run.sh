@@ -22,6 +22,8 @@ if command -v promtool >/dev/null; then
   log "promtool check rules / config"
   promtool check rules deploy/prometheus/alerts.yml helm/accounting-api/files/alerts.yml
   promtool check config --syntax-only deploy/prometheus/prometheus.yml
+  log "promtool test rules (deploy/prometheus/alerts.test.yml)"
+  promtool test rules deploy/prometheus/alerts.test.yml
 else
   log "SKIPPED: promtool is not installed (apt-get install prometheus); the rules are parsed by the jest tests only"
 fi

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
+import { createMetrics } from '@acct/kit';
 import { type LocalS3, startLocalS3 } from '@acct/stack';
 import { type TestService, ctx as newCtx, silentLogger, startFreezableProxy, startServiceForTest } from '@acct/testing';
 import { Storage } from './adapters/storage';
 import { loadDocumentsConfig } from './config';
+import { documentsMetrics } from './metrics';
 import { documentsService } from './service';
 import { Sweeper } from './workers/sweeper';
 
@@ -85,6 +87,9 @@ describe('documents service against Postgres, NATS and S3', () => {
   it('with the store frozen, S3 calls fail within their bound; a stale reservation goes at once, its object once the store answers', async () => {
     const proxy = await startFreezableProxy(s3.port);
     const frozenStorage = new Storage(loadDocumentsConfig({ ...s3.env, S3_ENDPOINT: proxy.url, S3_TIMEOUT_MS: '500' }));
+    const metrics = createMetrics('documents', false);
+    frozenStorage.errors = documentsMetrics(metrics).s3Errors;
+    const errorsBy = async () => Object.fromEntries((await frozenStorage.errors!.get()).values.map((v) => [v.labels.operation, v.value]));
     const queued = () => count(`SELECT count(*) AS n FROM discarded_objects`);
     try {
       // Reserved and stored through a healthy service, then discarded by one whose store hangs.
@@ -99,6 +104,8 @@ describe('documents service against Postgres, NATS and S3', () => {
       await expect(frozenStorage.delete(key)).rejects.toMatchObject({ name: 'TimeoutError' });
       await expect(frozenStorage.head(key)).rejects.toMatchObject({ name: 'TimeoutError' });
       expect(Date.now() - t0).toBeLessThan(5000); // three calls of 500 ms each, with room to spare
+      // Each failed call is counted by operation (s3_errors_total); a missing object is not an error.
+      expect(await errorsBy()).toEqual({ HeadBucket: 1, DeleteObject: 1, HeadObject: 1 });
       const sweeper = new Sweeper(svc.orm, frozenStorage, 60_000, silentLogger());
       await expect(sweeper.sweepOnce(new Date(Date.now() + 61_000))).rejects.toMatchObject({ name: 'TimeoutError' });
       // The stale reservation went (key queued) even though its object could not be deleted.
@@ -109,6 +116,8 @@ describe('documents service against Postgres, NATS and S3', () => {
       await sweeper.sweepOnce();
       expect(await queued()).toBe(0);
       expect(await storage.head(key)).toBeUndefined();
+      expect(await frozenStorage.head(key)).toBeUndefined(); // a 404 answer, not counted
+      expect((await errorsBy()).HeadObject).toBe(1);
     } finally {
       proxy.thaw();
       frozenStorage.close();

@@ -8,6 +8,7 @@ import { registerRenderHandlers } from './handlers/renders.handler';
 import { registerSettingsHandlers } from './handlers/settings.handler';
 import { registerShareHandlers } from './handlers/shares.handler';
 import { registerUploadHandlers } from './handlers/uploads.handler';
+import { documentsMetrics } from './metrics';
 import { migrations } from './migrations';
 import { Sweeper } from './workers/sweeper';
 
@@ -26,6 +27,7 @@ export function documentsService(opts: { config?: DocumentsConfig; storage?: Sto
       const { server } = wiring;
       const rpc = new RpcClient(wiring.nc, wiring.prefix, cfg().DOCUMENTS_RPC_TIMEOUT_MS, wiring.metrics, wiring.log);
       const deps: DocumentsDeps = { orm: wiring.orm, rpc, storage: store(), config: cfg() };
+      if (wiring.metrics) deps.storage.errors = documentsMetrics(wiring.metrics).s3Errors;
       registerUploadHandlers(server, deps);
       registerDocumentHandlers(server, deps);
       registerShareHandlers(server, deps);

@@ -21,7 +21,7 @@ export function webhookMetrics(metrics: ServiceMetrics | undefined, orm: Orm): W
 
 function createWebhookMetrics(metrics: ServiceMetrics | undefined, orm: Orm): WebhookMetrics {
   const registers = metrics ? [metrics.registry] : [];
-  let last: Promise<{ pending: number; oldestAgeSeconds: number }> | null = null;
+  let last: ReturnType<typeof backlog> | null = null;
   const read = () => (last ??= backlog(orm.em.fork()).finally(() => setTimeout(() => (last = null), 100)));
   new Gauge({
     name: 'webhook_deliveries_pending',
@@ -37,6 +37,24 @@ function createWebhookMetrics(metrics: ServiceMetrics | undefined, orm: Orm): We
     registers,
     async collect() {
       this.set((await read()).oldestAgeSeconds);
+    },
+  });
+  // Due: pending deliveries whose next attempt is past (a retry waiting for its time is not);
+  // a dispatcher that keeps up holds these near 0 (webhook alerts, deploy/RUNBOOK.md).
+  new Gauge({
+    name: 'webhook_deliveries_due',
+    help: 'Pending deliveries whose attempt is due now and not yet claimed',
+    registers,
+    async collect() {
+      this.set((await read()).due);
+    },
+  });
+  new Gauge({
+    name: 'webhook_oldest_due_seconds',
+    help: 'How long the most overdue delivery has been due (0 when none is)',
+    registers,
+    async collect() {
+      this.set((await read()).oldestDueSeconds);
     },
   });
   return {

@@ -389,9 +389,13 @@ export async function disableEndpoint(em: EntityManager, endpointId: string, rea
   await em.execute(`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ? WHERE id = ?`, [reason, endpointId]);
 }
 
-export async function backlog(em: EntityManager): Promise<{ pending: number; oldestAgeSeconds: number }> {
-  const rows = await em.execute<{ pending: string; age: number | null }[]>(
-    `SELECT count(*) AS pending, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS age FROM webhook_deliveries WHERE status = 'pending'`,
+export async function backlog(em: EntityManager): Promise<{ pending: number; oldestAgeSeconds: number; due: number; oldestDueSeconds: number }> {
+  const rows = await em.execute<{ pending: string; age: number | null; due: string; due_age: number | null }[]>(
+    `SELECT count(*) AS pending, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS age,
+            count(*) FILTER (WHERE next_attempt_at <= now()) AS due,
+            EXTRACT(EPOCH FROM now() - min(next_attempt_at) FILTER (WHERE next_attempt_at <= now()))::float8 AS due_age
+       FROM webhook_deliveries WHERE status = 'pending'`,
   );
-  return { pending: Number(rows[0]?.pending ?? 0), oldestAgeSeconds: Number(rows[0]?.age ?? 0) };
+  const r = rows[0];
+  return { pending: Number(r?.pending ?? 0), oldestAgeSeconds: Number(r?.age ?? 0), due: Number(r?.due ?? 0), oldestDueSeconds: Number(r?.due_age ?? 0) };
 }

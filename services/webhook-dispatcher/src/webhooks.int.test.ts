@@ -270,6 +270,30 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     expect(received.filter((r) => r.path === '/after-crash')).toHaveLength(1);
   });
 
+  it('reports the due backlog: overdue deliveries count, a retry waiting for its time does not', async () => {
+    const c = ctx('test', { organizationId: randomUUID(), connectedAppId: randomUUID() });
+    await stopDelivery();
+    try {
+      const ep = await create(c, `${base}/backlog`);
+      for (let i = 0; i < 2; i++) await call('webhook_endpoints.test', c, { params: { id: ep.body.data.id } });
+      const [overdue, waiting] = await deliveries(c, ep.body.data.id);
+      await svc.sql(`UPDATE webhook_deliveries SET next_attempt_at = now() - interval '10 minutes' WHERE id = ?`, [overdue!.id]);
+      await svc.sql(`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE id = ?`, [waiting!.id]);
+      const gauge = async (name: string) => {
+        const text = await svc.metrics.registry.getSingleMetricAsString(name);
+        return Number(/\} (\S+)$/m.exec(text)?.[1] ?? /^\S+ (\S+)$/m.exec(text)?.[1]);
+      };
+      // Other tests' deliveries may be pending too: compare with what these two add.
+      const [due, dueAge, pending] = [await gauge('webhook_deliveries_due'), await gauge('webhook_oldest_due_seconds'), await gauge('webhook_deliveries_pending')];
+      expect(due).toBeGreaterThanOrEqual(1);
+      expect(pending - due).toBeGreaterThanOrEqual(1);
+      expect(dueAge).toBeGreaterThanOrEqual(599);
+      expect(dueAge).toBeLessThan(86_400);
+    } finally {
+      ({ stop: stopDelivery } = await startDelivery(svc.wiring, config));
+    }
+  });
+
   it('disables an endpoint whose deliveries have all failed for 3 days, and says so', async () => {
     const c = ctx('test', { organizationId: randomUUID(), connectedAppId: randomUUID() });
     failuresLeft.set('/always-fails', 1000);

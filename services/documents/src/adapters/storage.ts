@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { Counter } from 'prom-client';
 import { AppError } from '@acct/contracts';
 import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -39,6 +40,12 @@ export class Storage {
   readonly bucket: string;
   /** Bound of every call, ms (S3_TIMEOUT_MS). */
   readonly timeoutMs: number;
+  /**
+   * Counts every call that fails, by operation (`s3_errors_total`, set by the service's wiring):
+   * an error answer, an unreachable or frozen store. A missing object (404) is an answer, not an
+   * error; a body that fails while it streams (after the call answered) is not counted here.
+   */
+  errors?: Counter<'operation'>;
 
   constructor(c: StorageConfig) {
     this.bucket = c.S3_BUCKET;
@@ -74,6 +81,9 @@ export class Storage {
     });
     try {
       return await Promise.race([fn(ac.signal), late]);
+    } catch (e) {
+      if (!isMissing(e)) this.errors?.inc({ operation: what });
+      throw e;
     } finally {
       clearTimeout(timer);
     }

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type BusPrincipal, CONSUMERS, eventsStreamName, postingSubject, rpcSubject } from '@acct/contracts';
-import { ensureEventsStream, natsAuthOptions } from '@acct/kit';
+import { BUS_PRINCIPALS, type BusPrincipal, CONSUMERS, eventsStreamName, postingSubject, rpcSubject } from '@acct/contracts';
+import { ensureEventsStream, natsAuthOptions, passwordEnvOf } from '@acct/kit';
 import { AckPolicy, type NatsConnection, connect } from 'nats';
 import { type OwnNatsServer, generateStackBusAuth, startOwnNats } from './nats-server';
-import { freePort } from './stack';
+import { ROOT, freePort } from './stack';
 
 /**
  * Issue 27: the bus is a trust boundary. A nats-server of this test's own, with the users the stack
@@ -111,5 +111,46 @@ describe('NATS users per service', () => {
     await expect(rjsm.streams.delete(stream)).rejects.toThrow();
     const wjsm = await (await as('webhook-dispatcher')).jetstreamManager();
     await expect(wjsm.consumers.info(stream, CONSUMERS.reportingPostings)).rejects.toThrow();
+  });
+});
+
+/** docker-compose.yml's nats: deploy/nats/auth.conf, users with passwords from the server's environment. */
+describe("compose's NATS users (user and password)", () => {
+  const prefix = 'acct';
+  let dir: string;
+  let server: OwnNatsServer;
+  const password = (p: BusPrincipal) => `test-password-of-${p}`;
+  const login = (p: BusPrincipal, pass = password(p)) => connect({ servers: server.url, name: p, reconnect: false, ...natsAuthOptions({ NATS_USER: p, NATS_PASSWORD: pass }, p) });
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-busauth-compose-'));
+    // nats-server reads each $NATS_PASSWORD_<SERVICE> of the config from its environment (inherited).
+    for (const p of BUS_PRINCIPALS) process.env[passwordEnvOf(p)] = password(p);
+    const config = fs.readFileSync(path.join(ROOT, 'deploy/nats/auth.conf'), 'utf8');
+    server = await startOwnNats(path.join(dir, 'jetstream'), path.join(dir, 'nats.log'), freePort, undefined, {
+      config,
+      admin: natsAuthOptions({ NATS_USER: 'admin', NATS_PASSWORD: password('admin') }, 'admin'),
+    });
+  });
+
+  afterAll(async () => {
+    for (const p of BUS_PRINCIPALS) delete process.env[passwordEnvOf(p)];
+    await server?.kill('SIGTERM');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("refuses a wrong password and anonymous clients, and keeps payables off receivables' subjects", async () => {
+    await expect(login('payables', password('receivables'))).rejects.toThrow(/authorization/i);
+    await expect(connect({ servers: server.url, reconnect: false })).rejects.toThrow(/authorization/i);
+    const nc = await login('payables');
+    try {
+      await ensureEventsStream(nc, prefix);
+      const js = nc.jetstream();
+      await js.publish(postingSubject(prefix, 'payables'), new TextEncoder().encode('{"id":"a"}'), { msgID: 'a' });
+      await expect(js.publish(postingSubject(prefix, 'receivables'), new TextEncoder().encode('{"id":"b"}'), { msgID: 'b', timeout: 1000 })).rejects.toThrow();
+      await expect(nc.request(rpcSubject(prefix, 'customers.get'), new Uint8Array(), { timeout: 1000 })).rejects.toThrow();
+    } finally {
+      await nc.close();
+    }
   });
 });

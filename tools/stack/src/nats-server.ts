@@ -89,7 +89,8 @@ export class OwnNatsServer {
     }
     // Only this start's lines of the log (it is appended to across restarts) tell why it exited.
     const logFrom = fs.existsSync(this.logFile) ? fs.statSync(this.logFile).size : 0;
-    const child = spawn(natsServerBin(), args, { stdio: 'ignore' });
+    // This process's environment as it is now: a config may read variables ($NATS_PASSWORD_...).
+    const child = spawn(natsServerBin(), args, { stdio: 'ignore', env: process.env });
     this.child = child;
     let exited: string | undefined;
     child.once('exit', (code, signal) => (exited = `code ${code}, signal ${signal}`));

@@ -26,6 +26,7 @@ export const DEPLOY_FILES = {
   chartServices: 'helm/accounting-api/files/services.yaml',
   chartSchema: 'helm/accounting-api/values.schema.json',
   natsAuth: 'deploy/nats/auth.conf',
+  chartNatsAuth: 'helm/accounting-api/files/nats-auth.conf',
   tsconfig: 'tsconfig.json',
 } as const;
 
@@ -46,6 +47,15 @@ const COMPOSE_NATS_PREFIX = 'acct';
 
 /** A principal's password in compose: its variable of the host's environment, else a development default. */
 const composePassword = (p: string) => `\${${passwordEnvOf(p as BusPrincipal)}:-dev-only-nats-${p}-change-me}`;
+
+/** Placeholders of the chart's copy, replaced by templates/nats-auth.yaml: nats.prefix, and each user's password (JSON-quoted). */
+export const CHART_NATS_PREFIX = '__PREFIX__';
+export const chartPasswordPlaceholder = (p: string) => `__PASSWORD_${p}__`;
+
+/** helm/accounting-api/files/nats-auth.conf: the same users, with placeholders for the chart's prefix and passwords. */
+export function renderChartNatsAuth(): string {
+  return renderNatsAuthorization(CHART_NATS_PREFIX, (p) => ({ password: chartPasswordPlaceholder(p) }));
+}
 
 /** deploy/nats/auth.conf: compose's NATS users (busPermissions), each password from the nats container's environment. */
 export function renderComposeNatsAuth(): string {
@@ -189,5 +199,6 @@ export function deployFiles(root: string, manifest: readonly ServiceManifestEntr
     [DEPLOY_FILES.chartSchema, renderChartSchema(read(DEPLOY_FILES.chartSchema), manifest)],
     [DEPLOY_FILES.tsconfig, renderTsconfig(root, manifest)],
     [DEPLOY_FILES.natsAuth, renderComposeNatsAuth()],
+    [DEPLOY_FILES.chartNatsAuth, renderChartNatsAuth()],
   ]);
 }

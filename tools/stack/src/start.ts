@@ -70,6 +70,7 @@ runMain(async () => {
       `  try: curl -H "Authorization: Bearer ${seed.test_key}" ${stack.gatewayUrl}/api/v1/auth/check`,
       `  OpenAPI: ${stack.gatewayUrl}/developers/openapi.yaml`,
       `  ops ports (/metrics, /healthz, /readyz): ${SERVICE_MANIFEST.map((s) => `${s.name} ${stack.services.get(s.name)?.opsPort}`).join(', ')}`,
+      ...(natsSeeds ? [`  NATS: a user per service; admin CLI: NATS_NKEY_SEED=$(cat ${path.join(LOCAL_DATA_DIR, 'admin.nkey')})`] : []),
       '  Ctrl-C stops everything.',
       '',
     ].join('\n'),

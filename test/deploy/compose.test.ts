@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { SERVICE_MANIFEST } from '@acct/contracts';
+import { BUS_PRINCIPALS, SERVICE_MANIFEST } from '@acct/contracts';
+import { passwordEnvOf } from '@acct/kit';
 
 /**
  * docker-compose.yml beyond the manifest (manifest.test.ts): every long-running container has a
@@ -48,6 +49,22 @@ describe('docker-compose.yml', () => {
         expect([name, dep, condition]).toEqual([name, dep, want]);
         if (want === 'service_healthy') expect(services[dep]!.healthcheck).toBeDefined();
       }
+    }
+  });
+
+  it('gives NATS a user per service (deploy/nats/auth.conf) and each service its own password', () => {
+    const nats = services.nats!;
+    expect(nats.command!.slice(0, 2)).toEqual(['-c', '/etc/nats/auth.conf']);
+    expect(nats.volumes).toContain('./deploy/nats/auth.conf:/etc/nats/auth.conf:ro');
+    const conf = fs.readFileSync(path.join(ROOT, 'deploy/nats/auth.conf'), 'utf8');
+    for (const p of BUS_PRINCIPALS) {
+      const v = passwordEnvOf(p);
+      expect(conf).toContain(`user: "${p}"`);
+      expect(conf).toContain(`password: $${v}\n`);
+      expect(String(nats.environment![v])).toMatch(new RegExp(`^\\$\\{${v}:-dev-only-nats-${p}-change-me\\}$`));
+      if (p === 'admin') continue;
+      // The service logs in as itself, with the password the nats container checks.
+      expect(services[p]!.environment).toMatchObject({ NATS_USER: p, NATS_PASSWORD: nats.environment![v] });
     }
   });
 

@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { SERVICE_MANIFEST } from '@acct/contracts';
+import os from 'node:os';
+import { type BusPrincipal, SERVICE_MANIFEST } from '@acct/contracts';
+import { renderNatsAuthorization } from '@acct/kit';
 import { ROOT, ensureK8sTools } from './tools';
 
 /**
@@ -220,10 +222,41 @@ describe('the chart follows SERVICE_MANIFEST', () => {
     const rec = find(allOn, 'Deployment', 'rel-accounting-api-receivables')!.spec.template.spec.containers[0];
     expect(rec.env.map((e: any) => e.name)).toEqual(expect.arrayContaining(['S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION']));
     const ext = render('-f', EXISTING);
-    expect(ext.filter((d) => d.kind === 'Secret')).toEqual([]);
+    // Only the NATS users' Secrets (nats.auth, their own test below).
+    expect(ext.filter((d) => d.kind === 'Secret' && !d.metadata.name.startsWith('rel-accounting-api-nats-'))).toEqual([]);
     for (const d of ext.filter((x) => x.kind === 'Deployment' || x.kind === 'Job')) {
       expect(d.spec.template.spec.containers[0].envFrom).toContainEqual({ secretRef: { name: 'accounting-api-credentials' } });
     }
+  });
+
+  it('nats.auth: a NATS user per service in a Secret of its own, and the server config from busPermissions', () => {
+    const principals = [...SERVICE_MANIFEST.map((m) => m.name), 'admin'] as BusPrincipal[];
+    const docs = render('--set', 'nats.prefix=prod1', '--set', 'nats.auth.passwords.payables=given-password-1');
+    const passwords: Record<string, string> = {};
+    for (const p of principals) {
+      const secret = find(docs, 'Secret', `rel-accounting-api-nats-${p}`)!;
+      expect(secret.stringData.NATS_USER).toBe(p);
+      passwords[p] = secret.stringData.NATS_PASSWORD;
+      expect(passwords[p]).toMatch(p === 'payables' ? /^given-password-1$/ : /^[A-Za-z0-9]{32}$/);
+      if (p === 'admin') continue;
+      // The pods of a service read its own user's Secret, and no other's.
+      const envFrom = find(docs, 'Deployment', `rel-accounting-api-${p}`)!.spec.template.spec.containers[0].envFrom as { secretRef?: { name: string } }[];
+      expect(envFrom.flatMap((e) => (e.secretRef?.name.includes('-nats-') ? [e.secretRef.name] : []))).toEqual([`rel-accounting-api-nats-${p}`]);
+    }
+    expect(new Set(Object.values(passwords)).size).toBe(principals.length);
+    const conf = find(docs, 'Secret', 'rel-accounting-api-nats-auth')!.stringData['auth.conf'] as string;
+    expect(conf).toBe(renderNatsAuthorization('prod1', (p) => ({ password: passwords[p]! })));
+    expect(conf).toContain('"prod1.events.posting.payables"');
+    if (fs.existsSync('/usr/sbin/nats-server')) {
+      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'acct-helm-nats-')), 'auth.conf');
+      fs.writeFileSync(file, conf);
+      const r = spawnSync('/usr/sbin/nats-server', ['-t', '-c', file], { encoding: 'utf8' });
+      expect([r.status, `${r.stdout}${r.stderr}`]).toEqual([0, expect.stringContaining('is valid')]);
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    }
+    const off = render('--set', 'nats.auth.enabled=false');
+    expect(off.filter((d) => d.metadata.name.startsWith('rel-accounting-api-nats-'))).toEqual([]);
+    for (const d of off.filter((x) => x.kind === 'Deployment')) expect(JSON.stringify(d.spec.template.spec.containers[0].envFrom)).not.toContain('-nats-');
   });
 
   it('points the documents service at a MinIO (path-style) and the portal links at publicBaseUrl', () => {

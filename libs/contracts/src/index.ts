@@ -3,6 +3,7 @@ export * from './envelope';
 export * from './limits';
 export * from './dates';
 export * from './subjects';
+export * from './bus-permissions';
 export * from './manifest';
 export * from './rpc-catalogue';
 export * from './routes';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection, Subscription } from 'nats';
+import { chunkSubjectBase } from '@acct/contracts';
 import type { Logger } from './logger';
 
 /**
@@ -20,6 +21,12 @@ export function isChunkedRef(v: unknown): v is ChunkedRef {
   if (typeof v !== 'object' || v === null || !('$chunked' in v)) return false;
   const c = (v as ChunkedRef).$chunked;
   return typeof c === 'object' && c !== null && typeof c.subject === 'string' && Number.isInteger(c.parts) && c.parts > 0 && Number.isInteger(c.bytes);
+}
+
+/** The name the connection was opened with (connectNats: the service, which is also its NATS user); `anon` without one. */
+export function connectionName(nc: NatsConnection): string {
+  const name = (nc as unknown as { options?: { name?: unknown } }).options?.name;
+  return typeof name === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(name) ? name : 'anon';
 }
 
 /** Room for headers and protocol overhead beside a part's bytes. */
@@ -62,7 +69,8 @@ export class ChunkStore {
     private readonly log?: Logger,
     opts: ChunkStoreOptions = {},
   ) {
-    this.base = `${prefix}.rpc._chunks.${randomBytes(9).toString('base64url').replace(/[-_]/g, 'x')}`;
+    // Under the connection's own name: on a bus with permissions, only it may subscribe there.
+    this.base = `${chunkSubjectBase(prefix, connectionName(nc))}.${randomBytes(9).toString('base64url').replace(/[-_]/g, 'x')}`;
     this.ttlMs = opts.ttlMs ?? 30_000;
     this.maxBytes = opts.maxBytes ?? 256 * 1024 * 1024;
   }

@@ -1,4 +1,4 @@
-import { ConfigError, LOG_LEVELS, baseConfigSpec, databaseUrlOf, databaseUrlVarOf, describeConfig, loadConfig, v } from './config';
+import { ConfigError, LOG_LEVELS, baseConfigSpec, natsAuthSpec, databaseUrlOf, databaseUrlVarOf, describeConfig, loadConfig, v } from './config';
 
 /** Runs loadConfig expecting a ConfigError and returns it. */
 function configError(spec: Parameters<typeof loadConfig>[0], env: NodeJS.ProcessEnv): ConfigError {
@@ -141,6 +141,9 @@ describe('baseConfigSpec', () => {
       RPC_TIMEOUT_MS: 5000,
       DB_POOL_MAX: 10,
       SHUTDOWN_TIMEOUT_MS: 15_000,
+      NATS_USER: '',
+      NATS_PASSWORD: '',
+      NATS_NKEY_SEED: '',
     });
     expect(LOG_LEVELS).toContain(c.LOG_LEVEL);
   });
@@ -156,6 +159,15 @@ describe('baseConfigSpec', () => {
   it('rejects a NATS_PREFIX that would break subject names and an out-of-range RPC timeout', () => {
     const err = configError(baseConfigSpec, { NATS_PREFIX: 'a.b', RPC_TIMEOUT_MS: '10', LOG_LEVEL: 'verbose' });
     expect(err.problems.map((p) => p.split(':')[0])).toEqual(['NATS_PREFIX', 'LOG_LEVEL', 'RPC_TIMEOUT_MS']);
+  });
+});
+
+describe('natsAuthSpec', () => {
+  it('leaves the credentials unset by default and checks a seed and a user name when given', () => {
+    expect(loadConfig(natsAuthSpec, {})).toEqual({ NATS_USER: '', NATS_PASSWORD: '', NATS_NKEY_SEED: '' });
+    const err = configError(natsAuthSpec, { NATS_USER: 'a.b', NATS_PASSWORD: 'short', NATS_NKEY_SEED: 'SAxyz' });
+    expect(err.problems.map((p) => p.split(':')[0])).toEqual(['NATS_USER', 'NATS_PASSWORD', 'NATS_NKEY_SEED']);
+    expect(loadConfig(natsAuthSpec, { NATS_NKEY_SEED: `SU${'A'.repeat(56)}` }).NATS_NKEY_SEED).toHaveLength(58);
   });
 });
 

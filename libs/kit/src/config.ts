@@ -127,6 +127,31 @@ export function gatewayPortVar(): VarSpec<number> {
   return v.port(8080, 'public HTTP port of the gateway');
 }
 
+/** An optional setting: empty (the default) means unset; a value must match `pattern`. */
+function optional(doc: string, pattern: RegExp, what: string): VarSpec<string> {
+  return {
+    default: '',
+    doc,
+    parse: (raw) => {
+      if (raw !== '' && !pattern.test(raw)) fail(`must be ${what}`);
+      return raw;
+    },
+  };
+}
+
+/**
+ * The credentials of a process on a NATS server with authorization (the bus as a trust boundary,
+ * see busPermissions in @acct/contracts): an nkey seed (preferred), or a user and password. None
+ * set: an unauthenticated connection (a local or test NATS without users).
+ */
+export const natsAuthSpec = {
+  NATS_USER: optional('NATS user of this process (with NATS_PASSWORD); empty: no user', /^[A-Za-z0-9_-]{1,64}$/, 'a NATS user name (letters, digits, _ and -)'),
+  NATS_PASSWORD: optional('password of NATS_USER', /^.{8,}$/, 'at least 8 characters'),
+  NATS_NKEY_SEED: optional('nkey seed of this process (SU...), instead of NATS_USER/NATS_PASSWORD', /^SU[A-Z2-7]{56}$/, 'a user nkey seed (SU followed by 56 base32 characters)'),
+};
+
+export type NatsAuthConfig = Out<typeof natsAuthSpec>;
+
 /** Variables every service process reads. */
 export const baseConfigSpec = {
   DATABASE_URL: v.url('postgres://postgres@127.0.0.1:5432/accounting', 'Postgres connection URL', ['postgres', 'postgresql']),
@@ -137,6 +162,7 @@ export const baseConfigSpec = {
   RPC_TIMEOUT_MS: v.int(5000, 'NATS request timeout in ms', 50, 120_000),
   DB_POOL_MAX: v.int(10, 'max Postgres connections per process', 1, 200),
   SHUTDOWN_TIMEOUT_MS: v.int(15_000, 'max time to drain on SIGTERM before exiting', 100, 300_000),
+  ...natsAuthSpec,
 };
 
 export type BaseConfig = Out<typeof baseConfigSpec>;

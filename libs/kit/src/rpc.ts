@@ -1,4 +1,4 @@
-import { connect, Events, type NatsConnection, type Msg, type Subscription, ErrorCode as NatsErrorCode, NatsError } from 'nats';
+import { connect, type ConnectionOptions, Events, type NatsConnection, type Msg, type Subscription, ErrorCode as NatsErrorCode, NatsError, nkeyAuthenticator } from 'nats';
 import {
   AppError,
   type RpcHandlerOf,
@@ -9,12 +9,14 @@ import {
   type RpcRequestOf,
   type RpcOk,
   type ServiceName,
+  inboxPrefixOf,
   isAppError,
   operationsOf,
   queueGroup,
   rpcSubject,
 } from '@acct/contracts';
 import { ChunkStore, ChunkStoreFull, fetchChunked, isChunkedRef, messageLimit } from './chunks';
+import type { NatsAuthConfig } from './config';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { isBackendUnavailable } from './unavailable';
@@ -29,10 +31,26 @@ export function decodeJson<T>(data: Uint8Array): T {
   return JSON.parse(dec.decode(data)) as T;
 }
 
-export async function connectNats(servers: string, name: string, log: Logger): Promise<NatsConnection> {
+/**
+ * The connect options of a process's credentials (natsAuthSpec): an nkey seed, or a user and
+ * password; none when both are unset. With credentials, replies come to the inbox prefix of `name`
+ * (`_INBOX_<name>`), the only inbox its NATS user may subscribe to: `name` is its principal (the
+ * service, or `admin`), whose permissions busPermissions() gives.
+ */
+export function natsAuthOptions(auth: Partial<NatsAuthConfig> | undefined, name: string): Partial<ConnectionOptions> {
+  if (auth?.NATS_NKEY_SEED) return { authenticator: nkeyAuthenticator(new TextEncoder().encode(auth.NATS_NKEY_SEED)), inboxPrefix: inboxPrefixOf(name) };
+  if (auth?.NATS_USER) {
+    if (!auth.NATS_PASSWORD) throw new Error('NATS_USER is set without NATS_PASSWORD');
+    return { user: auth.NATS_USER, pass: auth.NATS_PASSWORD, inboxPrefix: inboxPrefixOf(name) };
+  }
+  return {};
+}
+
+export async function connectNats(servers: string, name: string, log: Logger, auth?: Partial<NatsAuthConfig>): Promise<NatsConnection> {
   const nc = await connect({
     servers: servers.split(',').map((s) => s.trim()),
     name,
+    ...natsAuthOptions(auth, name),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     // Without it, nats.js builds an Error with a stack trace for every request and flush (17% of

@@ -39,7 +39,7 @@ export async function startRuntime(opts: {
   const { config } = opts;
   const log = createLogger(opts.name, config.LOG_LEVEL);
   const orm = await opts.openOrm(databaseUrlOf(opts.name, config.DATABASE_URL), config.DB_POOL_MAX, log);
-  const nc = await connectNats(config.NATS_URL, opts.name, log);
+  const nc = await connectNats(config.NATS_URL, opts.name, log, config);
   const ops = await startOpsServer({
     port: config.OPS_PORT,
     registry: opts.metrics.registry,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   AppError,
+  BUS_ROLES,
   canonicalJson,
   type EmittedEventType,
   type EventMap,
@@ -189,6 +190,8 @@ export class Books {
           return entry.id;
         }),
       emit: (type, data) => {
+        // The bus refuses a subject the service's NATS user was not given (BUS_ROLES): fail here, not in the relay.
+        if (!BUS_ROLES[this.service].emits.includes(type)) throw new Error(`${this.service} does not emit ${type} (BUS_ROLES in @acct/contracts)`);
         const id = randomUUID();
         const created_at = new Date().toISOString();
         if (isReferenceEventType(type)) {

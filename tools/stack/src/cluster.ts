@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SERVICE_MANIFEST } from '@acct/contracts';
 import { baseConfigSpec, gatewayPortVar, loadConfig, runMain, v } from '@acct/kit';
-import { NatsCluster } from './nats-server';
+import { NatsCluster, generateStackBusAuth } from './nats-server';
 import { bootstrapDevKey } from './seed';
 import { freePort, startStack } from './stack';
 
@@ -21,7 +21,11 @@ runMain(async () => {
     STACK_NATS_NODES: v.int(3, 'nodes of the NATS JetStream cluster', 1, 5),
   });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-cluster-'));
-  const cluster = await NatsCluster.create(dir, config.STACK_NATS_NODES, freePort);
+  // Users on the bus: each service publishes and subscribes on its own subjects only (busPermissions).
+  const auth = generateStackBusAuth(config.NATS_PREFIX);
+  const adminSeed = path.join(dir, 'admin.nkey');
+  fs.writeFileSync(adminSeed, `${auth.seeds.admin}\n`, { mode: 0o600 });
+  const cluster = await NatsCluster.create(dir, config.STACK_NATS_NODES, freePort, dir, auth.server);
   process.stdout.write(`starting a ${config.STACK_NATS_NODES}-node NATS cluster, data and logs in ${dir}\n`);
   // On fresh ports again if one picked was taken before nats-server bound it.
   await cluster.start();
@@ -31,6 +35,7 @@ runMain(async () => {
     natsPrefix: config.NATS_PREFIX,
     gatewayPort: config.GATEWAY_PORT,
     replicas: config.STACK_REPLICAS,
+    natsSeeds: auth.seeds,
     logs: { dir },
     env: { EVENTS_STREAM_REPLICAS: String(Math.min(3, config.STACK_NATS_NODES)) },
   });
@@ -40,7 +45,7 @@ runMain(async () => {
       '',
       `Accounting API (${config.STACK_REPLICAS} × ${SERVICE_MANIFEST.map((s) => s.name).join(', ')}) on ${stack.gatewayUrl}`,
       `  gateways: ${stack.gatewayUrls().join(', ')}`,
-      `  NATS: ${cluster.url}`,
+      `  NATS: ${cluster.url} (users per service; admin: NATS_NKEY_SEED=$(cat ${adminSeed}))`,
       `  test key: ${seed.test_key}`,
       '  Ctrl-C stops everything.',
       '',

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { OwnNatsServer, PORT_CLASH_RETRIES, natsServerBin, startOwnNats } from './nats-server';
+import { OwnNatsServer, PORT_CLASH_RETRIES, generateStackBusAuth, natsServerBin, startOwnNats } from './nats-server';
 import { ROOT, freePort } from './stack';
 
 /**
@@ -25,6 +25,8 @@ export interface LocalService {
   origin: 'given' | 'found' | 'started';
   describe: string;
   stop(): Promise<void>;
+  /** NATS started here with users: each principal's nkey seed (StackOptions.natsSeeds). */
+  natsSeeds?: Record<string, string>;
 }
 
 const nothing = (): Promise<void> => Promise.resolve();
@@ -55,7 +57,11 @@ const NATS_INSTALL_HINT =
  * nats-server of our own (-js, store in storeDir) on a free port, or a LocalServiceError saying how
  * to install the binary.
  */
-export async function localNats(o: { env?: NodeJS.ProcessEnv; storeDir: string; logFile: string; defaultPort?: number }): Promise<LocalService> {
+/**
+ * NATS_URL when set; else the server at the default port when one answers (used as it is, without
+ * users); else a nats-server started here, with a user per service when `prefix` is given.
+ */
+export async function localNats(o: { env?: NodeJS.ProcessEnv; storeDir: string; logFile: string; defaultPort?: number; prefix?: string }): Promise<LocalService> {
   const env = o.env ?? process.env;
   if (env.NATS_URL) return { url: env.NATS_URL, origin: 'given', describe: `NATS ${env.NATS_URL} (NATS_URL)`, stop: nothing };
   const defaultPort = o.defaultPort ?? DEFAULT_NATS_PORT;
@@ -64,16 +70,18 @@ export async function localNats(o: { env?: NodeJS.ProcessEnv; storeDir: string; 
   const bin = natsServerBin(env);
   if (!fs.existsSync(bin)) throw new LocalServiceError(NATS_INSTALL_HINT);
   let server: OwnNatsServer;
+  const auth = o.prefix === undefined ? undefined : generateStackBusAuth(o.prefix);
   try {
-    server = await startOwnNats(o.storeDir, o.logFile, freePort);
+    server = await startOwnNats(o.storeDir, o.logFile, freePort, PORT_CLASH_RETRIES, auth?.server);
   } catch (e) {
     throw new LocalServiceError(`could not start ${bin}: ${e instanceof Error ? e.message : String(e)}`);
   }
   return {
     url: server.url,
     origin: 'started',
-    describe: `NATS ${server.url} (nats-server started here, store ${o.storeDir})`,
+    describe: `NATS ${server.url} (nats-server started here, store ${o.storeDir}${auth ? ', a user per service' : ''})`,
     stop: () => server.kill('SIGTERM'),
+    ...(auth ? { natsSeeds: auth.seeds } : {}),
   };
 }
 

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { connect } from 'nats';
+import type { BusPrincipal } from '@acct/contracts';
+import { generateBusNkeys, natsAuthOptions } from '@acct/kit';
+import { type ConnectionOptions, connect } from 'nats';
 
 /** The nats-server binary: NATS_SERVER_BIN, else the one on PATH, else the Debian package's. */
 export function natsServerBin(env: NodeJS.ProcessEnv = process.env): string {
@@ -28,6 +30,21 @@ export interface NatsClusterMember {
 }
 
 /**
+ * Users on the server (the bus as a trust boundary): its `authorization` config (renderNatsAuthorization
+ * in @acct/kit) and the connect options of the `admin` user, with which readiness is checked.
+ */
+export interface NatsServerAuth {
+  config: string;
+  admin: Partial<ConnectionOptions>;
+}
+
+/** Users for a server the stack tool starts: a fresh nkey per principal; each process gets its seed as NATS_NKEY_SEED. */
+export function generateStackBusAuth(prefix: string): { server: NatsServerAuth; seeds: Record<BusPrincipal, string> } {
+  const { seeds, config } = generateBusNkeys(prefix);
+  return { seeds, server: { config, admin: natsAuthOptions({ NATS_NKEY_SEED: seeds.admin }, 'admin') } };
+}
+
+/**
  * A NATS server with JetStream that belongs to this test or stack alone: one port, one store dir,
  * one log file, optionally a node of a cluster. kill() is kill -9; start() again runs it on the same
  * port and store (a crash and restart).
@@ -41,8 +58,14 @@ export class OwnNatsServer {
     readonly storeDir: string,
     readonly logFile: string,
     readonly cluster?: NatsClusterMember,
+    readonly auth?: NatsServerAuth,
   ) {
     this.url = `nats://127.0.0.1:${port}`;
+  }
+
+  /** The config file holding the users (beside the log file), when the server has some. */
+  get configFile(): string | undefined {
+    return this.auth ? path.join(path.dirname(this.logFile), `${path.basename(this.logFile, '.log')}.auth.conf`) : undefined;
   }
 
   get pid(): number | undefined {
@@ -55,6 +78,10 @@ export class OwnNatsServer {
     fs.mkdirSync(this.storeDir, { recursive: true });
     fs.mkdirSync(path.dirname(this.logFile), { recursive: true });
     const args = ['-js', '-a', '127.0.0.1', '-p', String(this.port), '-sd', this.storeDir, '-l', this.logFile];
+    if (this.auth) {
+      fs.writeFileSync(this.configFile!, this.auth.config, { mode: 0o600 });
+      args.unshift('-c', this.configFile!);
+    }
     const c = this.cluster;
     if (c) {
       args.push('-n', c.name, '--cluster_name', c.clusterName, '--cluster', `nats://127.0.0.1:${c.clusterPort}`);
@@ -62,7 +89,8 @@ export class OwnNatsServer {
     }
     // Only this start's lines of the log (it is appended to across restarts) tell why it exited.
     const logFrom = fs.existsSync(this.logFile) ? fs.statSync(this.logFile).size : 0;
-    const child = spawn(natsServerBin(), args, { stdio: 'ignore' });
+    // This process's environment as it is now: a config may read variables ($NATS_PASSWORD_...).
+    const child = spawn(natsServerBin(), args, { stdio: 'ignore', env: process.env });
     this.child = child;
     let exited: string | undefined;
     child.once('exit', (code, signal) => (exited = `code ${code}, signal ${signal}`));
@@ -79,6 +107,7 @@ export class OwnNatsServer {
           servers: this.url,
           reconnect: false,
           timeout: 1000,
+          ...this.auth?.admin,
         });
         try {
           await (await nc.jetstreamManager()).getAccountInfo();
@@ -127,9 +156,9 @@ function portInUse(logFile: string, from: number): boolean {
  * Starts a single nats-server on a port from `pickPort`; when another process bound that port
  * between the pick and nats-server's own bind, starts again on a fresh one (at most `tries` times).
  */
-export async function startOwnNats(storeDir: string, logFile: string, pickPort: () => Promise<number>, tries = PORT_CLASH_RETRIES): Promise<OwnNatsServer> {
+export async function startOwnNats(storeDir: string, logFile: string, pickPort: () => Promise<number>, tries = PORT_CLASH_RETRIES, auth?: NatsServerAuth): Promise<OwnNatsServer> {
   for (let attempt = 1; ; attempt++) {
-    const server = new OwnNatsServer(await pickPort(), storeDir, logFile);
+    const server = new OwnNatsServer(await pickPort(), storeDir, logFile, undefined, auth);
     try {
       await server.start();
       return server;
@@ -155,19 +184,25 @@ export class NatsCluster {
    * itself to its peers in advance, so the ports are picked here and start() picks again if one of
    * them was taken before nats-server bound it.
    */
-  static async create(dir: string, nodes = 3, freePort: () => Promise<number>, logDir = dir): Promise<NatsCluster> {
+  static async create(dir: string, nodes = 3, freePort: () => Promise<number>, logDir = dir, auth?: NatsServerAuth): Promise<NatsCluster> {
     const clusterName = `acct-${path.basename(dir).replace(/[^A-Za-z0-9-]/g, '')}`.slice(0, 32);
     const build = async () => {
       const ports = await distinctPorts(2 * nodes, freePort);
       const clusterPorts = ports.slice(nodes);
       return ports.slice(0, nodes).map(
         (port, i) =>
-          new OwnNatsServer(port, path.join(dir, `n${i}`, 'jetstream'), path.join(logDir, `n${i}.log`), {
-            name: `n${i}`,
-            clusterName,
-            clusterPort: clusterPorts[i]!,
-            routes: clusterPorts.filter((_, j) => j !== i),
-          }),
+          new OwnNatsServer(
+            port,
+            path.join(dir, `n${i}`, 'jetstream'),
+            path.join(logDir, `n${i}.log`),
+            {
+              name: `n${i}`,
+              clusterName,
+              clusterPort: clusterPorts[i]!,
+              routes: clusterPorts.filter((_, j) => j !== i),
+            },
+            auth,
+          ),
       );
     };
     return new NatsCluster(await build(), build);

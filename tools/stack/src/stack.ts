@@ -28,6 +28,11 @@ export interface StackOptions {
    * behind a round-robin TCP balancer on gatewayPort, and each service's processes share its queue group.
    */
   replicas?: number;
+  /**
+   * NATS credentials by principal (generateStackBusAuth), when the stack's nats-server has users:
+   * each process gets its own nkey seed as NATS_NKEY_SEED.
+   */
+  natsSeeds?: Partial<Record<string, string>>;
   /** Folder of the local S3 server (s3rver) started when no S3_ENDPOINT is set; a temporary one by default. */
   s3Dir?: string;
 }
@@ -168,6 +173,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     // 0: the process binds a free port itself and reports it over IPC (no pick-then-bind race).
     const opsPort = (instance === name ? opts.opsPorts?.[name] : undefined) ?? 0;
     const env: NodeJS.ProcessEnv = { ...baseEnv, OPS_PORT: String(opsPort) };
+    const seed = opts.natsSeeds?.[name];
+    if (seed) Object.assign(env, { NATS_NKEY_SEED: seed, NATS_USER: '', NATS_PASSWORD: '' });
     let httpPort: number | undefined;
     if (def.public) {
       // One gateway: on the public port (the same one again on a restart); several: each on a

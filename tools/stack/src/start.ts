@@ -1,5 +1,6 @@
 import { SERVICE_MANIFEST } from '@acct/contracts';
 import { baseConfigSpec, gatewayPortVar, loadConfig, runMain, v } from '@acct/kit';
+import fs from 'node:fs';
 import path from 'node:path';
 import { LOCAL_DATA_DIR, type LocalService, LocalServiceError, localNats, localPostgres } from './local-services';
 import { bootstrapDevKey } from './seed';
@@ -12,6 +13,7 @@ import { MANIFEST_OPS_BASE, opsPortsFor, startStack } from './stack';
  */
 runMain(async () => {
   const local: LocalService[] = [];
+  let natsSeeds: Record<string, string> | undefined;
   const stopLocal = async () => {
     for (const s of local.reverse()) await s.stop().catch(() => undefined);
   };
@@ -19,8 +21,12 @@ runMain(async () => {
     const log = (line: string) => process.stdout.write(`${line}\n`);
     const pg = await localPostgres({ dataDir: path.join(LOCAL_DATA_DIR, 'postgres'), database: 'accounting', log });
     local.push(pg);
-    const nats = await localNats({ storeDir: path.join(LOCAL_DATA_DIR, 'nats'), logFile: path.join(LOCAL_DATA_DIR, 'nats-server.log') });
+    const { NATS_PREFIX } = loadConfig({ NATS_PREFIX: baseConfigSpec.NATS_PREFIX });
+    const nats = await localNats({ storeDir: path.join(LOCAL_DATA_DIR, 'nats'), logFile: path.join(LOCAL_DATA_DIR, 'nats-server.log'), prefix: NATS_PREFIX });
     local.push(nats);
+    natsSeeds = nats.natsSeeds;
+    // The admin CLI (`npm run admin -- reporting rebuild`) needs the admin user's seed on this bus.
+    if (natsSeeds) fs.writeFileSync(path.join(LOCAL_DATA_DIR, 'admin.nkey'), `${natsSeeds.admin}\n`, { mode: 0o600 });
     process.env.DATABASE_URL = pg.url;
     process.env.NATS_URL = nats.url;
     log(`using ${pg.describe}`);
@@ -46,6 +52,7 @@ runMain(async () => {
     natsPrefix: config.NATS_PREFIX,
     gatewayPort: config.GATEWAY_PORT,
     opsPorts,
+    natsSeeds,
     logs: 'inherit',
   }).catch(async (e: unknown) => {
     await stopLocal();
@@ -63,6 +70,7 @@ runMain(async () => {
       `  try: curl -H "Authorization: Bearer ${seed.test_key}" ${stack.gatewayUrl}/api/v1/auth/check`,
       `  OpenAPI: ${stack.gatewayUrl}/developers/openapi.yaml`,
       `  ops ports (/metrics, /healthz, /readyz): ${SERVICE_MANIFEST.map((s) => `${s.name} ${stack.services.get(s.name)?.opsPort}`).join(', ')}`,
+      ...(natsSeeds ? [`  NATS: a user per service; admin CLI: NATS_NKEY_SEED=$(cat ${path.join(LOCAL_DATA_DIR, 'admin.nkey')})`] : []),
       '  Ctrl-C stops everything.',
       '',
     ].join('\n'),

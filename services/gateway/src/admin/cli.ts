@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MODULES, type ModuleName, adminSubject } from '@acct/contracts';
 import { connect } from 'nats';
-import { loadConfig, baseConfigSpec, decodeJson, migrate, runMain } from '@acct/kit';
+import { loadConfig, baseConfigSpec, decodeJson, migrate, natsAuthOptions, natsAuthSpec, runMain } from '@acct/kit';
 import { openGatewayOrm } from '../db';
 import * as admin from './admin';
 
@@ -159,8 +159,9 @@ async function main(): Promise<void> {
 
 /** Asks the reporting service to rebuild its projection from the stream (NATS_URL, NATS_PREFIX). */
 async function reportingRebuild(): Promise<void> {
-  const { NATS_URL, NATS_PREFIX } = loadConfig({ NATS_URL: baseConfigSpec.NATS_URL, NATS_PREFIX: baseConfigSpec.NATS_PREFIX });
-  const nc = await connect({ servers: NATS_URL.split(','), name: 'admin' });
+  const { NATS_URL, NATS_PREFIX, ...auth } = loadConfig({ NATS_URL: baseConfigSpec.NATS_URL, NATS_PREFIX: baseConfigSpec.NATS_PREFIX, ...natsAuthSpec });
+  // On a bus with users: the `admin` user's credentials (NATS_NKEY_SEED, or NATS_USER=admin and NATS_PASSWORD).
+  const nc = await connect({ servers: NATS_URL.split(','), name: 'admin', ...natsAuthOptions(auth, 'admin') });
   try {
     const reply = decodeJson<{ ok: boolean; applied?: number; last_seq?: number; error?: string }>(
       (await nc.request(adminSubject(NATS_PREFIX, 'reporting', 'rebuild'), new Uint8Array(), { timeout: 15 * 60_000 })).data,

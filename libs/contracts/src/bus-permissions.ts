@@ -1,0 +1,117 @@
+/**
+ * The bus as a trust boundary: what each process may publish and subscribe on NATS, derived from
+ * one declaration (BUS_ROLES, beside SERVICE_MANIFEST and RPC_CATALOGUE). The stack tool, compose's
+ * nats config and the Helm chart's authorization config are all rendered from busPermissions(), so
+ * a service's NATS user can publish its own events, answer its own operations, call the operations
+ * it declares and read its own durable consumers, and nothing else: payables cannot publish
+ * receivables' postings, and only the gateway (and the operator's `admin`) sends requests to any service.
+ */
+import { CONSUMERS, type EmittedEventType, OUTBOUND_EVENT_TYPES, eventsStreamName, postingSubject, isReferenceEventType, outboundSubject, referenceSubject } from './events';
+import { SERVICE_MANIFEST, type ServiceName, manifestOf } from './manifest';
+import { type RpcOperation, RPC_OPERATIONS, adminSubject, rpcSubject } from './subjects';
+
+/** Who connects to NATS: each process of SERVICE_MANIFEST (one user for all its replicas) and the operator's tools. */
+export type BusPrincipal = ServiceName | 'admin';
+
+/** What a process does on the bus beyond answering its own operations (RPC_CATALOGUE). */
+export interface BusRole {
+  /** Operations of other services it calls; 'all' for the gateway, which routes every public request. */
+  calls: readonly RpcOperation[] | 'all';
+  /** Events it emits besides its postings (a service with `posts: true` publishes on postingSubject(prefix, itself)). */
+  emits: readonly EmittedEventType[];
+  /** Durable consumers (CONSUMERS) it creates and reads on the events stream. */
+  consumes: readonly string[];
+  /** Operator commands it answers on adminSubject(prefix, itself, command). */
+  admin: readonly string[];
+}
+
+/**
+ * The one declaration. Books.emit refuses an event type its service does not list here, and a
+ * service that calls an operation missing from its `calls` is refused by NATS (test/integration/nats-auth.int.test.ts).
+ */
+export const BUS_ROLES: { readonly [S in ServiceName]: BusRole } = {
+  receivables: { calls: ['settings.invoice_defaults.get'], emits: ['customer.created', 'customer.updated', ...OUTBOUND_EVENT_TYPES], consumes: [], admin: [] },
+  payables: { calls: [], emits: ['vendor.created', 'vendor.updated'], consumes: [], admin: [] },
+  documents: { calls: ['customers.get', 'invoices.get', 'estimates.get', 'vendors.get', 'bills.get'], emits: [], consumes: [], admin: [] },
+  reporting: { calls: [], emits: [], consumes: [CONSUMERS.reportingPostings], admin: ['rebuild'] },
+  'webhook-dispatcher': { calls: [], emits: [], consumes: [CONSUMERS.webhookOutbound], admin: [] },
+  gateway: { calls: 'all', emits: [], consumes: [], admin: [] },
+};
+
+/** Every principal: the manifest's processes, then `admin`. */
+export const BUS_PRINCIPALS: readonly BusPrincipal[] = Object.freeze([...SERVICE_MANIFEST.map((s) => s.name), 'admin' as const]);
+
+/** The inbox prefix of a principal's connections: replies reach only it (subscribe `_INBOX_<principal>.>`). */
+export function inboxPrefixOf(principal: string): string {
+  return `_INBOX_${principal}`;
+}
+
+/** Where large requests and replies of a process wait for their receiver (libs/kit chunks.ts). */
+export function chunkSubjectBase(prefix: string, owner: string): string {
+  return `${prefix}.rpc._chunks.${owner}`;
+}
+
+export interface BusPermissions {
+  publish: string[];
+  subscribe: string[];
+  /** May answer the requests it receives (its operations, admin commands, parts of large messages). */
+  allowResponses: boolean;
+}
+
+/** The operations `service` calls (every one for 'all'). */
+export function callsOf(service: ServiceName): RpcOperation[] {
+  const calls = BUS_ROLES[service].calls;
+  return calls === 'all' ? (Object.keys(RPC_OPERATIONS) as RpcOperation[]) : [...calls];
+}
+
+/** The subjects a process publishes its events on: its postings (posts: true) and what it emits. */
+export function eventSubjectsOf(prefix: string, service: ServiceName): string[] {
+  const posting = manifestOf(service).posts ? [postingSubject(prefix, service)] : [];
+  return [...posting, ...BUS_ROLES[service].emits.map((t) => (isReferenceEventType(t) ? referenceSubject(prefix, t) : outboundSubject(prefix, t)))];
+}
+
+/** JetStream API subjects a durable consumer's owner needs: create, info, next, delete (rebuild), acks. */
+function consumerApi(stream: string, durable: string): string[] {
+  return [
+    `$JS.API.CONSUMER.CREATE.${stream}.${durable}`,
+    `$JS.API.CONSUMER.CREATE.${stream}.${durable}.>`,
+    `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.${durable}`,
+    `$JS.API.CONSUMER.INFO.${stream}.${durable}`,
+    `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`,
+    `$JS.API.CONSUMER.DELETE.${stream}.${durable}`,
+    `$JS.ACK.${stream}.${durable}.>`,
+  ];
+}
+
+/** The permissions of one principal on a stack with NATS_PREFIX `prefix`. */
+export function busPermissions(prefix: string, principal: BusPrincipal): BusPermissions {
+  const inbox = `${inboxPrefixOf(principal)}.>`;
+  const stream = eventsStreamName(prefix);
+  if (principal === 'admin') {
+    // The operator's tools: admin commands, any operation, the JetStream API (inspect, rebuild, drop a stream).
+    return { publish: [`${prefix}.admin.>`, `${prefix}.rpc.>`, '$JS.API.>'], subscribe: [inbox, `${chunkSubjectBase(prefix, 'admin')}.>`], allowResponses: true };
+  }
+  const role = BUS_ROLES[principal];
+  const m = manifestOf(principal);
+  const calls = callsOf(principal);
+  // The gateway calls every operation: one wildcard per service instead of one subject per operation.
+  const callSubjects = role.calls === 'all' ? [...new Set(calls.map((op) => RPC_OPERATIONS[op]))].map((s) => `${prefix}.rpc.${s}.>`) : calls.map((op) => rpcSubject(prefix, op));
+  const rpc = m.queue !== null || calls.length > 0;
+  const events = eventSubjectsOf(prefix, principal);
+  const jetstream = events.length > 0 || role.consumes.length > 0;
+  const publish = [
+    ...callSubjects,
+    // Fetching the parts of a large request or reply from the process that holds them.
+    ...(rpc ? [`${prefix}.rpc._chunks.*.>`] : []),
+    ...events,
+    ...(jetstream ? ['$JS.API.INFO', `$JS.API.STREAM.INFO.${stream}`, `$JS.API.STREAM.CREATE.${stream}`] : []),
+    ...role.consumes.flatMap((d) => consumerApi(stream, d)),
+  ];
+  const subscribe = [
+    inbox,
+    ...(m.queue !== null ? [`${prefix}.rpc.${principal}.>`] : []),
+    ...(rpc ? [`${chunkSubjectBase(prefix, principal)}.>`] : []),
+    ...role.admin.map((c) => adminSubject(prefix, principal, c)),
+  ];
+  return { publish, subscribe, allowResponses: m.queue !== null || rpc || role.admin.length > 0 };
+}

@@ -5,7 +5,6 @@ import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import os from 'node:os';
 import { type BusPrincipal, SERVICE_MANIFEST } from '@acct/contracts';
 import { renderNatsAuthorization } from '@acct/kit';
 import { ROOT, ensureK8sTools } from './tools';

@@ -26,7 +26,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
   const ctx = (environment: Environment = 'test'): TrustedContext => newCtx({ environment });
   const draft = (amountCents: number, credit = amountCents, account: string = ACCOUNT.revenue): JournalEntryDraft => ({
     entryDate: '2026-11-01',
-    sourceType: 'bill',
+    sourceType: 'processor_payout',
     sourceId: randomUUID(),
     lines: [
       { accountCode: ACCOUNT.expenses, side: 'debit', amountCents },
@@ -60,7 +60,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
     nc = await connect({ servers: NATS_URL });
     prefix = uniquePrefix();
     jsm = await ensureEventsStream(nc, prefix);
-    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'payables');
+    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'receivables');
   });
   afterAll(async () => {
     await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
@@ -76,12 +76,12 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
     expect(await count('SELECT count(*) AS n FROM journal_lines WHERE entry_id = ?', [entryId])).toBe(2);
     expect(await count('SELECT count(*) AS n FROM outbox')).toBeGreaterThanOrEqual(1);
     expect(await streamMessages()).toBe(before + 1);
-    const last = await jsm.streams.getMessage(eventsStreamName(prefix), { last_by_subj: postingSubject(prefix, 'payables') });
+    const last = await jsm.streams.getMessage(eventsStreamName(prefix), { last_by_subj: postingSubject(prefix, 'receivables') });
     const event = JSON.parse(new TextDecoder().decode(last.data));
     expect(event).toMatchObject({
       type: 'journal_entry.posted',
       organization_id: c.organizationId,
-      entry: { id: entryId, source_type: 'bill' },
+      entry: { id: entryId, source_type: 'processor_payout' },
       source: { type: 'processor_payout' },
     });
   });

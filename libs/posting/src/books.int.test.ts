@@ -86,6 +86,14 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
     });
   });
 
+  it('refuses to post a source type of another service (reporting would refuse it): nothing written, nothing published', async () => {
+    const before = { entries: await count('SELECT count(*) AS n FROM journal_entries'), stream: await streamMessages() };
+    const wrong = { type: 'bill', bill: {} } as unknown as PostingSource;
+    const e = await books.transact(ctx(), (tx) => tx.post({ ...draft(100), sourceType: 'bill' }, wrong)).catch((err: unknown) => err);
+    expect(String(e)).toMatch(/receivables cannot post this entry: source type bill is posted by payables, not by receivables/);
+    expect({ entries: await count('SELECT count(*) AS n FROM journal_entries'), stream: await streamMessages() }).toEqual(before);
+  });
+
   it('a failure inside the work rolls everything back and publishes nothing', async () => {
     const before = { entries: await count('SELECT count(*) AS n FROM journal_entries'), outbox: await count('SELECT count(*) AS n FROM outbox'), stream: await streamMessages() };
     await expect(

@@ -108,7 +108,7 @@ describe('reporting against real Postgres and JetStream', () => {
     const before = await figures();
     const last = await jsm.streams.getMessage(eventsStreamName(ap.prefix), { last_by_subj: `${ap.prefix}.events.posting.payables` });
     await ap.nc.jetstream().publish(last.subject, last.data, { msgID: randomUUID() });
-    // A posting event whose apply fails every time (lines missing): parked after 5 deliveries, not retried forever.
+    // A posting event that is not one (lines missing): refused and parked at once, never applied.
     const poison = { id: randomUUID(), type: 'journal_entry.posted', organization_id: c.organizationId, environment: 'test', occurred_at: new Date().toISOString(), entry: null };
     await ap.nc.jetstream().publish(`${ap.prefix}.events.posting.payables`, encodeJson(poison), { msgID: poison.id });
     await waitFor(async () => {
@@ -120,16 +120,14 @@ describe('reporting against real Postgres and JetStream', () => {
 
   it('a crash after commit and before the ack: the redelivered event is a duplicate and changes nothing', async () => {
     const before = await figures();
+    // A valid posting (a copy of payables' first one, as a new entry): reporting would apply it.
+    let seq = 1;
+    while ((await jsm.streams.getMessage(eventsStreamName(ap.prefix), { seq })).subject !== `${ap.prefix}.events.posting.payables`) seq++;
+    const first = await jsm.streams.getMessage(eventsStreamName(ap.prefix), { seq });
     const id = randomUUID();
-    const event = {
-      id,
-      type: 'journal_entry.posted',
-      organization_id: c.organizationId,
-      environment: 'test',
-      occurred_at: new Date().toISOString(),
-      entry: { id: randomUUID(), entry_date: '2026-06-01', source_type: 'bill', source_id: randomUUID(), memo: null, reverses_entry_id: null, lines: [] },
-      source: { type: 'none' },
-    };
+    const event = decodeJson<Record<string, any> & { id: string }>(first.data);
+    event.id = id;
+    event.entry = { ...event.entry, id: randomUUID(), source_id: randomUUID() };
     // The consumer's transaction committed (claim + projection) and the process died before m.ack().
     await rep.orm.em.fork().transactional(async (em) => {
       expect(await claimEvent(em, CONSUMERS.reportingPostings, id, 0)).toBe(true);

@@ -31,7 +31,7 @@ export function uniquePrefix(): string {
 }
 
 export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
+  return pino({ level: process.env.TEST_LOG ?? 'silent' });
 }
 
 export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, stepMs = 50): Promise<T> {

@@ -1,4 +1,19 @@
-import { CONSUMERS, EVENT_TYPES, type EventMap, type OutboundEvent, type PostingEvent, eventErrors, outboundSubject, postingSubject, validateEvent } from './events';
+import {
+  CONSUMERS,
+  ENTRY_SOURCE_TYPE,
+  EVENT_TYPES,
+  type EventMap,
+  type OutboundEvent,
+  POSTING_SOURCE_SERVICE,
+  type PostingEvent,
+  eventErrors,
+  outboundSubject,
+  postingServiceOfSubject,
+  postingSource,
+  postingSourceProblem,
+  postingSubject,
+  validateEvent,
+} from './events';
 import type { BillDto } from './api/bills';
 import type { CustomerDto } from './api/customers';
 import type { InvoiceDto } from './api/invoices';
@@ -328,5 +343,24 @@ describe('event catalogue', () => {
     expect(postingSubject('acct', 'receivables')).toBe('acct.events.posting.receivables');
     expect(outboundSubject('acct', 'invoice.paid')).toBe('acct.events.outbound.invoice.paid');
     expect(CONSUMERS).toEqual({ reportingPostings: 'reporting-postings', webhookOutbound: 'webhook-dispatcher-outbound' });
+  });
+});
+
+describe('posting source types: one service each, declared with the sources', () => {
+  it('maps every source type of the postingSource union to the service whose list declares it, and to its entry source type', () => {
+    const declared = postingSource.anyOf.map((s) => (s.properties as { type: { const: string } }).type.const).sort();
+    expect(Object.keys(POSTING_SOURCE_SERVICE).sort()).toEqual(declared);
+    expect(Object.keys(ENTRY_SOURCE_TYPE).sort()).toEqual(declared);
+    expect(POSTING_SOURCE_SERVICE).toMatchObject({ invoice: 'receivables', payment_refund: 'receivables', bill: 'payables', vendor_payment_reversal: 'payables' });
+  });
+
+  it('says why a service may not post a source type, and reads the service of a posting subject', () => {
+    expect(postingSourceProblem('receivables', 'invoice_void', 'invoice')).toBeUndefined();
+    expect(postingSourceProblem('payables', 'invoice', 'invoice')).toBe('source type invoice is posted by receivables, not by payables');
+    expect(postingSourceProblem('payables', 'bill', 'vendor_payment')).toMatch(/has source_type bill, not "vendor_payment"/);
+    expect(postingSourceProblem('payables', 'toString', 'x')).toBe('unknown source type "toString"');
+    expect(postingServiceOfSubject('acct', 'acct.events.posting.payables')).toBe('payables');
+    expect(postingServiceOfSubject('acct', 'acct.events.posting.reporting')).toBeUndefined();
+    expect(postingServiceOfSubject('acct', 'other.events.posting.payables')).toBeUndefined();
   });
 });

@@ -7,7 +7,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import { ENVIRONMENTS, type Environment } from './envelope';
 import type { ErrorDetail } from './errors';
-import type { ServiceName } from './services';
+import { type ServiceName, adminSubject } from './services';
 import { Nullable, StringEnum, date, dateTime, obj, uuid } from './schemas/common';
 import { customer } from './api/customers';
 import { invoice } from './api/invoices';
@@ -53,6 +53,52 @@ export const CONSUMERS = {
   reportingPostings: 'reporting-postings',
   webhookOutbound: 'webhook-dispatcher-outbound',
 } as const;
+export type ConsumerName = (typeof CONSUMERS)[keyof typeof CONSUMERS];
+
+/** The service that runs each durable consumer (and answers the operator's parked-events commands for it). */
+export const CONSUMER_SERVICE: Readonly<Record<ConsumerName, ServiceName>> = Object.freeze({
+  'reporting-postings': 'reporting',
+  'webhook-dispatcher-outbound': 'webhook-dispatcher',
+});
+
+export function isConsumerName(name: string): name is ConsumerName {
+  return Object.hasOwn(CONSUMER_SERVICE, name);
+}
+
+/**
+ * Where the service running `consumer` answers the operator's parked-events commands
+ * (`npm run admin -- events parked ...`): one replica of its queue group answers each request.
+ */
+export function parkedEventsSubject(prefix: string, consumer: ConsumerName): string {
+  return adminSubject(prefix, CONSUMER_SERVICE[consumer], `parked.${consumer}`);
+}
+
+/** Why a message was parked: not an event (malformed), an event refused by the consumer's checks, or one whose apply kept failing. */
+export const PARK_REASONS = ['malformed', 'refused', 'failed'] as const;
+export type ParkReason = (typeof PARK_REASONS)[number];
+
+/** A parked message as the operator's commands show it. */
+export interface ParkedEventView {
+  /** `<consumer>/<stream seq>`: what show, retry and discard take. */
+  id: string;
+  consumer: string;
+  stream_seq: number;
+  subject: string;
+  event_id: string | null;
+  reason: ParkReason;
+  error: string;
+  deliveries: number;
+  parked_at: string;
+  discarded_at: string | null;
+  /** show only: the message as received, base64, and as text when it is valid UTF-8. */
+  raw_base64?: string | null;
+  raw_text?: string | null;
+}
+
+/** A request on parkedEventsSubject. */
+export type ParkedEventsRequest = { action: 'list'; include_discarded?: boolean; limit?: number } | { action: 'show' | 'retry' | 'discard'; stream_seq: number };
+/** Its reply: list → events; show/discard → event; retry → outcome ("applied" or "duplicate") and the event removed. */
+export type ParkedEventsReply = { ok: true; events?: ParkedEventView[]; event?: ParkedEventView; outcome?: 'applied' | 'duplicate' } | { ok: false; error: string };
 
 /** Amounts in events are whole cents; totals are not capped by the per-amount input limit. */
 const positiveCents = Type.Integer({ minimum: 1 });
@@ -71,22 +117,83 @@ export const postingLine = obj({
 });
 
 /**
- * The source document of a posting as the API shows it after the change, by what posted it:
- * invoices.post, payments.create / payment.received, payment.refunded, payouts.create, invoices.void.
+ * The source document of a posting as the API shows it after the change, by the service that posts
+ * it and what posted it. This is where source types are defined: the union below, the service of a
+ * source type (POSTING_SOURCE_SERVICE) and the subjects a posting may arrive on all derive from it.
  */
-export const postingSource = Type.Union([
-  obj({ type: Type.Literal('invoice'), invoice }),
-  obj({ type: Type.Literal('invoice_void'), invoice }),
-  obj({ type: Type.Literal('payment'), payment, invoice }),
-  obj({ type: Type.Literal('payment_refund'), payment, invoice }),
-  obj({ type: Type.Literal('processor_payout'), processor_payout: payout }),
-  // payables: bills.create / bills.post, bills.reverse, vendor_payments.create / .post, vendor_payments.reverse
-  obj({ type: Type.Literal('bill'), bill }),
-  obj({ type: Type.Literal('bill_reversal'), bill }),
-  obj({ type: Type.Literal('vendor_payment'), vendor_payment: vendorPayment, bills: Type.Array(bill, { minItems: 1 }) }),
-  obj({ type: Type.Literal('vendor_payment_reversal'), vendor_payment: vendorPayment, bills: Type.Array(bill, { minItems: 1 }) }),
-]);
+export const POSTING_SOURCES = {
+  // invoices.post, payments.create / payment.received, payment.refunded, payouts.create, invoices.void
+  receivables: [
+    obj({ type: Type.Literal('invoice'), invoice }),
+    obj({ type: Type.Literal('invoice_void'), invoice }),
+    obj({ type: Type.Literal('payment'), payment, invoice }),
+    obj({ type: Type.Literal('payment_refund'), payment, invoice }),
+    obj({ type: Type.Literal('processor_payout'), processor_payout: payout }),
+  ],
+  // bills.create / bills.post, bills.reverse, vendor_payments.create / .post, vendor_payments.reverse
+  payables: [
+    obj({ type: Type.Literal('bill'), bill }),
+    obj({ type: Type.Literal('bill_reversal'), bill }),
+    obj({ type: Type.Literal('vendor_payment'), vendor_payment: vendorPayment, bills: Type.Array(bill, { minItems: 1 }) }),
+    obj({ type: Type.Literal('vendor_payment_reversal'), vendor_payment: vendorPayment, bills: Type.Array(bill, { minItems: 1 }) }),
+  ],
+} as const satisfies Partial<Record<ServiceName, readonly TSchema[]>>;
+
+/** A service that posts journal entries (a key of POSTING_SOURCES). */
+export type PostingService = keyof typeof POSTING_SOURCES;
+export const POSTING_SERVICES = Object.keys(POSTING_SOURCES) as PostingService[];
+
+export const postingSource = Type.Union([...POSTING_SOURCES.receivables, ...POSTING_SOURCES.payables]);
 export type PostingSource = Static<typeof postingSource>;
+/** What posted an entry (the event's source.type). */
+export type PostingSourceType = PostingSource['type'];
+
+/**
+ * The entry's source_type for each source type: a reversal (void, refund, reversal) keeps the source
+ * type of the entry it reverses. A Record over PostingSourceType: a new source type must be added here.
+ */
+export const ENTRY_SOURCE_TYPE: Readonly<Record<PostingSourceType, string>> = Object.freeze({
+  invoice: 'invoice',
+  invoice_void: 'invoice',
+  payment: 'payment',
+  payment_refund: 'payment',
+  processor_payout: 'processor_payout',
+  bill: 'bill',
+  bill_reversal: 'bill',
+  vendor_payment: 'vendor_payment',
+  vendor_payment_reversal: 'vendor_payment',
+});
+
+/** The one service that posts each source type, derived from POSTING_SOURCES. */
+export const POSTING_SOURCE_SERVICE: Readonly<Record<PostingSourceType, PostingService>> = Object.freeze(
+  Object.fromEntries(
+    (Object.entries(POSTING_SOURCES) as [PostingService, readonly { properties: { type: { const: string } } }[]][]).flatMap(([service, sources]) =>
+      sources.map((s) => [s.properties.type.const, service]),
+    ),
+  ) as Record<PostingSourceType, PostingService>,
+);
+
+/**
+ * Why `service` may not post an entry of source type `sourceType` (source.type) and entry source
+ * type `entrySourceType`, or undefined when it may. Posting services check what they post with it;
+ * reporting refuses an event whose subject's service fails it.
+ */
+export function postingSourceProblem(service: string, sourceType: string, entrySourceType: string): string | undefined {
+  if (!Object.hasOwn(POSTING_SOURCE_SERVICE, sourceType)) return `unknown source type ${JSON.stringify(sourceType)}`;
+  const owner = POSTING_SOURCE_SERVICE[sourceType as PostingSourceType];
+  if (owner !== service) return `source type ${sourceType} is posted by ${owner}, not by ${service}`;
+  const entry = ENTRY_SOURCE_TYPE[sourceType as PostingSourceType];
+  if (entry !== entrySourceType) return `an entry of source type ${sourceType} has source_type ${entry}, not ${JSON.stringify(entrySourceType)}`;
+  return undefined;
+}
+
+/** The posting service whose subject (postingSubject) `subject` is, or undefined. */
+export function postingServiceOfSubject(prefix: string, subject: string): PostingService | undefined {
+  const head = `${prefix}.events.posting.`;
+  if (!subject.startsWith(head)) return undefined;
+  const service = subject.slice(head.length);
+  return (POSTING_SERVICES as string[]).includes(service) ? (service as PostingService) : undefined;
+}
 
 /** "A journal entry was written": everything a ledger projection needs, self-contained. */
 export const postingEvent = obj({

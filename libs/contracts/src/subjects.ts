@@ -37,7 +37,4 @@ export function operationsOf(service: ServiceName): RpcOperation[] {
 /** NATS_PREFIX must be a token that is valid in subjects and in stream names. */
 export const NATS_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 
-/** Operator commands a service answers outside the public API (e.g. reporting's rebuild). */
-export function adminSubject(prefix: string, service: ServiceName, command: string): string {
-  return `${prefix}.admin.${service}.${command}`;
-}
+export { adminSubject } from './services';

@@ -48,7 +48,7 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     await db.drop();
   });
 
-  function consumer(name: string, over: { fail?: (e: ConsumedEvent) => boolean; maxDeliveries?: number } = {}) {
+  function consumer(name: string, over: { fail?: (e: ConsumedEvent) => boolean; maxDeliveries?: number; refuse?: (e: ConsumedEvent) => string | undefined } = {}) {
     const metrics = createMetrics('test', false);
     const c = new EventConsumer({
       nc,
@@ -60,6 +60,7 @@ describe('EventConsumer against real Postgres and JetStream', () => {
       metrics,
       retryDelayMs: 50,
       maxDeliveries: over.maxDeliveries,
+      refuse: over.refuse,
       apply: async (em, e) => {
         if (over.fail?.(e)) throw new Error('projection failed');
         await em.execute('INSERT INTO applied (consumer, event_id, seq) VALUES (?, ?, ?)', [name, e.id, e.seq]);
@@ -178,14 +179,84 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     expect(firstRow(rows).n).toBe(0);
   });
 
-  it('drops a message that is not an event (no id) instead of blocking behind it', async () => {
+  it('parks a message that is not an event (not JSON, no id) or that refuse() refuses, with its raw bytes, instead of blocking behind it', async () => {
     const js = nc.jetstream();
-    await js.publish(subject(), new TextEncoder().encode('{"no":"id"}'));
+    const garbage = Uint8Array.from([0xff, 0xfe, 0x7b, 0x00]);
+    const badSeq = (await js.publish(subject(), garbage)).seq;
+    const idless = new TextEncoder().encode('{"no":"id"}');
+    const idlessSeq = (await js.publish(subject(), idless)).seq;
+    const refusedId = randomUUID();
+    const refusedBytes = new TextEncoder().encode(JSON.stringify({ id: refusedId, type: 'invoice.posted', data: { refuse: true, memo: 'NUL \u0000 jsonb refuses' } }));
+    const refusedSeq = (await js.publish(subject(), refusedBytes, { msgID: refusedId })).seq;
     const id = randomUUID();
     await js.publish(subject(), new TextEncoder().encode(JSON.stringify({ id, type: 'invoice.posted' })), { msgID: id });
-    const { c } = consumer('tolerant');
+    const { c, metrics } = consumer('tolerant', { refuse: (e) => ((e.payload.data as { refuse?: boolean } | undefined)?.refuse ? 'refused by the test' : undefined) });
     await c.start();
     await waitFor(async () => (await appliedCounts('tolerant', [id])).length === 1, 10_000);
+    await ackedAll('tolerant');
+    const rows = (await sql(`SELECT stream_seq::int AS seq, event_id, reason, raw, error FROM parked_events WHERE consumer = 'tolerant' ORDER BY stream_seq`)) as {
+      seq: number;
+      event_id: string | null;
+      reason: string;
+      raw: Buffer;
+      error: string;
+    }[];
+    expect(rows.map((r) => [r.seq, r.event_id, r.reason])).toEqual([
+      [badSeq, null, 'malformed'],
+      [idlessSeq, null, 'malformed'],
+      [refusedSeq, refusedId, 'refused'],
+    ]);
+    expect(rows.map((r) => Buffer.from(r.raw).toString('base64'))).toEqual([garbage, idless, refusedBytes].map((b) => Buffer.from(b).toString('base64')));
+    expect(rows[0]!.error).toMatch(/^not JSON/);
+    expect(rows[1]!.error).toMatch(/no event id/);
+    expect(rows[2]!.error).toBe('refused by the test');
+    expect(await appliedCounts('tolerant', [refusedId])).toEqual([]);
+    const consumed = await metrics.registry.getSingleMetricAsString('events_consumed_total');
+    expect(consumed).toMatch(/outcome="malformed"[^}]*} 2/);
+    expect(consumed).toMatch(/outcome="refused"[^}]*} 1/);
+    expect(await metrics.registry.getSingleMetricAsString('events_parked_messages')).toMatch(/consumer="tolerant"[^}]*} 3/);
+
+    // The operator's commands: list, show (raw bytes), retry (still refused; malformed), discard.
+    expect((await c.listParked()).map((e) => e.id)).toEqual([badSeq, idlessSeq, refusedSeq].map((q) => `tolerant/${q}`));
+    const shown = await c.showParked(idlessSeq);
+    expect(shown).toMatchObject({ reason: 'malformed', raw_text: '{"no":"id"}', raw_base64: Buffer.from(idless).toString('base64') });
+    expect((await c.showParked(badSeq)).raw_text).toBeNull();
+    await expect(c.retryParked(refusedSeq)).rejects.toThrow(/still refused: refused by the test/);
+    await expect(c.retryParked(badSeq)).rejects.toThrow(/still malformed/);
+    await c.discardParked(badSeq);
+    await expect(c.discardParked(badSeq)).rejects.toThrow(/already discarded/);
+    await expect(c.showParked(999_999)).rejects.toThrow(/no message at stream seq 999999/);
+    expect((await c.listParked()).map((e) => e.stream_seq)).toEqual([idlessSeq, refusedSeq]);
+    expect((await c.listParked({ includeDiscarded: true })).map((e) => e.stream_seq)).toEqual([badSeq, idlessSeq, refusedSeq]);
+    expect(await metrics.registry.getSingleMetricAsString('events_parked_messages')).toMatch(/consumer="tolerant"[^}]*} 2/);
+    await c.stop();
+
+    // Replayed from the start (as a rebuild does): nothing applied twice, the discarded one stays discarded.
+    await jsm.consumers.delete(eventsStreamName(prefix), 'tolerant');
+    const again = consumer('tolerant', { refuse: (e) => ((e.payload.data as { refuse?: boolean } | undefined)?.refuse ? 'refused by the test' : undefined) });
+    await again.c.start();
+    await ackedAll('tolerant');
+    expect((await again.c.listParked({ includeDiscarded: true })).map((e) => [e.stream_seq, e.discarded_at === null])).toEqual([
+      [badSeq, false],
+      [idlessSeq, true],
+      [refusedSeq, true],
+    ]);
+    await again.c.stop();
+  });
+
+  it('retry applies a parked event once its apply succeeds, and removes it from the parked ones', async () => {
+    const outbox = new Outbox(nc, orm, silentLogger());
+    const [id] = await commitAndPublish(outbox, 1);
+    let broken = true;
+    const { c } = consumer('retrying', { fail: (e) => broken && e.id === id, maxDeliveries: 2 });
+    await c.start();
+    await ackedAll('retrying');
+    const parked = (await c.listParked()).filter((e) => e.reason === 'failed');
+    expect(parked.map((e) => e.event_id)).toEqual([id]);
+    broken = false;
+    expect(await c.retryParked(parked[0]!.stream_seq)).toBe('applied');
+    expect(await appliedCounts('retrying', [id!])).toEqual([{ event_id: id, n: 1 }]);
+    expect((await c.listParked()).filter((e) => e.reason === 'failed')).toEqual([]);
     await c.stop();
   });
 
@@ -198,7 +269,7 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     await c.stop();
     const counts = await appliedCounts('parking', ids);
     expect(counts.map((r) => r.event_id).sort()).toEqual([ids[0], ids[2]].sort());
-    const parked = await sql(`SELECT event_id, deliveries, error FROM parked_events WHERE consumer = 'parking'`);
+    const parked = await sql(`SELECT event_id, deliveries, error FROM parked_events WHERE consumer = 'parking' AND reason = 'failed'`);
     expect(parked).toEqual([{ event_id: ids[1], deliveries: 3, error: 'projection failed' }]);
     expect(await metrics.registry.getSingleMetricAsString('events_consumed_total')).toMatch(/outcome="parked"[^}]*} 1/);
   });
@@ -214,6 +285,6 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     const counts = await appliedCounts('batched', ids);
     expect(counts.map((r) => r.event_id).sort()).toEqual(ids.filter((id) => id !== poison).sort());
     expect(counts.every((r) => r.n === 1)).toBe(true);
-    expect(await sql(`SELECT event_id FROM parked_events WHERE consumer = 'batched'`)).toEqual([{ event_id: poison }]);
+    expect(await sql(`SELECT event_id FROM parked_events WHERE consumer = 'batched' AND reason = 'failed'`)).toEqual([{ event_id: poison }]);
   });
 });

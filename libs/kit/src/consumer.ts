@@ -1,10 +1,10 @@
-import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, type NatsConnection } from 'nats';
+import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, type NatsConnection, type Subscription } from 'nats';
 import type { Counter } from 'prom-client';
-import { eventsStreamName } from '@acct/contracts';
+import { type ParkReason, type ParkedEventView, type ParkedEventsReply, type ParkedEventsRequest, eventsStreamName, isConsumerName, parkedEventsSubject } from '@acct/contracts';
 import { type EntityManager, type MigrationDef, type Orm, ddlMigration } from './db';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
-import { decodeJson } from './rpc';
+import { decodeJson, encodeJson } from './rpc';
 
 /**
  * Version 1 of the table where a consumer records the events it applied. FROZEN: add a version to
@@ -35,9 +35,24 @@ const CONSUMED_DDL_V2 = `
   );
 `;
 
+/**
+ * Version 3: every message a consumer cannot apply is parked, not only the events that kept failing:
+ * why (reason), the message as received (raw: a malformed one has no event id and no JSON), and the
+ * operator's discard (kept, so that a rebuild replaying the stream does not park it again). FROZEN.
+ */
+const CONSUMED_DDL_V3 = `
+  ALTER TABLE parked_events
+    ALTER COLUMN event_id DROP NOT NULL,
+    ADD COLUMN reason text NOT NULL DEFAULT 'failed' CHECK (reason IN ('malformed', 'refused', 'failed')),
+    ADD COLUMN raw bytea,
+    ADD COLUMN discarded_at timestamptz;
+  CREATE INDEX parked_events_open ON parked_events (consumer) WHERE discarded_at IS NULL;
+`;
+
 export const CONSUMED_DDL: readonly { version: number; sql: string }[] = Object.freeze([
   { version: 1, sql: CONSUMED_DDL_V1 },
   { version: 2, sql: CONSUMED_DDL_V2 },
+  { version: 3, sql: CONSUMED_DDL_V3 },
 ]);
 
 /** The migrations every consuming service runs first (its consumed_events table). */
@@ -75,6 +90,11 @@ export interface EventConsumerOptions {
   filterSubject: string;
   /** Applies one event in the consumer's transaction; throwing rolls it back and redelivers later. */
   apply: (em: EntityManager, event: ConsumedEvent) => Promise<void>;
+  /**
+   * Why an event must never be applied (it breaks a rule its publisher enforces), or undefined. A
+   * refused event is parked at once (reason "refused", outcome "refused"), never claimed nor applied.
+   */
+  refuse?: (event: ConsumedEvent) => string | undefined;
   metrics?: ServiceMetrics;
   /** Redelivery delay after a failed apply. */
   retryDelayMs?: number;
@@ -88,28 +108,100 @@ export interface EventConsumerOptions {
 }
 
 const NS_PER_MS = 1_000_000;
+
+interface ParkArgs {
+  reason: ParkReason;
+  error: string;
+  eventId: string | null;
+  payload: unknown;
+}
 /** Most events applied in one transaction (those already received when the first is taken). */
 const BATCH_MAX = 64;
 
-/** The event a message holds, or undefined when it is not one of ours. */
-function tryDecode(m: JsMsg): ConsumedEvent['payload'] | undefined {
+/** The event a message holds, or why it is not one (not JSON, not an object with a string id). */
+function decodeEvent(m: { data: Uint8Array }): { payload: ConsumedEvent['payload'] } | { malformed: string } {
+  let payload: ConsumedEvent['payload'];
   try {
-    const payload = decodeJson<ConsumedEvent['payload']>(m.data);
-    return typeof payload?.id === 'string' ? payload : undefined;
-  } catch {
-    return undefined;
+    payload = decodeJson<ConsumedEvent['payload']>(m.data);
+  } catch (e) {
+    return { malformed: `not JSON: ${(e as Error).message}` };
   }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return { malformed: 'not a JSON object' };
+  if (typeof payload.id !== 'string' || payload.id === '') return { malformed: 'no event id (a string "id")' };
+  return { payload };
 }
+
+interface ParkedRow {
+  consumer: string;
+  event_id: string | null;
+  stream_seq: string | number;
+  subject: string;
+  payload: unknown;
+  raw: Buffer | null;
+  reason: ParkReason;
+  error: string;
+  deliveries: number;
+  parked_at: Date | string;
+  discarded_at: Date | string | null;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
+
+function viewOf(r: ParkedRow, withRaw: boolean): ParkedEventView {
+  const view: ParkedEventView = {
+    id: `${r.consumer}/${r.stream_seq}`,
+    consumer: r.consumer,
+    stream_seq: Number(r.stream_seq),
+    subject: r.subject,
+    event_id: r.event_id,
+    reason: r.reason,
+    error: r.error,
+    deliveries: r.deliveries,
+    parked_at: iso(r.parked_at)!,
+    discarded_at: iso(r.discarded_at),
+  };
+  if (withRaw) {
+    const raw = rawOf(r);
+    view.raw_base64 = raw ? Buffer.from(raw).toString('base64') : null;
+    try {
+      view.raw_text = raw ? utf8.decode(raw) : null;
+    } catch {
+      view.raw_text = null;
+    }
+  }
+  return view;
+}
+
+/** The message as received; rows parked before raw was kept (version 2) have only their payload. */
+function rawOf(r: ParkedRow): Uint8Array | null {
+  if (r.raw) return r.raw;
+  return r.payload == null ? null : encodeJson(r.payload);
+}
+
+/** The payload as jsonb takes it; null when it cannot (jsonb refuses \u0000): the raw bytes keep it anyway. */
+function jsonbText(payload: unknown): string | null {
+  if (payload === null || payload === undefined) return null;
+  const text = JSON.stringify(payload);
+  return text.includes('\\u0000') ? null : text;
+}
+
+/** A parked-events command that cannot be done (unknown seq, still refused): the operator is told why. */
+export class ParkedEventError extends Error {}
 
 /**
  * A durable JetStream consumer that applies each event exactly once to its own Postgres schema:
  * claim (unique on event id) and apply in one transaction, ack after commit. Redelivery, duplicate
- * copies in the stream and restarts change nothing; a failing event is retried, never skipped.
+ * copies in the stream and restarts change nothing; a failing event is retried, then parked after
+ * maxDeliveries. A message that is no event (malformed) or that `refuse` refuses is parked at once
+ * with its raw bytes, never applied; the operator lists, shows, retries and discards parked
+ * messages (serveAdmin, for the consumers of CONSUMERS), and events_parked_messages counts them.
  */
 export class EventConsumer {
   private messages?: ConsumerMessages;
   private loop?: Promise<void>;
   private readonly applied?: Counter<'consumer' | 'outcome'>;
+  private admin?: Subscription;
 
   constructor(private readonly o: EventConsumerOptions) {
     this.applied = o.metrics?.eventsConsumed;
@@ -143,6 +235,15 @@ export class EventConsumer {
       const info = await jsm.consumers.info(stream, name);
       return info.num_pending + info.num_ack_pending;
     });
+    // Parked messages not yet discarded, at scrape time.
+    this.o.metrics?.parkedReaders.set(name, async () => {
+      const [row] = await this.o.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ n: number }[]>(`SELECT count(*)::int AS n FROM parked_events WHERE consumer = ? AND discarded_at IS NULL`, [name]);
+      return Number(row?.n ?? 0);
+    });
+    if (isConsumerName(name) && !this.admin) this.admin = this.serveAdmin(parkedEventsSubject(prefix, name));
     const consumer = await nc.jetstream().consumers.get(stream, name);
     this.messages = await consumer.consume({ max_messages: 64 });
     const messages = this.messages;
@@ -192,9 +293,10 @@ export class EventConsumer {
     const events: { m: JsMsg; event: ConsumedEvent }[] = [];
     const single: JsMsg[] = [];
     for (const m of batch) {
-      const payload = tryDecode(m);
-      if (payload) events.push({ m, event: { id: payload.id, subject: m.subject, seq: m.seq, payload } });
-      else single.push(m); // handle() drops it, counted
+      const decoded = decodeEvent(m);
+      const event = 'payload' in decoded ? { id: decoded.payload.id, subject: m.subject, seq: m.seq, payload: decoded.payload } : undefined;
+      if (event && !this.o.refuse?.(event)) events.push({ m, event });
+      else single.push(m); // handle() parks it, counted
     }
     let fresh: boolean[] | undefined;
     try {
@@ -227,18 +329,15 @@ export class EventConsumer {
 
   private async handle(m: JsMsg): Promise<void> {
     const { name, log } = this.o;
-    let payload: ConsumedEvent['payload'];
-    try {
-      payload = decodeJson<ConsumedEvent['payload']>(m.data);
-      if (typeof payload?.id !== 'string') throw new Error('no event id');
-    } catch (err) {
-      // Not an event of ours: never applicable, so it must not block the consumer.
-      log.error({ err, consumer: name, subject: m.subject, seq: m.seq }, 'malformed event dropped');
-      this.applied?.inc({ consumer: name, outcome: 'malformed' });
-      m.term();
-      return;
+    const decoded = decodeEvent(m);
+    if (!('payload' in decoded)) {
+      // Not an event of ours: never applicable, so it must not block the consumer; kept for the operator.
+      return this.parkAtOnce(m, { reason: 'malformed', error: decoded.malformed, eventId: null, payload: null });
     }
+    const { payload } = decoded;
     const event: ConsumedEvent = { id: payload.id, subject: m.subject, seq: m.seq, payload };
+    const refused = this.o.refuse?.(event);
+    if (refused) return this.parkAtOnce(m, { reason: 'refused', error: refused, eventId: event.id, payload });
     try {
       const fresh = await this.o.orm.em.fork().transactional(async (em) => {
         if (!(await claimEvent(em, name, event.id, event.seq))) return false;
@@ -248,7 +347,8 @@ export class EventConsumer {
       this.acked(m, fresh);
     } catch (err) {
       const deliveries = m.info.deliveryCount;
-      if (deliveries >= (this.o.maxDeliveries ?? 5) && (await this.park(event, deliveries, err))) {
+      const error = String((err as Error)?.message ?? err);
+      if (deliveries >= (this.o.maxDeliveries ?? 5) && (await this.park(m, { reason: 'failed', error, eventId: event.id, payload }))) {
         log.error({ err, consumer: name, event_id: event.id, seq: event.seq, deliveries }, 'event parked after repeated failures');
         this.applied?.inc({ consumer: name, outcome: 'parked' });
         m.term();
@@ -260,32 +360,146 @@ export class EventConsumer {
     }
   }
 
-  /** Records a poison event; false if even that failed (then it is redelivered as usual). */
-  private async park(event: ConsumedEvent, deliveries: number, err: unknown): Promise<boolean> {
+  /** Parks a message that no delivery could apply (malformed, refused) and terminates it; redelivered later if it cannot be recorded. */
+  private async parkAtOnce(m: JsMsg, p: ParkArgs): Promise<void> {
+    const { name, log } = this.o;
+    if (!(await this.park(m, p))) {
+      this.applied?.inc({ consumer: name, outcome: 'failed' });
+      m.nak(this.o.retryDelayMs ?? 1000);
+      return;
+    }
+    const what = p.reason === 'malformed' ? 'malformed message parked' : 'event refused and parked';
+    log.error({ consumer: name, subject: m.subject, seq: m.seq, event_id: p.eventId, reason: p.error }, what);
+    this.applied?.inc({ consumer: name, outcome: p.reason });
+    m.term();
+  }
+
+  /**
+   * Records a message that will not be applied, with its raw bytes; false if even that failed (then
+   * it is redelivered as usual). A message parked before (a rebuild replays the stream) stays as it
+   * was, discarded or not.
+   */
+  private async park(m: JsMsg, p: ParkArgs): Promise<boolean> {
     try {
       await this.o.orm.em
         .fork()
         .getConnection()
-        .execute(`INSERT INTO parked_events (consumer, event_id, stream_seq, subject, payload, error, deliveries) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, [
-          this.o.name,
-          event.id,
-          event.seq,
-          event.subject,
-          JSON.stringify(event.payload),
-          String((err as Error)?.message ?? err).slice(0, 2000),
-          deliveries,
-        ]);
+        .execute(
+          `INSERT INTO parked_events (consumer, event_id, stream_seq, subject, payload, raw, reason, error, deliveries) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+          [
+            this.o.name,
+            p.eventId,
+            m.seq,
+            m.subject,
+            jsonbText(p.payload),
+            Buffer.from(m.data),
+            p.reason,
+            p.error.slice(0, 2000).replace(/\0/g, '\uFFFD'), // Postgres text holds no NUL (a parse error may quote one)
+            m.info.deliveryCount,
+          ],
+        );
       return true;
     } catch (e) {
-      this.o.log.error({ err: e, consumer: this.o.name, seq: event.seq }, 'could not park an event');
+      this.o.log.error({ err: e, consumer: this.o.name, seq: m.seq }, 'could not park a message');
       return false;
     }
+  }
+
+  /* The operator's commands (npm run admin -- events parked ...), also served over NATS by serveAdmin. */
+
+  /** Parked messages of this consumer in stream order; discarded ones only when asked. */
+  async listParked(opts: { includeDiscarded?: boolean; limit?: number } = {}): Promise<ParkedEventView[]> {
+    const limit = Math.min(Math.max(Math.trunc(opts.limit ?? 100), 1), 1000);
+    const rows = await this.o.orm.em
+      .fork()
+      .getConnection()
+      .execute<ParkedRow[]>(`SELECT * FROM parked_events WHERE consumer = ? AND (? OR discarded_at IS NULL) ORDER BY stream_seq LIMIT ?`, [
+        this.o.name,
+        opts.includeDiscarded === true,
+        limit,
+      ]);
+    return rows.map((r) => viewOf(r, false));
+  }
+
+  /** One parked message with its raw bytes. */
+  async showParked(seq: number): Promise<ParkedEventView> {
+    return viewOf(await this.parkedRow(seq), true);
+  }
+
+  /** Marks a parked message discarded: no longer counted in events_parked_messages, never parked again by a rebuild. */
+  async discardParked(seq: number): Promise<ParkedEventView> {
+    const rows = await this.o.orm.em
+      .fork()
+      .getConnection()
+      .execute<ParkedRow[]>(`UPDATE parked_events SET discarded_at = now() WHERE consumer = ? AND stream_seq = ? AND discarded_at IS NULL RETURNING *`, [this.o.name, seq]);
+    if (!rows[0]) {
+      await this.parkedRow(seq); // says "not parked" when there is none
+      throw new ParkedEventError(`the message at stream seq ${seq} was already discarded`);
+    }
+    return viewOf(rows[0], false);
+  }
+
+  /**
+   * Applies a parked message now (after a fix of the consumer or of what it depends on): decoded
+   * and checked as on delivery, then claimed and applied, and its parked row removed, in one
+   * transaction. Throws ParkedEventError when it is still malformed or refused.
+   */
+  async retryParked(seq: number): Promise<'applied' | 'duplicate'> {
+    const row = await this.parkedRow(seq);
+    if (row.discarded_at) throw new ParkedEventError(`the message at stream seq ${seq} was discarded`);
+    const raw = rawOf(row);
+    const decoded = raw ? decodeEvent({ data: raw }) : { malformed: 'no bytes kept' };
+    if (!('payload' in decoded)) throw new ParkedEventError(`still malformed: ${decoded.malformed}`);
+    const event: ConsumedEvent = { id: decoded.payload.id, subject: row.subject, seq: Number(row.stream_seq), payload: decoded.payload };
+    const refused = this.o.refuse?.(event);
+    if (refused) throw new ParkedEventError(`still refused: ${refused}`);
+    const fresh = await this.o.orm.em.fork().transactional(async (em) => {
+      const claimed = await claimEvent(em, this.o.name, event.id, event.seq);
+      if (claimed) await this.o.apply(em, event);
+      await em.execute(`DELETE FROM parked_events WHERE consumer = ? AND stream_seq = ?`, [this.o.name, seq], 'run');
+      return claimed;
+    });
+    this.o.log.info({ consumer: this.o.name, seq, event_id: event.id, applied: fresh }, 'parked event retried');
+    return fresh ? 'applied' : 'duplicate';
+  }
+
+  private async parkedRow(seq: number): Promise<ParkedRow> {
+    const [row] = await this.o.orm.em.fork().getConnection().execute<ParkedRow[]>(`SELECT * FROM parked_events WHERE consumer = ? AND stream_seq = ?`, [this.o.name, seq]);
+    if (!row) throw new ParkedEventError(`no message at stream seq ${seq} is parked by ${this.o.name}`);
+    return row;
+  }
+
+  /** Answers ParkedEventsRequest on `subject` (one replica of the queue group each). */
+  private serveAdmin(subject: string): Subscription {
+    return this.o.nc.subscribe(subject, {
+      queue: `${subject}.q`,
+      callback: (_err, msg) => {
+        const answer = async (): Promise<ParkedEventsReply> => {
+          const req = decodeJson<ParkedEventsRequest>(msg.data);
+          if (req?.action === 'list') return { ok: true, events: await this.listParked({ includeDiscarded: req.include_discarded, limit: req.limit }) };
+          if (!req || !Number.isSafeInteger(req.stream_seq) || req.stream_seq < 1) return { ok: false, error: 'stream_seq must be a positive integer' };
+          if (req.action === 'show') return { ok: true, event: await this.showParked(req.stream_seq) };
+          if (req.action === 'discard') return { ok: true, event: await this.discardParked(req.stream_seq) };
+          if (req.action === 'retry') return { ok: true, outcome: await this.retryParked(req.stream_seq) };
+          return { ok: false, error: `unknown action ${String((req as { action?: unknown }).action)}` };
+        };
+        void answer()
+          .catch((e: unknown): ParkedEventsReply => {
+            if (!(e instanceof ParkedEventError)) this.o.log.error({ err: e, consumer: this.o.name }, 'parked-events command failed');
+            return { ok: false, error: e instanceof Error ? e.message : String(e) };
+          })
+          .then((reply) => msg.respond(encodeJson(reply)));
+      },
+    });
   }
 
   /** Stops taking messages and waits for the one being applied. */
   async stop(): Promise<void> {
     if (!this.messages) return;
     this.o.metrics?.pendingReaders.delete(this.o.name);
+    this.o.metrics?.parkedReaders.delete(this.o.name);
+    await this.admin?.drain().catch(() => undefined);
+    this.admin = undefined;
     await this.messages.close().catch(() => undefined);
     await this.loop;
     this.messages = undefined;

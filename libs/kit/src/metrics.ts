@@ -24,6 +24,8 @@ export interface ServiceMetrics {
   consumerLag: Histogram<'consumer'>;
   /** Durable consumers whose backlog events_consumer_pending_messages reports. */
   pendingReaders: Map<string, PendingReader>;
+  /** Durable consumers whose parked messages (not discarded) events_parked_messages reports. */
+  parkedReaders: Map<string, PendingReader>;
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -45,6 +47,21 @@ export function createMetrics(service: string, withDefaults = true): ServiceMetr
       this.reset();
       await Promise.all(
         [...pendingReaders].map(async ([consumer, read]) => {
+          this.set({ consumer }, await read().catch(() => -1));
+        }),
+      );
+    },
+  });
+  const parkedReaders = new Map<string, PendingReader>();
+  new Gauge({
+    name: 'events_parked_messages',
+    help: 'Messages a durable consumer parked (malformed, refused or failing) and no operator discarded or retried yet, read at scrape time; -1 when unknown.',
+    labelNames: ['consumer'],
+    registers,
+    async collect() {
+      this.reset();
+      await Promise.all(
+        [...parkedReaders].map(async ([consumer, read]) => {
           this.set({ consumer }, await read().catch(() => -1));
         }),
       );
@@ -87,7 +104,7 @@ export function createMetrics(service: string, withDefaults = true): ServiceMetr
     }),
     eventsConsumed: new Counter({
       name: 'events_consumed_total',
-      help: 'Events a durable consumer handled, by outcome (applied, duplicate, failed, malformed).',
+      help: 'Messages a durable consumer handled, by outcome (applied, duplicate, failed; malformed, refused and parked are parked, never applied).',
       labelNames: ['consumer', 'outcome'],
       registers,
     }),
@@ -99,6 +116,7 @@ export function createMetrics(service: string, withDefaults = true): ServiceMetr
       registers,
     }),
     pendingReaders,
+    parkedReaders,
   };
 }
 

@@ -26,7 +26,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
   const ctx = (environment: Environment = 'test'): TrustedContext => newCtx({ environment });
   const draft = (amountCents: number, credit = amountCents, account: string = ACCOUNT.revenue): JournalEntryDraft => ({
     entryDate: '2026-11-01',
-    sourceType: 'bill',
+    sourceType: 'processor_payout',
     sourceId: randomUUID(),
     lines: [
       { accountCode: ACCOUNT.expenses, side: 'debit', amountCents },
@@ -60,7 +60,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
     nc = await connect({ servers: NATS_URL });
     prefix = uniquePrefix();
     jsm = await ensureEventsStream(nc, prefix);
-    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'payables');
+    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'receivables');
   });
   afterAll(async () => {
     await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
@@ -76,14 +76,22 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
     expect(await count('SELECT count(*) AS n FROM journal_lines WHERE entry_id = ?', [entryId])).toBe(2);
     expect(await count('SELECT count(*) AS n FROM outbox')).toBeGreaterThanOrEqual(1);
     expect(await streamMessages()).toBe(before + 1);
-    const last = await jsm.streams.getMessage(eventsStreamName(prefix), { last_by_subj: postingSubject(prefix, 'payables') });
+    const last = await jsm.streams.getMessage(eventsStreamName(prefix), { last_by_subj: postingSubject(prefix, 'receivables') });
     const event = JSON.parse(new TextDecoder().decode(last.data));
     expect(event).toMatchObject({
       type: 'journal_entry.posted',
       organization_id: c.organizationId,
-      entry: { id: entryId, source_type: 'bill' },
+      entry: { id: entryId, source_type: 'processor_payout' },
       source: { type: 'processor_payout' },
     });
+  });
+
+  it('refuses to post a source type of another service (reporting would refuse it): nothing written, nothing published', async () => {
+    const before = { entries: await count('SELECT count(*) AS n FROM journal_entries'), stream: await streamMessages() };
+    const wrong = { type: 'bill', bill: {} } as unknown as PostingSource;
+    const e = await books.transact(ctx(), (tx) => tx.post({ ...draft(100), sourceType: 'bill' }, wrong)).catch((err: unknown) => err);
+    expect(String(e)).toMatch(/receivables cannot post this entry: source type bill is posted by payables, not by receivables/);
+    expect({ entries: await count('SELECT count(*) AS n FROM journal_entries'), stream: await streamMessages() }).toEqual(before);
   });
 
   it('a failure inside the work rolls everything back and publishes nothing', async () => {

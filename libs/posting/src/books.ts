@@ -12,6 +12,7 @@ import {
   type TrustedContext,
   isReferenceEventType,
   outboundSubject,
+  postingSourceProblem,
   postingSubject,
   referenceSubject,
 } from '@acct/contracts';
@@ -157,6 +158,9 @@ export class Books {
       sql,
       post: (draft, source) =>
         Promise.resolve().then(() => {
+          // What reporting would refuse is a bug of the flow, never published (500, not 422).
+          const misfiled = postingSourceProblem(this.service, source.type, draft.sourceType);
+          if (misfiled) throw new Error(`${this.service} cannot post this entry: ${misfiled}`);
           // Checked now (a LedgerError fails this work); written with the transaction's other entries.
           const entry = { ...buildEntry(draft), id: randomUUID() };
           entries.push({ scope, entry });

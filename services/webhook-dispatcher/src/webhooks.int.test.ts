@@ -229,6 +229,32 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     expect(otherEnv.environment).toBe('live');
   });
 
+  it('parks non-JSON, id-less and envelope-less messages on the outbound subjects with their raw bytes, delivering nothing', async () => {
+    const js = svc.nc.jetstream();
+    const subject = outboundSubject(svc.prefix, 'invoice.posted');
+    const bytes = [
+      Uint8Array.from([0xc3, 0x28, 0x00]),
+      new TextEncoder().encode('{"type":"invoice.posted"}'),
+      new TextEncoder().encode(JSON.stringify({ id: randomUUID(), type: 'invoice.posted', data: {} })),
+    ];
+    const seqs: number[] = [];
+    for (const b of bytes) seqs.push((await js.publish(subject, b)).seq);
+    const rows = await until(async () => {
+      const r = await svc.sql(`SELECT stream_seq::int AS seq, reason, raw FROM parked_events WHERE stream_seq = ANY(?::bigint[]) ORDER BY stream_seq`, [`{${seqs.join(',')}}`]);
+      return r.length === 3 ? r : undefined;
+    });
+    expect(rows.map((r) => [r.seq, r.reason])).toEqual([
+      [seqs[0], 'malformed'],
+      [seqs[1], 'malformed'],
+      [seqs[2], 'refused'],
+    ]);
+    rows.forEach((r, i) => expect(Buffer.from(r.raw).equals(Buffer.from(bytes[i]!))).toBe(true));
+    const consumed = await svc.metrics.registry.getSingleMetricAsString('events_consumed_total');
+    expect(consumed).toMatch(/consumer="webhook-dispatcher-outbound",outcome="malformed"[^}]*} 2/);
+    expect(consumed).toMatch(/consumer="webhook-dispatcher-outbound",outcome="refused"[^}]*} 1/);
+    expect(await svc.metrics.registry.getSingleMetricAsString('events_parked_messages')).toMatch(/consumer="webhook-dispatcher-outbound"[^}]*} 3/);
+  });
+
   it('sends a webhook.test delivery on request', async () => {
     const c = ctx('test');
     const ep = await create(c, `${base}/test-action`);

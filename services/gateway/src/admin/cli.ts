@@ -1,9 +1,20 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { MODULES, type ModuleName, adminSubject } from '@acct/contracts';
-import { connect } from 'nats';
-import { loadConfig, baseConfigSpec, decodeJson, migrate, natsAuthOptions, natsAuthSpec, runMain } from '@acct/kit';
+import {
+  CONSUMERS,
+  type ConsumerName,
+  MODULES,
+  type ModuleName,
+  type ParkedEventView,
+  type ParkedEventsReply,
+  type ParkedEventsRequest,
+  adminSubject,
+  isConsumerName,
+  parkedEventsSubject,
+} from '@acct/contracts';
+import { type NatsConnection, connect } from 'nats';
+import { loadConfig, baseConfigSpec, decodeJson, encodeJson, migrate, natsAuthOptions, natsAuthSpec, runMain } from '@acct/kit';
 import { openGatewayOrm } from '../db';
 import * as admin from './admin';
 
@@ -22,6 +33,14 @@ const USAGE = `usage: npm run admin -- <command> [options]
   webhooks test ENDPOINT_ID                  send a webhook.test delivery (run by the webhook dispatcher)
   reporting rebuild                          drop the reporting projection and replay the events stream
                                              (asks a running reporting service over NATS; waits until done)
+  events parked list [--consumer NAME] [--all] [--json]
+                                             messages the event consumers parked (malformed, refused, failed),
+                                             oldest first; --all includes discarded ones
+  events parked show ID                      one parked message with its raw bytes (ID: <consumer>/<stream seq>)
+  events parked retry ID                     apply it now (after a fix); refused again while it still fails a check
+  events parked discard ID                   keep it on record but stop counting it (events_parked_messages)
+                                             (asked over NATS of the running service of each consumer:
+                                             ${Object.values(CONSUMERS).join(', ')})
 
 Reads GATEWAY_DATABASE_URL, else DATABASE_URL (default postgres://postgres@127.0.0.1:5432/accounting); runs the gateway's
 migrations first, so it works on a fresh database.`;
@@ -91,6 +110,7 @@ async function main(): Promise<void> {
     process.exitCode = r.status ?? 1;
     return;
   }
+  if (command === 'events') return eventsCommand(rest);
   if (command === 'reporting') {
     if (rest[0] !== 'rebuild' || rest.length > 1) throw new UsageError(`usage: npm run admin -- reporting rebuild\n\n${USAGE}`);
     return reportingRebuild();
@@ -171,4 +191,83 @@ async function reportingRebuild(): Promise<void> {
   } finally {
     await nc.drain();
   }
+}
+
+const PARKED_USAGE = `usage: npm run admin -- events parked list [--consumer NAME] [--all] [--json] | show ID | retry ID | discard ID`;
+
+/** `events parked ...`: the parked messages of the event consumers, asked of their running services over NATS. */
+async function eventsCommand(argv: string[]): Promise<void> {
+  const [group, action, ...rest] = argv;
+  if (group !== 'parked' || !action) throw new UsageError(`${PARKED_USAGE}\n\n${USAGE}`);
+  const { NATS_URL, NATS_PREFIX } = loadConfig({ NATS_URL: baseConfigSpec.NATS_URL, NATS_PREFIX: baseConfigSpec.NATS_PREFIX });
+  const print = (v: unknown) => process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
+  if (action === 'list') {
+    const { values } = parseParked(rest, { consumer: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' } });
+    const consumer = values.consumer as string | undefined;
+    if (consumer !== undefined && !isConsumerName(consumer)) throw new UsageError(`unknown consumer ${consumer}; known: ${Object.values(CONSUMERS).join(', ')}`);
+    const consumers = consumer ? [consumer] : (Object.values(CONSUMERS) as ConsumerName[]);
+    const nc = await connect({ servers: NATS_URL.split(','), name: 'admin' });
+    const request = parkedRequester(nc, NATS_PREFIX);
+    try {
+      const out: ParkedEventView[] = [];
+      let failed = false;
+      for (const c of consumers) {
+        const r = await request(c, { action: 'list', include_discarded: values.all === true, limit: 1000 }).catch((e: Error) => ({ ok: false as const, error: e.message }));
+        if (!r.ok) {
+          failed = true;
+          process.stderr.write(`error: ${c}: ${r.error}\n`);
+          continue;
+        }
+        out.push(...(r.events ?? []));
+      }
+      if (values.json) print(out);
+      else if (out.length === 0) process.stdout.write('no parked messages\n');
+      else {
+        for (const e of out) {
+          const state = e.discarded_at ? `discarded ${e.discarded_at}` : 'parked';
+          process.stdout.write(`${e.id}\t${e.reason}\t${e.parked_at}\t${state}\t${e.subject}\t${e.error}\n`);
+        }
+      }
+      if (failed) process.exitCode = 1;
+    } finally {
+      await nc.drain();
+    }
+    return;
+  }
+  if (action !== 'show' && action !== 'retry' && action !== 'discard') throw new UsageError(`${PARKED_USAGE}\n\n${USAGE}`);
+  const { positionals } = parseParked(rest, {});
+  if (positionals.length !== 1) throw new UsageError(PARKED_USAGE);
+  const m = /^([a-z0-9-]+)\/([1-9][0-9]*)$/.exec(positionals[0]!);
+  if (!m || !isConsumerName(m[1]!) || !Number.isSafeInteger(Number(m[2]))) {
+    throw new UsageError(`${positionals[0]} is not a parked message id: <consumer>/<stream seq>, consumer one of ${Object.values(CONSUMERS).join(', ')}`);
+  }
+  const nc = await connect({ servers: NATS_URL.split(','), name: 'admin' });
+  try {
+    const r = await parkedRequester(nc, NATS_PREFIX)(m[1], { action, stream_seq: Number(m[2]) });
+    if (!r.ok) throw new UsageError(r.error);
+    print(action === 'retry' ? { id: positionals[0], outcome: r.outcome } : r.event);
+  } finally {
+    await nc.drain();
+  }
+}
+
+function parseParked(args: string[], options: Record<string, { type: 'string' | 'boolean' }>) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (e) {
+    if ((e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS_')) throw new UsageError(`${(e as Error).message}\n${PARKED_USAGE}`);
+    throw e;
+  }
+}
+
+function parkedRequester(nc: NatsConnection, prefix: string) {
+  return async (consumer: ConsumerName, req: ParkedEventsRequest): Promise<ParkedEventsReply> => {
+    try {
+      const reply = await nc.request(parkedEventsSubject(prefix, consumer), encodeJson(req), { timeout: 30_000 });
+      return decodeJson<ParkedEventsReply>(reply.data);
+    } catch (e) {
+      if ((e as { code?: string }).code === '503') return { ok: false, error: `no running service answers for ${consumer} (is it started, with this NATS_PREFIX?)` };
+      throw e;
+    }
+  };
 }

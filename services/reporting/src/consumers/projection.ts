@@ -1,5 +1,6 @@
-import { CONSUMERS, type PostingEvent, type PostingSource, type ReferenceEvent, eventsSubjectFilter } from '@acct/contracts';
+import { CONSUMERS, ENVIRONMENTS, type PostingEvent, type PostingSource, type ReferenceEvent, eventsSubjectFilter, isReferenceEventType, referenceSubject } from '@acct/contracts';
 import { type ConsumedEvent, type EntityManager, EventConsumer, type ServiceWiring, type Worker, ensureEventsStream } from '@acct/kit';
+import { isUuid, postingEventProblem } from '@acct/ledger';
 import { entryRow, partyRow, postingRows } from '../domain/projection';
 import { addPostingRows, addVendorPayment, insertEntry, upsertParty } from '../queries/projection';
 
@@ -15,6 +16,26 @@ export async function applyEvent(em: EntityManager, event: ConsumedEvent): Promi
     return upsertParty(em, partyRow(event.payload as unknown as ReferenceEvent));
   }
   // Outbound events (webhooks) are not reporting's concern.
+}
+
+/**
+ * Why reporting must not apply an event, or undefined: the stream is written by services, but the
+ * projection takes nothing a posting service would not have posted. A journal entry must pass the
+ * posting rules (postingEventProblem: schema, balanced, amounts, lines, chart, account ids, source
+ * type of the subject's service, date window); a reference event must be on its own subject with
+ * the ids and environment a projection row needs. Other types are not reporting's (ignored).
+ */
+export function refusalOf(prefix: string, event: ConsumedEvent): string | undefined {
+  const p = event.payload;
+  if (p.type === 'journal_entry.posted') return postingEventProblem(prefix, event.subject, p);
+  if (typeof p.type === 'string' && isReferenceEventType(p.type)) {
+    if (event.subject !== referenceSubject(prefix, p.type)) return `a ${p.type} event on ${event.subject}, not on ${referenceSubject(prefix, p.type)}`;
+    const e = p as unknown as Partial<ReferenceEvent>;
+    if (!isUuid(e.organization_id) || !(ENVIRONMENTS as readonly unknown[]).includes(e.environment)) return 'organization_id is not a uuid or environment is not test or live';
+    if (typeof e.data !== 'object' || e.data === null || !isUuid((e.data as { id?: unknown }).id)) return 'data.id is not a uuid';
+    if (typeof e.created_at !== 'string' || Number.isNaN(Date.parse(e.created_at))) return 'created_at is not a date-time';
+  }
+  return undefined;
 }
 
 async function applyPosting(em: EntityManager, e: PostingEvent<PostingSource>, eventId: string): Promise<void> {
@@ -36,6 +57,7 @@ export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm
     name: CONSUMERS.reportingPostings,
     filterSubject: eventsSubjectFilter(w.prefix),
     apply: applyEvent,
+    refuse: (event) => refusalOf(w.prefix, event),
   });
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CONSUMERS, outboundSubjectFilter } from '@acct/contracts';
+import { CONSUMERS, UUID, outboundSubject, outboundSubjectFilter, type OutboundEventType } from '@acct/contracts';
 import { type ConsumedEvent, type EntityManager, EventConsumer, type Logger, type ServiceWiring } from '@acct/kit';
 import type { WebhookConfig } from '../config';
 import { deliveryBody, isOutboundEvent } from '../domain/body';
@@ -24,6 +24,18 @@ export async function applyOutboundEvent(em: EntityManager, event: ConsumedEvent
   return created;
 }
 
+/**
+ * Why an outbound message must not become deliveries, or undefined: its envelope must be whole, its
+ * ids uuids, and its subject the one of its type (a receiver trusts what it is sent).
+ */
+export function outboundRefusal(prefix: string, event: ConsumedEvent): string | undefined {
+  const e = event.payload;
+  if (!isOutboundEvent(e)) return 'not an outbound event: the envelope needs id, type, created_at, organization_id, connected_app_id, environment (test|live) and data';
+  if (!UUID.test(e.organization_id) || !UUID.test(e.connected_app_id)) return 'organization_id or connected_app_id is not a uuid';
+  if (event.subject !== outboundSubject(prefix, e.type as OutboundEventType)) return `a ${e.type} event on ${event.subject}`;
+  return undefined;
+}
+
 /** The durable consumer of `<prefix>.events.outbound.>`; `onDeliveries` runs once an event's deliveries have committed. */
 export function outboundConsumer(wiring: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log' | 'metrics'>, config: WebhookConfig, onDeliveries: () => void): EventConsumer {
   return new EventConsumer({
@@ -35,6 +47,7 @@ export function outboundConsumer(wiring: Pick<ServiceWiring, 'nc' | 'prefix' | '
     name: CONSUMERS.webhookOutbound,
     ackWaitMs: config.ackWaitMs,
     filterSubject: outboundSubjectFilter(wiring.prefix),
+    refuse: (event) => outboundRefusal(wiring.prefix, event),
     apply: async (em, event) => {
       // Wake the workers once the transaction that creates the deliveries has committed.
       if ((await applyOutboundEvent(em, event, wiring.log)) > 0) setTimeout(onDeliveries, 5);

@@ -33,8 +33,9 @@ export const BUS_ROLES: { readonly [S in ServiceName]: BusRole } = {
   receivables: { calls: ['settings.invoice_defaults.get'], emits: ['customer.created', 'customer.updated', ...OUTBOUND_EVENT_TYPES], consumes: [], admin: [] },
   payables: { calls: [], emits: ['vendor.created', 'vendor.updated'], consumes: [], admin: [] },
   documents: { calls: ['customers.get', 'invoices.get', 'estimates.get', 'vendors.get', 'bills.get'], emits: [], consumes: [], admin: [] },
-  reporting: { calls: [], emits: [], consumes: [CONSUMERS.reportingPostings], admin: ['rebuild'] },
-  'webhook-dispatcher': { calls: [], emits: [], consumes: [CONSUMERS.webhookOutbound], admin: [] },
+  // parked.<consumer>: the operator lists, retries and discards what the consumer parked (libs/kit consumer).
+  reporting: { calls: [], emits: [], consumes: [CONSUMERS.reportingPostings], admin: ['rebuild', `parked.${CONSUMERS.reportingPostings}`] },
+  'webhook-dispatcher': { calls: [], emits: [], consumes: [CONSUMERS.webhookOutbound], admin: [`parked.${CONSUMERS.webhookOutbound}`] },
   gateway: { calls: 'all', emits: [], consumes: [], admin: [] },
 };
 

@@ -5,6 +5,7 @@ import { type EntityManager, type MigrationDef, type Orm, ddlMigration } from '.
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { decodeJson } from './rpc';
+import { isBackendUnavailable, logRetriedFailure } from './unavailable';
 
 /**
  * Version 1 of the table where a consumer records the events it applied. FROZEN: add a version to
@@ -248,6 +249,14 @@ export class EventConsumer {
       this.acked(m, fresh);
     } catch (err) {
       const deliveries = m.info.deliveryCount;
+      if (isBackendUnavailable(err)) {
+        // Postgres is down or restarting: the event is fine, so it never counts towards parking
+        // (an outage longer than maxDeliveries retries would otherwise park good events).
+        logRetriedFailure(log, err, { consumer: name, event_id: event.id, seq: event.seq, deliveries }, 'applying an event failed; it will be redelivered');
+        this.applied?.inc({ consumer: name, outcome: 'failed' });
+        m.nak(this.o.retryDelayMs ?? 1000);
+        return;
+      }
       if (deliveries >= (this.o.maxDeliveries ?? 5) && (await this.park(event, deliveries, err))) {
         log.error({ err, consumer: name, event_id: event.id, seq: event.seq, deliveries }, 'event parked after repeated failures');
         this.applied?.inc({ consumer: name, outcome: 'parked' });
@@ -277,7 +286,7 @@ export class EventConsumer {
         ]);
       return true;
     } catch (e) {
-      this.o.log.error({ err: e, consumer: this.o.name, seq: event.seq }, 'could not park an event');
+      logRetriedFailure(this.o.log, e, { consumer: this.o.name, seq: event.seq }, 'could not park an event');
       return false;
     }
   }

@@ -91,7 +91,7 @@ async function ensureSchema(url: string, schema: string): Promise<void> {
 export async function openOrm(opts: DbOptions): Promise<Orm> {
   if (!SCHEMA_NAME.test(opts.schema)) throw new Error(`bad schema name ${opts.schema}`);
   await ensureSchema(opts.url, opts.schema);
-  return MikroORM.init<PostgreSqlDriver>({
+  const orm = await MikroORM.init<PostgreSqlDriver>({
     driver: PostgreSqlDriver,
     clientUrl: opts.url,
     schema: opts.schema,
@@ -120,6 +120,49 @@ export async function openOrm(opts: DbOptions): Promise<Orm> {
       snapshot: false,
     },
   });
+  keepTheFirstError(orm);
+  return orm;
+}
+
+/** The transaction object MikroORM gets from knex (a transactor). */
+interface TransactionContext {
+  isCompleted?: () => boolean;
+  /** Settles when the transaction ends; rejected with the error of a failed BEGIN or COMMIT. */
+  executionPromise?: Promise<unknown>;
+}
+
+/**
+ * Makes a transaction whose connection died fail with the connection's error (57P01, "Connection
+ * terminated", ...), which isBackendUnavailable knows, instead of knex's "Transaction query already
+ * complete" (a DriverException without a code, which answered 500 during a Postgres outage):
+ *
+ * - a BEGIN that fails leaves knex's transaction completed yet handed out, its error parked in
+ *   `executionPromise`; the first query then failed with "already complete". begin() now throws
+ *   that parked error.
+ * - a COMMIT whose connection dies completes the transaction too; MikroORM then rolls back, knex
+ *   refuses ("already complete") and that error replaced the commit's. Nothing is left to roll back
+ *   (the server ends a dead session's transaction itself), so that rollback is skipped and the
+ *   caller gets the commit's error.
+ */
+export function keepTheFirstError(orm: Orm): void {
+  const driver = orm.em.getDriver();
+  const connection = driver.getConnection() as unknown as {
+    begin: (...args: unknown[]) => Promise<TransactionContext>;
+    rollback: (ctx: TransactionContext, ...rest: unknown[]) => Promise<void>;
+  };
+  const begin = connection.begin.bind(connection);
+  const rollback = connection.rollback.bind(connection);
+  connection.begin = async (...args) => {
+    const trx = await begin(...args);
+    if (trx?.isCompleted?.()) {
+      await trx.executionPromise?.catch((e: unknown) => {
+        throw driver.convertException(e as Error);
+      });
+      throw new Error('the transaction ended before it began');
+    }
+    return trx;
+  };
+  connection.rollback = (ctx, ...rest) => (ctx?.isCompleted?.() ? Promise.resolve() : rollback(ctx, ...rest));
 }
 
 function knexLog(log: Logger) {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import type { TrustedContext } from '@acct/contracts';
-import { ensureDatabase } from '@acct/kit';
+import { CONSUMER_MIGRATIONS, EventConsumer, createMetrics, ddlMigration, encodeJson, ensureDatabase, migrate, openOrm } from '@acct/kit';
 import { OwnPostgres, freePort } from '@acct/stack';
 import { type TestService, ctx, firstRow, startServiceForTest, waitFor } from '@acct/testing';
 import { payablesService } from '../../services/payables/src/service';
@@ -131,4 +131,54 @@ describe('a Postgres outage answers service_unavailable, never internal_error', 
     },
     180_000,
   );
+
+  it('an event consumer retries through an outage, parks nothing and applies every event once after the restart', async () => {
+    const orm = await openOrm({
+      url: pg.url('acct_outage'),
+      schema: 'outage_consumer',
+      entities: [],
+      migrations: [...CONSUMER_MIGRATIONS, { name: 'Outage_Applied', class: ddlMigration('CREATE TABLE applied (event_id uuid PRIMARY KEY)') }],
+      poolMax: 2,
+      log,
+    });
+    await migrate(orm);
+    const metrics = createMetrics('outage', false);
+    const consumer = new EventConsumer({
+      nc: svc.nc,
+      prefix: svc.prefix,
+      orm,
+      log,
+      metrics,
+      name: `outage-${randomUUID().slice(0, 8)}`,
+      filterSubject: `${svc.prefix}.events.outage.>`,
+      retryDelayMs: 50,
+      // Far fewer than the deliveries the outage causes: an outage must not count towards parking.
+      maxDeliveries: 2,
+      apply: async (em, e) => {
+        await em.execute('INSERT INTO applied (event_id) VALUES (?)', [e.id], 'run');
+      },
+    });
+    const counted = async (outcome: string) => (await metrics.eventsConsumed.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+    try {
+      await consumer.start();
+      await pg.stop('immediate');
+      const js = svc.nc.jetstream();
+      const ids = Array.from({ length: 5 }, () => randomUUID());
+      for (const id of ids) await js.publish(`${svc.prefix}.events.outage.test`, encodeJson({ id, type: 'outage.test' }), { msgID: id });
+      // Every event failed several times over (more than maxDeliveries) while Postgres was down.
+      await waitFor(async () => (await counted('failed')) >= ids.length * 3, 60_000, 50);
+      await pg.start();
+      await waitFor(async () => (await counted('applied')) >= ids.length, 60_000, 50);
+      const sql = (q: string) => orm.em.fork().getConnection().execute(q);
+      expect((await sql('SELECT event_id FROM applied')).map((r) => r.event_id).sort()).toEqual([...ids].sort());
+      expect(await sql('SELECT * FROM parked_events')).toEqual([]);
+      expect(await counted('parked')).toBe(0);
+      expect(logged.filter((l) => l.level >= 50).map((l) => l.msg)).toEqual([]);
+      expect(logged.some((l) => l.msg === 'applying an event failed; it will be redelivered (database unavailable)')).toBe(true);
+    } finally {
+      if (!pg.running) await pg.start();
+      await consumer.stop();
+      await orm.close(true);
+    }
+  }, 180_000);
 });

@@ -69,7 +69,8 @@ describe('logRetriedFailure', () => {
 
   it('logs an outage as a warning with its code, without a stack', () => {
     const { lines, log } = capture();
-    logRetriedFailure(log, wrapped(DriverException, 'terminating connection due to administrator command', { code: '57P01' }), { consumer: 'c' }, 'applying an event failed');
+    const e = wrapped(DriverException, `insert into "applied" ("email") values ('ada@example.com') - terminating connection due to administrator command`, { code: '57P01' });
+    logRetriedFailure(log, e, { consumer: 'c' }, 'applying an event failed');
     expect(lines).toEqual([
       expect.objectContaining({
         level: 40,
@@ -80,6 +81,7 @@ describe('logRetriedFailure', () => {
       }),
     ]);
     expect(lines[0]).not.toHaveProperty('err');
+    expect(JSON.stringify(lines)).not.toContain('ada@example.com');
   });
 
   it('logs anything else as an error with the stack', () => {

@@ -1,4 +1,4 @@
-import type { Logger } from './logger';
+import { type Logger, postgresMessage } from './logger';
 
 /**
  * Whether an error means a backing service (Postgres) is unreachable or refusing work, as opposed
@@ -60,12 +60,16 @@ export function isBackendUnavailable(e: unknown): boolean {
 /**
  * Logs a failure of background work (a consumer, a delivery loop, an operator command): a warning
  * without the stack when the database is unreachable (an outage, not a bug: the work is retried;
- * `database_unavailable: true` to filter on), an error with the stack otherwise.
+ * `database_unavailable: true` to filter on; the message without the statement and its values), an
+ * error with the stack otherwise.
  */
 export function logRetriedFailure(log: Logger, err: unknown, fields: Record<string, unknown>, message: string): void {
   if (isBackendUnavailable(err)) {
     const e = err as { code?: unknown; message?: unknown };
-    log.warn({ ...fields, database_unavailable: true, error: { code: text(e?.code) || undefined, message: text(e?.message) } }, `${message} (database unavailable)`);
+    log.warn(
+      { ...fields, database_unavailable: true, error: { code: text(e?.code) || undefined, message: postgresMessage(text(e?.message)) } },
+      `${message} (database unavailable)`,
+    );
   } else {
     log.error({ ...fields, err }, message);
   }

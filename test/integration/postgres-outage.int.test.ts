@@ -42,7 +42,7 @@ describe('a Postgres outage answers service_unavailable, never internal_error', 
   }, 60_000);
 
   /** Sends 1-cent vendor payments on one bill from `workers` loops until stopped; every reply's outcome is kept. */
-  function traffic(c: TrustedContext, vendorId: string, billId: string, workers = 4) {
+  function traffic(c: TrustedContext, vendorId: string, billId: string, workers = 8) {
     const outcomes = new Map<string, number>();
     const acked: string[] = [];
     let stopped = false;

@@ -132,26 +132,16 @@ interface TransactionContext {
 }
 
 /**
- * Makes a transaction whose connection died fail with the connection's error (57P01, "Connection
- * terminated", ...), which isBackendUnavailable knows, instead of knex's "Transaction query already
- * complete" (a DriverException without a code, which answered 500 during a Postgres outage):
- *
- * - a BEGIN that fails leaves knex's transaction completed yet handed out, its error parked in
- *   `executionPromise`; the first query then failed with "already complete". begin() now throws
- *   that parked error.
- * - a COMMIT whose connection dies completes the transaction too; MikroORM then rolls back, knex
- *   refuses ("already complete") and that error replaced the commit's. Nothing is left to roll back
- *   (the server ends a dead session's transaction itself), so that rollback is skipped and the
- *   caller gets the commit's error.
+ * Makes a transaction whose connection died under its BEGIN fail with the connection's error
+ * (57P01, "Connection terminated", ...), which isBackendUnavailable knows. knex hands out such a
+ * transaction anyway, already completed, with the BEGIN's error parked in `executionPromise`; its
+ * first query then failed with "Transaction query already complete" (a DriverException without a
+ * code), and a Postgres outage answered 500. begin() now throws the parked error instead.
  */
 export function keepTheFirstError(orm: Orm): void {
   const driver = orm.em.getDriver();
-  const connection = driver.getConnection() as unknown as {
-    begin: (...args: unknown[]) => Promise<TransactionContext>;
-    rollback: (ctx: TransactionContext, ...rest: unknown[]) => Promise<void>;
-  };
+  const connection = driver.getConnection() as unknown as { begin: (...args: unknown[]) => Promise<TransactionContext> };
   const begin = connection.begin.bind(connection);
-  const rollback = connection.rollback.bind(connection);
   connection.begin = async (...args) => {
     const trx = await begin(...args);
     if (trx?.isCompleted?.()) {
@@ -162,7 +152,6 @@ export function keepTheFirstError(orm: Orm): void {
     }
     return trx;
   };
-  connection.rollback = (ctx, ...rest) => (ctx?.isCompleted?.() ? Promise.resolve() : rollback(ctx, ...rest));
 }
 
 function knexLog(log: Logger) {

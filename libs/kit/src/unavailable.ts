@@ -12,9 +12,9 @@ import { type Logger, postgresMessage } from './logger';
  * lost connection, and knex's pool timeout once wrapped, carry neither: they are known by their
  * fixed text.
  *
- * A commit whose connection died leaves its transaction completed; the rollback after it would
- * fail with knex's "Transaction query already complete" and hide the connection error, so the kit
- * skips that rollback (see keepTheFirstError in db.ts) and the caller sees the connection error.
+ * A BEGIN whose connection died leaves knex's transaction completed, and its first query would
+ * fail with "Transaction query already complete" (no code, no cause): the kit makes such a begin
+ * throw the connection's error instead (keepTheFirstError in db.ts).
  */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
 const SQLSTATES = new Set([

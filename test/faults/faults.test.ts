@@ -8,7 +8,9 @@ import { CLUSTER, DUPLICATE_WINDOW_S, FaultSystem, type Figures, REPLICAS, START
 
 /**
  * Fault injection against the whole system: a steady write load through the gateway while every
- * service and the NATS server are killed with SIGKILL and restarted. Afterwards every write that was
+ * service and the NATS server are killed with SIGKILL and restarted, and Postgres (the run's own) is
+ * stopped (immediately, and with a fast shutdown) and started again. No attempt is ever answered 500:
+ * an outage is a 503 with Retry-After (or a network error while a process is down). Afterwards every write that was
  * acknowledged is in the books exactly once, every event reached the stream and a consumer applied
  * it exactly once, the books balance (A/R = open invoices in receivables, A/P = open bills in
  * payables), and no log line carries a secret or a customer's or vendor's e-mail.
@@ -25,13 +27,26 @@ const PROGRESS_PER_SERVICE = 8;
 /** Rounds of kill -9 over every service: more chances to hit a request between commit and reply. */
 const SERVICE_ROUNDS = 2;
 const PROGRESS_DEADLINE_MS = 200_000;
+/** How long Postgres stays down in its longer outage. */
+const POSTGRES_OUTAGE_MS = 3_000;
+
+/**
+ * FAULTS=postgres,nats (any of services, nats, postgres) injects only those kinds of fault, with
+ * the same load and every check: `FAULTS=postgres npm run test:faults` runs the Postgres faults alone.
+ */
+const KINDS = ['services', 'nats', 'postgres'] as const;
+const SELECTED = new Set((process.env.FAULTS ?? KINDS.join(',')).split(',').map((k) => k.trim()));
+for (const k of SELECTED) if (!(KINDS as readonly string[]).includes(k)) throw new Error(`FAULTS: unknown kind ${k} (one of ${KINDS.join(', ')})`);
+const injects = (kind: (typeof KINDS)[number]) => SELECTED.has(kind);
+/** How many faults the selection injects. */
+const EXPECTED_FAULTS = (injects('services') ? SERVICE_ROUNDS * SERVICE_MANIFEST.length : 0) + (injects('nats') ? 2 : 0) + (injects('postgres') ? 2 : 0);
 
 interface Fault {
   what: string;
   downMs: number;
 }
 
-describe('faults: kill -9 of every service and of NATS under a steady write load', () => {
+describe('faults: kill -9 of every service and of NATS, Postgres stopped, under a steady write load', () => {
   const started = Date.now();
   const system = new FaultSystem();
   let load: WriteLoad;
@@ -87,14 +102,14 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
     });
   }
 
-  it('runs the write load through kill -9 of each service and of NATS (short and longer than the dedupe window)', async () => {
+  it('runs the write load through kill -9 of each service and of NATS (short and longer than the dedupe window) and Postgres stops, answering no 500', async () => {
     load = new WriteLoad(system.stack!.gatewayUrl, system.keys.test_key);
     load.start(WORKERS);
     await progress(80);
 
     // Each service in turn, the gateway last (the manifest's order); on a cluster one of its two
     // processes, alternately.
-    for (const [round, def] of Array.from({ length: SERVICE_ROUNDS }, (_, r) => SERVICE_MANIFEST.map((d) => [r, d] as const)).flat()) {
+    for (const [round, def] of injects('services') ? Array.from({ length: SERVICE_ROUNDS }, (_, r) => SERVICE_MANIFEST.map((d) => [r, d] as const)).flat() : []) {
       const target = CLUSTER ? (round % 2 === 0 ? def.name : `${def.name}#1`) : def.name;
       const down = Date.now();
       await system.stack!.stopService(target, 'SIGKILL');
@@ -105,7 +120,7 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
     }
 
     // NATS: a quick crash and restart (within the dedupe window), then an outage longer than it.
-    for (const outageMs of [0, LONG_OUTAGE_MS]) {
+    for (const outageMs of injects('nats') ? [0, LONG_OUTAGE_MS] : []) {
       const down = Date.now();
       await system.nats.kill('SIGKILL');
       await new Promise((r) => setTimeout(r, outageMs));
@@ -118,6 +133,23 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
       await progress();
     }
 
+    // Postgres (the run's own): a crash (immediate stop: every connection drops mid-query, mid-commit)
+    // restarted at once, then a fast shutdown (57P01 to every session) and an outage of a few seconds.
+    for (const [mode, outageMs] of injects('postgres')
+      ? ([
+          ['immediate', 0],
+          ['fast', POSTGRES_OUTAGE_MS],
+        ] as const)
+      : []) {
+      const down = Date.now();
+      await system.postgres.stop(mode);
+      await new Promise((r) => setTimeout(r, outageMs));
+      await system.postgres.start();
+      faults.push({ what: `postgres ${mode} stop, ${outageMs ? `${outageMs / 1000} s outage` : 'immediate restart'}`, downMs: Date.now() - down });
+      await allReady();
+      await progress();
+    }
+
     await load.stop();
     figures['faults injected'] = faults.length;
     faults.forEach((f, i) => (figures[`  ${i + 1}. ${f.what} (down ms)`] = f.downMs));
@@ -126,13 +158,19 @@ describe('faults: kill -9 of every service and of NATS under a steady write load
     figures['requests sent (attempts)'] = load.stats.requests;
     figures['  retried after 5xx / network / 409 in_flight'] = `${load.stats.retried5xx} / ${load.stats.retriedNetwork} / ${load.stats.retriedInFlight}`;
     figures['  retried writes answered as replays'] = load.stats.replayedAfterRetry;
+    figures['  answered 503 (of which without Retry-After)'] = `${load.stats.status503} (${load.stats.status503WithoutRetryAfter})`;
+    figures['  answered 500'] = load.stats.status500;
     const by = load.stats.byService;
     figures['  writes retried (replays): receivables / payables'] = `${by.receivables.retried} (${by.receivables.replayed}) / ${by.payables.retried} (${by.payables.replayed})`;
     // A request that had reached the gateway when it was killed leaves its Idempotency-Key
     // in_flight; retries get 409 in_flight until the record goes stale (120 s in the gateway).
     figures['  longest retry until a final answer (ms)'] = load.stats.longestRetryMs;
 
-    expect(faults).toHaveLength(SERVICE_ROUNDS * SERVICE_MANIFEST.length + 2);
+    expect(faults).toHaveLength(EXPECTED_FAULTS);
+    // No fault is a bug: 0 × 500 over the whole run, and every 503 says when to retry.
+    expect(load.stats.samples500).toEqual([]);
+    expect(load.stats.status500).toBe(0);
+    expect(load.stats.status503WithoutRetryAfter).toBe(0);
     expect(load.acked).toBeGreaterThan(80 + faults.length * PROGRESS_AFTER_FAULT);
     expect(load.ackedOf(PAYABLES_KINDS)).toBeGreaterThan(faults.length * PROGRESS_PER_SERVICE);
     // Every request got its expected answer in the end: no 409 for a retried identical request,

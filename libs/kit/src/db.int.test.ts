@@ -1,6 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 import { freshDatabase, type TestDatabase } from '@acct/testing';
+import { Client } from 'pg';
 import { databaseName, ensureDatabase, migrate, openOrm, pingDb } from './db';
+import { isBackendUnavailable } from './unavailable';
 
 class M1 extends Migration {
   override async up(): Promise<void> {
@@ -55,6 +57,33 @@ describe('database helpers against real Postgres', () => {
       expect(await other.em.getConnection().execute('SELECT count(*)::int AS n FROM things')).toEqual([{ n: 0 }]);
     } finally {
       await other.close(true);
+    }
+  });
+
+  it("fails a transaction whose connection died before its COMMIT with the connection's error, and the pool replaces it", async () => {
+    const orm = await openOrm({ url: db.url, schema: 'svc_lost', entities: [], migrations: [], poolMax: 2 });
+    // Only this test's own session is terminated (as a Postgres shutdown or failover would).
+    const admin = new Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      const failed = await orm.em
+        .fork()
+        .transactional(async (em) => {
+          const rows = await em.execute<{ pid: number }[]>('SELECT pg_backend_pid() AS pid');
+          await admin.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid]);
+          await new Promise((r) => setTimeout(r, 300)); // the FATAL 57P01 reaches the client
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(String((failed as Error)?.message)).not.toMatch(/already complete/);
+      expect(isBackendUnavailable(failed)).toBe(true);
+      // The pool replaces the dead connection: the next transaction works.
+      await expect(orm.em.fork().transactional((em) => em.execute('SELECT 1 AS one'))).resolves.toEqual([{ one: 1 }]);
+    } finally {
+      await admin.end();
+      await orm.close(true);
     }
   });
 

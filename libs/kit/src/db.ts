@@ -91,7 +91,7 @@ async function ensureSchema(url: string, schema: string): Promise<void> {
 export async function openOrm(opts: DbOptions): Promise<Orm> {
   if (!SCHEMA_NAME.test(opts.schema)) throw new Error(`bad schema name ${opts.schema}`);
   await ensureSchema(opts.url, opts.schema);
-  return MikroORM.init<PostgreSqlDriver>({
+  const orm = await MikroORM.init<PostgreSqlDriver>({
     driver: PostgreSqlDriver,
     clientUrl: opts.url,
     schema: opts.schema,
@@ -120,6 +120,38 @@ export async function openOrm(opts: DbOptions): Promise<Orm> {
       snapshot: false,
     },
   });
+  keepTheFirstError(orm);
+  return orm;
+}
+
+/** The transaction object MikroORM gets from knex (a transactor). */
+interface TransactionContext {
+  isCompleted?: () => boolean;
+  /** Settles when the transaction ends; rejected with the error of a failed BEGIN or COMMIT. */
+  executionPromise?: Promise<unknown>;
+}
+
+/**
+ * Makes a transaction whose connection died under its BEGIN fail with the connection's error
+ * (57P01, "Connection terminated", ...), which isBackendUnavailable knows. knex hands out such a
+ * transaction anyway, already completed, with the BEGIN's error parked in `executionPromise`; its
+ * first query then failed with "Transaction query already complete" (a DriverException without a
+ * code), and a Postgres outage answered 500. begin() now throws the parked error instead.
+ */
+export function keepTheFirstError(orm: Orm): void {
+  const driver = orm.em.getDriver();
+  const connection = driver.getConnection() as unknown as { begin: (...args: unknown[]) => Promise<TransactionContext> };
+  const begin = connection.begin.bind(connection);
+  connection.begin = async (...args) => {
+    const trx = await begin(...args);
+    if (trx?.isCompleted?.()) {
+      await trx.executionPromise?.catch((e: unknown) => {
+        throw driver.convertException(e as Error);
+      });
+      throw new Error('the transaction ended before it began');
+    }
+    return trx;
+  };
 }
 
 function knexLog(log: Logger) {

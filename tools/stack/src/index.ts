@@ -3,3 +3,4 @@ export * from './seed';
 export * from './nats-server';
 export * from './round-robin';
 export * from './s3';
+export * from './own-postgres';

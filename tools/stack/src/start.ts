@@ -47,6 +47,8 @@ runMain(async () => {
     gatewayPort: config.GATEWAY_PORT,
     opsPorts,
     logs: 'inherit',
+    // A service that dies is logged and started again (backoff 0.5 s doubling to 30 s).
+    supervise: true,
   }).catch(async (e: unknown) => {
     await stopLocal();
     throw e;
@@ -63,6 +65,8 @@ runMain(async () => {
       `  try: curl -H "Authorization: Bearer ${seed.test_key}" ${stack.gatewayUrl}/api/v1/auth/check`,
       `  OpenAPI: ${stack.gatewayUrl}/developers/openapi.yaml`,
       `  ops ports (/metrics, /healthz, /readyz): ${SERVICE_MANIFEST.map((s) => `${s.name} ${stack.services.get(s.name)?.opsPort}`).join(', ')}`,
+      `  supervised: a service that exits is logged and restarted (0.5 s, doubling to 30 s); kill -USR2 ${process.pid} prints the status`,
+      `  status: ${stack.status()}`,
       '  Ctrl-C stops everything.',
       '',
     ].join('\n'),
@@ -77,6 +81,7 @@ runMain(async () => {
     process.stdout.write('stopped.\n');
     process.exit(0);
   };
+  process.on('SIGUSR2', () => process.stdout.write(`[stack] status: ${stack.status()}\n`));
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
 });

@@ -8,13 +8,16 @@ export interface ShutdownStep {
 
 /**
  * On SIGTERM or SIGINT run the steps in order (stop taking work, drain NATS, finish in-flight
- * requests, close the pool), then exit 0; if that takes longer than timeoutMs, exit 1.
+ * requests, close the pool), then exit 0; if that takes longer than timeoutMs, exit 1. A process
+ * started with an IPC channel (tools/stack) also shuts down when that channel goes: the process
+ * that started it is gone (killed, crashed) and nothing would ever stop this one.
  */
 export function installShutdown(log: Logger, steps: ShutdownStep[], timeoutMs: number): (signal?: string) => Promise<void> {
   let started = false;
   const shutdown = async (signal = 'shutdown') => {
     if (started) return;
     started = true;
+    const began = Date.now();
     log.info({ signal }, 'shutting down');
     const force = setTimeout(() => {
       log.error({ timeout_ms: timeoutMs }, 'shutdown timed out; exiting');
@@ -29,12 +32,13 @@ export function installShutdown(log: Logger, steps: ShutdownStep[], timeoutMs: n
         log.error({ err, step: step.name }, 'shutdown step failed');
       }
     }
-    log.info('stopped');
+    log.info({ ms: Date.now() - began }, 'stopped');
     clearTimeout(force);
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+  if (process.connected) process.once('disconnect', () => void shutdown('parent gone'));
   return shutdown;
 }
 

@@ -15,6 +15,12 @@ export const gatewayConfigSpec = {
   AUTH_CACHE_TTL_MS: v.int(5000, 'how long a key lookup, known or unknown key, is cached (revocation delay), ms', 0, 300_000),
   HTTP_REQUEST_TIMEOUT_MS: v.int(30_000, 'a request (headers and body) must arrive within this, ms (408 and close otherwise)', 1000, 600_000),
   HTTP_HEADERS_TIMEOUT_MS: v.int(10_000, 'request headers must arrive within this, ms (at most HTTP_REQUEST_TIMEOUT_MS)', 1000, 600_000),
+  HTTP_DRAIN_GRACE_MS: v.int(
+    1000,
+    'on SIGTERM, how long the gateway keeps listening (readiness already 503) and answers with Connection: close before it closes idle connections, ms',
+    0,
+    60_000,
+  ),
   UPLOAD_MAX_BYTES: v.int(25 * 1024 * 1024, 'largest document upload, bytes (413 past it); the documents service has the same setting', 1, 5 * 1024 * 1024 * 1024),
   UPLOAD_SPOOL_DIR: v.str('', 'folder where an upload is spooled on its way to storage; empty: the OS temp folder', { min: 0 }),
   STORAGE_TIMEOUT_MS: v.int(

@@ -59,14 +59,16 @@ runMain(async () => {
   rt.onShutdown([
     {
       name: 'http',
-      // Stop accepting connections; close idle keep-alive ones; wait for requests in flight.
-      run: () =>
-        new Promise<void>((resolve) => {
-          clearInterval(purge);
-          for (const s of syncs) void s.stop();
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        }),
+      // /readyz is 503 already (the runtime's first step). Every response now closes its connection;
+      // after the grace the port closes, idle keep-alive connections with it, and requests in
+      // flight finish (cut only if they outlast the shutdown timeout, less 2 s for the steps after).
+      run: async () => {
+        clearInterval(purge);
+        const forceAfterMs = Math.max(0, config.SHUTDOWN_TIMEOUT_MS - config.HTTP_DRAIN_GRACE_MS - 2000);
+        const drained = await server.drain({ graceMs: config.HTTP_DRAIN_GRACE_MS, forceAfterMs });
+        rt.log.info({ drain_ms: drained.ms, cut: drained.cut }, drained.cut ? 'http drained; requests still running were cut' : 'http drained');
+        await Promise.all(syncs.map((s) => s.stop()));
+      },
     },
   ]);
   rt.log.info({ port, ops_port: rt.ops.port }, 'gateway listening');

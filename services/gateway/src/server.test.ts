@@ -83,3 +83,93 @@ describe('gateway config', () => {
     expect(c.HTTP_HEADERS_TIMEOUT_MS).toBe(10_000);
   });
 });
+
+describe('GatewayServer.drain', () => {
+  /** A server whose handler answers /slow only once release() is called. */
+  async function start() {
+    const app = new Koa();
+    app.silent = true;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let arrived!: () => void;
+    const slowArrived = new Promise<void>((r) => (arrived = r));
+    app.use(async (ctx) => {
+      if (ctx.path === '/slow') {
+        arrived();
+        await released;
+      }
+      ctx.body = `ok ${ctx.path}`;
+    });
+    const server = createGatewayServer(app, { requestTimeoutMs: 5000, headersTimeoutMs: 5000 });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    return { server, port: (server.address() as AddressInfo).port, release, slowArrived };
+  }
+
+  /** A raw keep-alive connection: send a request, read one response, see when the server closes it. */
+  function connection(port: number) {
+    const socket = net.connect(port, '127.0.0.1');
+    let buf = '';
+    let waiter: (() => void) | undefined;
+    const closed = new Promise<void>((r) => socket.once('close', () => r()));
+    socket.on('data', (d) => {
+      buf += d.toString('latin1');
+      waiter?.();
+    });
+    socket.on('error', () => undefined);
+    return {
+      closed,
+      isClosed: () => socket.destroyed,
+      request: async (p: string): Promise<string> => {
+        buf = '';
+        socket.write(`GET ${p} HTTP/1.1\r\nHost: t\r\n\r\n`);
+        // Each response here is small and has a Content-Length: whole once the body is in.
+        for (;;) {
+          const head = buf.indexOf('\r\n\r\n');
+          const len = /content-length: (\d+)/i.exec(buf);
+          if (head >= 0 && len && buf.length >= head + 4 + Number(len[1])) return buf;
+          await new Promise<void>((r) => (waiter = r));
+        }
+      },
+    };
+  }
+
+  it('answers a request in flight with Connection: close, closes idle keep-alive connections, and resolves once all are closed', async () => {
+    const { server, port, release, slowArrived } = await start();
+    const idle = connection(port);
+    expect(await idle.request('/first')).toMatch(/^HTTP\/1\.1 200[\s\S]*Connection: keep-alive/i);
+    const busy = connection(port);
+    const slow = busy.request('/slow');
+    await slowArrived;
+    const drained = server.drain({ graceMs: 200, forceAfterMs: 10_000 });
+    release();
+    const answer = await slow;
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+    expect(answer).toMatch(/ok \/slow$/);
+    await busy.closed; // the server ended the connection after that answer
+    await idle.closed; // and closed the idle one after the grace
+    expect(await drained).toMatchObject({ cut: 0 });
+    expect(server.listening).toBe(false);
+  });
+
+  it('still answers, with Connection: close, a request that comes on a keep-alive connection during the grace', async () => {
+    const { server, port } = await start();
+    const c = connection(port);
+    expect(await c.request('/a')).toMatch(/Connection: keep-alive/i);
+    const drained = server.drain({ graceMs: 300, forceAfterMs: 10_000 });
+    const answer = await c.request('/b');
+    expect(answer).toMatch(/^HTTP\/1\.1 200[\s\S]*\r\nConnection: close\r\n[\s\S]*ok \/b$/i);
+    await c.closed;
+    expect(await drained).toMatchObject({ cut: 0 });
+  });
+
+  it('cuts a request that outlasts forceAfterMs and says so', async () => {
+    const { server, port, slowArrived } = await start();
+    const c = connection(port);
+    void c.request('/slow').catch(() => undefined);
+    await slowArrived;
+    const drained = await server.drain({ graceMs: 0, forceAfterMs: 100 });
+    expect(drained.cut).toBe(1);
+    await c.closed;
+  });
+});

@@ -38,23 +38,83 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
+export interface DrainOptions {
+  /**
+   * After SIGTERM the server keeps listening this long, answering every request with
+   * `Connection: close`: a load balancer that polls /readyz (already 503) stops sending new
+   * connections, and a keep-alive client sends at most one more request on each connection, then
+   * opens a new one elsewhere.
+   */
+  graceMs: number;
+  /** Connections still open this long after the grace (a request still running) are cut. */
+  forceAfterMs: number;
+}
+
+export interface DrainResult {
+  /** Connections cut at forceAfterMs because a request was still running on them. */
+  cut: number;
+  ms: number;
+}
+
+export interface GatewayServer extends http.Server {
+  /**
+   * Stops the server without failing a request: from now on every response says `Connection:
+   * close` (those in flight that have not answered yet included); after the grace it stops
+   * listening and closes idle keep-alive connections; it resolves once every connection is closed.
+   */
+  drain(o: DrainOptions): Promise<DrainResult>;
+}
+
 /**
  * The gateway's HTTP server: a client that sends less body than its Content-Length (or its headers
  * slowly) holds a connection for requestTimeoutMs at most, not Node's default 300 s.
  */
-export function createGatewayServer(app: Koa, t: ServerTimeouts): http.Server {
+export function createGatewayServer(app: Koa, t: ServerTimeouts): GatewayServer {
   const handler = app.callback();
   const headersTimeout = Math.min(t.headersTimeoutMs, t.requestTimeoutMs); // Node refuses headers > request
+  let draining = false;
+  /** Responses not yet finished, so that draining can mark those that have not answered yet. */
+  const inFlight = new Set<http.ServerResponse>();
   const server = http.createServer(
     {
       requestTimeout: t.requestTimeoutMs,
       headersTimeout,
       connectionsCheckingInterval: Math.max(CHECK_EVERY_MS_MIN, Math.min(CHECK_EVERY_MS_MAX, Math.floor(headersTimeout / 4))),
     },
-    // Koa's handler settles every request itself (errors go to ctx.onerror), so its promise is dropped.
-    (req, res) => void handler(req, res),
-  );
+    (req, res) => {
+      // Node then writes `Connection: close` and ends the socket once the response is sent; set
+      // here, not as a header, since Koa drops the headers of an error it answers itself.
+      if (draining) res.shouldKeepAlive = false;
+      inFlight.add(res);
+      res.once('close', () => inFlight.delete(res));
+      // Koa's handler settles every request itself (errors go to ctx.onerror), so its promise is dropped.
+      void handler(req, res);
+    },
+  ) as GatewayServer;
   server.keepAliveTimeout = 65_000; // longer than typical load balancer idle timeouts
   server.on('clientError', answerClientError);
+  server.drain = async (o) => {
+    const started = Date.now();
+    draining = true;
+    for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+    await new Promise((r) => setTimeout(r, o.graceMs));
+    // A response that was already under way when draining began leaves its connection idle: closed here.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    let cut = 0;
+    const force = setTimeout(() => {
+      cut = inFlight.size;
+      server.closeAllConnections();
+    }, o.forceAfterMs);
+    // Responses still running end their connection when sent (shouldKeepAlive above).
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    try {
+      await closed;
+    } finally {
+      clearTimeout(force);
+      clearInterval(idle);
+    }
+    return { cut, ms: Date.now() - started };
+  };
   return server;
 }

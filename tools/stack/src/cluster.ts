@@ -37,6 +37,8 @@ runMain(async () => {
     replicas: config.STACK_REPLICAS,
     natsSeeds: auth.seeds,
     logs: { dir },
+    supervise: true,
+    log: (line) => process.stdout.write(`[stack] ${line}\n`),
     env: { EVENTS_STREAM_REPLICAS: String(Math.min(3, config.STACK_NATS_NODES)) },
   });
   const seed = await bootstrapDevKey(config.DATABASE_URL);

@@ -35,7 +35,24 @@ export interface StackOptions {
   natsSeeds?: Partial<Record<string, string>>;
   /** Folder of the local S3 server (s3rver) started when no S3_ENDPOINT is set; a temporary one by default. */
   s3Dir?: string;
+  /**
+   * Restart a process that exits without being asked to (crash, kill -9), after a delay that
+   * doubles from minDelayMs up to maxDelayMs with each exit in a row, back to minDelayMs once a
+   * process stayed up resetAfterMs. Off by default (the tests kill and start processes themselves);
+   * `true`: the defaults (0.5 s, 30 s, 60 s). An exit is logged either way.
+   */
+  supervise?: boolean | Partial<SupervisePolicy>;
+  /** Where the stack's own lines go (exits, restarts); default: stdout with logs 'inherit', else stack.log in the logs folder. */
+  log?: (line: string) => void;
 }
+
+export interface SupervisePolicy {
+  minDelayMs: number;
+  maxDelayMs: number;
+  resetAfterMs: number;
+}
+
+export const DEFAULT_SUPERVISE: SupervisePolicy = { minDelayMs: 500, maxDelayMs: 30_000, resetAfterMs: 60_000 };
 
 export interface RunningService {
   def: ServiceManifestEntry;
@@ -46,6 +63,12 @@ export interface RunningService {
   child: ChildProcess;
   /** The public port (gateways only). */
   httpPort?: number;
+  /** Which process of the service: 0 for `name`, i for `name#i`. */
+  replica: number;
+  /** How often the supervisor started this instance again after it exited on its own. */
+  restarts: number;
+  /** When it answered /readyz 200 (0: not yet). */
+  readyAt: number;
 }
 
 export interface Stack {
@@ -58,6 +81,13 @@ export interface Stack {
   stopService(name: string, signal?: NodeJS.Signals): Promise<number | null>;
   /** Starts every process of a service (or one instance) again and waits until ready. */
   startService(name: string): Promise<void>;
+  /** Stops one process of a service: replica 0 is `name`, i is `name#i`; its exit code (null: killed by a signal, or none running). */
+  stopReplica(name: string, replica: number, signal?: NodeJS.Signals): Promise<number | null>;
+  /** Starts one process of a service again and waits until ready (nothing to do when it runs). */
+  startReplica(name: string, replica: number): Promise<void>;
+  /** One line: each instance, up or down, and its restarts. */
+  status(): string;
+  /** Stops every process it started (the supervisor's restarts included): none is left running. */
   stop(): Promise<void>;
   /** The local S3 server, when the stack started one (no S3_ENDPOINT given). */
   s3?: LocalS3;
@@ -109,6 +139,8 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
 async function waitReady(svc: RunningService, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exitCode: number | null | undefined;
@@ -122,7 +154,10 @@ async function waitReady(svc: RunningService, timeoutMs: number): Promise<void> 
     }
     try {
       const res = await fetch(`http://127.0.0.1:${svc.opsPort}/readyz`);
-      if (res.status === 200) return;
+      if (res.status === 200) {
+        svc.readyAt = Date.now();
+        return;
+      }
     } catch {
       // not listening yet
     }
@@ -165,11 +200,78 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   if (publicPort !== 0) setPublicPort(publicPort);
   const timeout = opts.readyTimeoutMs ?? 30_000;
   const instancesOf = (name: string): string[] => (name.includes('#') ? [name] : Array.from({ length: replicas }, (_, i) => (i === 0 ? name : `${name}#${i}`)));
+  const policy: SupervisePolicy | undefined = opts.supervise ? { ...DEFAULT_SUPERVISE, ...(opts.supervise === true ? {} : opts.supervise) } : undefined;
+  const stackLog =
+    opts.log ??
+    (opts.logs === 'inherit'
+      ? (line: string) => process.stdout.write(`[stack] ${line}\n`)
+      : (line: string) => fs.appendFileSync(path.join((opts.logs as { dir: string }).dir, 'stack.log'), `${new Date().toISOString()} ${line}\n`));
+  /** Every child process started and not yet exited: stop() leaves none behind. */
+  const children = new Set<ChildProcess>();
+  /** Instances that should be running: the supervisor restarts only these. */
+  const wanted = new Set<string>();
+  const restartTimers = new Map<string, NodeJS.Timeout>();
+  /** Exits in a row without a healthy period between (the backoff's exponent), and restarts so far. */
+  const exitsInARow = new Map<string, number>();
+  const restartsOf = new Map<string, number>();
+  let stopping = false;
+  const track = (child: ChildProcess) => {
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    return child;
+  };
+
+  const status = () =>
+    [...services.values()]
+      .map((s) => `${s.instance} ${alive(s.child) ? (s.readyAt ? 'up' : 'starting') : 'down'}${s.restarts ? ` (${s.restarts} restart${s.restarts === 1 ? '' : 's'})` : ''}`)
+      .join(', ');
+
+  const onExit = (svc: RunningService, code: number | null, signal: NodeJS.Signals | null) => {
+    const { instance } = svc;
+    if (stopping || !wanted.has(instance) || services.get(instance) !== svc) return; // asked to stop, or replaced
+    const how = signal ? `signal ${signal}` : `code ${code}`;
+    if (!policy) {
+      stackLog(`${instance} (pid ${svc.child.pid}) exited (${how}); not restarted (supervision off)`);
+      return;
+    }
+    if (svc.readyAt && Date.now() - svc.readyAt >= policy.resetAfterMs) exitsInARow.set(instance, 0);
+    const n = exitsInARow.get(instance) ?? 0;
+    exitsInARow.set(instance, n + 1);
+    const delay = Math.min(policy.maxDelayMs, policy.minDelayMs * 2 ** n);
+    const restarts = (restartsOf.get(instance) ?? 0) + 1;
+    stackLog(`${instance} (pid ${svc.child.pid}) exited (${how}); restart ${restarts} in ${delay} ms`);
+    restartTimers.set(
+      instance,
+      setTimeout(() => {
+        restartTimers.delete(instance);
+        if (stopping || !wanted.has(instance)) return;
+        restartsOf.set(instance, restarts);
+        startInstance(instance).then(
+          () => stackLog(`${instance} is back (pid ${services.get(instance)?.child.pid}, restart ${restarts}); ${status()}`),
+          (e: unknown) => {
+            stackLog(`${instance}: restart ${restarts} failed: ${e instanceof Error ? e.message : String(e)}`);
+            // Not ready in time but running: killed, so that its exit brings the next attempt.
+            const again = services.get(instance);
+            if (again && alive(again.child)) again.child.kill('SIGKILL');
+          },
+        );
+      }, delay),
+    );
+  };
 
   const startInstance = async (instance: string) => {
     const name = instance.split('#')[0]!;
     const def = SERVICE_MANIFEST.find((d) => d.name === name);
     if (!def) throw new Error(`unknown service ${name}`);
+    const running = services.get(instance);
+    if (running && alive(running.child)) {
+      // Started twice would orphan the first process: wait for the one there is.
+      if (!running.readyAt) await waitReady(running, timeout);
+      return;
+    }
+    wanted.add(instance);
+    clearTimeout(restartTimers.get(instance));
+    restartTimers.delete(instance);
     // 0: the process binds a free port itself and reports it over IPC (no pick-then-bind race).
     const opsPort = (instance === name ? opts.opsPorts?.[name] : undefined) ?? 0;
     const env: NodeJS.ProcessEnv = { ...baseEnv, OPS_PORT: String(opsPort) };
@@ -182,13 +284,15 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       httpPort = replicas === 1 ? publicPort : 0;
       env.GATEWAY_PORT = String(httpPort);
     }
-    const child = run([path.join(serviceDir(def.name), 'dist', 'main.js')], env, opts.logs, instance.replace('#', '-'));
-    const svc: RunningService = { def, instance, opsPort, child, httpPort };
+    const child = track(run([path.join(serviceDir(def.name), 'dist', 'main.js')], env, opts.logs, instance.replace('#', '-')));
+    const replica = instance === name ? 0 : Number(instance.split('#')[1]);
+    const svc: RunningService = { def, instance, opsPort, child, httpPort, replica, restarts: restartsOf.get(instance) ?? 0, readyAt: 0 };
     child.on('message', (m: Partial<ListeningReport>) => {
       if (typeof m?.port !== 'number') return;
       if (m.acctListening === 'ops') svc.opsPort = m.port;
       if (m.acctListening === 'http' && def.public) svc.httpPort = m.port;
     });
+    child.once('exit', (code, signal) => onExit(svc, code, signal));
     services.set(instance, svc);
     await waitReady(svc, timeout);
     if (def.public && replicas === 1 && publicPort === 0) setPublicPort(svc.httpPort!);
@@ -198,6 +302,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   };
 
   const stopInstance = async (instance: string, signal: NodeJS.Signals) => {
+    wanted.delete(instance);
+    clearTimeout(restartTimers.get(instance));
+    restartTimers.delete(instance);
     const svc = services.get(instance);
     if (!svc) return null;
     services.delete(instance);
@@ -213,14 +320,34 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     for (const i of instancesOf(name)) code = (await stopInstance(i, signal)) ?? code;
     return code;
   };
+  const replicaInstance = (name: string, replica: number) => {
+    if (!SERVICE_MANIFEST.some((d) => d.name === name)) throw new Error(`unknown service ${name}`);
+    if (!Number.isInteger(replica) || replica < 0 || replica >= replicas) throw new Error(`${name} has replicas 0..${replicas - 1}, not ${replica}`);
+    return replica === 0 ? name : `${name}#${replica}`;
+  };
+  const stopReplica = async (name: string, replica: number, signal: NodeJS.Signals = 'SIGTERM') => stopInstance(replicaInstance(name, replica), signal);
+  const startReplica = async (name: string, replica: number) => startInstance(replicaInstance(name, replica));
 
   const gatewayUrls = () => [...services.values()].filter((s) => s.httpPort).map((s) => `http://127.0.0.1:${s.httpPort}`);
 
   let s3: LocalS3 | undefined;
   const stop = async () => {
+    stopping = true;
+    for (const t of restartTimers.values()) clearTimeout(t);
+    restartTimers.clear();
     await balancer?.close();
     // Gateway first, so no new work reaches services that are going away.
     for (const def of [...SERVICE_MANIFEST].reverse()) await stopService(def.name);
+    // Anything still running that the map no longer names (a start that failed half way, ...).
+    await Promise.all(
+      [...children].map(async (child) => {
+        const done = exited(child);
+        child.kill('SIGTERM');
+        const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        await done;
+        clearTimeout(kill);
+      }),
+    );
     await s3?.stop();
   };
 
@@ -230,7 +357,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     if (s3) Object.assign(baseEnv, s3.env);
     await ensureDatabase(opts.databaseUrl);
     for (const def of SERVICE_MANIFEST) {
-      const child = run([path.join(serviceDir(def.name), 'dist', 'migrate.js')], baseEnv, opts.logs, `${def.name}.migrate`);
+      const child = track(run([path.join(serviceDir(def.name), 'dist', 'migrate.js')], baseEnv, opts.logs, `${def.name}.migrate`));
       const code = await exited(child);
       if (code !== 0) throw new Error(`migrations of ${def.name} failed (exit ${code})`);
     }
@@ -243,5 +370,16 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await stop();
     throw e;
   }
-  return { gatewayUrl: `http://127.0.0.1:${publicPort}`, gatewayUrls, services, stopService, startService, stop, ...(s3 ? { s3 } : {}) };
+  return {
+    gatewayUrl: `http://127.0.0.1:${publicPort}`,
+    gatewayUrls,
+    services,
+    stopService,
+    startService,
+    stopReplica,
+    startReplica,
+    status,
+    stop,
+    ...(s3 ? { s3 } : {}),
+  };
 }

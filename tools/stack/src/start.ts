@@ -54,6 +54,8 @@ runMain(async () => {
     opsPorts,
     natsSeeds,
     logs: 'inherit',
+    // A service that dies is logged and started again (backoff 0.5 s doubling to 30 s).
+    supervise: true,
   }).catch(async (e: unknown) => {
     await stopLocal();
     throw e;
@@ -71,6 +73,8 @@ runMain(async () => {
       `  OpenAPI: ${stack.gatewayUrl}/developers/openapi.yaml`,
       `  ops ports (/metrics, /healthz, /readyz): ${SERVICE_MANIFEST.map((s) => `${s.name} ${stack.services.get(s.name)?.opsPort}`).join(', ')}`,
       ...(natsSeeds ? [`  NATS: a user per service; admin CLI: NATS_NKEY_SEED=$(cat ${path.join(LOCAL_DATA_DIR, 'admin.nkey')})`] : []),
+      `  supervised: a service that exits is logged and restarted (0.5 s, doubling to 30 s); kill -USR2 ${process.pid} prints the status`,
+      `  status: ${stack.status()}`,
       '  Ctrl-C stops everything.',
       '',
     ].join('\n'),
@@ -85,6 +89,7 @@ runMain(async () => {
     process.stdout.write('stopped.\n');
     process.exit(0);
   };
+  process.on('SIGUSR2', () => process.stdout.write(`[stack] status: ${stack.status()}\n`));
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
 });

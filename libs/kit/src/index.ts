@@ -18,3 +18,4 @@ export * from './consumer';
 export * from './columns';
 export * from './secrets';
 export * from './lists';
+export * from './conflicts';

@@ -1,5 +1,5 @@
 import { CONSUMERS, eventsStreamName } from '@acct/contracts';
-import type { EventConsumer, ServiceWiring } from '@acct/kit';
+import { type EventConsumer, type ServiceWiring, retryOnConflict } from '@acct/kit';
 import { appliedCount, emptyProjection } from '../queries/projection';
 import type { Freshness } from './freshness';
 
@@ -18,8 +18,15 @@ export async function rebuild(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | '
   try {
     await state.consumer.stop();
     const jsm = await w.nc.jetstreamManager();
-    await jsm.consumers.delete(eventsStreamName(w.prefix), CONSUMERS.reportingPostings).catch(() => undefined);
-    await w.orm.em.fork().transactional((em) => emptyProjection(em));
+    // Other replicas keep applying until the durable consumer goes; the consumer is deleted while
+    // this transaction holds consumed_events, so whatever they claim after it is claimed afresh and
+    // replayed from the first message (their consume loops re-attach once it exists again).
+    await retryOnConflict(() =>
+      w.orm.em.fork().transactional(async (em) => {
+        await emptyProjection(em);
+        await jsm.consumers.delete(eventsStreamName(w.prefix), CONSUMERS.reportingPostings).catch(() => undefined);
+      }),
+    );
     await state.consumer.start();
     const deadline = Date.now() + timeoutMs;
     for (;;) {

@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { MODULES, type ModuleName, adminSubject } from '@acct/contracts';
+import { MODULES, type ModuleName } from '@acct/contracts';
 import { connect } from 'nats';
-import { loadConfig, baseConfigSpec, decodeJson, migrate, runMain } from '@acct/kit';
+import { loadConfig, baseConfigSpec, migrate, runMain } from '@acct/kit';
 import { openGatewayOrm } from '../db';
 import * as admin from './admin';
+import { formatRebuildProgress, requestRebuild } from './rebuild';
 
 const USAGE = `usage: npm run admin -- <command> [options]
 
@@ -21,7 +22,8 @@ const USAGE = `usage: npm run admin -- <command> [options]
   disable-app --app APP_ID | enable-app --app APP_ID
   webhooks test ENDPOINT_ID                  send a webhook.test delivery (run by the webhook dispatcher)
   reporting rebuild                          drop the reporting projection and replay the events stream
-                                             (asks a running reporting service over NATS; waits until done)
+                                             (asks a running reporting service over NATS; prints progress,
+                                             waits until done, within its REPORTING_REBUILD_TIMEOUT_MS)
 
 Reads GATEWAY_DATABASE_URL, else DATABASE_URL (default postgres://postgres@127.0.0.1:5432/accounting); runs the gateway's
 migrations first, so it works on a fresh database.`;
@@ -157,14 +159,16 @@ async function main(): Promise<void> {
   }
 }
 
-/** Asks the reporting service to rebuild its projection from the stream (NATS_URL, NATS_PREFIX). */
+/**
+ * Asks the reporting service to rebuild its projection from the stream (NATS_URL, NATS_PREFIX):
+ * progress lines on stderr about once a second, the result as JSON on stdout. The wait follows the
+ * replica's REPORTING_REBUILD_TIMEOUT_MS (admin/rebuild.ts).
+ */
 async function reportingRebuild(): Promise<void> {
   const { NATS_URL, NATS_PREFIX } = loadConfig({ NATS_URL: baseConfigSpec.NATS_URL, NATS_PREFIX: baseConfigSpec.NATS_PREFIX });
   const nc = await connect({ servers: NATS_URL.split(','), name: 'admin' });
   try {
-    const reply = decodeJson<{ ok: boolean; applied?: number; last_seq?: number; error?: string }>(
-      (await nc.request(adminSubject(NATS_PREFIX, 'reporting', 'rebuild'), new Uint8Array(), { timeout: 15 * 60_000 })).data,
-    );
+    const reply = await requestRebuild(nc, NATS_PREFIX, (p) => process.stderr.write(`${formatRebuildProgress(p)}\n`));
     if (!reply.ok) throw new Error(`rebuild failed: ${reply.error}`);
     process.stdout.write(`${JSON.stringify({ applied: reply.applied, last_seq: reply.last_seq })}\n`);
   } finally {

@@ -1,4 +1,4 @@
-import { CONSUMERS, eventsStreamName } from '@acct/contracts';
+import { CONSUMERS, type RebuildProgress, eventsStreamName } from '@acct/contracts';
 import { type EventConsumer, type ServiceWiring, retryOnConflict } from '@acct/kit';
 import { appliedCount, emptyProjection } from '../queries/projection';
 import type { Freshness } from './freshness';
@@ -9,12 +9,36 @@ export interface RebuildTarget {
   fresh: Freshness;
 }
 
+/** The progress of a replay: `applied` of `total` stream positions after elapsedMs (pure). */
+export function rebuildProgress(applied: number, total: number, elapsedMs: number, timeoutMs: number): RebuildProgress {
+  const rate = elapsedMs > 0 ? (applied * 1000) / elapsedMs : 0;
+  const left = Math.max(0, total - applied);
+  return {
+    applied,
+    total,
+    rate_per_s: Math.round(rate * 10) / 10,
+    eta_s: left === 0 ? 0 : rate > 0 ? Math.ceil(left / rate) : null,
+    elapsed_ms: Math.round(elapsedMs),
+    timeout_ms: timeoutMs,
+  };
+}
+
+/** How often a rebuild reports its progress (onProgress). */
+export const PROGRESS_EVERY_MS = 1000;
+
 /**
  * Drops the projection and replays the events stream from its first message (the stream keeps
  * every event: max_age 0). Reads answer 503 meanwhile; resolves once the consumer caught up.
  */
-export async function rebuild(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log'>, state: RebuildTarget, timeoutMs: number): Promise<{ applied: number; last_seq: number }> {
+export async function rebuild(
+  w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log'>,
+  state: RebuildTarget,
+  timeoutMs: number,
+  onProgress?: (p: RebuildProgress) => void,
+): Promise<{ applied: number; last_seq: number }> {
   state.fresh.rebuilding = true;
+  const started = Date.now();
+  let reported = 0;
   try {
     await state.consumer.stop();
     const jsm = await w.nc.jetstreamManager();
@@ -28,9 +52,15 @@ export async function rebuild(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | '
       }),
     );
     await state.consumer.start();
-    const deadline = Date.now() + timeoutMs;
+    const deadline = started + timeoutMs;
     for (;;) {
       const p = await state.fresh.positions();
+      if (onProgress && (Date.now() - reported >= PROGRESS_EVERY_MS || p.ackFloor >= p.lastSeq)) {
+        reported = Date.now();
+        const progress = rebuildProgress(Math.min(p.ackFloor, p.lastSeq), p.lastSeq, reported - started, timeoutMs);
+        onProgress(progress);
+        w.log.info(progress, 'reporting rebuild progress');
+      }
       if (p.ackFloor >= p.lastSeq) {
         const applied = await appliedCount(w.orm);
         w.log.info({ applied, last_seq: p.lastSeq }, 'reporting projection rebuilt');

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { CONSUMERS, eventsStreamName } from '@acct/contracts';
+import { CONSUMERS, type RebuildProgress, eventsStreamName } from '@acct/contracts';
 import { claimEvent, ensureEventsStream } from '@acct/kit';
 import { type TestService, ctx, startServiceForTest, waitFor } from '@acct/testing';
-import { applyEvent } from './consumers/projection';
-import { reportingService } from './service';
+import { formatRebuildProgress, requestRebuild } from '../../services/gateway/src/admin/rebuild';
+import { applyEvent } from '../../services/reporting/src/consumers/projection';
+import { reportingService } from '../../services/reporting/src/service';
 
 /**
  * Two reporting replicas (two service instances: own pools, own NATS connections) on one database
@@ -136,6 +137,28 @@ describe('reporting: two replicas apply one stream', () => {
     expect(claims).toEqual({ n: events.length, d: events.length });
     const [entries] = await a.sql(`SELECT count(*)::int AS n FROM journal_entries`);
     expect(entries.n).toBe(events.length);
+    expect(await projection(a)).toEqual(await singleApplier());
+  }, 180_000);
+
+  it('rebuilds with both replicas running, printing progress, to the single-applier projection; both keep applying after', async () => {
+    const progress: RebuildProgress[] = [];
+    const reply = await requestRebuild(a.nc, a.prefix, (p) => progress.push(p));
+    expect(reply).toMatchObject({ ok: true, last_seq: published.length });
+    expect(progress.length).toBeGreaterThan(0);
+    for (const p of progress) {
+      expect(Object.keys(p).sort()).toEqual(['applied', 'elapsed_ms', 'eta_s', 'rate_per_s', 'timeout_ms', 'total']);
+      expect(p.applied).toBeLessThanOrEqual(p.total);
+    }
+    expect(progress.at(-1)).toMatchObject({ applied: published.length, total: published.length, eta_s: 0, timeout_ms: 600_000 });
+    console.log(`rebuild progress lines: ${progress.map(formatRebuildProgress).join(' | ')}`);
+    expect(await projection(a)).toEqual(await singleApplier());
+    // The other replica's consume loop re-attaches to the recreated durable consumer (report, not asserted: either may take the events).
+    const bBefore = await outcomes(b, 'applied');
+    await publish(burst(50));
+    await waitFor(caughtUp, 120_000, 20);
+    console.log(`after the rebuild: b applied ${(await outcomes(b, 'applied')) - bBefore} of 150 new events`);
+    const [claims] = await a.sql(`SELECT count(*)::int AS n FROM consumed_events`);
+    expect(claims.n).toBe(published.length);
     expect(await projection(a)).toEqual(await singleApplier());
   }, 180_000);
 

@@ -134,7 +134,9 @@ describe('the chart follows SERVICE_MANIFEST', () => {
     const off = render('--set', 'services.payables.enabled=false', '--set', 'services.reporting.replicas=3', '--set', 'services.reporting.autoscaling.enabled=false');
     expect(find(off, 'Deployment', 'rel-accounting-api-payables')).toBeUndefined();
     expect(find(off, 'Deployment', 'rel-accounting-api-reporting')!.spec.replicas).toBe(3);
-    expect(find(byDefault, 'PodDisruptionBudget', 'rel-accounting-api-reporting')!.spec.minAvailable).toBe(0);
+    // Reporting scales like the others (its replicas partition the apply by organization): no pin to one replica.
+    expect(find(byDefault, 'PodDisruptionBudget', 'rel-accounting-api-reporting')!.spec.minAvailable).toBe(1);
+    expect(find(byDefault, 'HorizontalPodAutoscaler', 'rel-accounting-api-reporting')!.spec.minReplicas).toBe(2);
   });
 
   it.each(SERVICE_MANIFEST.map((s) => [s.name, s] as const))('%s: Deployment, command, probes on the real ops port and paths, HPA, PDB, Service', (name, s) => {

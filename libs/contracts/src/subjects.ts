@@ -38,3 +38,18 @@ export function operationsOf(service: ServiceName): RpcOperation[] {
 export const NATS_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 
 export { adminSubject } from './services';
+/**
+ * A progress message of reporting's rebuild, sent to the request's reply subject about once a second
+ * when the request body is `{ "progress": true }` (then the final `{ ok, ... }` reply follows on the
+ * same subject). applied and total are stream positions (events the consumer has acknowledged, the
+ * stream's last); rate_per_s is the replay's average so far; eta_s null until it can be told;
+ * timeout_ms the replica's REPORTING_REBUILD_TIMEOUT_MS, from which the CLI derives its own wait.
+ */
+export interface RebuildProgress {
+  applied: number;
+  total: number;
+  rate_per_s: number;
+  eta_s: number | null;
+  elapsed_ms: number;
+  timeout_ms: number;
+}

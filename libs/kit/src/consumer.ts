@@ -1,6 +1,7 @@
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, type NatsConnection, type Subscription } from 'nats';
 import type { Counter } from 'prom-client';
 import { type ParkReason, type ParkedEventView, type ParkedEventsReply, type ParkedEventsRequest, eventsStreamName, isConsumerName, parkedEventsSubject } from '@acct/contracts';
+import { lockPartitions, retryOnConflict } from './conflicts';
 import { type EntityManager, type MigrationDef, type Orm, ddlMigration } from './db';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
@@ -106,6 +107,21 @@ export interface EventConsumerOptions {
    * on the server) instead of retried forever; default 5. A parked event is never applied.
    */
   maxDeliveries?: number;
+  /**
+   * The partition an event belongs to (e.g. its organization), when replicas must not apply two
+   * events of one partition at once: each apply transaction first takes an advisory lock per
+   * partition of its events, in one sorted order, so replicas wait for each other, never deadlock.
+   */
+  partitionOf?: (event: ConsumedEvent) => string | undefined;
+  /** On stop(), how long to wait for the batch being applied before abandoning it (redelivered). */
+  stopGraceMs?: number;
+}
+
+/** One start()–stop() of a consumer: stop() sets stopping; backend is the Postgres process of the apply transaction in flight. */
+interface Run {
+  stopping: boolean;
+  wake: () => void;
+  backend?: number;
 }
 
 const NS_PER_MS = 1_000_000;
@@ -118,6 +134,17 @@ interface ParkArgs {
 }
 /** Most events applied in one transaction (those already received when the first is taken). */
 const BATCH_MAX = 64;
+
+/** Acks or naks a message; after stop() the connection may be closing, and the server redelivers what it did not hear of. */
+const settle =
+  (how: 'ack' | 'nak') =>
+  (m: JsMsg): void => {
+    try {
+      m[how]();
+    } catch {
+      // redelivered after ack_wait
+    }
+  };
 
 /** The event a message holds, or why it is not one (not JSON, not an object with a string id). */
 function decodeEvent(m: { data: Uint8Array }): { payload: ConsumedEvent['payload'] } | { malformed: string } {
@@ -201,6 +228,8 @@ export class ParkedEventError extends Error {}
 export class EventConsumer {
   private messages?: ConsumerMessages;
   private loop?: Promise<void>;
+  /** Set by stop(): the loops of this run hand back what they hold and end. */
+  private run: Run = { stopping: false, wake: () => undefined };
   private readonly applied?: Counter<'consumer' | 'outcome'>;
   private admin?: Subscription;
 
@@ -246,6 +275,7 @@ export class EventConsumer {
     });
     if (isConsumerName(name) && !this.admin) this.admin = this.serveAdmin(parkedEventsSubject(prefix, name));
     const consumer = await nc.jetstream().consumers.get(stream, name);
+    const run: Run = (this.run = { stopping: false, wake: () => undefined });
     this.messages = await consumer.consume({ max_messages: 64 });
     const messages = this.messages;
     // The reader queues what the server delivers (at most 2 × BATCH_MAX ahead); the applier takes
@@ -257,19 +287,34 @@ export class EventConsumer {
     const reader = (async () => {
       try {
         for await (const m of messages) {
+          if (run.stopping) {
+            settle('nak')(m); // delivered after stop(): to another replica now
+            continue;
+          }
           queue.push(m);
           wakeApplier?.();
-          while (queue.length >= 2 * BATCH_MAX) await new Promise<void>((r) => (wakeReader = r));
+          while (queue.length >= 2 * BATCH_MAX && !run.stopping) await new Promise<void>((r) => (wakeReader = r));
         }
       } finally {
         done = true;
         wakeApplier?.();
       }
     })();
+    run.wake = () => {
+      wakeApplier?.();
+      wakeReader?.();
+    };
     this.loop = (async () => {
       for (;;) {
+        if (run.stopping) {
+          // Stopping: what was received and not taken is handed back for redelivery at once.
+          queue.splice(0).forEach(settle('nak'));
+          wakeReader?.();
+          if (done) break;
+        }
         if (queue.length === 0) {
           if (done) break;
+          if (run.stopping) break;
           await new Promise<void>((r) => (wakeApplier = r));
           wakeApplier = undefined;
           continue;
@@ -300,10 +345,13 @@ export class EventConsumer {
       else single.push(m); // handle() parks it, counted
     }
     let fresh: boolean[] | undefined;
+    const list = events.map((e) => e.event);
+    const run = this.run;
     try {
-      fresh = await this.o.orm.em.fork().transactional(async (em) => {
+      fresh = await this.transaction(list, async (em) => {
         const out: boolean[] = [];
         for (const { event } of events) {
+          if (run.stopping) throw new Error('consumer stopping: batch abandoned'); // rolled back, handed back below
           const claimed = await claimEvent(em, name, event.id, event.seq);
           if (claimed) await this.o.apply(em, event);
           out.push(claimed);
@@ -314,6 +362,7 @@ export class EventConsumer {
       fresh = undefined;
     }
     if (!fresh) {
+      if (run.stopping) return batch.forEach(settle('nak')); // redelivered, to be handled after the restart or by another replica
       for (const m of batch) await this.handle(m);
       return;
     }
@@ -321,9 +370,36 @@ export class EventConsumer {
     for (const m of single) await this.handle(m);
   }
 
+  /**
+   * One apply transaction: the partition locks of its events first (partitionOf), then body; run
+   * again on a deadlock or serialization failure (counted in events_consumer_conflicts_total, not
+   * a failure: the retry applies the same events).
+   */
+  private transaction<T>(events: ConsumedEvent[], body: (em: EntityManager) => Promise<T>): Promise<T> {
+    const { name, partitionOf } = this.o;
+    const run = this.run;
+    const keys = partitionOf ? events.flatMap((e) => partitionOf(e) ?? []).map((k) => `${name} ${k}`) : [];
+    return retryOnConflict(
+      () =>
+        this.o.orm.em
+          .fork()
+          .transactional(async (em) => {
+            // Known to stop(), which cancels the transaction when it outlasts the grace (waiting on a lock, say).
+            run.backend = Number((await em.execute<{ pid: number }[]>(`SELECT pg_backend_pid() AS pid`))[0]?.pid);
+            await lockPartitions(em, keys);
+            return body(em);
+          })
+          .finally(() => (run.backend = undefined)),
+      (code, attempt) => {
+        this.o.metrics?.consumerConflicts.inc({ consumer: name, code });
+        this.o.log.debug({ consumer: name, code, attempt }, 'apply transaction conflicted with another replica; retrying');
+      },
+    );
+  }
+
   private acked(m: JsMsg, fresh: boolean): void {
     const { name } = this.o;
-    m.ack();
+    settle('ack')(m);
     this.applied?.inc({ consumer: name, outcome: fresh ? 'applied' : 'duplicate' });
     if (fresh) this.o.metrics?.consumerLag.observe({ consumer: name }, Math.max(0, Date.now() - m.info.timestampNanos / NS_PER_MS) / 1000);
   }
@@ -340,7 +416,7 @@ export class EventConsumer {
     const refused = this.o.refuse?.(event);
     if (refused) return this.parkAtOnce(m, { reason: 'refused', error: refused, eventId: event.id, payload });
     try {
-      const fresh = await this.o.orm.em.fork().transactional(async (em) => {
+      const fresh = await this.transaction([event], async (em) => {
         if (!(await claimEvent(em, name, event.id, event.seq))) return false;
         await this.o.apply(em, event);
         return true;
@@ -502,15 +578,32 @@ export class EventConsumer {
     });
   }
 
-  /** Stops taking messages and waits for the one being applied. */
+  /**
+   * Stops pulling, hands back (nak) what was received and not yet taken, and waits for the batch
+   * being applied at most stopGraceMs (default 100): a batch still running then is cancelled, and
+   * its messages, unacknowledged, are redelivered and applied once (the claim makes a committed
+   * one a duplicate).
+   */
   async stop(): Promise<void> {
     if (!this.messages) return;
+    this.run.stopping = true;
+    this.run.wake();
     this.o.metrics?.pendingReaders.delete(this.o.name);
     this.o.metrics?.parkedReaders.delete(this.o.name);
     await this.admin?.drain().catch(() => undefined);
     this.admin = undefined;
-    await this.messages.close().catch(() => undefined);
-    await this.loop;
+    const run = this.run;
+    const ended = Promise.all([this.messages.close().catch(() => undefined), this.loop]).then(() => true);
+    const within = (ms: number) => Promise.race([ended, new Promise<false>((r) => setTimeout(() => r(false), ms).unref())]);
+    if (!(await within(this.o.stopGraceMs ?? 100)) && run.backend !== undefined) {
+      // Abandon the batch: cancel its transaction (rolled back; its messages are handed back).
+      await this.o.orm.em
+        .fork()
+        .getConnection()
+        .execute(`SELECT pg_cancel_backend(?)`, [run.backend])
+        .catch(() => undefined);
+      await within(300);
+    }
     this.messages = undefined;
   }
 }

@@ -19,3 +19,4 @@ export * from './columns';
 export * from './secrets';
 export * from './lists';
 export * from './nats-auth';
+export * from './conflicts';

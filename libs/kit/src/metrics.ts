@@ -22,6 +22,8 @@ export interface ServiceMetrics {
   eventsConsumed: Counter<'consumer' | 'outcome'>;
   /** Publish of an event to the stream to its apply by a consumer. */
   consumerLag: Histogram<'consumer'>;
+  /** Apply transactions a durable consumer ran again after a deadlock or serialization failure (not failures). */
+  consumerConflicts: Counter<'consumer' | 'code'>;
   /** Durable consumers whose backlog events_consumer_pending_messages reports. */
   pendingReaders: Map<string, PendingReader>;
   /** Durable consumers whose parked messages (not discarded) events_parked_messages reports. */
@@ -113,6 +115,12 @@ export function createMetrics(service: string, withDefaults = true): ServiceMetr
       help: 'Time from an event entering the stream to a durable consumer applying it.',
       labelNames: ['consumer'],
       buckets: LAG_BUCKETS,
+      registers,
+    }),
+    consumerConflicts: new Counter({
+      name: 'events_consumer_conflicts_total',
+      help: 'Apply transactions a durable consumer retried after a transient conflict with another replica, by SQLSTATE (40P01 deadlock, 40001 serialization).',
+      labelNames: ['consumer', 'code'],
       registers,
     }),
     pendingReaders,

@@ -12,7 +12,7 @@ export const reportingConfigSpec = {
   ),
   REPORTING_REBUILD_TIMEOUT_MS: v.int(
     600_000,
-    'a rebuild (npm run admin -- reporting rebuild) fails if the replay has not caught up with the stream within this, ms',
+    'a rebuild (npm run admin -- reporting rebuild) fails if the replay has not caught up with the stream within this, ms; the CLI waits as long plus 30 s (each progress message tells it)',
     1000,
     86_400_000,
   ),

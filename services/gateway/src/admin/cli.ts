@@ -9,7 +9,6 @@ import {
   type ParkedEventView,
   type ParkedEventsReply,
   type ParkedEventsRequest,
-  adminSubject,
   isConsumerName,
   parkedEventsSubject,
 } from '@acct/contracts';
@@ -17,6 +16,7 @@ import { type NatsConnection, connect } from 'nats';
 import { loadConfig, baseConfigSpec, decodeJson, encodeJson, migrate, natsAuthOptions, natsAuthSpec, runMain } from '@acct/kit';
 import { openGatewayOrm } from '../db';
 import * as admin from './admin';
+import { formatRebuildProgress, requestRebuild } from './rebuild';
 
 const USAGE = `usage: npm run admin -- <command> [options]
 
@@ -32,7 +32,8 @@ const USAGE = `usage: npm run admin -- <command> [options]
   disable-app --app APP_ID | enable-app --app APP_ID
   webhooks test ENDPOINT_ID                  send a webhook.test delivery (run by the webhook dispatcher)
   reporting rebuild                          drop the reporting projection and replay the events stream
-                                             (asks a running reporting service over NATS; waits until done)
+                                             (asks a running reporting service over NATS; prints progress,
+                                             waits until done, within its REPORTING_REBUILD_TIMEOUT_MS)
   events parked list [--consumer NAME] [--all] [--json]
                                              messages the event consumers parked (malformed, refused, failed),
                                              oldest first; --all includes discarded ones
@@ -177,15 +178,17 @@ async function main(): Promise<void> {
   }
 }
 
-/** Asks the reporting service to rebuild its projection from the stream (NATS_URL, NATS_PREFIX). */
+/**
+ * Asks the reporting service to rebuild its projection from the stream (NATS_URL, NATS_PREFIX):
+ * progress lines on stderr about once a second, the result as JSON on stdout. The wait follows the
+ * replica's REPORTING_REBUILD_TIMEOUT_MS (admin/rebuild.ts).
+ */
 async function reportingRebuild(): Promise<void> {
   const { NATS_URL, NATS_PREFIX, ...auth } = loadConfig({ NATS_URL: baseConfigSpec.NATS_URL, NATS_PREFIX: baseConfigSpec.NATS_PREFIX, ...natsAuthSpec });
   // On a bus with users: the `admin` user's credentials (NATS_NKEY_SEED, or NATS_USER=admin and NATS_PASSWORD).
   const nc = await connect({ servers: NATS_URL.split(','), name: 'admin', ...natsAuthOptions(auth, 'admin') });
   try {
-    const reply = decodeJson<{ ok: boolean; applied?: number; last_seq?: number; error?: string }>(
-      (await nc.request(adminSubject(NATS_PREFIX, 'reporting', 'rebuild'), new Uint8Array(), { timeout: 15 * 60_000 })).data,
-    );
+    const reply = await requestRebuild(nc, NATS_PREFIX, (p) => process.stderr.write(`${formatRebuildProgress(p)}\n`));
     if (!reply.ok) throw new Error(`rebuild failed: ${reply.error}`);
     process.stdout.write(`${JSON.stringify({ applied: reply.applied, last_seq: reply.last_seq })}\n`);
   } finally {

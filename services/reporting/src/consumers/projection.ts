@@ -46,6 +46,16 @@ async function applyPosting(em: EntityManager, e: PostingEvent<PostingSource>, e
   if (e.entry.reverses_entry_id) await addVendorPayment(em, e.entry.reverses_entry_id, -1);
 }
 
+/**
+ * Replicas apply one organization's events one transaction at a time (an advisory lock per
+ * organization, taken in sorted order): every row the projection upserts belongs to one
+ * organization, so two replicas never wait on each other's rows in opposite orders (deadlocks).
+ */
+export function organizationOf(event: ConsumedEvent): string | undefined {
+  const org = event.payload.organization_id;
+  return typeof org === 'string' ? org : undefined;
+}
+
 /** The durable consumer of the events stream (reporting-postings) that applies each event. */
 export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log' | 'metrics'>): EventConsumer {
   return new EventConsumer({
@@ -58,6 +68,7 @@ export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm
     filterSubject: eventsSubjectFilter(w.prefix),
     apply: applyEvent,
     refuse: (event) => refusalOf(w.prefix, event),
+    partitionOf: organizationOf,
   });
 }
 

@@ -1,5 +1,5 @@
 import type { PostingEvent, PostingSource, ReferenceEvent } from '@acct/contracts';
-import { NIL_UUID, documentsOf, entryRow, partyRow, postingRows } from './projection';
+import { NIL_UUID, byKey, documentsOf, entryRow, partyRow, postingRows } from './projection';
 
 const ORG = '6f1c0f2e-8a55-4c1e-9a53-2a3f1f0c9b11';
 const VENDOR = '11111111-1111-4111-8111-111111111111';
@@ -56,9 +56,10 @@ describe('what a posting writes to the projection', () => {
     const r = postingRows(e);
     expect(r.lines).toHaveLength(2);
     expect(r.lines[1]).toEqual([ENTRY, 1, ORG, 'test', '2026-03-15', ACC, '2000', 'credit', 50_000, null, null, null, BILL]);
+    // Sorted by the conflict key: two appliers upserting the same rows lock them in one order.
     expect(r.days).toEqual([
-      [ORG, 'test', '6000', '2026-03-15', 50_000, 0],
       [ORG, 'test', '2000', '2026-03-15', 0, 50_000],
+      [ORG, 'test', '6000', '2026-03-15', 50_000, 0],
     ]);
     // The A/P line takes its vendor and due date from the bill; A/P open is credit − debit.
     expect(r.open).toEqual([[ORG, 'test', '2000', '2026-03-15', VENDOR, '2026-04-14', 50_000]]);
@@ -76,11 +77,31 @@ describe('what a posting writes to the projection', () => {
     e.source = { type: 'none' } as unknown as PostingSource;
     const r = postingRows(e);
     expect(r.days).toEqual([
-      [ORG, 'test', '6000', '2026-03-15', 300, 0],
       [ORG, 'test', '2000', '2026-03-15', 0, 300],
+      [ORG, 'test', '6000', '2026-03-15', 300, 0],
     ]);
     expect(r.open).toEqual([[ORG, 'test', '2000', '2026-03-15', NIL_UUID, 'infinity', 300]]);
     expect(r.leads).toEqual([]);
+  });
+
+  it('sorts rows by their conflict key, whatever the order of the lines', () => {
+    const e = billPosting();
+    e.entry.lines = [line('6100', 'debit', 1), line('4000', 'credit', 1), line('6000', 'debit', 2), line('1000', 'credit', 2)];
+    expect(postingRows(e).days.map((d) => d[2])).toEqual(['1000', '4000', '6000', '6100']);
+    expect(
+      byKey(
+        [
+          ['b', 2],
+          ['a', 10],
+          ['a', 9],
+        ],
+        2,
+      ),
+    ).toEqual([
+      ['a', 9],
+      ['a', 10],
+      ['b', 2],
+    ]);
   });
 
   it('keeps a party by the version of its event (updated_at, else created_at)', () => {

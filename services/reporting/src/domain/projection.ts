@@ -92,13 +92,38 @@ export function postingRows(e: PostingEvent<PostingSource>): PostingRows {
     perParty.set(key, [code, party, (perParty.get(key)?.[2] ?? 0) + cents]);
     if (due !== 'infinity') leads.set(code, Math.max(leads.get(code) ?? 0, daysBetween(d, due)));
   }
+  // Each table's rows in the order of its conflict key, so that two transactions upserting the same keys lock them in the same order.
   return {
     lines,
-    days: [...days].map(([code, [debit, credit]]) => [...scope, code, entry.entry_date, debit, credit]),
-    open: [...open.values()].map(([code, party, due, cents]) => [...scope, code, entry.entry_date, party, due, cents]),
-    periods: [...perParty.values()].flatMap(([code, party, cents]) => periods.map((period, grain) => [...scope, code, grain, period, party, cents])),
-    leads: [...leads].map(([code, n]) => [...scope, code, n]),
+    days: byKey(
+      [...days].map(([code, [debit, credit]]) => [...scope, code, entry.entry_date, debit, credit]),
+      4,
+    ),
+    open: byKey(
+      [...open.values()].map(([code, party, due, cents]) => [...scope, code, entry.entry_date, party, due, cents]),
+      6,
+    ),
+    periods: byKey(
+      [...perParty.values()].flatMap(([code, party, cents]) => periods.map((period, grain) => [...scope, code, grain, period, party, cents])),
+      6,
+    ),
+    leads: byKey(
+      [...leads].map(([code, n]) => [...scope, code, n]),
+      3,
+    ),
   };
+}
+
+/** Rows sorted by their first `keyColumns` values (a table's conflict key: strings by code point, numbers by value). */
+export function byKey(rows: Row[], keyColumns: number): Row[] {
+  const cmp = (a: unknown, b: unknown): number => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
+  return rows.sort((x, y) => {
+    for (let i = 0; i < keyColumns; i++) {
+      const c = cmp(x[i], y[i]);
+      if (c !== 0) return c;
+    }
+    return 0;
+  });
 }
 
 /** The parties row of a customer.* or vendor.* event; its version (updated_at) decides which write wins. */

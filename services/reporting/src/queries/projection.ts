@@ -98,8 +98,13 @@ export async function upsertParty(em: EntityManager, party: Row): Promise<void> 
 
 /* The rebuild's. */
 
-/** Empties the projection and the consumer's record of what it applied (one transaction: em's). */
+/**
+ * Empties the projection and the consumer's record of what it applied (one transaction: em's).
+ * consumed_events is locked first, as every applier's claim takes it first: appliers of other
+ * replicas wait for the commit (then claim afresh) instead of deadlocking with the TRUNCATE.
+ */
 export async function emptyProjection(em: EntityManager): Promise<void> {
+  await run(em, `LOCK TABLE consumed_events IN ACCESS EXCLUSIVE MODE`, []);
   await run(em, `TRUNCATE ${PROJECTION_TABLES.join(', ')}`, []);
   await run(em, `DELETE FROM consumed_events WHERE consumer = ?`, [CONSUMERS.reportingPostings]);
 }

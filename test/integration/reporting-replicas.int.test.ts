@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CONSUMERS, type RebuildProgress, eventsStreamName } from '@acct/contracts';
 import { claimEvent, ensureEventsStream } from '@acct/kit';
+import { accountId } from '@acct/ledger';
 import { type TestService, ctx, startServiceForTest, waitFor } from '@acct/testing';
 import { formatRebuildProgress, requestRebuild } from '../../services/gateway/src/admin/rebuild';
 import { applyEvent } from '../../services/reporting/src/consumers/projection';
@@ -30,7 +31,7 @@ describe('reporting: two replicas apply one stream', () => {
     const doc = randomUUID();
     const cents = 1_000 + n;
     const l = (code: string, side: 'debit' | 'credit', ids: Record<string, string | null>) => ({
-      account_id: randomUUID(),
+      account_id: accountId(org, 'test', code), // the organization's account of that code, as a posting service sends it
       account_code: code,
       side,
       amount_cents: cents,
@@ -41,17 +42,101 @@ describe('reporting: two replicas apply one stream', () => {
       ...ids,
     });
     const kind = n % 4;
-    const entry = (source_type: string, lines: unknown[]) => ({ id: randomUUID(), entry_date: date, source_type, source_id: doc, memo: null, reverses_entry_id: null, lines });
-    const inv = { id: doc, customer_id: party, issue_date: date, due_date: due };
-    const bill = { id: doc, vendor_id: party, issue_date: date, due_date: due };
+    const entry = (source_type: string, source_id: string, lines: unknown[]) => ({
+      id: randomUUID(),
+      entry_date: date,
+      source_type,
+      source_id,
+      memo: null,
+      reverses_entry_id: null,
+      lines,
+    });
+    const at = `${date}T09:00:00.000Z`;
+    const item = { description: 'Work', quantity: 1, unit_amount_cents: cents, amount_cents: cents };
+    // Whole documents, as the posting services send them: reporting refuses an event that is not schema-valid.
+    const inv = (paid: number) => ({
+      id: doc,
+      external_invoice_id: `inv-${doc}`,
+      customer_id: party,
+      invoice_number: `INV-${n}`,
+      issue_date: date,
+      due_date: due,
+      line_items: [item],
+      status: paid > 0 ? 'paid' : 'open',
+      total_cents: cents,
+      amount_paid_cents: paid,
+      balance_due_cents: cents - paid,
+      currency: 'USD',
+      memo: null,
+      estimate_id: null,
+      posted_at: at,
+      metadata: {},
+      created_at: at,
+    });
+    const bill = (paid: number) => ({
+      id: doc,
+      external_bill_id: `bill-${doc}`,
+      vendor_id: party,
+      bill_number: `B-${n}`,
+      issue_date: date,
+      due_date: due,
+      line_items: [item],
+      status: 'posted',
+      total_cents: cents,
+      amount_paid_cents: paid,
+      open_balance_cents: cents - paid,
+      expense_account_id: accountId(org, 'test', '5000'),
+      currency: 'USD',
+      memo: null,
+      metadata: {},
+      posted_at: at,
+      reversed_at: null,
+      reversal_reason: null,
+      created_at: at,
+    });
+    const pay = randomUUID();
+    const payment = {
+      id: pay,
+      external_payment_id: `pay-${pay}`,
+      invoice_id: doc,
+      amount_cents: cents,
+      received_date: date,
+      source: 'manual',
+      processor: null,
+      currency: 'USD',
+      status: 'posted',
+      event_id: null,
+      metadata: {},
+      created_at: at,
+    };
+    const vendorPayment = {
+      id: pay,
+      external_vendor_payment_id: `vp-${pay}`,
+      vendor_id: party,
+      amount_cents: cents,
+      payment_date: date,
+      cash_account_id: accountId(org, 'test', '1000'),
+      allocations: [{ bill_id: doc, amount_cents: cents }],
+      status: 'posted',
+      currency: 'USD',
+      metadata: {},
+      memo: null,
+      posted_at: at,
+      reversed_at: null,
+      reversal_reason: null,
+      created_at: at,
+    };
     const [e, source] =
       kind === 0
-        ? [entry('invoice', [l('1100', 'debit', { customer_id: party, invoice_id: doc }), l('4000', 'credit', {})]), { type: 'invoice', invoice: inv }]
+        ? [entry('invoice', doc, [l('1100', 'debit', { customer_id: party, invoice_id: doc }), l('4000', 'credit', {})]), { type: 'invoice', invoice: inv(0) }]
         : kind === 1
-          ? [entry('payment', [l('1000', 'debit', {}), l('1100', 'credit', { customer_id: party, invoice_id: doc })]), { type: 'payment', invoice: inv }]
+          ? [entry('payment', pay, [l('1000', 'debit', {}), l('1100', 'credit', { customer_id: party, invoice_id: doc })]), { type: 'payment', payment, invoice: inv(cents) }]
           : kind === 2
-            ? [entry('bill', [l('6000', 'debit', {}), l('2000', 'credit', { vendor_id: party, bill_id: doc })]), { type: 'bill', bill }]
-            : [entry('vendor_payment', [l('2000', 'debit', { vendor_id: party, bill_id: doc }), l('1000', 'credit', {})]), { type: 'vendor_payment', bills: [bill] }];
+            ? [entry('bill', doc, [l('5000', 'debit', {}), l('2000', 'credit', { vendor_id: party, bill_id: doc })]), { type: 'bill', bill: bill(0) }]
+            : [
+                entry('vendor_payment', pay, [l('2000', 'debit', { vendor_id: party, bill_id: doc }), l('1000', 'credit', {})]),
+                { type: 'vendor_payment', vendor_payment: vendorPayment, bills: [bill(cents)] },
+              ];
     return { id: randomUUID(), type: 'journal_entry.posted', organization_id: org, environment: 'test', occurred_at: new Date().toISOString(), entry: e, source };
   };
   /** Interleaves the organizations' postings, as several writers would. */
@@ -60,7 +145,9 @@ describe('reporting: two replicas apply one stream', () => {
     const js = a.nc.jetstream();
     await Promise.all(
       events.map((e) =>
-        js.publish(`${a.prefix}.events.posting.${(e.source as { type: string }).type.includes('bill') ? 'payables' : 'receivables'}`, JSON.stringify(e), { msgID: String(e.id) }),
+        js.publish(`${a.prefix}.events.posting.${['bill', 'vendor_payment'].includes((e.source as { type: string }).type) ? 'payables' : 'receivables'}`, JSON.stringify(e), {
+          msgID: String(e.id),
+        }),
       ),
     );
     published.push(...events);

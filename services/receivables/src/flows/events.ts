@@ -12,6 +12,7 @@ import {
   schemas,
   toDetails,
 } from '@acct/contracts';
+import { todayUtc } from '@acct/ledger';
 import type { Db, Tx } from '@acct/posting';
 import type { InboundEvent } from '../entities';
 import { findFirstEvent, findInvoiceIdByExternalId, insertInboundEvent, lockPaymentByExternalId } from '../queries';
@@ -118,6 +119,13 @@ export async function processPaymentRefunded(tx: Tx, payload: Record<string, unk
   }
   if (p.amount_cents !== undefined && p.amount_cents !== payment.amountCents) {
     return stored('partial_refund_not_supported', `Only full refunds (${payment.amountCents} cents) are processed.`, '/payload/amount_cents');
+  }
+  // The refund's reversal is dated today: into a locked period it is not posted, and the event fails.
+  try {
+    await tx.assertOpen(todayUtc());
+  } catch (e) {
+    if (!isAppError(e)) throw e;
+    return { status: 'failed', details: e.details.map((d) => ({ ...d, field: '/payload' })), paymentId: payment.id };
   }
   await refundPayment(tx, payment);
   return { status: 'processed', details: [], paymentId: payment.id };

@@ -28,6 +28,7 @@ const OWNERS: Record<string, string> = {
   'libs/kit/src/db.ts': 'databases (ensureDatabase, dropDatabase)',
   'libs/kit/src/drift.ts': 'information_schema reads of the drift check',
   'libs/ledger/src/schema.ts': 'ledger_accounts, journal_entries, journal_lines',
+  'libs/posting/src/books-lock.ts': 'books_lock (the lock date copy of each posting service)',
   // The gateway is the edge, not a service of the layout: each store owns its tables.
   'services/gateway/src/idempotency.ts': 'idempotency_keys',
   'services/gateway/src/key-store.ts': 'api_keys (read with connected_apps, organizations)',

@@ -271,6 +271,11 @@ describe('e2e: the OpenAPI document against the server', () => {
       await ok(api('PUT', `/api/v1/settings/${path}`)); // no body: nothing changes
       await ok(api('PUT', `/api/v1/settings/${path}`, { nope: 1 }), 400);
     }
+    // The books' lock date: set at the first day of any books (nothing here is dated then), cleared.
+    await ok(api('GET', '/api/v1/settings/books-lock'));
+    await ok(api('PUT', '/api/v1/settings/books-lock', { lock_date: '1900-01-01' }));
+    await ok(api('PUT', '/api/v1/settings/books-lock', { lock_date: '2026-02-30' }), 400);
+    await ok(api('PUT', '/api/v1/settings/books-lock', { lock_date: null }));
   });
 
   it('the ledger and the reports', async () => {

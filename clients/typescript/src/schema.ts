@@ -1139,6 +1139,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settings/books-lock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the lock date of the books of this organization and environment (null when none) and its recorded changes, newest first.
+         * @description Get the lock date of the books of this organization and environment (null when none) and its recorded changes, newest first.
+         */
+        get: operations["getBooksLock"];
+        /**
+         * Set, move (earlier or later) or clear (null) the lock date; each change is recorded with the key and connected app that made it.
+         * @description From the moment this answers, every write whose accounting date is on or before lock_date is refused with 409 period_locked and stores nothing: invoice post (issue date), payment (received date), processor payout (payout date), bill post (issue date), vendor payment post (payment date), reversals and voids (their date). An inbound event (POST /events, a payment processor webhook) that would post into the locked period is stored with status failed and a detail with issue period_locked. Setting the lock date it already has records nothing and is safe to retry; 503 service_unavailable means a posting service could not be told yet: retry the same request.
+         */
+        put: operations["putBooksLock"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts": {
         parameters: {
             query?: never;
@@ -1419,7 +1443,7 @@ export interface components {
                  * @description What went wrong; clients branch on it (API-DECISIONS §1).
                  * @enum {string}
                  */
-                code: "validation_failed" | "signature_invalid" | "trusted_scope_field_not_allowed" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "module_disabled" | "internal_error" | "service_unavailable";
+                code: "validation_failed" | "signature_invalid" | "trusted_scope_field_not_allowed" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "period_locked" | "rate_limited" | "module_disabled" | "internal_error" | "service_unavailable";
                 message: string;
                 details: components["schemas"]["ErrorDetail"][];
                 request_id?: string;
@@ -3163,6 +3187,89 @@ export interface components {
             /** @description Memo printed on estimates. */
             default_memo?: string | null;
         };
+        GetBooksLockResponse: {
+            data: {
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31. Writes dated on or before it are refused (409 period_locked); null: no lock.
+                 */
+                lock_date: string | null;
+                /** @description The recorded changes, newest first (the 100 newest). */
+                changes: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 date-time with an offset (Z or ±hh:mm); its UTC date lies from 1900-01-01 to 9999-12-31.
+                     */
+                    changed_at: string;
+                    /** @description The API key that made the change. */
+                    api_key_id: string;
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    connected_app_id: string;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    previous_lock_date: string | null;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    lock_date: string | null;
+                }[];
+            };
+            books_lock: {
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31. Writes dated on or before it are refused (409 period_locked); null: no lock.
+                 */
+                lock_date: string | null;
+                /** @description The recorded changes, newest first (the 100 newest). */
+                changes: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 date-time with an offset (Z or ±hh:mm); its UTC date lies from 1900-01-01 to 9999-12-31.
+                     */
+                    changed_at: string;
+                    /** @description The API key that made the change. */
+                    api_key_id: string;
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    connected_app_id: string;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    previous_lock_date: string | null;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    lock_date: string | null;
+                }[];
+            };
+        };
+        PutBooksLockRequest: {
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+             */
+            lock_date: string | null;
+        };
         AccountList: {
             data: components["schemas"]["Account"][];
             accounts: components["schemas"]["Account"][];
@@ -3808,7 +3915,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description conflict: the current state forbids it, the external id or Idempotency-Key was used with other content, or the first request with this Idempotency-Key is still in flight. */
+        /** @description conflict: the current state forbids it, the external id or Idempotency-Key was used with other content, or the first request with this Idempotency-Key is still in flight; period_locked: the accounting date of a posting write (post, payment, payout, reversal, void) is on or before the lock date (GET /settings/books-lock); nothing was stored. */
         Conflict: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -12706,6 +12813,196 @@ export interface operations {
                      *           }
                      *         ],
                      *         "request_id": "17f80d95-92db-4968-92a2-de5205467e53"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBooksLock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lock date and its changes. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Module-Warning": components["headers"]["ModuleWarning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "lock_date": "2026-03-01",
+                     *         "changes": [
+                     *           {
+                     *             "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
+                     *             "changed_at": "2026-03-01T12:00:00Z",
+                     *             "api_key_id": "api key id",
+                     *             "connected_app_id": "0c73afc4-4b6e-4c1a-9f3d-0c73afc40c73",
+                     *             "previous_lock_date": "2026-03-01",
+                     *             "lock_date": "2026-03-01"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "books_lock": {
+                     *         "lock_date": "2026-03-01",
+                     *         "changes": [
+                     *           {
+                     *             "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
+                     *             "changed_at": "2026-03-01T12:00:00Z",
+                     *             "api_key_id": "api key id",
+                     *             "connected_app_id": "0c73afc4-4b6e-4c1a-9f3d-0c73afc40c73",
+                     *             "previous_lock_date": "2026-03-01",
+                     *             "lock_date": "2026-03-01"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetBooksLockResponse"];
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request is not valid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/name",
+                     *             "issue": "required",
+                     *             "message": "name is required"
+                     *           }
+                     *         ],
+                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putBooksLock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lock_date": "2026-03-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutBooksLockRequest"];
+            };
+        };
+        responses: {
+            /** @description The lock date now in force and its changes. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Module-Warning": components["headers"]["ModuleWarning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "lock_date": "2026-03-01",
+                     *         "changes": [
+                     *           {
+                     *             "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
+                     *             "changed_at": "2026-03-01T12:00:00Z",
+                     *             "api_key_id": "api key id",
+                     *             "connected_app_id": "0c73afc4-4b6e-4c1a-9f3d-0c73afc40c73",
+                     *             "previous_lock_date": "2026-03-01",
+                     *             "lock_date": "2026-03-01"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "books_lock": {
+                     *         "lock_date": "2026-03-01",
+                     *         "changes": [
+                     *           {
+                     *             "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
+                     *             "changed_at": "2026-03-01T12:00:00Z",
+                     *             "api_key_id": "api key id",
+                     *             "connected_app_id": "0c73afc4-4b6e-4c1a-9f3d-0c73afc40c73",
+                     *             "previous_lock_date": "2026-03-01",
+                     *             "lock_date": "2026-03-01"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetBooksLockResponse"];
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request is not valid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/name",
+                     *             "issue": "required",
+                     *             "message": "name is required"
+                     *           }
+                     *         ],
+                     *         "request_id": "req_7f3c9a2b41d84e6f"
                      *       }
                      *     }
                      */

@@ -30,7 +30,13 @@ export interface BusRole {
  * service that calls an operation missing from its `calls` is refused by NATS (test/integration/nats-auth.int.test.ts).
  */
 export const BUS_ROLES: { readonly [S in ServiceName]: BusRole } = {
-  receivables: { calls: ['settings.invoice_defaults.get'], emits: ['customer.created', 'customer.updated', ...OUTBOUND_EVENT_TYPES], consumes: [], admin: [] },
+  // books_lock.apply: the owner of the lock date pushes each new version to payables' copy before PUT answers.
+  receivables: {
+    calls: ['settings.invoice_defaults.get', 'books_lock.apply'],
+    emits: ['customer.created', 'customer.updated', 'books_lock.updated', ...OUTBOUND_EVENT_TYPES],
+    consumes: [],
+    admin: [],
+  },
   payables: { calls: [], emits: ['vendor.created', 'vendor.updated'], consumes: [], admin: [] },
   documents: { calls: ['customers.get', 'invoices.get', 'estimates.get', 'vendors.get', 'bills.get'], emits: [], consumes: [], admin: [] },
   // parked.<consumer>: the operator lists, retries and discards what the consumer parked (libs/kit consumer).

@@ -75,6 +75,8 @@ const CONTRACT: Record<string, string[]> = {
   'PUT /api/v1/settings/invoice-defaults': ['invoice_defaults'],
   'GET /api/v1/settings/estimate-defaults': ['estimate_defaults'],
   'PUT /api/v1/settings/estimate-defaults': ['estimate_defaults'],
+  'GET /api/v1/settings/books-lock': ['books_lock'], // API-DECISIONS §12
+  'PUT /api/v1/settings/books-lock': ['books_lock'],
   'GET /api/v1/accounts': ['accounts', 'pagination'], // API-DECISIONS §3
   'GET /api/v1/accounts/{id}': ['account'],
   'GET /api/v1/journal-entries': ['journal_entries', 'pagination'], // API-DECISIONS §3

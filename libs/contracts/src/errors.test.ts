@@ -1,12 +1,12 @@
 import { AppError, ERROR_CODES, HTTP_STATUS_BY_CODE, isAppError, type ErrorCode } from './errors';
 
-/** API-DECISIONS §1, the table of error codes, by HTTP status (signature_invalid: issue #14, a Stripe-Signature that does not verify). */
+/** API-DECISIONS §1, the table of error codes, by HTTP status (signature_invalid: issue #14, a Stripe-Signature that does not verify; period_locked: §12). */
 const DECIDED_BY_STATUS: Record<number, ErrorCode[]> = {
   400: ['validation_failed', 'signature_invalid', 'trusted_scope_field_not_allowed'],
   401: ['unauthorized'],
   403: ['forbidden', 'module_disabled'],
   404: ['not_found'],
-  409: ['conflict'],
+  409: ['conflict', 'period_locked'],
   429: ['rate_limited'],
   500: ['internal_error'],
   503: ['service_unavailable'],
@@ -14,7 +14,7 @@ const DECIDED_BY_STATUS: Record<number, ErrorCode[]> = {
 const DECIDED = Object.fromEntries(Object.entries(DECIDED_BY_STATUS).flatMap(([status, codes]) => codes.map((code) => [code, Number(status)]))) as Record<ErrorCode, number>;
 
 describe('error codes', () => {
-  it('has exactly the codes of API-DECISIONS §1 (and signature_invalid of issue #14), without duplicates', () => {
+  it('has exactly the codes of API-DECISIONS §1 and §12 (and signature_invalid of issue #14), without duplicates', () => {
     expect([...ERROR_CODES].sort()).toEqual(Object.keys(DECIDED).sort());
     expect(new Set(ERROR_CODES).size).toBe(ERROR_CODES.length);
   });

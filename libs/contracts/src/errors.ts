@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   'forbidden',
   'not_found',
   'conflict',
+  'period_locked',
   'rate_limited',
   'module_disabled',
   'internal_error',
@@ -39,6 +40,8 @@ export const HTTP_STATUS_BY_CODE: Record<ErrorCode, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  /** The write's accounting date is on or before the books' lock date (API-DECISIONS §12). */
+  period_locked: 409,
   rate_limited: 429,
   module_disabled: 403,
   internal_error: 500,

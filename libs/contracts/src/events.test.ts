@@ -275,6 +275,10 @@ const examples: { [K in keyof EventMap]: [EventMap[K], ...EventMap[K][]] } = {
   'customer.updated': [{ ...customer, name: 'Ada King' }],
   'vendor.created': [vendor, { ...vendor, email: 'ap@hopper.example', vendor_type: 'business', is_1099_eligible: false }],
   'vendor.updated': [{ ...vendor, w9_on_file: true, updated_at: '2026-03-01T10:00:00.000Z' }],
+  'books_lock.updated': [
+    { version: 1, lock_date: '2026-03-31' },
+    { version: 2, lock_date: null },
+  ],
 };
 
 describe('event catalogue', () => {

@@ -38,7 +38,7 @@ export function outboundSubject(prefix: string, type: OutboundEventType): string
  * Reference events: facts other services keep a copy of (reporting's customer and vendor
  * projections). Not delivered as webhooks.
  */
-export const REFERENCE_EVENT_TYPES = ['customer.created', 'customer.updated', 'vendor.created', 'vendor.updated'] as const;
+export const REFERENCE_EVENT_TYPES = ['customer.created', 'customer.updated', 'vendor.created', 'vendor.updated', 'books_lock.updated'] as const;
 export type ReferenceEventType = (typeof REFERENCE_EVENT_TYPES)[number];
 export function referenceSubject(prefix: string, type: ReferenceEventType): string {
   return `${prefix}.events.reference.${type}`;
@@ -242,6 +242,9 @@ export const invoicePartiallyPaidData = obj({
 /** An invoice became void (a draft, or an open invoice with no payments: its entry reversed on void_date). */
 export const invoiceVoidedData = obj({ invoice_id: uuid, total_cents: nonNegativeCents, currency: currencyCode });
 
+/** The books' lock date as the owner (receivables) recorded it; version grows by one per change. */
+export const booksLockUpdatedData = obj({ version: Type.Integer({ minimum: 0 }), lock_date: Nullable(date) });
+
 /** One schema per event type: the posting event itself; for every other type, the event's data. */
 export const EVENT_SCHEMAS = {
   'journal_entry.posted': postingEvent,
@@ -256,6 +259,8 @@ export const EVENT_SCHEMAS = {
   /** Reference events: the vendor as the API shows it. */
   'vendor.created': vendor,
   'vendor.updated': vendor,
+  /** Reference event: a new lock date (API-DECISIONS §12) for the posting services' copies; newer version wins. */
+  'books_lock.updated': booksLockUpdatedData,
 } as const satisfies Record<'journal_entry.posted' | EmittedEventType, TSchema>;
 
 export type EventType = keyof typeof EVENT_SCHEMAS;

@@ -16,7 +16,8 @@ const ERROR_RESPONSES: Record<string, string> = {
   '403': 'forbidden (the connected app is disabled) or module_disabled (hard module enforcement only).',
   '404': 'not_found: no such record (the path id, or a record the body refers to) in the organization and environment of the key.',
   '409':
-    'conflict: the current state forbids it, the external id or Idempotency-Key was used with other content, or the first request with this Idempotency-Key is still in flight.',
+    'conflict: the current state forbids it, the external id or Idempotency-Key was used with other content, or the first request with this Idempotency-Key is still in flight; ' +
+    'period_locked: the accounting date of a posting write (post, payment, payout, reversal, void) is on or before the lock date (GET /settings/books-lock); nothing was stored.',
   '413': `validation_failed: the JSON body is over ${limits.json_body_bytes_max} bytes.`,
   '415': 'validation_failed: the Content-Type is not application/json.',
   '429': 'rate_limited: the key used up its token bucket; retry after Retry-After seconds.',

@@ -29,6 +29,7 @@ import {
   statement,
   transactionQuery,
 } from '@acct/kit';
+import { BooksLockCheck } from './books-lock';
 import { type EntryToWrite, type JournalEntryDraft, LedgerError, accountId, buildEntry, insertDefaultAccounts, insertJournalEntries } from '@acct/ledger';
 
 /** Where a flow reads and writes: an EntityManager of its own and the tenancy of the request. */
@@ -43,6 +44,12 @@ export interface Tx extends Db {
   sql: Query;
   /** Writes a balanced journal entry and queues its posting event; returns the entry id. */
   post(draft: JournalEntryDraft, source: PostingSource): Promise<string>;
+  /**
+   * 409 period_locked when `date` is on or before the books' lock date (books-lock.ts); post() checks
+   * its entry's date itself. A flow calls this before its first change when it must refuse (or, for
+   * an inbound event, fail) without writing anything.
+   */
+  assertOpen(date: string, field?: string): Promise<void>;
   /**
    * Queues an event of the catalogue: an outbound one (webhook) for the connected app of the
    * request, or a reference one (e.g. customer.created) for the services that keep copies.
@@ -134,8 +141,9 @@ export class Books {
     const entries: EntryToWrite[] = [];
     const results = await this.orm.em.fork().transactional(async (em) => {
       const sql = await transactionQuery(em);
+      const lock = new BooksLockCheck(sql);
       const out: unknown[] = [];
-      for (const { ctx, work } of works) out.push(await work(this.tx(ctx, em, sql, entries, pending)));
+      for (const { ctx, work } of works) out.push(await work(this.tx(ctx, em, sql, lock, entries, pending)));
       await em.flush();
       const charts = new Map(entries.map(({ scope }) => [scopeKeyOf(scope), scope]));
       for (const [key, scope] of charts) {
@@ -150,14 +158,16 @@ export class Books {
   }
 
   /** The Tx of one work: its own tenancy, the group's transaction, entries and outbox rows. */
-  private tx(ctx: TrustedContext, em: EntityManager, sql: Query, entries: EntryToWrite[], pending: OutboxMessage[]): Tx {
+  private tx(ctx: TrustedContext, em: EntityManager, sql: Query, lock: BooksLockCheck, entries: EntryToWrite[], pending: OutboxMessage[]): Tx {
     const scope = scopeOf(ctx);
     return {
       em,
       scope,
       sql,
+      assertOpen: (date, field) => lock.assertOpen(scope, date, field),
       post: (draft, source) =>
-        Promise.resolve().then(() => {
+        // The lock date first (books-lock.ts: read FOR SHARE in this transaction).
+        lock.assertOpen(scope, draft.entryDate).then(() => {
           // What reporting would refuse is a bug of the flow, never published (500, not 422).
           const misfiled = postingSourceProblem(this.service, source.type, draft.sourceType);
           if (misfiled) throw new Error(`${this.service} cannot post this entry: ${misfiled}`);

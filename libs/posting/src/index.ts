@@ -1,4 +1,5 @@
 export * from './books';
+export * from './books-lock';
 export * from './migrations';
 export * from './catalogue';
 export * from './line-documents';

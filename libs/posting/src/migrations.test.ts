@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CONSUMED_DDL, OUTBOX_DDL } from '@acct/kit';
 import { LEDGER_DDL } from '@acct/ledger';
+import { BOOKS_LOCK_DDL } from './books-lock';
 import { POSTING_MIGRATIONS, withPostingMigrations } from './migrations';
 
 /**
@@ -14,6 +15,7 @@ const FROZEN: Record<string, string> = {
   outbox_v1: '9d5b6277fed4714d75d1af738cde808e50f291cc0ab6debc3c02cee679eeda0a',
   consumed_v1: '000c97678d0f259db7e21fc3effe9f9f00c108990a3195a0e573319915c9ad47',
   consumed_v2: 'cc6ddd52e5be5496e9504c572501240ebd002624aba3ddc2453934236cbe84f8',
+  books_lock_v1: 'c2e519aac05218b5b72e727beb53814e1e7b1ba153b88c4a146f03f0af775b35',
 };
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -24,6 +26,7 @@ describe('shared DDL versions', () => {
     for (const d of LEDGER_DDL) seen[`ledger_v${d.version}`] = sha(d.sql);
     for (const d of OUTBOX_DDL) seen[`outbox_v${d.version}`] = sha(d.sql);
     for (const d of CONSUMED_DDL) seen[`consumed_v${d.version}`] = sha(d.sql);
+    for (const d of BOOKS_LOCK_DDL) seen[`books_lock_v${d.version}`] = sha(d.sql);
     expect(seen).toEqual(FROZEN);
   });
 
@@ -32,8 +35,8 @@ describe('shared DDL versions', () => {
   });
 
   it('posting services run the shared migrations first, under stable names', () => {
-    expect(POSTING_MIGRATIONS.map((m) => m.name)).toEqual(['Posting_Ledger_v1', 'Posting_Outbox_v1', 'Posting_Ledger_v2']);
+    expect(POSTING_MIGRATIONS.map((m) => m.name)).toEqual(['Posting_Ledger_v1', 'Posting_Outbox_v1', 'Posting_Ledger_v2', 'Posting_BooksLock_v1']);
     const own = { name: 'Migration20990101000000Own', class: POSTING_MIGRATIONS[0]!.class };
-    expect(withPostingMigrations([own]).map((m) => m.name)).toEqual(['Posting_Ledger_v1', 'Posting_Outbox_v1', 'Posting_Ledger_v2', own.name]);
+    expect(withPostingMigrations([own]).map((m) => m.name)).toEqual(['Posting_Ledger_v1', 'Posting_Outbox_v1', 'Posting_Ledger_v2', 'Posting_BooksLock_v1', own.name]);
   });
 });

@@ -4,6 +4,7 @@ import { entities } from './entities';
 import { registerBillHandlers } from './handlers/bills.handler';
 import { registerVendorPaymentHandlers } from './handlers/vendor-payments.handler';
 import { registerVendorHandlers } from './handlers/vendors.handler';
+import { registerBooksLockApplyHandler } from './handlers/books-lock.handler';
 import { migrations } from './migrations';
 
 /** The payables service: vendors, bills, vendor payments with their allocations. */
@@ -12,6 +13,6 @@ export function payablesService(): ServiceDefinition {
     name: 'payables',
     entities,
     migrations,
-    register: (wiring) => registerOnBooks(wiring, [registerVendorHandlers, registerBillHandlers, registerVendorPaymentHandlers]),
+    register: (wiring) => registerOnBooks(wiring, [registerVendorHandlers, registerBillHandlers, registerVendorPaymentHandlers, registerBooksLockApplyHandler]),
   };
 }

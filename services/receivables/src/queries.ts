@@ -145,3 +145,32 @@ export async function requireCustomer(db: Db, customerId: string): Promise<void>
     ]);
   }
 }
+
+/** One recorded change of the books' lock date (books_lock_changes). */
+export interface BooksLockChangeRow {
+  id: string;
+  version: number;
+  previous_lock_date: string | null;
+  lock_date: string | null;
+  api_key_id: string;
+  connected_app_id: string;
+  changed_at: Date | string;
+}
+
+export async function insertBooksLockChange(tx: Tx, row: Omit<BooksLockChangeRow, 'changed_at'> & { changed_at: Date }): Promise<void> {
+  await tx.em.execute(
+    `INSERT INTO books_lock_changes (id, organization_id, environment, version, previous_lock_date, lock_date, api_key_id, connected_app_id, changed_at)
+     VALUES (?, ?, ?, ?, ?::date, ?::date, ?, ?, ?)`,
+    [row.id, tx.scope.organizationId, tx.scope.environment, row.version, row.previous_lock_date, row.lock_date, row.api_key_id, row.connected_app_id, row.changed_at],
+    'run',
+  );
+}
+
+/** The newest `limit` changes of the lock date of the scope, newest first. */
+export async function listBooksLockChanges(db: Db, limit: number): Promise<BooksLockChangeRow[]> {
+  return db.em.execute<BooksLockChangeRow[]>(
+    `SELECT id, version::int AS version, previous_lock_date::text AS previous_lock_date, lock_date::text AS lock_date, api_key_id, connected_app_id, changed_at
+       FROM books_lock_changes WHERE organization_id = ? AND environment = ? ORDER BY version DESC LIMIT ?`,
+    [db.scope.organizationId, db.scope.environment, limit],
+  );
+}

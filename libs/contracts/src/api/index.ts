@@ -5,6 +5,7 @@
  */
 import type { RouteDef } from '../routes';
 import { billOperations, billRoutes } from './bills';
+import { booksLockCopyOperations, booksLockOperations, booksLockRoutes } from './books-lock';
 import { customerOperations, customerRoutes } from './customers';
 import { documentRenderOperations, documentRenderRoutes } from './document-renders';
 import { documentShareOperations, documentShareRoutes } from './document-shares';
@@ -42,6 +43,8 @@ export const RESOURCE_OPERATIONS = [
   documentRenderOperations,
   portalOperations,
   settingOperations,
+  booksLockOperations,
+  booksLockCopyOperations,
 ] as const;
 
 type Merged<T> = T extends readonly [infer Head, ...infer Rest] ? Head & Merged<Rest> : unknown;
@@ -68,6 +71,7 @@ export const ROUTES: RouteDef[] = [
   ...documentRenderRoutes,
   ...portalRoutes,
   ...settingRoutes,
+  ...booksLockRoutes,
   ...ledgerRoutes,
 ];
 

@@ -3,6 +3,7 @@
  * code that checks a reply against its contract. Each schema's one home is its api/<resource>.ts.
  */
 import * as bills from '../api/bills';
+import * as booksLock from '../api/books-lock';
 import * as customers from '../api/customers';
 import * as documentRenders from '../api/document-renders';
 import * as documentShares from '../api/document-shares';
@@ -20,7 +21,7 @@ import * as vendorPayments from '../api/vendor-payments';
 import * as vendors from '../api/vendors';
 
 export { customers };
-export const receivables = { ...invoices, ...payments, ...estimates, ...payouts, ...events, ...paymentProcessor };
+export const receivables = { ...invoices, ...payments, ...estimates, ...payouts, ...events, ...paymentProcessor, ...booksLock };
 export const payables = { ...vendors, ...bills, ...vendorPayments };
 export const reporting = ledger;
 export const documents = { ...documentFiles, ...documentShares, ...documentRenders, ...portal, ...settings };

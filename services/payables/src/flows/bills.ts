@@ -84,6 +84,7 @@ async function lockForAction(tx: Tx, id: string, action: BillAction): Promise<{ 
 
 /** Books a draft bill: Dr expense / Cr A/P on the issue date (a zero total books nothing). */
 async function book(tx: Tx, bill: Bill): Promise<void> {
+  await tx.assertOpen(bill.issueDate, '/issue_date'); // a zero total too: its date is in the books
   bill.status = 'posted';
   bill.postedAt = new Date();
   if (bill.totalCents > 0) bill.journalEntryId = await tx.post(billPosting(bill), { type: 'bill', bill: billDto(bill) });

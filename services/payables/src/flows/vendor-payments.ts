@@ -38,6 +38,7 @@ const billsOf = (p: VendorPayment, bills: Map<string, Bill>): Bill[] => p.alloca
 
 /** Books a payment whose bills are locked and checked: the bills' paid amounts, Dr A/P / Cr cash. */
 async function book(tx: Tx, p: VendorPayment, bills: Map<string, Bill>): Promise<void> {
+  await tx.assertOpen(p.paymentDate, '/payment_date');
   for (const a of p.allocations) bills.get(a.bill_id)!.paidCents += a.amount_cents;
   p.status = 'posted';
   p.postedAt = new Date();

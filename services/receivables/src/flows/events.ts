@@ -12,6 +12,7 @@ import {
   schemas,
   toDetails,
 } from '@acct/contracts';
+import { todayUtc } from '@acct/ledger';
 import type { Db, Tx } from '@acct/posting';
 import type { InboundEvent } from '../entities';
 import { findFirstEvent, findInvoiceIdByExternalId, insertInboundEvent, lockPaymentByExternalId } from '../queries';
@@ -102,6 +103,20 @@ export async function processPaymentReceived(tx: Tx, eventId: string, payload: R
   }
 }
 
+/**
+ * An inbound event that would post into the locked period (API-DECISIONS §12): stored failed with
+ * a period_locked detail at `field`, before anything changed; null when `date` is open.
+ */
+export async function lockedOutcome(tx: Tx, date: string, field: string): Promise<Outcome | null> {
+  try {
+    await tx.assertOpen(date);
+    return null;
+  } catch (e) {
+    if (!isAppError(e) || e.code !== 'period_locked') throw e;
+    return { status: 'failed', details: e.details.map((d) => ({ ...d, field })), paymentId: null };
+  }
+}
+
 /** payment.refunded: a full refund of an event payment reverses it and reopens the invoice. */
 export async function processPaymentRefunded(tx: Tx, payload: Record<string, unknown>): Promise<Outcome> {
   const stored = (issue: string, message: string, field = '/payload/external_payment_id'): Outcome => ({ status: 'stored', details: [{ field, issue, message }], paymentId: null });
@@ -119,6 +134,9 @@ export async function processPaymentRefunded(tx: Tx, payload: Record<string, unk
   if (p.amount_cents !== undefined && p.amount_cents !== payment.amountCents) {
     return stored('partial_refund_not_supported', `Only full refunds (${payment.amountCents} cents) are processed.`, '/payload/amount_cents');
   }
+  // The refund's reversal is dated today: into a locked period it is not posted, and the event fails.
+  const locked = await lockedOutcome(tx, todayUtc(), '/payload');
+  if (locked) return { ...locked, paymentId: payment.id };
   await refundPayment(tx, payment);
   return { status: 'processed', details: [], paymentId: payment.id };
 }

@@ -89,6 +89,7 @@ export async function postInvoice(tx: Tx, id: string): Promise<Outcome<Invoice>>
     ]);
   }
   if (inv.status !== 'draft') return { record: inv, replayed: true };
+  await tx.assertOpen(inv.issueDate, '/issue_date'); // a zero total too: its date is in the books
   inv.postedAt = new Date();
   if (inv.totalCents === 0) {
     inv.status = 'paid'; // nothing to collect, nothing to book
@@ -121,6 +122,8 @@ export async function voidInvoice(tx: Tx, id: string, voidDate: string | undefin
   if (!inv) throw AppError.notFound('Invoice', id);
   const date = voidDate ?? todayUtc();
   if (checkVoid(inv, date) === 'same') return { record: inv, replayed: true };
+  // Only a void that posts (an open invoice's reversal) is in the books; a draft's void is not.
+  if (inv.journalEntryId) await tx.assertOpen(date, '/void_date');
   inv.status = 'void';
   inv.voidDate = date;
   inv.voidedAt = new Date();

@@ -53,6 +53,7 @@ export async function recordPayment(tx: Tx, input: PaymentInput): Promise<Outcom
   }
   checkPayment(inv, input.amountCents);
   const receivedDate = accountingDate(input.receivedAt, 'received_at');
+  await tx.assertOpen(receivedDate, '/received_at'); // before the first change: an event then fails cleanly
   const payment: Payment = {
     id: randomUUID(),
     ...tx.scope,

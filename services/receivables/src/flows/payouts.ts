@@ -11,6 +11,7 @@ export const samePayoutContent = (a: Payout, b: Payout): boolean => {
 
 /** Books a processor payout: clearing → bank (net) and fees (fee); a zero payout moves nothing. */
 export async function recordPayout(tx: Tx, row: Payout): Promise<Payout> {
+  await tx.assertOpen(row.payoutDate, '/payout_date'); // a zero payout too: its date is in the books
   if (row.grossCents > 0) row.journalEntryId = await tx.post(payoutPosting(row), { type: 'processor_payout', processor_payout: payoutDto(row) });
   await insertEntity(tx.em, PayoutSchema, row);
   return row;

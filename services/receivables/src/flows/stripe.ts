@@ -3,7 +3,7 @@ import type { Tx } from '@acct/posting';
 import type { Payout } from '../entities';
 import { type StripeEvent, mapStripeEvent } from '../domain/stripe';
 import { findPaymentByExternalId, findPayoutByExternalId, lockInvoice } from '../queries';
-import { type EventInput, type Outcome, processPaymentReceived, processPaymentRefunded } from './events';
+import { type EventInput, type Outcome, lockedOutcome, processPaymentReceived, processPaymentRefunded } from './events';
 import { recordPayout } from './payouts';
 
 const PROCESSOR = 'stripe';
@@ -82,6 +82,8 @@ export async function applyStripeEvent(tx: Tx, eventId: string, input: EventInpu
         metadata: {},
         createdAt: new Date(),
       };
+      const locked = await lockedOutcome(tx, row.payoutDate, '/data/object');
+      if (locked) return locked;
       await recordPayout(tx, row);
       return { status: 'processed', details: [], paymentId: null };
     }

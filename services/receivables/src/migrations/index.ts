@@ -5,6 +5,7 @@ import { Migration20261122000002Receivables } from './Migration20261122000002Rec
 import { Migration20261124000003PaymentProcessors } from './Migration20261124000003PaymentProcessors';
 import { Migration20261126000200Metadata } from './Migration20261126000200Metadata';
 import { Migration20261126000300InvoiceVoid } from './Migration20261126000300InvoiceVoid';
+import { Migration20261126000400BooksLockChanges } from './Migration20261126000400BooksLockChanges';
 
 /** The ledger and outbox (shared, versioned), then the receivables tables. */
 export const migrations: MigrationDef[] = withPostingMigrations([
@@ -13,4 +14,5 @@ export const migrations: MigrationDef[] = withPostingMigrations([
   { name: 'Migration20261124000003PaymentProcessors', class: Migration20261124000003PaymentProcessors },
   { name: 'Migration20261126000200Metadata', class: Migration20261126000200Metadata },
   { name: 'Migration20261126000300InvoiceVoid', class: Migration20261126000300InvoiceVoid },
+  { name: 'Migration20261126000400BooksLockChanges', class: Migration20261126000400BooksLockChanges },
 ]);

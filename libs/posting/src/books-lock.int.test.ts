@@ -24,7 +24,7 @@ describe('Books: the lock date check against real Postgres', () => {
 
   const draft = (entryDate: string): JournalEntryDraft => ({
     entryDate,
-    sourceType: 'bill',
+    sourceType: 'processor_payout',
     sourceId: randomUUID(),
     lines: [
       { accountCode: ACCOUNT.expenses, side: 'debit', amountCents: 100 },
@@ -76,7 +76,7 @@ describe('Books: the lock date check against real Postgres', () => {
     nc = await connect({ servers: NATS_URL });
     prefix = uniquePrefix();
     jsm = await ensureEventsStream(nc, prefix);
-    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'payables');
+    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'receivables'); // processor payouts are receivables' postings
   });
   afterAll(async () => {
     await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);

@@ -100,18 +100,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       books.transact(ctx(), async (tx) => {
         await tx.post(draft(500), source());
         const at = new Date().toISOString();
-        tx.emit('vendor.created', {
-          id: randomUUID(),
-          external_vendor_id: 'v',
-          display_name: 'V',
-          vendor_type: 'business',
-          email: null,
-          is_1099_eligible: false,
-          w9_on_file: false,
-          metadata: {},
-          created_at: at,
-          updated_at: at,
-        });
+        tx.emit('customer.created', { id: randomUUID(), external_customer_id: 'c', name: 'C', email: null, status: 'active', metadata: {}, created_at: at, updated_at: at });
         throw new AppError('conflict', 'changed my mind');
       }),
     ).rejects.toMatchObject({ code: 'conflict' });
@@ -124,10 +113,21 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
     const at = new Date().toISOString();
     await expect(
       books.transact(ctx(), async (tx) => {
-        tx.emit('customer.created', { id: randomUUID(), external_customer_id: 'c', name: 'C', email: null, status: 'active', metadata: {}, created_at: at, updated_at: at });
+        tx.emit('vendor.created', {
+          id: randomUUID(),
+          external_vendor_id: 'v',
+          display_name: 'V',
+          vendor_type: 'business',
+          email: null,
+          is_1099_eligible: false,
+          w9_on_file: false,
+          metadata: {},
+          created_at: at,
+          updated_at: at,
+        });
         return Promise.resolve({ status: 201, body: {} });
       }),
-    ).rejects.toThrow('payables does not emit customer.created');
+    ).rejects.toThrow('receivables does not emit vendor.created');
   });
 
   it.each([

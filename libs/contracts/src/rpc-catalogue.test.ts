@@ -37,7 +37,16 @@ describe('RPC_CATALOGUE', () => {
         .map((r) => r.rpc)
         .sort(),
     ).toEqual(ops.filter((op) => !internal(op)).sort());
-    // Upload steps, and the portal's page and PDF (asked by the gateway's own handlers for /portal/{token}).
-    expect(ops.filter(internal)).toEqual(['documents.upload_prepare', 'documents.upload_finalize', 'documents.upload_discard', 'portal.page', 'portal.pdf']);
+    // Each posting service's chain verification (asked by reporting for /ledger/verification), upload
+    // steps, and the portal's page and PDF (asked by the gateway's own handlers for /portal/{token}).
+    expect(ops.filter(internal)).toEqual([
+      'ledger_chain.receivables',
+      'ledger_chain.payables',
+      'documents.upload_prepare',
+      'documents.upload_finalize',
+      'documents.upload_discard',
+      'portal.page',
+      'portal.pdf',
+    ]);
   });
 });

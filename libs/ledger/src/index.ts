@@ -4,3 +4,4 @@ export * from './entry';
 export * from './schema';
 export * from './dates';
 export * from './lines';
+export * from './chain';

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { MODULES, type ModuleName, adminSubject } from '@acct/contracts';
+import { LEDGER_CHAIN_OPERATIONS, MODULES, type ModuleName, adminSubject } from '@acct/contracts';
 import { connect } from 'nats';
 import { loadConfig, baseConfigSpec, decodeJson, migrate, runMain } from '@acct/kit';
 import { openGatewayOrm } from '../db';
@@ -22,6 +22,9 @@ const USAGE = `usage: npm run admin -- <command> [options]
   webhooks test ENDPOINT_ID                  send a webhook.test delivery (run by the webhook dispatcher)
   reporting rebuild                          drop the reporting projection and replay the events stream
                                              (asks a running reporting service over NATS; waits until done)
+  ledger verify                              re-compute the hash chain of every posting service's journal,
+                                             every organization and environment (progress on stdout);
+                                             exits 2 and names the first broken entry of a broken chain
 
 Reads GATEWAY_DATABASE_URL, else DATABASE_URL (default postgres://postgres@127.0.0.1:5432/accounting); runs the gateway's
 migrations first, so it works on a fresh database.`;
@@ -89,6 +92,17 @@ async function main(): Promise<void> {
     // Webhook endpoints live in the webhook dispatcher's schema: its own script serves these commands.
     const r = spawnSync(process.execPath, [path.resolve(__dirname, '../../../webhook-dispatcher/dist/workers/admin.js'), ...rest], { stdio: 'inherit' });
     process.exitCode = r.status ?? 1;
+    return;
+  }
+  if (command === 'ledger') {
+    if (rest[0] !== 'verify' || rest.length > 1) throw new UsageError(`usage: npm run admin -- ledger verify\n\n${USAGE}`);
+    // Each journal lives in its posting service's schema: each service's own script verifies it.
+    let code = 0;
+    for (const service of Object.keys(LEDGER_CHAIN_OPERATIONS)) {
+      const r = spawnSync(process.execPath, [path.resolve(__dirname, `../../../${service}/dist/workers/admin.js`)], { stdio: 'inherit' });
+      code = Math.max(code, r.status ?? 1);
+    }
+    process.exitCode = code;
     return;
   }
   if (command === 'reporting') {

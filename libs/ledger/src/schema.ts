@@ -432,7 +432,7 @@ const READ_HEAD: NamedSql = {
 const CHAIN_PAGE: NamedSql = {
   name: 'ledger_chain_page',
   sql: `SELECT id::text AS id, entry_date::text AS entry_date, source_type, source_id::text AS source_id, memo,
-    reverses_entry_id::text AS reverses_entry_id, chain_seq::text AS chain_seq, hash
+    reverses_entry_id::text AS reverses_entry_id, chain_seq::text AS seq, hash
   FROM journal_entries WHERE organization_id = ? AND environment = ? AND chain_seq > ?
   ORDER BY chain_seq LIMIT ?`,
 };
@@ -463,7 +463,7 @@ interface EntryRow {
   source_id: string;
   memo: string | null;
   reverses_entry_id: string | null;
-  chain_seq: string;
+  seq: string;
   hash: string | null;
 }
 interface LineRow {
@@ -514,9 +514,9 @@ export async function verifyJournalChain(run: RunNamed, scope: LedgerScope, opti
       });
     }
     for (const r of rows) {
-      if (Number(r.chain_seq) !== seq + 1) {
+      if (Number(r.seq) !== seq + 1) {
         seq += 1;
-        return broken(r.id, `entry ${r.id} is number ${r.chain_seq} of the chain, expected ${seq}: an entry before it is missing`);
+        return broken(r.id, `entry ${r.id} is number ${r.seq} of the chain, expected ${seq}: an entry before it is missing`);
       }
       seq += 1;
       if (seq > headEntries) return broken(r.id, `entry ${r.id} is past the chain's head (${headEntries} entries)`);

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { Client } from 'pg';
 import { compileBody, schemas } from '@acct/contracts';
 import { ROOT } from '@acct/stack';
 import { accountId } from '@acct/ledger';
@@ -414,4 +415,48 @@ describe('e2e: ledger and reports through the gateway', () => {
       expect((await edgeGet(`/api/v1/reports/accounts-payable?as_of=${LAST_DAY}`)).total_open_cents).toBe(147_000);
     });
   });
+
+  /** API-DECISIONS §12: the hash-chained journals, verified through the route and the admin command, before and after a change made in SQL. */
+  it('GET /ledger/verification and npm run admin -- ledger verify: intact, then broken at an entry changed in the database', async () => {
+    const verification = compileBody(rep.ledgerVerificationResponse);
+    const v = await get('/api/v1/ledger/verification', verification);
+    expect(v.status).toBe('intact');
+    expect(v.chains.map((c: { service: string }) => c.service)).toEqual(['receivables', 'payables']);
+    for (const c of v.chains) expect(c).toMatchObject({ entries: expect.any(Number), first_broken_entry_id: null, head_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(v.chains.every((c: { entries: number }) => c.entries > 0)).toBe(true);
+    expect(v.entries_checked).toBe(v.chains[0].entries + v.chains[1].entries);
+    const other = await otherApi('GET', '/api/v1/ledger/verification');
+    expectStatus(other, 200);
+    expect(other.json.data).toMatchObject({ status: 'intact', entries_checked: 0 });
+
+    const adminEnv = { ...process.env, DATABASE_URL: e2e.databaseUrl };
+    const clean = await run('npm', ['run', '--silent', 'admin', '--', 'ledger', 'verify'], { cwd: ROOT, env: adminEnv });
+    expect(clean.stdout).toContain('receivables: every chain intact');
+    expect(clean.stdout).toContain('payables: every chain intact');
+
+    // A superuser changes the memo of the payables journal's third entry, triggers off.
+    const pg = new Client({ connectionString: e2e.databaseUrl });
+    await pg.connect();
+    let changed: string;
+    try {
+      await pg.query('SET session_replication_role = replica');
+      const { rows } = await pg.query<{ id: string }>(
+        `SELECT id FROM payables.journal_entries WHERE organization_id = $1 AND environment = 'test' ORDER BY chain_seq OFFSET 2 LIMIT 1`,
+        [keys.organization_id],
+      );
+      changed = rows[0]!.id;
+      await pg.query(`UPDATE payables.journal_entries SET memo = 'tampered' WHERE id = $1`, [changed]);
+    } finally {
+      await pg.end();
+    }
+    const after = await get('/api/v1/ledger/verification', verification);
+    expect(after).toMatchObject({ status: 'broken', entries_checked: v.chains[0].entries + 3 });
+    expect(after.chains).toEqual([{ ...v.chains[0] }, { service: 'payables', entries: 3, head_hash: v.chains[1].head_hash, first_broken_entry_id: changed }]);
+    const broken = await run('npm', ['run', '--silent', 'admin', '--', 'ledger', 'verify'], { cwd: ROOT, env: adminEnv }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain(`BROKEN payables organization ${keys.organization_id} environment test: first broken entry ${changed}`);
+  }, 60_000);
 });

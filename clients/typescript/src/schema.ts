@@ -1223,6 +1223,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ledger/verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Re-computes the hash chain of every posting service’s journal of this organization and environment: intact, or broken at the first entry affected.
+         * @description Each journal entry carries a SHA-256 hash over the previous entry’s hash and its own content with its lines. A change made directly in the database (an amount, an account, a date, a line, a deleted or an inserted entry) shows as broken. Reads the journals themselves, not the projection; its time grows with the number of entries.
+         */
+        get: operations["getLedgerVerification"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reports/summary": {
         parameters: {
             query?: never;
@@ -3397,6 +3417,44 @@ export interface components {
                 }[];
             }[];
             pagination: components["schemas"]["Pagination"];
+        };
+        GetLedgerVerificationResponse: {
+            data: {
+                /** @enum {string} */
+                status: "intact" | "broken";
+                entries_checked: number;
+                chains: {
+                    /** @description The posting service whose journal this chain is (receivables, payables). */
+                    service: string;
+                    /** @description Entries of the chain checked (up to the first broken one). */
+                    entries: number;
+                    /** @description The hash the chain’s head records (SHA-256, hex). */
+                    head_hash: string;
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    first_broken_entry_id: string | null;
+                }[];
+            };
+            ledger_verification: {
+                /** @enum {string} */
+                status: "intact" | "broken";
+                entries_checked: number;
+                chains: {
+                    /** @description The posting service whose journal this chain is (receivables, payables). */
+                    service: string;
+                    /** @description Entries of the chain checked (up to the first broken one). */
+                    entries: number;
+                    /** @description The hash the chain’s head records (SHA-256, hex). */
+                    head_hash: string;
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    first_broken_entry_id: string | null;
+                }[];
+            };
         };
         GetSummaryReportResponse: {
             data: {
@@ -13610,6 +13668,93 @@ export interface operations {
                      *           }
                      *         ],
                      *         "request_id": "ed74596b-1200-4aad-967c-c2b6048c07cc"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLedgerVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verification. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Module-Warning": components["headers"]["ModuleWarning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "intact",
+                     *         "entries_checked": 1,
+                     *         "chains": [
+                     *           {
+                     *             "service": "service",
+                     *             "entries": 1,
+                     *             "head_hash": "a3f1c2d4e5b60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
+                     *             "first_broken_entry_id": "3e0de918-4b6e-4c1a-9f3d-3e0de9183e0d"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "ledger_verification": {
+                     *         "status": "intact",
+                     *         "entries_checked": 1,
+                     *         "chains": [
+                     *           {
+                     *             "service": "service",
+                     *             "entries": 1,
+                     *             "head_hash": "a3f1c2d4e5b60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
+                     *             "first_broken_entry_id": "3e0de918-4b6e-4c1a-9f3d-3e0de9183e0d"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetLedgerVerificationResponse"];
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request is not valid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/name",
+                     *             "issue": "required",
+                     *             "message": "name is required"
+                     *           }
+                     *         ],
+                     *         "request_id": "req_7f3c9a2b41d84e6f"
                      *       }
                      *     }
                      */

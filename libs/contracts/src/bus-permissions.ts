@@ -40,7 +40,13 @@ export const BUS_ROLES: { readonly [S in ServiceName]: BusRole } = {
   payables: { calls: [], emits: ['vendor.created', 'vendor.updated'], consumes: [], admin: [] },
   documents: { calls: ['customers.get', 'invoices.get', 'estimates.get', 'vendors.get', 'bills.get'], emits: [], consumes: [], admin: [] },
   // parked.<consumer>: the operator lists, retries and discards what the consumer parked (libs/kit consumer).
-  reporting: { calls: [], emits: [], consumes: [CONSUMERS.reportingPostings], admin: ['rebuild', `parked.${CONSUMERS.reportingPostings}`] },
+  // ledger_chain.*: GET /ledger/verification asks each posting service to verify its own journal's chain.
+  reporting: {
+    calls: ['ledger_chain.receivables', 'ledger_chain.payables'],
+    emits: [],
+    consumes: [CONSUMERS.reportingPostings],
+    admin: ['rebuild', `parked.${CONSUMERS.reportingPostings}`],
+  },
   'webhook-dispatcher': { calls: [], emits: [], consumes: [CONSUMERS.webhookOutbound], admin: [`parked.${CONSUMERS.webhookOutbound}`] },
   gateway: { calls: 'all', emits: [], consumes: [], admin: [] },
 };

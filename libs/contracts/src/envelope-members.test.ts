@@ -80,6 +80,7 @@ const CONTRACT: Record<string, string[]> = {
   'GET /api/v1/accounts': ['accounts', 'pagination'], // API-DECISIONS §3
   'GET /api/v1/accounts/{id}': ['account'],
   'GET /api/v1/journal-entries': ['journal_entries', 'pagination'], // API-DECISIONS §3
+  'GET /api/v1/ledger/verification': ['ledger_verification'], // API-DECISIONS §12
   // SPEC §1 and API-DECISIONS §3: the reports
   'GET /api/v1/reports/summary': ['report_summary'],
   'GET /api/v1/reports/accounts-receivable': ['accounts_receivable'],

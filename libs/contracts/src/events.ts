@@ -3,7 +3,7 @@
  * domain events that services publish from their outboxes. Posting events carry a journal entry
  * (reporting consumes them); outbound events are what the webhook dispatcher delivers.
  */
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { Optional, type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import { ENVIRONMENTS, type Environment } from './envelope';
 import type { ErrorDetail } from './errors';
@@ -210,6 +210,8 @@ export const postingEvent = obj({
     memo: Nullable(Type.String()),
     reverses_entry_id: Nullable(uuid),
     lines: Type.Array(postingLine, { minItems: 1 }),
+    // Optional: events published before the tamper-evident journal (API-DECISIONS §12) have none.
+    hash: Optional(Type.String({ pattern: '^[0-9a-f]{64}$', description: 'The entry’s hash in its journal chain (SHA-256, hex).' })),
   }),
   source: postingSource,
 });

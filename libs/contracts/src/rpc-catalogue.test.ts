@@ -37,8 +37,18 @@ describe('RPC_CATALOGUE', () => {
         .map((r) => r.rpc)
         .sort(),
     ).toEqual(ops.filter((op) => !internal(op)).sort());
-    // Upload steps, the portal's page and PDF (asked by the gateway's own handlers for /portal/{token}),
-    // and the lock date push of receivables to payables' copy.
-    expect(ops.filter(internal)).toEqual(['documents.upload_prepare', 'documents.upload_finalize', 'documents.upload_discard', 'portal.page', 'portal.pdf', 'books_lock.apply']);
+    // Each posting service's chain verification (asked by reporting for /ledger/verification), upload
+    // steps, the portal's page and PDF (asked by the gateway's own handlers for /portal/{token}), and
+    // the lock date push of receivables to payables' copy.
+    expect(ops.filter(internal)).toEqual([
+      'ledger_chain.receivables',
+      'ledger_chain.payables',
+      'documents.upload_prepare',
+      'documents.upload_finalize',
+      'documents.upload_discard',
+      'portal.page',
+      'portal.pdf',
+      'books_lock.apply',
+    ]);
   });
 });

@@ -5,3 +5,4 @@ export * from './schema';
 export * from './dates';
 export * from './lines';
 export * from './posting-event';
+export * from './chain';

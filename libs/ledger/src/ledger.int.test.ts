@@ -15,7 +15,7 @@ describe('ledger schema against real Postgres', () => {
   /** The writer's `?` placeholders become pg's $1..$n, as kit numbers them. */
   const execute: Execute = (sql, params) => pg.query(positional(sql), params);
   /** The journal's named statements as libs/posting's Books runs them (kit's statement()). */
-  const run: RunNamed = (s, values) => pg.query({ ...statement(s.name, s.sql), values });
+  const run: RunNamed = async <R>(s: { name: string; sql: string }, values: unknown[]) => (await pg.query({ ...statement(s.name, s.sql), values })).rows as R[];
 
   const org = randomUUID();
   const env: LedgerEnvironment = 'test';

@@ -1,4 +1,5 @@
 import { ACCOUNT, accountId, DEFAULT_CHART } from './accounts';
+import { GENESIS_HASH, chainHash } from './chain';
 import { insertDefaultAccounts, insertJournalEntries, LEDGER_DDL, type NamedSql } from './schema';
 
 const ORG = '7d9f6c1e-2b1a-4f3e-9c8d-0a1b2c3d4e5f';
@@ -39,11 +40,14 @@ describe('insertDefaultAccounts', () => {
 describe('insertJournalEntries', () => {
   function named() {
     const calls: { s: NamedSql; values: unknown[] }[] = [];
-    const run = async (s: NamedSql, values: unknown[]) => {
+    const run = async <R>(s: NamedSql, values: unknown[]): Promise<R[]> => {
       // One array of values per placeholder, every array one value per row.
       expect(s.sql.split('?').length - 1).toBe(values.length);
       expect(new Set(values.map((v) => (v as unknown[]).length)).size).toBe(1);
       calls.push({ s, values });
+      // The chain head of the scope, 2 entries in.
+      if (s.name === 'ledger_lock_chain_heads') return [{ organization_id: ORG, environment: 'live', entries: '2', head_hash: GENESIS_HASH }] as R[];
+      return [];
     };
     return { calls, run };
   }
@@ -51,7 +55,7 @@ describe('insertJournalEntries', () => {
 
   it('writes the entries, then all their numbered lines, as two named statements of column arrays', async () => {
     const { calls, run } = named();
-    await insertJournalEntries(run, [
+    const hashes = await insertJournalEntries(run, [
       {
         scope,
         entry: {
@@ -67,13 +71,51 @@ describe('insertJournalEntries', () => {
         },
       },
     ]);
-    expect(calls.map((c) => [c.s.name, c.s.sql.split(' (')[0]])).toEqual([
-      ['ledger_insert_entries', 'INSERT INTO journal_entries'],
+    expect(calls.map((c) => [c.s.name, c.s.sql.split(' (')[0]!.split('\n')[0]])).toEqual([
+      ['ledger_lock_chain_heads', 'SELECT h.organization_id::text AS organization_id, h.environment, h.entries::text AS entries, h.head_hash'],
+      ['ledger_insert_chained_entries', 'INSERT INTO journal_entries'],
       ['ledger_insert_lines', 'INSERT INTO journal_lines'],
+      ['ledger_move_chain_heads', 'UPDATE journal_chain_heads AS h SET entries = k.entries, head_hash = k.head_hash, head_entry_id = k.head_entry_id'],
     ]);
     expect(calls.every((c) => !c.s.sql.includes('$'))).toBe(true);
-    expect(calls[0]?.values).toEqual([[ENTRY], [ORG], ['live'], ['2026-01-15'], ['invoice'], [INVOICE], [null], [null]]);
-    expect(calls[1]?.values).toEqual([
+    expect(calls[0]?.values).toEqual([[ORG], ['live']]);
+    // Third entry of the chain, hashed over the head's hash and the entry without its zero line.
+    const hash = chainHash(GENESIS_HASH, {
+      id: ENTRY,
+      entryDate: '2026-01-15',
+      sourceType: 'invoice',
+      sourceId: INVOICE,
+      memo: null,
+      reversesEntryId: null,
+      lines: [
+        {
+          accountId: accountId(ORG, 'live', '1100'),
+          accountCode: '1100',
+          side: 'debit',
+          amountCents: 500,
+          customerId: null,
+          invoiceId: INVOICE,
+          vendorId: null,
+          billId: null,
+          memo: null,
+        },
+        {
+          accountId: accountId(ORG, 'live', '4000'),
+          accountCode: '4000',
+          side: 'credit',
+          amountCents: 500,
+          customerId: null,
+          invoiceId: null,
+          vendorId: null,
+          billId: null,
+          memo: 'why?',
+        },
+      ],
+    });
+    expect(hashes).toEqual(new Map([[ENTRY, hash]]));
+    expect(calls[1]?.values).toEqual([[ENTRY], [ORG], ['live'], ['2026-01-15'], ['invoice'], [INVOICE], [null], [null], [3], [hash]]);
+    expect(calls[3]?.values).toEqual([[ORG], ['live'], [3], [hash], [ENTRY]]);
+    expect(calls[2]?.values).toEqual([
       [ENTRY, ENTRY],
       [1, 2],
       [accountId(ORG, 'live', '1100'), accountId(ORG, 'live', '4000')],

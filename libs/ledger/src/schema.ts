@@ -1,4 +1,5 @@
 import { accountId, DEFAULT_CHART, isUuid, type AccountDef, type LedgerEnvironment } from './accounts';
+import { GENESIS_HASH, type ChainEntry, type ChainLine, chainHash } from './chain';
 import { buildEntry, type JournalEntryDraft } from './entry';
 import { LedgerError } from './money';
 
@@ -204,10 +205,39 @@ const LEDGER_DDL_V2 = `
       REFERENCING NEW TABLE AS new_lines FOR EACH STATEMENT EXECUTE FUNCTION journal_lines_refuse_committed_entry();
   `;
 
+/**
+ * Version 3: the tamper-evident journal (API-DECISIONS §12). Each entry written from now on carries
+ * its place in the chain of its organization and environment (chain_seq, 1, 2, ...) and its hash
+ * (libs/ledger chain.ts). journal_chain_heads holds each chain's head: the entries chained, the last
+ * hash and entry; the writer locks it FOR UPDATE just before it inserts, so chain order is commit
+ * order. Entries written before this version stay unchained (chain_seq and hash NULL): the chain
+ * starts after them, and the head counts them (unchained_entries) so that one deleted or added
+ * without a chain shows. FROZEN once shipped. Contains no `?`.
+ */
+const LEDGER_DDL_V3 = `
+    ALTER TABLE journal_entries ADD COLUMN chain_seq bigint;
+    ALTER TABLE journal_entries ADD COLUMN hash text CHECK (hash ~ '^[0-9a-f]{64}$');
+    -- Also the verifier's keyset order (and its count of unchained entries: NULLs are indexed).
+    CREATE UNIQUE INDEX journal_entries_chain ON journal_entries (organization_id, environment, chain_seq);
+
+    CREATE TABLE journal_chain_heads (
+      organization_id uuid NOT NULL,
+      environment text NOT NULL CHECK (environment IN ('test', 'live')),
+      entries bigint NOT NULL DEFAULT 0,
+      head_hash text NOT NULL DEFAULT '${GENESIS_HASH}',
+      head_entry_id uuid,
+      unchained_entries bigint NOT NULL DEFAULT 0,
+      PRIMARY KEY (organization_id, environment)
+    );
+    INSERT INTO journal_chain_heads (organization_id, environment, unchained_entries)
+      SELECT organization_id, environment, count(*) FROM journal_entries GROUP BY organization_id, environment;
+  `;
+
 /** The ledger's DDL, oldest version first; each posting service runs every version as a migration. */
 export const LEDGER_DDL: readonly DdlVersion[] = Object.freeze([
   { version: 1, sql: LEDGER_DDL_V1 },
   { version: 2, sql: LEDGER_DDL_V2 },
+  { version: 3, sql: LEDGER_DDL_V3 },
 ]);
 
 /**
@@ -233,8 +263,8 @@ export interface NamedSql {
   readonly sql: string;
 }
 
-/** Runs one named statement inside the caller's transaction. */
-export type RunNamed = (s: NamedSql, values: unknown[]) => Promise<unknown>;
+/** Runs one named statement inside the caller's transaction; its rows. */
+export type RunNamed = <R = Record<string, unknown>>(s: NamedSql, values: unknown[]) => Promise<R[]>;
 
 /** One entry to write: its scope and a draft (checked again here) with its id. */
 export interface EntryToWrite {
@@ -245,10 +275,54 @@ export interface EntryToWrite {
 // Two fixed statements for any number of entries and lines: values as arrays, unnest()ed. Named:
 // every posting writes them (bench post-invoice, create-bill).
 const INSERT_ENTRIES: NamedSql = {
-  name: 'ledger_insert_entries',
-  sql: `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id)
-  SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::date[], ?::text[], ?::uuid[], ?::text[], ?::uuid[])`,
+  name: 'ledger_insert_chained_entries',
+  sql: `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id, chain_seq, hash)
+  SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::date[], ?::text[], ?::uuid[], ?::text[], ?::uuid[], ?::bigint[], ?::text[])`,
 };
+// The chain heads of the scopes written, locked in one stable order (no deadlock between groups).
+const LOCK_HEADS: NamedSql = {
+  name: 'ledger_lock_chain_heads',
+  sql: `SELECT h.organization_id::text AS organization_id, h.environment, h.entries::text AS entries, h.head_hash
+  FROM journal_chain_heads h JOIN unnest(?::uuid[], ?::text[]) AS k (organization_id, environment)
+    ON h.organization_id = k.organization_id AND h.environment = k.environment
+  ORDER BY h.organization_id, h.environment FOR UPDATE OF h`,
+};
+const CREATE_HEADS: NamedSql = {
+  name: 'ledger_create_chain_heads',
+  sql: `INSERT INTO journal_chain_heads (organization_id, environment) SELECT * FROM unnest(?::uuid[], ?::text[]) ON CONFLICT DO NOTHING`,
+};
+const MOVE_HEADS: NamedSql = {
+  name: 'ledger_move_chain_heads',
+  sql: `UPDATE journal_chain_heads AS h SET entries = k.entries, head_hash = k.head_hash, head_entry_id = k.head_entry_id
+  FROM unnest(?::uuid[], ?::text[], ?::bigint[], ?::text[], ?::uuid[]) AS k (organization_id, environment, entries, head_hash, head_entry_id)
+  WHERE h.organization_id = k.organization_id AND h.environment = k.environment`,
+};
+
+interface HeadRow {
+  organization_id: string;
+  environment: string;
+  entries: string;
+  head_hash: string;
+}
+
+const keyOf = (s: LedgerScope) => `${s.organizationId.toLowerCase()}/${s.environment}`;
+
+/**
+ * Locks the chain heads of the scopes (creating the missing ones), in sorted order; their state.
+ * One statement when every head exists (the usual case).
+ */
+async function lockHeads(run: RunNamed, scopes: readonly LedgerScope[]): Promise<Map<string, { entries: number; hash: string }>> {
+  const sorted = [...scopes].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+  const keys = [sorted.map((s) => s.organizationId), sorted.map((s) => s.environment)];
+  let rows = await run<HeadRow>(LOCK_HEADS, keys);
+  if (rows.length < sorted.length) {
+    await run(CREATE_HEADS, keys);
+    rows = await run<HeadRow>(LOCK_HEADS, keys);
+  }
+  const heads = new Map(rows.map((r) => [`${r.organization_id}/${r.environment}`, { entries: Number(r.entries), hash: r.head_hash }]));
+  if (heads.size < sorted.length) throw new Error('journal chain heads could not be locked');
+  return heads;
+}
 const INSERT_LINES: NamedSql = {
   name: 'ledger_insert_lines',
   sql: `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents, customer_id, invoice_id, vendor_id, bill_id, memo)
@@ -261,19 +335,30 @@ const INSERT_LINES: NamedSql = {
  * inside the transaction that makes the state change (and writes the outbox rows); the scopes'
  * charts must exist (insertDefaultAccounts); the database checks each entry's balance at COMMIT.
  */
-export async function insertJournalEntries(run: RunNamed, entries: readonly EntryToWrite[], options: { chart?: readonly AccountDef[] } = {}): Promise<void> {
-  if (!entries.length) return;
+export async function insertJournalEntries(run: RunNamed, entries: readonly EntryToWrite[], options: { chart?: readonly AccountDef[] } = {}): Promise<Map<string, string>> {
+  const hashes = new Map<string, string>();
+  if (!entries.length) return hashes;
   const codes = (options.chart ?? DEFAULT_CHART).map((a) => a.code);
-  const e: unknown[][] = [[], [], [], [], [], [], [], []];
-  const l: unknown[][] = [[], [], [], [], [], [], [], [], [], [], []];
-  for (const { scope, entry } of entries) {
+  const built = entries.map(({ scope, entry }) => {
     if (!isUuid(entry.id)) throw new LedgerError('bad_entry', `entry id ${entry.id} is not a uuid`);
-    const v = buildEntry(entry, { accountCodes: codes });
-    const row = [entry.id, scope.organizationId, scope.environment, v.entryDate, v.sourceType, v.sourceId, v.memo ?? null, v.reversesEntryId ?? null];
+    return { scope, id: entry.id, v: buildEntry(entry, { accountCodes: codes }) };
+  });
+  // Checked: now lock the heads (held until COMMIT) and chain the entries in order, per scope.
+  const heads = await lockHeads(run, [...new Map(built.map(({ scope }) => [keyOf(scope), scope])).values()]);
+  const e: unknown[][] = [[], [], [], [], [], [], [], [], [], []];
+  const l: unknown[][] = [[], [], [], [], [], [], [], [], [], [], []];
+  const moved = new Map<string, { scope: LedgerScope; entryId: string }>();
+  for (const { scope, id, v } of built) {
+    const head = heads.get(keyOf(scope))!;
+    head.entries += 1;
+    head.hash = chainHash(head.hash, chainEntryOf(scope, id, v));
+    hashes.set(id, head.hash);
+    moved.set(keyOf(scope), { scope, entryId: id });
+    const row = [id, scope.organizationId, scope.environment, v.entryDate, v.sourceType, v.sourceId, v.memo ?? null, v.reversesEntryId ?? null, head.entries, head.hash];
     row.forEach((x, i) => e[i]!.push(x));
     v.lines.forEach((x, i) => {
       const line = [
-        entry.id,
+        id,
         i + 1,
         accountId(scope.organizationId, scope.environment, x.accountCode),
         x.accountCode,
@@ -290,4 +375,184 @@ export async function insertJournalEntries(run: RunNamed, entries: readonly Entr
   }
   await run(INSERT_ENTRIES, e);
   await run(INSERT_LINES, l);
+  const h: unknown[][] = [[], [], [], [], []];
+  for (const [key, { scope, entryId }] of moved) {
+    const head = heads.get(key)!;
+    [scope.organizationId, scope.environment, head.entries, head.hash, entryId].forEach((x, i) => h[i]!.push(x));
+  }
+  await run(MOVE_HEADS, h);
+  return hashes;
+}
+
+/** What the chain hashes of an entry the writer holds (a checked draft). */
+function chainEntryOf(scope: LedgerScope, id: string, v: JournalEntryDraft): ChainEntry {
+  return {
+    id,
+    entryDate: v.entryDate,
+    sourceType: v.sourceType,
+    sourceId: v.sourceId,
+    memo: v.memo ?? null,
+    reversesEntryId: v.reversesEntryId ?? null,
+    lines: v.lines.map((x): ChainLine => ({
+      accountId: accountId(scope.organizationId, scope.environment, x.accountCode),
+      accountCode: x.accountCode,
+      side: x.side,
+      amountCents: x.amountCents,
+      customerId: x.customerId ?? null,
+      invoiceId: x.invoiceId ?? null,
+      vendorId: x.vendorId ?? null,
+      billId: x.billId ?? null,
+      memo: x.memo ?? null,
+    })),
+  };
+}
+
+/** What the verifier found in one chain. */
+export interface ChainVerification {
+  /** Entries checked (up to and including the first broken one). */
+  entries: number;
+  /** The head's hash as recorded (what the next entry chains to). */
+  headHash: string;
+  /** null when intact; else the first entry affected (for a deleted last entry, the deleted entry's id). */
+  firstBrokenEntryId: string | null;
+  /** Why it is broken (for operators; not part of the API reply). */
+  reason: string | null;
+}
+
+/** A scope whose chain the admin verifier checks. */
+export interface ChainScope extends LedgerScope {
+  entries: number;
+}
+
+const READ_HEAD: NamedSql = {
+  name: 'ledger_read_chain_head',
+  sql: `SELECT entries::text AS entries, head_hash, head_entry_id::text AS head_entry_id, unchained_entries::text AS unchained_entries
+  FROM journal_chain_heads WHERE organization_id = ? AND environment = ?`,
+};
+const CHAIN_PAGE: NamedSql = {
+  name: 'ledger_chain_page',
+  sql: `SELECT id::text AS id, entry_date::text AS entry_date, source_type, source_id::text AS source_id, memo,
+    reverses_entry_id::text AS reverses_entry_id, chain_seq::text AS seq, hash
+  FROM journal_entries WHERE organization_id = ? AND environment = ? AND chain_seq > ?
+  ORDER BY chain_seq LIMIT ?`,
+};
+const CHAIN_PAGE_LINES: NamedSql = {
+  name: 'ledger_chain_page_lines',
+  sql: `SELECT entry_id::text AS entry_id, account_id::text AS account_id, account_code, side, amount_cents::text AS amount_cents,
+    customer_id::text AS customer_id, invoice_id::text AS invoice_id, vendor_id::text AS vendor_id, bill_id::text AS bill_id, memo
+  FROM journal_lines WHERE entry_id = ANY (?::uuid[]) ORDER BY entry_id, line_no`,
+};
+const UNCHAINED: NamedSql = {
+  name: 'ledger_unchained_entries',
+  sql: `SELECT count(*)::text AS n, (array_agg(id::text ORDER BY created_at DESC))[1] AS newest
+  FROM journal_entries WHERE organization_id = ? AND environment = ? AND chain_seq IS NULL`,
+};
+const LIST_HEADS: NamedSql = {
+  name: 'ledger_list_chain_heads',
+  sql: `SELECT organization_id::text AS organization_id, environment, entries::text AS entries
+  FROM journal_chain_heads WHERE (organization_id, environment) > (?::uuid, ?::text)
+  ORDER BY organization_id, environment LIMIT ?`,
+};
+/** The verifier reads head and entries in one snapshot: run first in its transaction. */
+export const VERIFY_SNAPSHOT: NamedSql = { name: 'ledger_verify_snapshot', sql: 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY' };
+
+interface EntryRow {
+  id: string;
+  entry_date: string;
+  source_type: string;
+  source_id: string;
+  memo: string | null;
+  reverses_entry_id: string | null;
+  seq: string;
+  hash: string | null;
+}
+interface LineRow {
+  entry_id: string;
+  account_id: string;
+  account_code: string;
+  side: 'debit' | 'credit';
+  amount_cents: string;
+  customer_id: string | null;
+  invoice_id: string | null;
+  vendor_id: string | null;
+  bill_id: string | null;
+  memo: string | null;
+}
+
+/**
+ * Re-computes the chain of one scope from the tables, in keyset batches of `batch` entries (memory
+ * stays one batch): every chained entry must follow the previous one (chain_seq n+1) and carry the
+ * hash of the previous hash and its content; the last one must be the head; the unchained entries
+ * (written before version 3) must be as many as the head counts. Run it in a transaction that ran
+ * VERIFY_SNAPSHOT first, so that head and entries are of one instant.
+ */
+export async function verifyJournalChain(run: RunNamed, scope: LedgerScope, options: { batch?: number; onBatch?: (entries: number) => void } = {}): Promise<ChainVerification> {
+  const batch = options.batch ?? 1000;
+  const [head] = await run<{ entries: string; head_hash: string; head_entry_id: string | null; unchained_entries: string }>(READ_HEAD, [scope.organizationId, scope.environment]);
+  const headEntries = Number(head?.entries ?? 0);
+  const headHash = head?.head_hash ?? GENESIS_HASH;
+  let hash = GENESIS_HASH;
+  let seq = 0;
+  const broken = (id: string | null, reason: string): ChainVerification => ({ entries: seq, headHash, firstBrokenEntryId: id, reason });
+  for (;;) {
+    const rows = await run<EntryRow>(CHAIN_PAGE, [scope.organizationId, scope.environment, seq, batch]);
+    if (!rows.length) break;
+    const lines = new Map<string, ChainLine[]>();
+    for (const l of await run<LineRow>(CHAIN_PAGE_LINES, [rows.map((r) => r.id)])) {
+      let list = lines.get(l.entry_id);
+      if (!list) lines.set(l.entry_id, (list = []));
+      list.push({
+        accountId: l.account_id,
+        accountCode: l.account_code,
+        side: l.side,
+        amountCents: Number(l.amount_cents),
+        customerId: l.customer_id,
+        invoiceId: l.invoice_id,
+        vendorId: l.vendor_id,
+        billId: l.bill_id,
+        memo: l.memo,
+      });
+    }
+    for (const r of rows) {
+      if (Number(r.seq) !== seq + 1) {
+        seq += 1;
+        return broken(r.id, `entry ${r.id} is number ${r.seq} of the chain, expected ${seq}: an entry before it is missing`);
+      }
+      seq += 1;
+      if (seq > headEntries) return broken(r.id, `entry ${r.id} is past the chain's head (${headEntries} entries)`);
+      const entry: ChainEntry = {
+        id: r.id,
+        entryDate: r.entry_date,
+        sourceType: r.source_type,
+        sourceId: r.source_id,
+        memo: r.memo,
+        reversesEntryId: r.reverses_entry_id,
+        lines: lines.get(r.id) ?? [],
+      };
+      hash = chainHash(hash, entry);
+      if (hash !== r.hash) return broken(r.id, `entry ${r.id} does not match its hash`);
+    }
+    options.onBatch?.(rows.length);
+    if (rows.length < batch) break;
+  }
+  if (seq < headEntries || hash !== headHash) {
+    return broken(head?.head_entry_id ?? null, `the chain ends at entry ${seq} but its head is entry ${headEntries}: entries at its end are missing`);
+  }
+  const [unchained] = await run<{ n: string; newest: string | null }>(UNCHAINED, [scope.organizationId, scope.environment]);
+  if (Number(unchained?.n ?? 0) !== Number(head?.unchained_entries ?? 0)) {
+    return broken(unchained?.newest ?? null, `${unchained?.n ?? 0} entries have no place in the chain, ${head?.unchained_entries ?? 0} were written before it started`);
+  }
+  return { entries: seq, headHash, firstBrokenEntryId: null, reason: null };
+}
+
+/** The chains of every scope, in key order, `batch` at a time (the admin verifier's list). */
+export async function* chainScopes(run: RunNamed, batch = 500): AsyncGenerator<ChainScope> {
+  let after = ['00000000-0000-0000-0000-000000000000', ''];
+  for (;;) {
+    const rows = await run<{ organization_id: string; environment: LedgerEnvironment; entries: string }>(LIST_HEADS, [...after, batch]);
+    for (const r of rows) yield { organizationId: r.organization_id, environment: r.environment, entries: Number(r.entries) };
+    if (rows.length < batch) return;
+    const last = rows[rows.length - 1]!;
+    after = [last.organization_id, last.environment];
+  }
 }

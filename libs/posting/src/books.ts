@@ -30,6 +30,7 @@ import {
   transactionQuery,
 } from '@acct/kit';
 import { BooksLockCheck } from './books-lock';
+import { registerChainVerification, stampEntryHashes } from './chain';
 import { type EntryToWrite, type JournalEntryDraft, LedgerError, accountId, buildEntry, insertDefaultAccounts, insertJournalEntries } from '@acct/ledger';
 
 /** Where a flow reads and writes: an EntityManager of its own and the tenancy of the request. */
@@ -149,7 +150,8 @@ export class Books {
       for (const [key, scope] of charts) {
         if (!this.chartsCommitted.has(key)) await insertDefaultAccounts((text, params) => em.execute(text, params, 'run'), scope.organizationId, scope.environment);
       }
-      await insertJournalEntries((s, values) => sql(statement(s.name, s.sql), values), entries);
+      // Chains the entries too (locks their chains' heads until COMMIT); the events carry the hashes.
+      stampEntryHashes(pending, await insertJournalEntries((s, values) => sql(statement(s.name, s.sql), values), entries));
       await this.outbox.add(em, pending);
       return out;
     });
@@ -327,4 +329,5 @@ export type BooksRegistrar = (server: RpcServer, books: Books) => void;
 export function registerOnBooks(wiring: ServiceWiring, registrars: readonly BooksRegistrar[]): void {
   const books = booksOf(wiring);
   for (const register of registrars) register(wiring.server, books);
+  registerChainVerification(wiring.server, wiring.orm, wiring.name);
 }

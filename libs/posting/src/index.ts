@@ -5,3 +5,4 @@ export * from './catalogue';
 export * from './line-documents';
 export * from './replies';
 export * from './updates';
+export * from './chain';

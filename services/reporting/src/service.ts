@@ -1,5 +1,5 @@
 import { CONSUMERS } from '@acct/contracts';
-import type { ServiceDefinition, ServiceWiring } from '@acct/kit';
+import { RpcClient, type ServiceDefinition, type ServiceWiring } from '@acct/kit';
 import { type ReportingConfig, loadReportingConfig } from './config';
 import { consumerWorker, projectionConsumer } from './consumers/projection';
 import { Freshness } from './flows/freshness';
@@ -7,8 +7,12 @@ import type { RebuildTarget } from './flows/rebuild';
 import { registerAccountHandlers } from './handlers/accounts.handler';
 import { registerJournalEntryHandlers } from './handlers/journal-entries.handler';
 import { registerReportHandlers } from './handlers/reports.handler';
+import { registerVerificationHandlers } from './handlers/verification.handler';
 import { migrations } from './migrations';
 import { adminWorker } from './workers/admin';
+
+/** How long the ledger verification waits for a posting service's chain (the gateway's RPC_TIMEOUT_MS bounds the route). */
+const VERIFY_TIMEOUT_MS = 120_000;
 
 /**
  * The reporting service: a durable consumer of the events stream projects journal entries, invoices'
@@ -33,6 +37,7 @@ export function reportingService(opts: { config?: ReportingConfig } = {}): Servi
       registerAccountHandlers(wiring.server, reads);
       registerJournalEntryHandlers(wiring.server, reads);
       registerReportHandlers(wiring.server, reads);
+      registerVerificationHandlers(wiring.server, new RpcClient(wiring.nc, wiring.prefix, VERIFY_TIMEOUT_MS, wiring.metrics, wiring.log));
     },
     workers(wiring) {
       const state = stateOf(wiring);

@@ -14,7 +14,7 @@ import { estimateOperations, estimateRoutes } from './estimates';
 import { eventOperations, eventRoutes } from './events';
 import { gatewayRoutes } from './gateway';
 import { invoiceOperations, invoiceRoutes } from './invoices';
-import { ledgerOperations, ledgerRoutes } from './ledger';
+import { ledgerOperations, ledgerRoutes, payablesChainOperations, receivablesChainOperations } from './ledger';
 import { paymentProcessorOperations, paymentProcessorRoutes } from './payment-processor';
 import { paymentOperations, paymentRoutes } from './payments';
 import { payoutOperations, payoutRoutes } from './payouts';
@@ -38,6 +38,8 @@ export const RESOURCE_OPERATIONS = [
   vendorPaymentOperations,
   webhookEndpointOperations,
   ledgerOperations,
+  receivablesChainOperations,
+  payablesChainOperations,
   documentOperations,
   documentShareOperations,
   documentRenderOperations,

@@ -124,7 +124,31 @@ const trialBalance = obj({
 });
 export const trialBalanceResponse = singleEnvelope('trial_balance', trialBalance);
 
+/** One posting service's journal chain as the verifier re-computed it (API-DECISIONS §12). */
+export const ledgerChain = obj({
+  service: Type.String({ description: 'The posting service whose journal this chain is (receivables, payables).' }),
+  entries: Type.Integer({ minimum: 0, description: 'Entries of the chain checked (up to the first broken one).' }),
+  head_hash: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'The hash the chain’s head records (SHA-256, hex).' }),
+  // null when intact; else the first entry affected (for a deleted last entry, the deleted entry's id).
+  first_broken_entry_id: Nullable(uuid),
+});
+export type LedgerChainDto = Static<typeof ledgerChain>;
+const ledgerVerification = obj({
+  status: StringEnum(['intact', 'broken'] as const),
+  entries_checked: Type.Integer({ minimum: 0 }),
+  chains: Type.Array(ledgerChain),
+});
+export type LedgerVerificationDto = Static<typeof ledgerVerification>;
+export const ledgerVerificationResponse = singleEnvelope('ledger_verification', ledgerVerification);
+
+/** Each posting service verifies its own chain (asked by reporting, which answers the route). */
+export const receivablesChainOperations = operations('receivables', { 'ledger_chain.receivables': { reply: ledgerChain, internal: true } });
+export const payablesChainOperations = operations('payables', { 'ledger_chain.payables': { reply: ledgerChain, internal: true } });
+/** The chain operation of each posting service, in the order the verification lists them. */
+export const LEDGER_CHAIN_OPERATIONS = { receivables: 'ledger_chain.receivables', payables: 'ledger_chain.payables' } as const;
+
 export const ledgerOperations = operations('reporting', {
+  'ledger.verification': { reply: ledgerVerificationResponse },
   'accounts.list': { query: accountListQuery, reply: accountListResponse },
   'accounts.get': { params: idParams, reply: accountResponse },
   'journal_entries.list': { query: journalEntryListQuery, reply: journalEntryListResponse },
@@ -151,6 +175,15 @@ export const ledgerRoutes: RouteDef[] = [
     summary: 'Journal entries with their lines, newest first; filter by source_type, source_id and entry date from/to.',
     description: FROM_AFTER_TO + READ_YOUR_WRITES,
     statuses: { 200: 'A page of journal entries.' },
+  }),
+  accounts.route('ledger.verification', {
+    operationId: 'getLedgerVerification',
+    method: 'GET',
+    path: '/api/v1/ledger/verification',
+    summary: 'Re-computes the hash chain of every posting service’s journal of this organization and environment: intact, or broken at the first entry affected.',
+    description:
+      'Each journal entry carries a SHA-256 hash over the previous entry’s hash and its own content with its lines. A change made directly in the database (an amount, an account, a date, a line, a deleted or an inserted entry) shows as broken. Reads the journals themselves, not the projection; its time grows with the number of entries.',
+    statuses: { 200: 'The verification.' },
   }),
   route('reports.summary', {
     operationId: 'getSummaryReport',

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   CONSUMERS,
+  LEDGER_CHAIN_OPERATIONS,
   type ConsumerName,
   MODULES,
   type ModuleName,
@@ -42,6 +43,9 @@ const USAGE = `usage: npm run admin -- <command> [options]
   events parked discard ID                   keep it on record but stop counting it (events_parked_messages)
                                              (asked over NATS of the running service of each consumer:
                                              ${Object.values(CONSUMERS).join(', ')})
+  ledger verify                              re-compute the hash chain of every posting service's journal,
+                                             every organization and environment (progress on stdout);
+                                             exits 2 and names the first broken entry of a broken chain
 
 Reads GATEWAY_DATABASE_URL, else DATABASE_URL (default postgres://postgres@127.0.0.1:5432/accounting); runs the gateway's
 migrations first, so it works on a fresh database.`;
@@ -112,6 +116,17 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'events') return eventsCommand(rest);
+  if (command === 'ledger') {
+    if (rest[0] !== 'verify' || rest.length > 1) throw new UsageError(`usage: npm run admin -- ledger verify\n\n${USAGE}`);
+    // Each journal lives in its posting service's schema: each service's own script verifies it.
+    let code = 0;
+    for (const service of Object.keys(LEDGER_CHAIN_OPERATIONS)) {
+      const r = spawnSync(process.execPath, [path.resolve(__dirname, `../../../${service}/dist/workers/admin.js`)], { stdio: 'inherit' });
+      code = Math.max(code, r.status ?? 1);
+    }
+    process.exitCode = code;
+    return;
+  }
   if (command === 'reporting') {
     if (rest[0] !== 'rebuild' || rest.length > 1) throw new UsageError(`usage: npm run admin -- reporting rebuild\n\n${USAGE}`);
     return reportingRebuild();

@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { type PostingEvent, type PostingSource, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
+import { Outbox, ensureEventsStream, migrate, openOrm, type Orm } from '@acct/kit';
+import { ACCOUNT, GENESIS_HASH, type JournalEntryDraft, accountId } from '@acct/ledger';
+import { NATS_URL, ctx as newCtx, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { Books } from './books';
+import { verifyChain, verifyEveryChain } from './chain';
+import { withPostingMigrations } from './migrations';
+
+const SCHEMA = 'chain_it';
+
+/**
+ * The tamper-evident journal (API-DECISIONS §12) against real Postgres: what Books writes verifies
+ * intact, also under group commit; a change made directly in SQL, as a superuser would (triggers
+ * off), shows as broken at the first entry affected.
+ */
+describe('journal hash chain against real Postgres', () => {
+  let db: TestDatabase;
+  let orm: Orm;
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let prefix: string;
+  let books: Books;
+  let su: Client;
+
+  const draft = (amountCents: number, i = 0): JournalEntryDraft => ({
+    entryDate: '2026-11-01',
+    sourceType: 'bill',
+    sourceId: randomUUID(),
+    memo: `entry ${i}`,
+    lines: [
+      { accountCode: ACCOUNT.expenses, side: 'debit', amountCents },
+      { accountCode: ACCOUNT.payable, side: 'credit', amountCents },
+    ],
+  });
+  const source = (): PostingSource => ({
+    type: 'processor_payout',
+    processor_payout: {
+      id: randomUUID(),
+      external_payout_id: 'po_1',
+      processor: 'stripe',
+      payout_date: '2026-11-01',
+      gross_cents: 100,
+      fee_cents: 3,
+      net_cents: 97,
+      currency: 'USD',
+      status: 'created',
+      metadata: {},
+      created_at: new Date().toISOString(),
+    },
+  });
+
+  /** Posts n entries one transaction after the other; their ids in chain order. */
+  async function post(ctx: TrustedContext, n: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) ids.push(await books.transact(ctx, (tx) => tx.post(draft(100 + i, i), source())));
+    return ids;
+  }
+  const verify = (ctx: TrustedContext) => verifyChain(orm, ctx, { batch: 2 });
+  /** A statement as a superuser who turned the triggers off (immutability, foreign keys). */
+  const tamper = (sql: string, params: unknown[] = []) => su.query(sql, params);
+
+  beforeAll(async () => {
+    db = await freshDatabase('acct_chain');
+    orm = await openOrm({ url: db.url, schema: SCHEMA, entities: [], migrations: withPostingMigrations([]), poolMax: 6 });
+    await migrate(orm);
+    nc = await connect({ servers: NATS_URL });
+    prefix = uniquePrefix();
+    jsm = await ensureEventsStream(nc, prefix);
+    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'payables');
+    su = new Client({ connectionString: db.url });
+    await su.connect();
+    await su.query(`SET search_path = ${SCHEMA}`);
+    await su.query('SET session_replication_role = replica');
+  });
+  afterAll(async () => {
+    await su.end();
+    await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
+    await nc.close();
+    await orm.close(true);
+    await db.drop();
+  });
+
+  it('an empty chain and a clean one are intact; each posting event carries its entry’s stored hash', async () => {
+    const ctx = newCtx();
+    expect(await verify(ctx)).toEqual({ entries: 0, headHash: GENESIS_HASH, firstBrokenEntryId: null, reason: null });
+    const ids = await post(ctx, 5);
+    const v = await verify(ctx);
+    expect(v).toMatchObject({ entries: 5, firstBrokenEntryId: null, reason: null });
+    const { rows } = await su.query<{ id: string; hash: string; chain_seq: string }>(
+      'SELECT id, hash, chain_seq FROM journal_entries WHERE organization_id = $1 ORDER BY chain_seq',
+      [ctx.organizationId],
+    );
+    expect(rows.map((r) => r.id)).toEqual(ids);
+    expect(rows.map((r) => Number(r.chain_seq))).toEqual([1, 2, 3, 4, 5]);
+    expect(v.headHash).toBe(rows[4]!.hash);
+    const last = await jsm.streams.getMessage(eventsStreamName(prefix), { last_by_subj: postingSubject(prefix, 'payables') });
+    const event = last.json<PostingEvent>();
+    expect(event.entry.id).toBe(ids[4]);
+    expect(event.entry.hash).toBe(rows[4]!.hash);
+  });
+
+  it('concurrent group-committed postings of two organizations each stay one intact chain', async () => {
+    const a = newCtx();
+    const b = newCtx();
+    const works = [...Array.from({ length: 60 }, (_, i) => [a, i] as const), ...Array.from({ length: 20 }, (_, i) => [b, i] as const)].map(([c, i]) =>
+      books.transactGrouped(c, (tx) => tx.post(draft(100 + i, i), source())),
+    );
+    expect(new Set(await Promise.all(works)).size).toBe(80);
+    expect(await verify(a)).toMatchObject({ entries: 60, firstBrokenEntryId: null });
+    expect(await verify(b)).toMatchObject({ entries: 20, firstBrokenEntryId: null });
+    // Concurrent transactions (not one group): still one chain each.
+    await Promise.all([post(a, 5), post(a, 5), post(b, 5)]);
+    expect(await verify(a)).toMatchObject({ entries: 70, firstBrokenEntryId: null });
+    expect(await verify(b)).toMatchObject({ entries: 25, firstBrokenEntryId: null });
+  });
+
+  const cases: [string, (ids: string[], ctx: TrustedContext) => Promise<unknown>, (ids: string[]) => string][] = [
+    ['a changed amount', (ids) => tamper(`UPDATE journal_lines SET amount_cents = amount_cents + 1 WHERE entry_id = $1`, [ids[2]]), (ids) => ids[2]!],
+    [
+      'a changed account',
+      (ids, c) =>
+        tamper(`UPDATE journal_lines SET account_code = '1000', account_id = $2 WHERE entry_id = $1 AND side = 'debit'`, [
+          ids[1],
+          accountId(c.organizationId, c.environment, '1000'),
+        ]),
+      (ids) => ids[1]!,
+    ],
+    ['a changed date', (ids) => tamper(`UPDATE journal_entries SET entry_date = '2026-10-31' WHERE id = $1`, [ids[3]]), (ids) => ids[3]!],
+    ['a changed memo', (ids) => tamper(`UPDATE journal_entries SET memo = 'x' WHERE id = $1`, [ids[0]]), (ids) => ids[0]!],
+    ['a deleted line', (ids) => tamper(`DELETE FROM journal_lines WHERE entry_id = $1 AND line_no = 2`, [ids[2]]), (ids) => ids[2]!],
+    [
+      'an added line',
+      (ids, c) =>
+        tamper(
+          `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents) VALUES ($1, 3, $2, '1000', 'debit', 5), ($1, 4, $3, '2000', 'credit', 5)`,
+          [ids[4], accountId(c.organizationId, c.environment, '1000'), accountId(c.organizationId, c.environment, '2000')],
+        ),
+      (ids) => ids[4]!,
+    ],
+    [
+      'a deleted entry (the next one is the first affected)',
+      async (ids) => {
+        await tamper(`DELETE FROM journal_lines WHERE entry_id = $1`, [ids[2]]);
+        await tamper(`DELETE FROM journal_entries WHERE id = $1`, [ids[2]]);
+      },
+      (ids) => ids[3]!,
+    ],
+    [
+      'a deleted last entry',
+      async (ids) => {
+        await tamper(`DELETE FROM journal_lines WHERE entry_id = $1`, [ids[4]]);
+        await tamper(`DELETE FROM journal_entries WHERE id = $1`, [ids[4]]);
+      },
+      (ids) => ids[4]!,
+    ],
+    [
+      'a deleted entry, the chain renumbered after it',
+      async (ids) => {
+        await tamper(`DELETE FROM journal_lines WHERE entry_id = $1`, [ids[1]]);
+        await tamper(`DELETE FROM journal_entries WHERE id = $1`, [ids[1]]);
+        await tamper(`UPDATE journal_entries SET chain_seq = chain_seq - 1 WHERE id = ANY ($1::uuid[])`, [ids.slice(2)]);
+      },
+      (ids) => ids[2]!,
+    ],
+    [
+      'an entry inserted without a chain',
+      (_ids, c) =>
+        tamper(`INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id) VALUES ($1, $2, $3, '2026-11-01', 'bill', $1)`, [
+          '99999999-9999-4999-8999-999999999999',
+          c.organizationId,
+          c.environment,
+        ]),
+      () => '99999999-9999-4999-8999-999999999999',
+    ],
+    [
+      'an entry inserted into the chain (copying a hash)',
+      async (ids, c) => {
+        // Make room at number 4 (two steps: the unique index is checked row by row).
+        await tamper(`UPDATE journal_entries SET chain_seq = chain_seq + 1000 WHERE id = ANY ($1::uuid[])`, [ids.slice(3)]);
+        await tamper(`UPDATE journal_entries SET chain_seq = chain_seq - 999 WHERE id = ANY ($1::uuid[])`, [ids.slice(3)]);
+        await tamper(
+          `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, chain_seq, hash)
+           SELECT '88888888-8888-4888-8888-888888888888', organization_id, environment, entry_date, source_type, source_id, 4, hash FROM journal_entries WHERE id = $1`,
+          [ids[2]],
+        );
+        await tamper(`UPDATE journal_chain_heads SET entries = entries + 1 WHERE organization_id = $1`, [c.organizationId]);
+      },
+      () => '88888888-8888-4888-8888-888888888888',
+    ],
+    ['an entry appended past the head', (ids) => tamper(`UPDATE journal_entries SET chain_seq = 6 WHERE id = $1`, [ids[4]]), (ids) => ids[4]!],
+  ];
+
+  it.each(cases)('%s shows as broken at the first entry affected; the other chains stay intact', async (_name, change, first) => {
+    const ctx = newCtx({ environment: 'live' });
+    const other = newCtx({ environment: 'live' });
+    const ids = await post(ctx, 5);
+    await post(other, 2);
+    expect(await verify(ctx)).toMatchObject({ entries: 5, firstBrokenEntryId: null });
+    await change(ids, ctx);
+    const v = await verify(ctx);
+    expect(v.firstBrokenEntryId).toBe(first(ids));
+    expect(v.reason).not.toBeNull();
+    expect(await verify(other)).toMatchObject({ entries: 2, firstBrokenEntryId: null });
+  });
+
+  it('verifies every chain of the journal (the admin command) and names the broken ones', async () => {
+    const seen: number[] = [];
+    const all = await verifyEveryChain(orm, 'payables', (p) => seen.push(p.entries));
+    // Every chain of the tests above: the broken ones are exactly the tampered ones.
+    expect(all.broken).toHaveLength(cases.length);
+    expect(all.broken.every((b) => b.service === 'payables' && b.environment === 'live' && b.verification.firstBrokenEntryId !== null)).toBe(true);
+    expect(all.chains).toBeGreaterThan(cases.length);
+    expect(seen.length).toBeGreaterThan(0);
+  });
+});

@@ -16,6 +16,7 @@ const FROZEN: Record<string, string> = {
   outbox_v1: '9d5b6277fed4714d75d1af738cde808e50f291cc0ab6debc3c02cee679eeda0a',
   consumed_v1: '000c97678d0f259db7e21fc3effe9f9f00c108990a3195a0e573319915c9ad47',
   consumed_v2: 'cc6ddd52e5be5496e9504c572501240ebd002624aba3ddc2453934236cbe84f8',
+  consumed_v3: '3dba154cae8433ec8e14b824a512da08ab9701f5af9c29626d6564c8cf2940c5',
   books_lock_v1: 'c2e519aac05218b5b72e727beb53814e1e7b1ba153b88c4a146f03f0af775b35',
 };
 

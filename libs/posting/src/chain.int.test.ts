@@ -27,7 +27,7 @@ describe('journal hash chain against real Postgres', () => {
 
   const draft = (amountCents: number, i = 0): JournalEntryDraft => ({
     entryDate: '2026-11-01',
-    sourceType: 'bill',
+    sourceType: 'processor_payout',
     sourceId: randomUUID(),
     memo: `entry ${i}`,
     lines: [
@@ -69,7 +69,7 @@ describe('journal hash chain against real Postgres', () => {
     nc = await connect({ servers: NATS_URL });
     prefix = uniquePrefix();
     jsm = await ensureEventsStream(nc, prefix);
-    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'payables');
+    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'receivables');
     su = new Client({ connectionString: db.url });
     await su.connect();
     await su.query(`SET search_path = ${SCHEMA}`);
@@ -96,7 +96,7 @@ describe('journal hash chain against real Postgres', () => {
     expect(rows.map((r) => r.id)).toEqual(ids);
     expect(rows.map((r) => Number(r.chain_seq))).toEqual([1, 2, 3, 4, 5]);
     expect(v.headHash).toBe(rows[4]!.hash);
-    const last = await jsm.streams.getMessage(eventsStreamName(prefix), { last_by_subj: postingSubject(prefix, 'payables') });
+    const last = await jsm.streams.getMessage(eventsStreamName(prefix), { last_by_subj: postingSubject(prefix, 'receivables') });
     const event = last.json<PostingEvent>();
     expect(event.entry.id).toBe(ids[4]);
     expect(event.entry.hash).toBe(rows[4]!.hash);
@@ -208,10 +208,10 @@ describe('journal hash chain against real Postgres', () => {
 
   it('verifies every chain of the journal (the admin command) and names the broken ones', async () => {
     const seen: number[] = [];
-    const all = await verifyEveryChain(orm, 'payables', (p) => seen.push(p.entries));
+    const all = await verifyEveryChain(orm, 'receivables', (p) => seen.push(p.entries));
     // Every chain of the tests above: the broken ones are exactly the tampered ones.
     expect(all.broken).toHaveLength(cases.length);
-    expect(all.broken.every((b) => b.service === 'payables' && b.environment === 'live' && b.verification.firstBrokenEntryId !== null)).toBe(true);
+    expect(all.broken.every((b) => b.service === 'receivables' && b.environment === 'live' && b.verification.firstBrokenEntryId !== null)).toBe(true);
     expect(all.chains).toBeGreaterThan(cases.length);
     expect(seen.length).toBeGreaterThan(0);
   });

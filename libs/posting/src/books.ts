@@ -86,33 +86,51 @@ export class Books {
     return results[0] as T;
   }
 
-  /** Works queued for the next group (transactGrouped), and whether a flush is scheduled. */
+  /** Works queued for the next group (transactGrouped), whether a flush is scheduled, and the groups running. */
   private queued: Queued[] = [];
   private flushScheduled = false;
+  private groupsInFlight = 0;
 
   /**
-   * transact(), with group commit: the works that arrive in the same tick (up to GROUP_MAX) run one
-   * after the other in ONE transaction, their entries, lines and outbox rows written set-based (one
-   * INSERT each), and their events published in one go after the one COMMIT. If anything in the group
-   * fails (a work throws, or COMMIT refuses), the group is rolled back and each work runs again
-   * alone, so a failure is only ever its own. A work must therefore be safe to run again after a
-   * rollback (as for retryOnceOnUnique), and must not depend on running in a transaction of its own.
+   * transact(), with group commit: the works that arrive while fewer than GROUPS_IN_FLIGHT groups run
+   * (else: while they run, up to GROUP_MAX) run one after the other in ONE transaction, their entries,
+   * lines and outbox rows written set-based (one INSERT each), and their events published in one go
+   * after the one COMMIT. If anything in the group fails (a work throws, or COMMIT refuses), the group
+   * is rolled back and each work runs again alone, so a failure is only ever its own. A work must
+   * therefore be safe to run again after a rollback (as for retryOnceOnUnique), and must not depend on
+   * running in a transaction of its own.
+   *
+   * Why a bound on the groups running: the groups of one organization serialize on its journal chain
+   * head (libs/ledger, locked from the entries' insert to COMMIT). Started at once, every arrival
+   * would make a group of one or two works waiting on that lock, each paying a transaction, a COMMIT
+   * and a publish; held back while two run, arrivals gather into the next group, which starts as soon
+   * as one finishes (its works run while the other commits).
    */
   transactGrouped<T>(ctx: TrustedContext, work: (tx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queued.push({ ctx, work, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flushGroups());
-      }
+      this.scheduleFlush();
     });
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.queued.length === 0 || this.groupsInFlight >= GROUPS_IN_FLIGHT) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flushGroups());
   }
 
   private flushGroups(): void {
     this.flushScheduled = false;
-    const all = this.queued;
-    this.queued = [];
-    for (let i = 0; i < all.length; i += GROUP_MAX) void this.runGroup(all.slice(i, i + GROUP_MAX));
+    while (this.queued.length > 0 && this.groupsInFlight < GROUPS_IN_FLIGHT) {
+      const group = this.queued.splice(0, GROUP_MAX);
+      this.groupsInFlight++;
+      void this.runGroup(group)
+        .catch((e: unknown) => group.forEach((q) => q.reject(e)))
+        .finally(() => {
+          this.groupsInFlight--;
+          this.scheduleFlush();
+        });
+    }
   }
 
   private async runGroup(group: Queued[]): Promise<void> {
@@ -235,6 +253,9 @@ export class Books {
 
 /** Most works one group commit takes (the rest go to the next group, started at once). */
 export const GROUP_MAX = 32;
+
+/** Most groups (transactGrouped) running at once: see transactGrouped. */
+export const GROUPS_IN_FLIGHT = 2;
 
 interface Queued {
   ctx: TrustedContext;

@@ -284,6 +284,9 @@ describe('e2e: the OpenAPI document against the server', () => {
     await ok(api('GET', `/api/v1/accounts?limit=2&starting_after=${accounts.json.data[0].id}`));
     await ok(api('GET', '/api/v1/journal-entries?source_type=invoice&from=2026-01-01&to=2026-12-31'));
     await conf.expectingRule('invalid', () => ok(api('GET', '/api/v1/journal-entries?from=2026-02-01&to=2026-01-01'), 400));
+    // The tamper-evident journal (API-DECISIONS §12): every chain of the key's scope re-computed.
+    const verification = await ok(api('GET', '/api/v1/ledger/verification'));
+    expect(verification.json.data.status).toBe('intact');
     await ok(api('GET', '/api/v1/reports/summary?from=2026-01-01&to=2026-12-31'));
     await conf.expectingRule('invalid', () => ok(api('GET', '/api/v1/reports/summary?from=2026-12-31&to=2026-01-01'), 400));
     await ok(api('GET', '/api/v1/reports/summary?from=1899-12-31&to=2026-01-01'), 400);

@@ -4304,8 +4304,8 @@ export interface operations {
                      *       "data": {
                      *         "authenticated": true,
                      *         "environment": "test",
-                     *         "connected_app_id": "47e95e35-a5ba-4033-a08c-ee0f20889962",
-                     *         "organization_id": "87778d66-d5fc-4fb8-9b14-7dba3b12f83a"
+                     *         "connected_app_id": "2acd01fd-c5fe-4a0b-ab66-fae95142e1c6",
+                     *         "organization_id": "1a1dc862-9f47-4f90-80d4-d4ebed978009"
                      *       }
                      *     }
                      */
@@ -4334,7 +4334,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "6cdda322-adfd-481d-a100-997a04f12635"
+                     *         "request_id": "39172ebc-bc92-4eb5-b166-8211b09917cd"
                      *       }
                      *     }
                      */
@@ -4391,26 +4391,26 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *           "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *           "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *           "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
                      *           "name": "Conformance customer",
                      *           "email": "c@example.com",
                      *           "status": "active",
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T07:19:21.016Z",
-                     *           "updated_at": "2026-11-26T07:19:21.016Z"
+                     *           "created_at": "2026-11-26T08:57:35.372Z",
+                     *           "updated_at": "2026-11-26T08:57:35.372Z"
                      *         }
                      *       ],
                      *       "customers": [
                      *         {
-                     *           "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *           "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *           "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *           "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
                      *           "name": "Conformance customer",
                      *           "email": "c@example.com",
                      *           "status": "active",
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T07:19:21.016Z",
-                     *           "updated_at": "2026-11-26T07:19:21.016Z"
+                     *           "created_at": "2026-11-26T08:57:35.372Z",
+                     *           "updated_at": "2026-11-26T08:57:35.372Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -4451,7 +4451,7 @@ export interface operations {
                      *             "message": "ending_before cannot be combined with starting_after."
                      *           }
                      *         ],
-                     *         "request_id": "8d7f5839-9353-4c27-8401-48dffa0f3933"
+                     *         "request_id": "d550dc0f-3c32-41f3-ae11-0dbb2f83c766"
                      *       }
                      *     }
                      */
@@ -4479,7 +4479,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                 *       "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
                  *       "name": "Conformance customer",
                  *       "email": "c@example.com"
                  *     }
@@ -4546,24 +4546,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *         "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
                      *         "name": "Conformance customer",
                      *         "email": "c@example.com",
                      *         "status": "active",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:21.016Z",
-                     *         "updated_at": "2026-11-26T07:19:21.016Z"
+                     *         "created_at": "2026-11-26T08:57:35.372Z",
+                     *         "updated_at": "2026-11-26T08:57:35.372Z"
                      *       },
                      *       "customer": {
-                     *         "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *         "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
                      *         "name": "Conformance customer",
                      *         "email": "c@example.com",
                      *         "status": "active",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:21.016Z",
-                     *         "updated_at": "2026-11-26T07:19:21.016Z"
+                     *         "created_at": "2026-11-26T08:57:35.372Z",
+                     *         "updated_at": "2026-11-26T08:57:35.372Z"
                      *       }
                      *     }
                      */
@@ -4592,7 +4592,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "d3e7e9f2-0f8c-45d0-8907-63d675b29891"
+                     *         "request_id": "5ab342f5-d1a6-4149-b1fd-90cdb48dde7b"
                      *       }
                      *     }
                      */
@@ -4635,24 +4635,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *         "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
                      *         "name": "Conformance customer",
                      *         "email": "c@example.com",
                      *         "status": "active",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:21.016Z",
-                     *         "updated_at": "2026-11-26T07:19:21.016Z"
+                     *         "created_at": "2026-11-26T08:57:35.372Z",
+                     *         "updated_at": "2026-11-26T08:57:35.372Z"
                      *       },
                      *       "customer": {
-                     *         "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *         "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
                      *         "name": "Conformance customer",
                      *         "email": "c@example.com",
                      *         "status": "active",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:21.016Z",
-                     *         "updated_at": "2026-11-26T07:19:21.016Z"
+                     *         "created_at": "2026-11-26T08:57:35.372Z",
+                     *         "updated_at": "2026-11-26T08:57:35.372Z"
                      *       }
                      *     }
                      */
@@ -4681,7 +4681,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "715c4311-ee6a-4e80-b446-2f97a7832afe"
+                     *         "request_id": "9807624c-5456-4ebe-8bfa-35afa8d6850b"
                      *       }
                      *     }
                      */
@@ -4739,28 +4739,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *         "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
                      *         "name": "Conformance customer, renamed",
                      *         "email": null,
                      *         "status": "active",
                      *         "metadata": {
                      *           "crm": "1"
                      *         },
-                     *         "created_at": "2026-11-26T07:19:21.016Z",
-                     *         "updated_at": "2026-11-26T07:19:22.267Z"
+                     *         "created_at": "2026-11-26T08:57:35.372Z",
+                     *         "updated_at": "2026-11-26T08:57:35.718Z"
                      *       },
                      *       "customer": {
-                     *         "id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "external_customer_id": "cus-a73e3f07-9f46-4d32-b652-edd6a8ac6de9",
+                     *         "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
                      *         "name": "Conformance customer, renamed",
                      *         "email": null,
                      *         "status": "active",
                      *         "metadata": {
                      *           "crm": "1"
                      *         },
-                     *         "created_at": "2026-11-26T07:19:21.016Z",
-                     *         "updated_at": "2026-11-26T07:19:22.267Z"
+                     *         "created_at": "2026-11-26T08:57:35.372Z",
+                     *         "updated_at": "2026-11-26T08:57:35.718Z"
                      *       }
                      *     }
                      */
@@ -4789,7 +4789,7 @@ export interface operations {
                      *             "message": "/metadata/a[b] must match pattern \"^[^\\[\\]\\u0000]*$\"."
                      *           }
                      *         ],
-                     *         "request_id": "9c41b714-553f-4582-aa13-5491f9d02e3b"
+                     *         "request_id": "0db11e31-2fa1-44cf-ab14-895198cd71fb"
                      *       }
                      *     }
                      */
@@ -4854,10 +4854,10 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *           "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
-                     *           "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *           "invoice_number": "INV-c4ad81d5",
+                     *           "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *           "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
+                     *           "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *           "invoice_number": "INV-4a2e7a7c",
                      *           "issue_date": "2026-03-01",
                      *           "due_date": "2026-03-31",
                      *           "line_items": [
@@ -4879,15 +4879,15 @@ export interface operations {
                      *           "void_date": null,
                      *           "voided_at": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T07:19:22.634Z"
+                     *           "created_at": "2026-11-26T08:57:35.835Z"
                      *         }
                      *       ],
                      *       "invoices": [
                      *         {
-                     *           "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *           "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
-                     *           "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *           "invoice_number": "INV-c4ad81d5",
+                     *           "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *           "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
+                     *           "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *           "invoice_number": "INV-4a2e7a7c",
                      *           "issue_date": "2026-03-01",
                      *           "due_date": "2026-03-31",
                      *           "line_items": [
@@ -4909,7 +4909,7 @@ export interface operations {
                      *           "void_date": null,
                      *           "voided_at": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T07:19:22.634Z"
+                     *           "created_at": "2026-11-26T08:57:35.835Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -4945,7 +4945,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "b14f8b73-d0ba-4e18-9aa3-9d89fdc2ba58"
+                     *         "request_id": "339e3055-f72e-4627-8900-e9578c1ef632"
                      *       }
                      *     }
                      */
@@ -4973,9 +4973,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
-                 *       "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                 *       "invoice_number": "INV-c4ad81d5",
+                 *       "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
+                 *       "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                 *       "invoice_number": "INV-4a2e7a7c",
                  *       "issue_date": "2026-03-01",
                  *       "due_date": "2026-03-31",
                  *       "line_items": [
@@ -5085,10 +5085,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
-                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "invoice_number": "INV-c4ad81d5",
+                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
+                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "invoice_number": "INV-4a2e7a7c",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5110,13 +5110,13 @@ export interface operations {
                      *         "void_date": null,
                      *         "voided_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:22.634Z"
+                     *         "created_at": "2026-11-26T08:57:35.835Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
-                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "invoice_number": "INV-c4ad81d5",
+                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
+                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "invoice_number": "INV-4a2e7a7c",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5138,7 +5138,7 @@ export interface operations {
                      *         "void_date": null,
                      *         "voided_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:22.634Z"
+                     *         "created_at": "2026-11-26T08:57:35.835Z"
                      *       }
                      *     }
                      */
@@ -5167,7 +5167,7 @@ export interface operations {
                      *             "message": "due_date 2026-02-01 is before issue_date 2026-03-01."
                      *           }
                      *         ],
-                     *         "request_id": "e592082d-2bc6-45a4-a58b-b370bfb4d7cb"
+                     *         "request_id": "82e4f163-1a2b-4e56-b7da-a0ceb80d8198"
                      *       }
                      *     }
                      */
@@ -5211,10 +5211,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
-                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "invoice_number": "INV-c4ad81d5",
+                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
+                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "invoice_number": "INV-4a2e7a7c",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5236,13 +5236,13 @@ export interface operations {
                      *         "void_date": null,
                      *         "voided_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:22.634Z"
+                     *         "created_at": "2026-11-26T08:57:35.835Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
-                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "invoice_number": "INV-c4ad81d5",
+                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
+                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "invoice_number": "INV-4a2e7a7c",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5264,7 +5264,7 @@ export interface operations {
                      *         "void_date": null,
                      *         "voided_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:22.634Z"
+                     *         "created_at": "2026-11-26T08:57:35.835Z"
                      *       }
                      *     }
                      */
@@ -5293,7 +5293,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "a3da8818-4bbb-4c20-844a-b807b012e8c8"
+                     *         "request_id": "89fe1695-5b7f-4d4e-aa5f-437920d28fc9"
                      *       }
                      *     }
                      */
@@ -5362,10 +5362,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
-                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "invoice_number": "INV-c4ad81d5",
+                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
+                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "invoice_number": "INV-4a2e7a7c",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5395,13 +5395,13 @@ export interface operations {
                      *         "metadata": {
                      *           "order": "o-1"
                      *         },
-                     *         "created_at": "2026-11-26T07:19:22.634Z"
+                     *         "created_at": "2026-11-26T08:57:35.835Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
-                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "invoice_number": "INV-c4ad81d5",
+                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
+                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "invoice_number": "INV-4a2e7a7c",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5431,7 +5431,7 @@ export interface operations {
                      *         "metadata": {
                      *           "order": "o-1"
                      *         },
-                     *         "created_at": "2026-11-26T07:19:22.634Z"
+                     *         "created_at": "2026-11-26T08:57:35.835Z"
                      *       }
                      *     }
                      */
@@ -5460,7 +5460,7 @@ export interface operations {
                      *             "message": "due_date 2026-02-01 is before issue_date 2026-03-01."
                      *           }
                      *         ],
-                     *         "request_id": "48a0625f-5c12-4e83-98fb-28068843776b"
+                     *         "request_id": "3a76bef1-87c4-4c00-b7b7-b671352508e5"
                      *       }
                      *     }
                      */
@@ -5513,10 +5513,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
-                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "invoice_number": "INV-c4ad81d5",
+                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
+                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "invoice_number": "INV-4a2e7a7c",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5540,19 +5540,19 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": "Patched",
                      *         "estimate_id": null,
-                     *         "posted_at": "2026-11-26T07:19:23.492Z",
+                     *         "posted_at": "2026-11-26T08:57:36.036Z",
                      *         "void_date": null,
                      *         "voided_at": null,
                      *         "metadata": {
                      *           "order": "o-1"
                      *         },
-                     *         "created_at": "2026-11-26T07:19:22.634Z"
+                     *         "created_at": "2026-11-26T08:57:35.835Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *         "external_invoice_id": "inv-c4ad81d5-ec45-46cc-b58f-2ef108b78e85",
-                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "invoice_number": "INV-c4ad81d5",
+                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
+                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "invoice_number": "INV-4a2e7a7c",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5576,13 +5576,13 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": "Patched",
                      *         "estimate_id": null,
-                     *         "posted_at": "2026-11-26T07:19:23.492Z",
+                     *         "posted_at": "2026-11-26T08:57:36.036Z",
                      *         "void_date": null,
                      *         "voided_at": null,
                      *         "metadata": {
                      *           "order": "o-1"
                      *         },
-                     *         "created_at": "2026-11-26T07:19:22.634Z"
+                     *         "created_at": "2026-11-26T08:57:35.835Z"
                      *       },
                      *       "action": {
                      *         "type": "posted",
@@ -5615,7 +5615,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "2818f872-aa02-4f7a-8a15-b908013561a2"
+                     *         "request_id": "bd768eb3-7963-426e-8b40-cf59c5f9ac64"
                      *       }
                      *     }
                      */
@@ -5672,10 +5672,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
-                     *         "external_invoice_id": "inv-c2bd5053-0e05-435f-b5c0-b0be7ebcea12",
-                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "invoice_number": "INV-c2bd5053",
+                     *         "id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
+                     *         "external_invoice_id": "inv-8e4c395d-4eb6-440d-9d11-b72e48f73df5",
+                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "invoice_number": "INV-8e4c395d",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5693,17 +5693,17 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "estimate_id": null,
-                     *         "posted_at": "2026-11-26T07:19:24.574Z",
+                     *         "posted_at": "2026-11-26T08:57:36.246Z",
                      *         "void_date": "2026-03-10",
-                     *         "voided_at": "2026-11-26T07:19:24.653Z",
+                     *         "voided_at": "2026-11-26T08:57:36.266Z",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:24.531Z"
+                     *         "created_at": "2026-11-26T08:57:36.234Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
-                     *         "external_invoice_id": "inv-c2bd5053-0e05-435f-b5c0-b0be7ebcea12",
-                     *         "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *         "invoice_number": "INV-c2bd5053",
+                     *         "id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
+                     *         "external_invoice_id": "inv-8e4c395d-4eb6-440d-9d11-b72e48f73df5",
+                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "invoice_number": "INV-8e4c395d",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5721,11 +5721,11 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "estimate_id": null,
-                     *         "posted_at": "2026-11-26T07:19:24.574Z",
+                     *         "posted_at": "2026-11-26T08:57:36.246Z",
                      *         "void_date": "2026-03-10",
-                     *         "voided_at": "2026-11-26T07:19:24.653Z",
+                     *         "voided_at": "2026-11-26T08:57:36.266Z",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:24.531Z"
+                     *         "created_at": "2026-11-26T08:57:36.234Z"
                      *       },
                      *       "action": {
                      *         "type": "voided",
@@ -5758,7 +5758,7 @@ export interface operations {
                      *             "message": "void_date 2026-02-28 is before issue_date 2026-03-01: send a void_date on or after it."
                      *           }
                      *         ],
-                     *         "request_id": "346ca8d8-9577-4e70-afa3-f0c65ab9cf91"
+                     *         "request_id": "b3b1f8e1-5358-45fa-9693-5e62ebf84e8f"
                      *       }
                      *     }
                      */
@@ -5821,9 +5821,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "4e565734-7fc6-4583-8da5-12df8e632def",
-                     *           "external_payment_id": "pay-2d6f4dae-d650-4200-8307-289ca175d2ee",
-                     *           "invoice_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *           "id": "262e7fce-077c-4ad7-a770-2253df1e232a",
+                     *           "external_payment_id": "pay-82d0b07a-e013-4669-b104-e4505b739485",
+                     *           "invoice_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
                      *           "amount_cents": 1000,
                      *           "received_date": "2026-03-05",
                      *           "source": "manual",
@@ -5832,14 +5832,14 @@ export interface operations {
                      *           "status": "posted",
                      *           "event_id": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T07:19:26.053Z"
+                     *           "created_at": "2026-11-26T08:57:36.529Z"
                      *         }
                      *       ],
                      *       "payments": [
                      *         {
-                     *           "id": "4e565734-7fc6-4583-8da5-12df8e632def",
-                     *           "external_payment_id": "pay-2d6f4dae-d650-4200-8307-289ca175d2ee",
-                     *           "invoice_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *           "id": "262e7fce-077c-4ad7-a770-2253df1e232a",
+                     *           "external_payment_id": "pay-82d0b07a-e013-4669-b104-e4505b739485",
+                     *           "invoice_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
                      *           "amount_cents": 1000,
                      *           "received_date": "2026-03-05",
                      *           "source": "manual",
@@ -5848,7 +5848,7 @@ export interface operations {
                      *           "status": "posted",
                      *           "event_id": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T07:19:26.053Z"
+                     *           "created_at": "2026-11-26T08:57:36.529Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -5884,7 +5884,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "3328b40a-e1dc-430b-87a9-b223038c5183"
+                     *         "request_id": "afa9ab26-c577-4f93-84c6-6caca15a6d37"
                      *       }
                      *     }
                      */
@@ -5912,8 +5912,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_payment_id": "pay-54027090-61ee-4ab1-ba77-90c76bcb1ca6",
-                 *       "invoice_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                 *       "external_payment_id": "pay-f26b0d89-672b-437f-8ab6-a8a275bbcf05",
+                 *       "invoice_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
                  *       "amount_cents": 100,
                  *       "received_at": "2026-03-05"
                  *     }
@@ -5988,9 +5988,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "f3224865-544c-4799-a974-d56995b47929",
-                     *         "external_payment_id": "pay-54027090-61ee-4ab1-ba77-90c76bcb1ca6",
-                     *         "invoice_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                     *         "id": "de16e3ef-ba88-4afa-88fc-dde451c7e098",
+                     *         "external_payment_id": "pay-f26b0d89-672b-437f-8ab6-a8a275bbcf05",
+                     *         "invoice_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
                      *         "amount_cents": 100,
                      *         "received_date": "2026-03-05",
                      *         "source": "manual",
@@ -5999,12 +5999,12 @@ export interface operations {
                      *         "status": "posted",
                      *         "event_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:25.592Z"
+                     *         "created_at": "2026-11-26T08:57:36.426Z"
                      *       },
                      *       "payment": {
-                     *         "id": "f3224865-544c-4799-a974-d56995b47929",
-                     *         "external_payment_id": "pay-54027090-61ee-4ab1-ba77-90c76bcb1ca6",
-                     *         "invoice_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                     *         "id": "de16e3ef-ba88-4afa-88fc-dde451c7e098",
+                     *         "external_payment_id": "pay-f26b0d89-672b-437f-8ab6-a8a275bbcf05",
+                     *         "invoice_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
                      *         "amount_cents": 100,
                      *         "received_date": "2026-03-05",
                      *         "source": "manual",
@@ -6013,7 +6013,7 @@ export interface operations {
                      *         "status": "posted",
                      *         "event_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:25.592Z"
+                     *         "created_at": "2026-11-26T08:57:36.426Z"
                      *       }
                      *     }
                      */
@@ -6042,7 +6042,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "6da90c2b-8532-454b-aaf9-99b08adff222"
+                     *         "request_id": "30bfed2d-9b17-4490-8ee1-4c4fc8eee1e6"
                      *       }
                      *     }
                      */
@@ -6086,9 +6086,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "4e565734-7fc6-4583-8da5-12df8e632def",
-                     *         "external_payment_id": "pay-2d6f4dae-d650-4200-8307-289ca175d2ee",
-                     *         "invoice_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "id": "262e7fce-077c-4ad7-a770-2253df1e232a",
+                     *         "external_payment_id": "pay-82d0b07a-e013-4669-b104-e4505b739485",
+                     *         "invoice_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
                      *         "amount_cents": 1000,
                      *         "received_date": "2026-03-05",
                      *         "source": "manual",
@@ -6097,12 +6097,12 @@ export interface operations {
                      *         "status": "posted",
                      *         "event_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:26.053Z"
+                     *         "created_at": "2026-11-26T08:57:36.529Z"
                      *       },
                      *       "payment": {
-                     *         "id": "4e565734-7fc6-4583-8da5-12df8e632def",
-                     *         "external_payment_id": "pay-2d6f4dae-d650-4200-8307-289ca175d2ee",
-                     *         "invoice_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "id": "262e7fce-077c-4ad7-a770-2253df1e232a",
+                     *         "external_payment_id": "pay-82d0b07a-e013-4669-b104-e4505b739485",
+                     *         "invoice_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
                      *         "amount_cents": 1000,
                      *         "received_date": "2026-03-05",
                      *         "source": "manual",
@@ -6111,7 +6111,7 @@ export interface operations {
                      *         "status": "posted",
                      *         "event_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:26.053Z"
+                     *         "created_at": "2026-11-26T08:57:36.529Z"
                      *       }
                      *     }
                      */
@@ -6140,7 +6140,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "807f3fa0-5281-4983-a3ac-2918553b5db1"
+                     *         "request_id": "8042650a-8dea-4ad1-97b2-0d911bfc2401"
                      *       }
                      *     }
                      */
@@ -6200,8 +6200,8 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "ac861069-ec6f-44bc-96e8-43c724692065",
-                     *           "external_payout_id": "po-275e3cb0-d983-40e1-9a10-4d6c5a05b998",
+                     *           "id": "7bfb347e-185d-40be-ab00-6bd36bf76668",
+                     *           "external_payout_id": "po-c67c0977-9f59-49ef-a7ad-3c4914a5cad3",
                      *           "processor": "stripe",
                      *           "payout_date": "2026-03-10",
                      *           "gross_cents": 10000,
@@ -6210,13 +6210,13 @@ export interface operations {
                      *           "currency": "USD",
                      *           "status": "created",
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T07:19:26.965Z"
+                     *           "created_at": "2026-11-26T08:57:36.682Z"
                      *         }
                      *       ],
                      *       "processor_payouts": [
                      *         {
-                     *           "id": "ac861069-ec6f-44bc-96e8-43c724692065",
-                     *           "external_payout_id": "po-275e3cb0-d983-40e1-9a10-4d6c5a05b998",
+                     *           "id": "7bfb347e-185d-40be-ab00-6bd36bf76668",
+                     *           "external_payout_id": "po-c67c0977-9f59-49ef-a7ad-3c4914a5cad3",
                      *           "processor": "stripe",
                      *           "payout_date": "2026-03-10",
                      *           "gross_cents": 10000,
@@ -6225,7 +6225,7 @@ export interface operations {
                      *           "currency": "USD",
                      *           "status": "created",
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T07:19:26.965Z"
+                     *           "created_at": "2026-11-26T08:57:36.682Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -6261,7 +6261,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "4827ac03-d5e4-4e2c-864f-38a69776844d"
+                     *         "request_id": "503d63d2-056b-41df-b1ac-0c623205dee3"
                      *       }
                      *     }
                      */
@@ -6289,7 +6289,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_payout_id": "po-275e3cb0-d983-40e1-9a10-4d6c5a05b998",
+                 *       "external_payout_id": "po-c67c0977-9f59-49ef-a7ad-3c4914a5cad3",
                  *       "processor": "stripe",
                  *       "payout_date": "2026-03-10",
                  *       "gross_cents": 10000,
@@ -6365,8 +6365,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "ac861069-ec6f-44bc-96e8-43c724692065",
-                     *         "external_payout_id": "po-275e3cb0-d983-40e1-9a10-4d6c5a05b998",
+                     *         "id": "7bfb347e-185d-40be-ab00-6bd36bf76668",
+                     *         "external_payout_id": "po-c67c0977-9f59-49ef-a7ad-3c4914a5cad3",
                      *         "processor": "stripe",
                      *         "payout_date": "2026-03-10",
                      *         "gross_cents": 10000,
@@ -6375,11 +6375,11 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "created",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:26.965Z"
+                     *         "created_at": "2026-11-26T08:57:36.682Z"
                      *       },
                      *       "processor_payout": {
-                     *         "id": "ac861069-ec6f-44bc-96e8-43c724692065",
-                     *         "external_payout_id": "po-275e3cb0-d983-40e1-9a10-4d6c5a05b998",
+                     *         "id": "7bfb347e-185d-40be-ab00-6bd36bf76668",
+                     *         "external_payout_id": "po-c67c0977-9f59-49ef-a7ad-3c4914a5cad3",
                      *         "processor": "stripe",
                      *         "payout_date": "2026-03-10",
                      *         "gross_cents": 10000,
@@ -6388,7 +6388,7 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "created",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:26.965Z"
+                     *         "created_at": "2026-11-26T08:57:36.682Z"
                      *       }
                      *     }
                      */
@@ -6417,7 +6417,7 @@ export interface operations {
                      *             "message": "Expected net_cents 97."
                      *           }
                      *         ],
-                     *         "request_id": "2932936a-56e0-4135-861e-d98b5ca54260"
+                     *         "request_id": "e0784310-bf2b-4db2-bca7-3e81db19bf6e"
                      *       }
                      *     }
                      */
@@ -6460,8 +6460,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "ac861069-ec6f-44bc-96e8-43c724692065",
-                     *         "external_payout_id": "po-275e3cb0-d983-40e1-9a10-4d6c5a05b998",
+                     *         "id": "7bfb347e-185d-40be-ab00-6bd36bf76668",
+                     *         "external_payout_id": "po-c67c0977-9f59-49ef-a7ad-3c4914a5cad3",
                      *         "processor": "stripe",
                      *         "payout_date": "2026-03-10",
                      *         "gross_cents": 10000,
@@ -6470,11 +6470,11 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "created",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:26.965Z"
+                     *         "created_at": "2026-11-26T08:57:36.682Z"
                      *       },
                      *       "processor_payout": {
-                     *         "id": "ac861069-ec6f-44bc-96e8-43c724692065",
-                     *         "external_payout_id": "po-275e3cb0-d983-40e1-9a10-4d6c5a05b998",
+                     *         "id": "7bfb347e-185d-40be-ab00-6bd36bf76668",
+                     *         "external_payout_id": "po-c67c0977-9f59-49ef-a7ad-3c4914a5cad3",
                      *         "processor": "stripe",
                      *         "payout_date": "2026-03-10",
                      *         "gross_cents": 10000,
@@ -6483,7 +6483,7 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "created",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:26.965Z"
+                     *         "created_at": "2026-11-26T08:57:36.682Z"
                      *       }
                      *     }
                      */
@@ -6512,7 +6512,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "928b41d5-f471-4166-a751-d4329a269afa"
+                     *         "request_id": "3a9349c9-16a0-4135-998f-2a4dbc0c8e05"
                      *       }
                      *     }
                      */
@@ -6574,9 +6574,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
-                     *           "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
-                     *           "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
+                     *           "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
+                     *           "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
+                     *           "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
                      *           "issue_date": "2026-03-01",
                      *           "expiry_date": null,
                      *           "line_items": [
@@ -6593,14 +6593,14 @@ export interface operations {
                      *           "memo": null,
                      *           "invoice_id": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T07:19:27.396Z"
+                     *           "created_at": "2026-11-26T08:57:36.816Z"
                      *         }
                      *       ],
                      *       "estimates": [
                      *         {
-                     *           "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
-                     *           "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
-                     *           "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
+                     *           "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
+                     *           "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
+                     *           "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
                      *           "issue_date": "2026-03-01",
                      *           "expiry_date": null,
                      *           "line_items": [
@@ -6617,7 +6617,7 @@ export interface operations {
                      *           "memo": null,
                      *           "invoice_id": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T07:19:27.396Z"
+                     *           "created_at": "2026-11-26T08:57:36.816Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -6653,7 +6653,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "69ca844d-0a00-4ada-80d3-64da2470f789"
+                     *         "request_id": "3c18c701-7181-47b2-8091-1386dc41d2c2"
                      *       }
                      *     }
                      */
@@ -6681,8 +6681,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
-                 *       "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
+                 *       "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
+                 *       "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
                  *       "issue_date": "2026-03-01",
                  *       "line_items": [
                  *         {
@@ -6779,9 +6779,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
-                     *         "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
-                     *         "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
+                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
+                     *         "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
+                     *         "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
                      *         "issue_date": "2026-03-01",
                      *         "expiry_date": null,
                      *         "line_items": [
@@ -6798,12 +6798,12 @@ export interface operations {
                      *         "memo": null,
                      *         "invoice_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:27.396Z"
+                     *         "created_at": "2026-11-26T08:57:36.816Z"
                      *       },
                      *       "estimate": {
-                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
-                     *         "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
-                     *         "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
+                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
+                     *         "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
+                     *         "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
                      *         "issue_date": "2026-03-01",
                      *         "expiry_date": null,
                      *         "line_items": [
@@ -6820,7 +6820,7 @@ export interface operations {
                      *         "memo": null,
                      *         "invoice_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:27.396Z"
+                     *         "created_at": "2026-11-26T08:57:36.816Z"
                      *       }
                      *     }
                      */
@@ -6849,7 +6849,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "a50ae8b2-b3fd-45b1-9c6f-21367e031986"
+                     *         "request_id": "77ba77e5-f180-4e8d-a0c8-76ddf449b225"
                      *       }
                      *     }
                      */
@@ -6893,9 +6893,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
-                     *         "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
-                     *         "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
+                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
+                     *         "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
+                     *         "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
                      *         "issue_date": "2026-03-01",
                      *         "expiry_date": null,
                      *         "line_items": [
@@ -6912,12 +6912,12 @@ export interface operations {
                      *         "memo": null,
                      *         "invoice_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:27.396Z"
+                     *         "created_at": "2026-11-26T08:57:36.816Z"
                      *       },
                      *       "estimate": {
-                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
-                     *         "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
-                     *         "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
+                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
+                     *         "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
+                     *         "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
                      *         "issue_date": "2026-03-01",
                      *         "expiry_date": null,
                      *         "line_items": [
@@ -6934,7 +6934,7 @@ export interface operations {
                      *         "memo": null,
                      *         "invoice_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:27.396Z"
+                     *         "created_at": "2026-11-26T08:57:36.816Z"
                      *       }
                      *     }
                      */
@@ -6963,7 +6963,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "c7e505c6-105b-4c7c-b95a-7036c81f8fea"
+                     *         "request_id": "5483e70a-eabc-477d-b5b1-d671dc4b8e47"
                      *       }
                      *     }
                      */
@@ -7021,9 +7021,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
-                     *         "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
-                     *         "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
+                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
+                     *         "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
+                     *         "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
                      *         "issue_date": "2026-03-01",
                      *         "expiry_date": "2026-04-01",
                      *         "line_items": [
@@ -7042,12 +7042,12 @@ export interface operations {
                      *         "metadata": {
                      *           "quote": "q-1"
                      *         },
-                     *         "created_at": "2026-11-26T07:19:27.396Z"
+                     *         "created_at": "2026-11-26T08:57:36.816Z"
                      *       },
                      *       "estimate": {
-                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
-                     *         "external_estimate_id": "est-f6809d88-ba4e-4f9c-b42c-36bfeaded39b",
-                     *         "customer_id": "21a5ee35-3fc5-4223-ab3a-7cf8a86f39c9",
+                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
+                     *         "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
+                     *         "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
                      *         "issue_date": "2026-03-01",
                      *         "expiry_date": "2026-04-01",
                      *         "line_items": [
@@ -7066,7 +7066,7 @@ export interface operations {
                      *         "metadata": {
                      *           "quote": "q-1"
                      *         },
-                     *         "created_at": "2026-11-26T07:19:27.396Z"
+                     *         "created_at": "2026-11-26T08:57:36.816Z"
                      *       }
                      *     }
                      */
@@ -7095,7 +7095,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "d07921ca-2c41-4e1a-93e9-e53e0dc1ba7e"
+                     *         "request_id": "fd7bd030-cfc5-438c-bc71-4be7c8de7385"
                      *       }
                      *     }
                      */
@@ -7152,11 +7152,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
+                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
                      *         "status": "sent"
                      *       },
                      *       "estimate": {
-                     *         "id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
+                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
                      *         "status": "sent"
                      *       }
                      *     }
@@ -7186,7 +7186,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "3ecdf807-5b8f-4c83-8105-67bcc618e8dd"
+                     *         "request_id": "94a122ed-95e1-466c-bac8-84d7641c7eec"
                      *       }
                      *     }
                      */
@@ -7246,8 +7246,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "estimate_id": "dc31963a-3cd6-462c-a266-dc58ea57b846",
-                     *         "invoice_id": "d3fba14b-9985-480f-9ba7-4ca6289a99e6",
+                     *         "estimate_id": "0465b3e3-d652-47bb-b789-2eee17568eda",
+                     *         "invoice_id": "cf272191-4db1-4699-ab44-e40f9038bc44",
                      *         "invoice_status": "draft"
                      *       }
                      *     }
@@ -7277,7 +7277,7 @@ export interface operations {
                      *             "message": "due_date 2026-04-01 is before issue_date 2026-04-10."
                      *           }
                      *         ],
-                     *         "request_id": "ba7bc716-03bc-48ed-bf6f-c1c42c364381"
+                     *         "request_id": "bf6d23ce-2fe3-460d-b4f7-563be14b6bdd"
                      *       }
                      *     }
                      */
@@ -7344,30 +7344,30 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
-                     *           "event_id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *           "id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
+                     *           "event_id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
                      *           "event_type": "customer.created",
-                     *           "external_event_id": "evt-bf833702-5ce0-4692-ab8e-a7294753bab0",
+                     *           "external_event_id": "evt-458695cd-0219-4ac1-bab8-c5f4c4d6ba9d",
                      *           "source": "api",
                      *           "duplicate": false,
                      *           "status": "stored",
                      *           "payment_id": null,
                      *           "details": [],
-                     *           "created_at": "2026-11-26T07:19:28.566Z"
+                     *           "created_at": "2026-11-26T08:57:37.197Z"
                      *         }
                      *       ],
                      *       "events": [
                      *         {
-                     *           "id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
-                     *           "event_id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *           "id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
+                     *           "event_id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
                      *           "event_type": "customer.created",
-                     *           "external_event_id": "evt-bf833702-5ce0-4692-ab8e-a7294753bab0",
+                     *           "external_event_id": "evt-458695cd-0219-4ac1-bab8-c5f4c4d6ba9d",
                      *           "source": "api",
                      *           "duplicate": false,
                      *           "status": "stored",
                      *           "payment_id": null,
                      *           "details": [],
-                     *           "created_at": "2026-11-26T07:19:28.566Z"
+                     *           "created_at": "2026-11-26T08:57:37.197Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -7403,7 +7403,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "bc4e7495-a587-4705-b988-0d186e4d1df3"
+                     *         "request_id": "3570d3dc-d7f3-460d-b405-7277f5b5cce2"
                      *       }
                      *     }
                      */
@@ -7432,7 +7432,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "event_type": "customer.created",
-                 *       "external_event_id": "evt-bf833702-5ce0-4692-ab8e-a7294753bab0",
+                 *       "external_event_id": "evt-458695cd-0219-4ac1-bab8-c5f4c4d6ba9d",
                  *       "payload": {
                  *         "id": "c1",
                  *         "nested": {
@@ -7518,28 +7518,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
-                     *         "event_id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *         "id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
+                     *         "event_id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
                      *         "event_type": "customer.created",
-                     *         "external_event_id": "evt-bf833702-5ce0-4692-ab8e-a7294753bab0",
+                     *         "external_event_id": "evt-458695cd-0219-4ac1-bab8-c5f4c4d6ba9d",
                      *         "source": "api",
                      *         "duplicate": false,
                      *         "status": "stored",
                      *         "payment_id": null,
                      *         "details": [],
-                     *         "created_at": "2026-11-26T07:19:28.566Z"
+                     *         "created_at": "2026-11-26T08:57:37.197Z"
                      *       },
                      *       "event": {
-                     *         "id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
-                     *         "event_id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *         "id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
+                     *         "event_id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
                      *         "event_type": "customer.created",
-                     *         "external_event_id": "evt-bf833702-5ce0-4692-ab8e-a7294753bab0",
+                     *         "external_event_id": "evt-458695cd-0219-4ac1-bab8-c5f4c4d6ba9d",
                      *         "source": "api",
                      *         "duplicate": false,
                      *         "status": "stored",
                      *         "payment_id": null,
                      *         "details": [],
-                     *         "created_at": "2026-11-26T07:19:28.566Z"
+                     *         "created_at": "2026-11-26T08:57:37.197Z"
                      *       }
                      *     }
                      */
@@ -7568,7 +7568,7 @@ export interface operations {
                      *             "message": "/payload/k contains a NUL character (U+0000)."
                      *           }
                      *         ],
-                     *         "request_id": "3c57f7ed-a928-4492-aee3-ccaa4fd7dfd8"
+                     *         "request_id": "037db7d3-b36a-45c2-b35f-569ac7c3a1fb"
                      *       }
                      *     }
                      */
@@ -7611,28 +7611,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
-                     *         "event_id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *         "id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
+                     *         "event_id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
                      *         "event_type": "customer.created",
-                     *         "external_event_id": "evt-bf833702-5ce0-4692-ab8e-a7294753bab0",
+                     *         "external_event_id": "evt-458695cd-0219-4ac1-bab8-c5f4c4d6ba9d",
                      *         "source": "api",
                      *         "duplicate": false,
                      *         "status": "stored",
                      *         "payment_id": null,
                      *         "details": [],
-                     *         "created_at": "2026-11-26T07:19:28.566Z"
+                     *         "created_at": "2026-11-26T08:57:37.197Z"
                      *       },
                      *       "event": {
-                     *         "id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
-                     *         "event_id": "aa1319d3-3304-4dda-b36b-deca57f4d980",
+                     *         "id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
+                     *         "event_id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
                      *         "event_type": "customer.created",
-                     *         "external_event_id": "evt-bf833702-5ce0-4692-ab8e-a7294753bab0",
+                     *         "external_event_id": "evt-458695cd-0219-4ac1-bab8-c5f4c4d6ba9d",
                      *         "source": "api",
                      *         "duplicate": false,
                      *         "status": "stored",
                      *         "payment_id": null,
                      *         "details": [],
-                     *         "created_at": "2026-11-26T07:19:28.566Z"
+                     *         "created_at": "2026-11-26T08:57:37.197Z"
                      *       }
                      *     }
                      */
@@ -7661,7 +7661,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "20fc088f-4f4e-4748-b10f-b56368d2ef79"
+                     *         "request_id": "cbec7303-3f57-45c2-bab1-9d9cfa7bad98"
                      *       }
                      *     }
                      */
@@ -7700,21 +7700,21 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "provider": "stripe",
-                     *         "source_id": "0b6227d0-ae8a-4541-9e57-a41bf7df8990",
-                     *         "webhook_url": "/hooks/stripe/0b6227d0-ae8a-4541-9e57-a41bf7df8990",
+                     *         "source_id": "119acc81-37e3-41e3-b16b-70c361363d4c",
+                     *         "webhook_url": "/hooks/stripe/119acc81-37e3-41e3-b16b-70c361363d4c",
                      *         "status": "unverified",
                      *         "verified_at": null,
-                     *         "created_at": "2026-11-26T07:19:29.094Z",
-                     *         "updated_at": "2026-11-26T07:19:29.094Z"
+                     *         "created_at": "2026-11-26T08:57:37.384Z",
+                     *         "updated_at": "2026-11-26T08:57:37.384Z"
                      *       },
                      *       "payment_processor": {
                      *         "provider": "stripe",
-                     *         "source_id": "0b6227d0-ae8a-4541-9e57-a41bf7df8990",
-                     *         "webhook_url": "/hooks/stripe/0b6227d0-ae8a-4541-9e57-a41bf7df8990",
+                     *         "source_id": "119acc81-37e3-41e3-b16b-70c361363d4c",
+                     *         "webhook_url": "/hooks/stripe/119acc81-37e3-41e3-b16b-70c361363d4c",
                      *         "status": "unverified",
                      *         "verified_at": null,
-                     *         "created_at": "2026-11-26T07:19:29.094Z",
-                     *         "updated_at": "2026-11-26T07:19:29.094Z"
+                     *         "created_at": "2026-11-26T08:57:37.384Z",
+                     *         "updated_at": "2026-11-26T08:57:37.384Z"
                      *       }
                      *     }
                      */
@@ -7743,7 +7743,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "67a36509-bb50-43d7-940c-a0bc941f3a04"
+                     *         "request_id": "5185541d-96c4-4654-9655-2d48e0c16d55"
                      *       }
                      *     }
                      */
@@ -7782,7 +7782,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "provider": "stripe",
-                 *       "signing_secret": "whsec_2dc399c9b99c4081af416f097d9ca597"
+                 *       "signing_secret": "whsec_f1913a71ad16449aa83d19dcb8c0e8c6"
                  *     }
                  */
                 "application/json": components["schemas"]["PutPaymentProcessorRequest"];
@@ -7804,21 +7804,21 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "provider": "stripe",
-                     *         "source_id": "0b6227d0-ae8a-4541-9e57-a41bf7df8990",
-                     *         "webhook_url": "/hooks/stripe/0b6227d0-ae8a-4541-9e57-a41bf7df8990",
+                     *         "source_id": "119acc81-37e3-41e3-b16b-70c361363d4c",
+                     *         "webhook_url": "/hooks/stripe/119acc81-37e3-41e3-b16b-70c361363d4c",
                      *         "status": "unverified",
                      *         "verified_at": null,
-                     *         "created_at": "2026-11-26T07:19:29.094Z",
-                     *         "updated_at": "2026-11-26T07:19:29.094Z"
+                     *         "created_at": "2026-11-26T08:57:37.384Z",
+                     *         "updated_at": "2026-11-26T08:57:37.384Z"
                      *       },
                      *       "payment_processor": {
                      *         "provider": "stripe",
-                     *         "source_id": "0b6227d0-ae8a-4541-9e57-a41bf7df8990",
-                     *         "webhook_url": "/hooks/stripe/0b6227d0-ae8a-4541-9e57-a41bf7df8990",
+                     *         "source_id": "119acc81-37e3-41e3-b16b-70c361363d4c",
+                     *         "webhook_url": "/hooks/stripe/119acc81-37e3-41e3-b16b-70c361363d4c",
                      *         "status": "unverified",
                      *         "verified_at": null,
-                     *         "created_at": "2026-11-26T07:19:29.094Z",
-                     *         "updated_at": "2026-11-26T07:19:29.094Z"
+                     *         "created_at": "2026-11-26T08:57:37.384Z",
+                     *         "updated_at": "2026-11-26T08:57:37.384Z"
                      *       }
                      *     }
                      */
@@ -7847,7 +7847,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "605dcd6f-bb45-42b9-a634-1ded1d046431"
+                     *         "request_id": "15972a6b-8a15-4d04-a94f-91a26b13a618"
                      *       }
                      *     }
                      */
@@ -7888,12 +7888,12 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "provider": "stripe",
-                     *         "source_id": "0b6227d0-ae8a-4541-9e57-a41bf7df8990",
+                     *         "source_id": "119acc81-37e3-41e3-b16b-70c361363d4c",
                      *         "deleted": true
                      *       },
                      *       "payment_processor": {
                      *         "provider": "stripe",
-                     *         "source_id": "0b6227d0-ae8a-4541-9e57-a41bf7df8990",
+                     *         "source_id": "119acc81-37e3-41e3-b16b-70c361363d4c",
                      *         "deleted": true
                      *       }
                      *     }
@@ -7923,7 +7923,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "1c6e5666-6cc8-4f2e-a3dc-b500ebeb3854"
+                     *         "request_id": "145803db-dc0d-4220-95fc-5bacf8bc96d0"
                      *       }
                      *     }
                      */
@@ -7967,20 +7967,20 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt-37cd3d76-81f8-455b-a2eb-1ff73949be3a",
+                 *       "id": "evt-92bfd29d-de58-4402-89b2-b114c0d3f308",
                  *       "object": "event",
                  *       "created": 1772712000,
                  *       "type": "payment_intent.succeeded",
                  *       "data": {
                  *         "object": {
-                 *           "id": "pi-904ebb9d-6584-4cd7-ad16-78a77c1a16a1",
+                 *           "id": "pi-e1a6c100-777c-4dd2-84b2-56e2c3aa998e",
                  *           "object": "payment_intent",
                  *           "amount": 3000,
                  *           "amount_received": 3000,
                  *           "currency": "usd",
                  *           "created": 1772712000,
                  *           "metadata": {
-                 *             "invoice_id": "3af0fa2e-0215-494b-b3b2-c8990e6d1780"
+                 *             "invoice_id": "7256b669-6b56-44f0-9aa6-57239fbd4098"
                  *           }
                  *         }
                  *       }
@@ -8003,28 +8003,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "108a5487-f3a7-4fed-a51d-5cbdfc415993",
-                     *         "event_id": "108a5487-f3a7-4fed-a51d-5cbdfc415993",
+                     *         "id": "b8342273-eb89-47f7-b84c-7a2610f118a8",
+                     *         "event_id": "b8342273-eb89-47f7-b84c-7a2610f118a8",
                      *         "event_type": "payment_intent.succeeded",
-                     *         "external_event_id": "evt-37cd3d76-81f8-455b-a2eb-1ff73949be3a",
+                     *         "external_event_id": "evt-92bfd29d-de58-4402-89b2-b114c0d3f308",
                      *         "source": "stripe",
                      *         "duplicate": false,
                      *         "status": "processed",
-                     *         "payment_id": "5299a934-4521-481d-91a0-4c542fecb955",
+                     *         "payment_id": "f7642e0a-3b88-4bcd-ad08-1b4de407524f",
                      *         "details": [],
-                     *         "created_at": "2026-11-26T07:19:29.404Z"
+                     *         "created_at": "2026-11-26T08:57:37.492Z"
                      *       },
                      *       "event": {
-                     *         "id": "108a5487-f3a7-4fed-a51d-5cbdfc415993",
-                     *         "event_id": "108a5487-f3a7-4fed-a51d-5cbdfc415993",
+                     *         "id": "b8342273-eb89-47f7-b84c-7a2610f118a8",
+                     *         "event_id": "b8342273-eb89-47f7-b84c-7a2610f118a8",
                      *         "event_type": "payment_intent.succeeded",
-                     *         "external_event_id": "evt-37cd3d76-81f8-455b-a2eb-1ff73949be3a",
+                     *         "external_event_id": "evt-92bfd29d-de58-4402-89b2-b114c0d3f308",
                      *         "source": "stripe",
                      *         "duplicate": false,
                      *         "status": "processed",
-                     *         "payment_id": "5299a934-4521-481d-91a0-4c542fecb955",
+                     *         "payment_id": "f7642e0a-3b88-4bcd-ad08-1b4de407524f",
                      *         "details": [],
-                     *         "created_at": "2026-11-26T07:19:29.404Z"
+                     *         "created_at": "2026-11-26T08:57:37.492Z"
                      *       }
                      *     }
                      */
@@ -8053,7 +8053,7 @@ export interface operations {
                      *             "message": "The Stripe-Signature header needs t=<unix seconds> and at least one v1=<hex HMAC-SHA-256>."
                      *           }
                      *         ],
-                     *         "request_id": "f3726c95-7260-4335-a895-243ee809e1ad"
+                     *         "request_id": "37ed094b-5d9d-42fd-bda9-b5a1efa41ba0"
                      *       }
                      *     }
                      */
@@ -8152,30 +8152,30 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
-                     *           "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *           "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *           "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
                      *           "display_name": "Fixture vendor",
                      *           "vendor_type": "contractor",
                      *           "email": null,
                      *           "is_1099_eligible": false,
                      *           "w9_on_file": false,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T07:19:29.772Z",
-                     *           "updated_at": "2026-11-26T07:19:29.772Z"
+                     *           "created_at": "2026-11-26T08:57:37.609Z",
+                     *           "updated_at": "2026-11-26T08:57:37.609Z"
                      *         }
                      *       ],
                      *       "vendors": [
                      *         {
-                     *           "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
-                     *           "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *           "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *           "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
                      *           "display_name": "Fixture vendor",
                      *           "vendor_type": "contractor",
                      *           "email": null,
                      *           "is_1099_eligible": false,
                      *           "w9_on_file": false,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T07:19:29.772Z",
-                     *           "updated_at": "2026-11-26T07:19:29.772Z"
+                     *           "created_at": "2026-11-26T08:57:37.609Z",
+                     *           "updated_at": "2026-11-26T08:57:37.609Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -8211,7 +8211,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "227336a8-a502-4dc1-9db2-f73275a7029f"
+                     *         "request_id": "e0b31e34-5b73-48b8-9fa5-54b35887a46e"
                      *       }
                      *     }
                      */
@@ -8239,7 +8239,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                 *       "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
                  *       "display_name": "Fixture vendor"
                  *     }
                  */
@@ -8309,28 +8309,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
-                     *         "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *         "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
                      *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
                      *         "email": null,
                      *         "is_1099_eligible": false,
                      *         "w9_on_file": false,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:29.772Z",
-                     *         "updated_at": "2026-11-26T07:19:29.772Z"
+                     *         "created_at": "2026-11-26T08:57:37.609Z",
+                     *         "updated_at": "2026-11-26T08:57:37.609Z"
                      *       },
                      *       "vendor": {
-                     *         "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
-                     *         "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *         "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
                      *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
                      *         "email": null,
                      *         "is_1099_eligible": false,
                      *         "w9_on_file": false,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:29.772Z",
-                     *         "updated_at": "2026-11-26T07:19:29.772Z"
+                     *         "created_at": "2026-11-26T08:57:37.609Z",
+                     *         "updated_at": "2026-11-26T08:57:37.609Z"
                      *       }
                      *     }
                      */
@@ -8359,7 +8359,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "c91b3d29-d8f1-48bc-97b4-5271f3fbff6a"
+                     *         "request_id": "c7c5ebef-f862-4755-8e83-1bd0797756ee"
                      *       }
                      *     }
                      */
@@ -8402,28 +8402,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
-                     *         "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *         "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
                      *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
                      *         "email": null,
                      *         "is_1099_eligible": false,
                      *         "w9_on_file": false,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:29.772Z",
-                     *         "updated_at": "2026-11-26T07:19:29.772Z"
+                     *         "created_at": "2026-11-26T08:57:37.609Z",
+                     *         "updated_at": "2026-11-26T08:57:37.609Z"
                      *       },
                      *       "vendor": {
-                     *         "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
-                     *         "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *         "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
                      *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
                      *         "email": null,
                      *         "is_1099_eligible": false,
                      *         "w9_on_file": false,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:29.772Z",
-                     *         "updated_at": "2026-11-26T07:19:29.772Z"
+                     *         "created_at": "2026-11-26T08:57:37.609Z",
+                     *         "updated_at": "2026-11-26T08:57:37.609Z"
                      *       }
                      *     }
                      */
@@ -8452,7 +8452,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "97180ee2-571f-4be4-9a50-be32828bdf43"
+                     *         "request_id": "92a465ce-64ef-4afb-8928-924c819f2d30"
                      *       }
                      *     }
                      */
@@ -8507,28 +8507,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
-                     *         "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *         "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
                      *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
                      *         "email": null,
                      *         "is_1099_eligible": true,
                      *         "w9_on_file": true,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:29.772Z",
-                     *         "updated_at": "2026-11-26T07:19:30.799Z"
+                     *         "created_at": "2026-11-26T08:57:37.609Z",
+                     *         "updated_at": "2026-11-26T08:57:37.784Z"
                      *       },
                      *       "vendor": {
-                     *         "id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
-                     *         "external_vendor_id": "ven-74397f2c-7341-4e50-bf12-023dc44da470",
+                     *         "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
                      *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
                      *         "email": null,
                      *         "is_1099_eligible": true,
                      *         "w9_on_file": true,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:29.772Z",
-                     *         "updated_at": "2026-11-26T07:19:30.799Z"
+                     *         "created_at": "2026-11-26T08:57:37.609Z",
+                     *         "updated_at": "2026-11-26T08:57:37.784Z"
                      *       }
                      *     }
                      */
@@ -8557,7 +8557,7 @@ export interface operations {
                      *             "message": "/ must NOT have fewer than 1 properties."
                      *           }
                      *         ],
-                     *         "request_id": "f26d7377-50bc-4b5b-a43e-8b592c88acd6"
+                     *         "request_id": "2573b8ee-9349-42a7-863a-4a87c3b8a116"
                      *       }
                      *     }
                      */
@@ -8626,9 +8626,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
-                     *           "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
-                     *           "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *           "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *           "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
+                     *           "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *           "bill_number": "B-1",
                      *           "issue_date": "2026-03-01",
                      *           "due_date": "2026-03-31",
@@ -8644,21 +8644,21 @@ export interface operations {
                      *           "total_cents": 2500,
                      *           "amount_paid_cents": 0,
                      *           "open_balance_cents": 2500,
-                     *           "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *           "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *           "currency": "USD",
                      *           "memo": null,
                      *           "metadata": {},
-                     *           "posted_at": "2026-11-26T07:19:31.190Z",
+                     *           "posted_at": "2026-11-26T08:57:37.849Z",
                      *           "reversed_at": null,
                      *           "reversal_reason": null,
-                     *           "created_at": "2026-11-26T07:19:31.142Z"
+                     *           "created_at": "2026-11-26T08:57:37.844Z"
                      *         }
                      *       ],
                      *       "bills": [
                      *         {
-                     *           "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
-                     *           "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
-                     *           "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *           "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *           "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
+                     *           "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *           "bill_number": "B-1",
                      *           "issue_date": "2026-03-01",
                      *           "due_date": "2026-03-31",
@@ -8674,14 +8674,14 @@ export interface operations {
                      *           "total_cents": 2500,
                      *           "amount_paid_cents": 0,
                      *           "open_balance_cents": 2500,
-                     *           "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *           "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *           "currency": "USD",
                      *           "memo": null,
                      *           "metadata": {},
-                     *           "posted_at": "2026-11-26T07:19:31.190Z",
+                     *           "posted_at": "2026-11-26T08:57:37.849Z",
                      *           "reversed_at": null,
                      *           "reversal_reason": null,
-                     *           "created_at": "2026-11-26T07:19:31.142Z"
+                     *           "created_at": "2026-11-26T08:57:37.844Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -8717,7 +8717,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "b1a38ecb-f4d6-42b1-87be-4f0fa8c1b60f"
+                     *         "request_id": "ac286aef-b7b1-4d03-ada8-0d8024b950b9"
                      *       }
                      *     }
                      */
@@ -8745,8 +8745,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
-                 *       "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                 *       "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
+                 *       "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                  *       "bill_number": "B-1",
                  *       "issue_date": "2026-03-01",
                  *       "due_date": "2026-03-31",
@@ -8857,9 +8857,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
-                     *         "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *         "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -8875,19 +8875,19 @@ export interface operations {
                      *         "total_cents": 2500,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 2500,
-                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T07:19:31.190Z",
+                     *         "posted_at": "2026-11-26T08:57:37.849Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T07:19:31.142Z"
+                     *         "created_at": "2026-11-26T08:57:37.844Z"
                      *       },
                      *       "bill": {
-                     *         "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
-                     *         "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *         "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -8903,14 +8903,14 @@ export interface operations {
                      *         "total_cents": 2500,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 2500,
-                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T07:19:31.190Z",
+                     *         "posted_at": "2026-11-26T08:57:37.849Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T07:19:31.142Z"
+                     *         "created_at": "2026-11-26T08:57:37.844Z"
                      *       }
                      *     }
                      */
@@ -8939,7 +8939,7 @@ export interface operations {
                      *             "message": "due_date 2026-02-01 is before issue_date 2026-03-01."
                      *           }
                      *         ],
-                     *         "request_id": "05ba85f2-2194-4579-85df-1e8b1cb8457a"
+                     *         "request_id": "6146b8f3-819b-4864-83fa-840e429639dc"
                      *       }
                      *     }
                      */
@@ -8983,9 +8983,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
-                     *         "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *         "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9001,19 +9001,19 @@ export interface operations {
                      *         "total_cents": 2500,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 2500,
-                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T07:19:31.190Z",
+                     *         "posted_at": "2026-11-26T08:57:37.849Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T07:19:31.142Z"
+                     *         "created_at": "2026-11-26T08:57:37.844Z"
                      *       },
                      *       "bill": {
-                     *         "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
-                     *         "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *         "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9029,14 +9029,14 @@ export interface operations {
                      *         "total_cents": 2500,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 2500,
-                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T07:19:31.190Z",
+                     *         "posted_at": "2026-11-26T08:57:37.849Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T07:19:31.142Z"
+                     *         "created_at": "2026-11-26T08:57:37.844Z"
                      *       }
                      *     }
                      */
@@ -9065,7 +9065,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "003713e3-7485-4bc9-a4d3-0aec739103c7"
+                     *         "request_id": "d571d1a0-bdc2-41aa-b882-c8be33271780"
                      *       }
                      *     }
                      */
@@ -9134,9 +9134,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "d8a7e85f-60be-4331-8d0e-1d6d24031ddd",
-                     *         "external_bill_id": "bill-118572d0-0b72-4ae6-9e96-137671b41338",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "a101d4b7-1359-473c-a2e7-012f07d4b2d6",
+                     *         "external_bill_id": "bill-8200fb9a-ea7d-4c8d-b82a-f5817d7c8335",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "bill_number": "B-1a",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9158,7 +9158,7 @@ export interface operations {
                      *         "total_cents": 5000,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 0,
-                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {
@@ -9167,12 +9167,12 @@ export interface operations {
                      *         "posted_at": null,
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T07:19:31.471Z"
+                     *         "created_at": "2026-11-26T08:57:37.910Z"
                      *       },
                      *       "bill": {
-                     *         "id": "d8a7e85f-60be-4331-8d0e-1d6d24031ddd",
-                     *         "external_bill_id": "bill-118572d0-0b72-4ae6-9e96-137671b41338",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "a101d4b7-1359-473c-a2e7-012f07d4b2d6",
+                     *         "external_bill_id": "bill-8200fb9a-ea7d-4c8d-b82a-f5817d7c8335",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "bill_number": "B-1a",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9194,7 +9194,7 @@ export interface operations {
                      *         "total_cents": 5000,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 0,
-                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {
@@ -9203,7 +9203,7 @@ export interface operations {
                      *         "posted_at": null,
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T07:19:31.471Z"
+                     *         "created_at": "2026-11-26T08:57:37.910Z"
                      *       }
                      *     }
                      */
@@ -9232,7 +9232,7 @@ export interface operations {
                      *             "message": "/status is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "3d2a15a4-1ca4-4c8d-82e0-672c471023ef"
+                     *         "request_id": "bce5fce0-ea9b-45a0-a122-2c29780e7494"
                      *       }
                      *     }
                      */
@@ -9285,9 +9285,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "d8a7e85f-60be-4331-8d0e-1d6d24031ddd",
-                     *         "external_bill_id": "bill-118572d0-0b72-4ae6-9e96-137671b41338",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "a101d4b7-1359-473c-a2e7-012f07d4b2d6",
+                     *         "external_bill_id": "bill-8200fb9a-ea7d-4c8d-b82a-f5817d7c8335",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "bill_number": "B-1a",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9309,21 +9309,21 @@ export interface operations {
                      *         "total_cents": 5000,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 5000,
-                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {
                      *           "po": "PO-1"
                      *         },
-                     *         "posted_at": "2026-11-26T07:19:32.408Z",
+                     *         "posted_at": "2026-11-26T08:57:38.127Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T07:19:31.471Z"
+                     *         "created_at": "2026-11-26T08:57:37.910Z"
                      *       },
                      *       "bill": {
-                     *         "id": "d8a7e85f-60be-4331-8d0e-1d6d24031ddd",
-                     *         "external_bill_id": "bill-118572d0-0b72-4ae6-9e96-137671b41338",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "a101d4b7-1359-473c-a2e7-012f07d4b2d6",
+                     *         "external_bill_id": "bill-8200fb9a-ea7d-4c8d-b82a-f5817d7c8335",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "bill_number": "B-1a",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9345,16 +9345,16 @@ export interface operations {
                      *         "total_cents": 5000,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 5000,
-                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {
                      *           "po": "PO-1"
                      *         },
-                     *         "posted_at": "2026-11-26T07:19:32.408Z",
+                     *         "posted_at": "2026-11-26T08:57:38.127Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T07:19:31.471Z"
+                     *         "created_at": "2026-11-26T08:57:37.910Z"
                      *       },
                      *       "action": {
                      *         "type": "posted",
@@ -9387,7 +9387,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "575ac395-cf38-4fe3-b392-cee16107377b"
+                     *         "request_id": "07d07e9a-8d6c-4a6c-8a5d-11db4a780a45"
                      *       }
                      *     }
                      */
@@ -9444,9 +9444,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
-                     *         "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *         "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9462,21 +9462,21 @@ export interface operations {
                      *         "total_cents": 2500,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 0,
-                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {
                      *           "po": "PO-2"
                      *         },
-                     *         "posted_at": "2026-11-26T07:19:31.190Z",
-                     *         "reversed_at": "2026-11-26T07:19:33.378Z",
+                     *         "posted_at": "2026-11-26T08:57:37.849Z",
+                     *         "reversed_at": "2026-11-26T08:57:38.407Z",
                      *         "reversal_reason": "Entered twice",
-                     *         "created_at": "2026-11-26T07:19:31.142Z"
+                     *         "created_at": "2026-11-26T08:57:37.844Z"
                      *       },
                      *       "bill": {
-                     *         "id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
-                     *         "external_bill_id": "bill-6caf5991-1778-409e-b232-ccdb485fbcfa",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *         "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9492,16 +9492,16 @@ export interface operations {
                      *         "total_cents": 2500,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 0,
-                     *         "expense_account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {
                      *           "po": "PO-2"
                      *         },
-                     *         "posted_at": "2026-11-26T07:19:31.190Z",
-                     *         "reversed_at": "2026-11-26T07:19:33.378Z",
+                     *         "posted_at": "2026-11-26T08:57:37.849Z",
+                     *         "reversed_at": "2026-11-26T08:57:38.407Z",
                      *         "reversal_reason": "Entered twice",
-                     *         "created_at": "2026-11-26T07:19:31.142Z"
+                     *         "created_at": "2026-11-26T08:57:37.844Z"
                      *       },
                      *       "action": {
                      *         "type": "reversed",
@@ -9534,7 +9534,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "f088da6a-ca5b-4f61-8600-cf3f22bc6193"
+                     *         "request_id": "206c8cd9-c983-41ae-95ff-6c723b9b0d8c"
                      *       }
                      *     }
                      */
@@ -9599,15 +9599,15 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
-                     *           "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
-                     *           "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *           "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
+                     *           "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
+                     *           "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *           "amount_cents": 1000,
                      *           "payment_date": "2026-03-10",
-                     *           "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *           "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *           "allocations": [
                      *             {
-                     *               "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *               "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
                      *               "amount_cents": 1000
                      *             }
                      *           ],
@@ -9618,20 +9618,20 @@ export interface operations {
                      *           "posted_at": null,
                      *           "reversed_at": null,
                      *           "reversal_reason": null,
-                     *           "created_at": "2026-11-26T07:19:32.588Z"
+                     *           "created_at": "2026-11-26T08:57:38.177Z"
                      *         }
                      *       ],
                      *       "vendor_payments": [
                      *         {
-                     *           "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
-                     *           "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
-                     *           "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *           "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
+                     *           "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
+                     *           "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *           "amount_cents": 1000,
                      *           "payment_date": "2026-03-10",
-                     *           "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *           "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *           "allocations": [
                      *             {
-                     *               "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *               "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
                      *               "amount_cents": 1000
                      *             }
                      *           ],
@@ -9642,7 +9642,7 @@ export interface operations {
                      *           "posted_at": null,
                      *           "reversed_at": null,
                      *           "reversal_reason": null,
-                     *           "created_at": "2026-11-26T07:19:32.588Z"
+                     *           "created_at": "2026-11-26T08:57:38.177Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -9678,7 +9678,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "1f629245-536b-47a0-905f-af8720ed238f"
+                     *         "request_id": "703f1694-0122-487d-aeae-5d1e73f43ae6"
                      *       }
                      *     }
                      */
@@ -9706,13 +9706,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
-                 *       "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                 *       "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
+                 *       "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                  *       "amount_cents": 1000,
                  *       "payment_date": "2026-03-10",
                  *       "allocations": [
                  *         {
-                 *           "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                 *           "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
                  *           "amount_cents": 1000
                  *         }
                  *       ],
@@ -9805,15 +9805,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
-                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
+                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -9824,18 +9824,18 @@ export interface operations {
                      *         "posted_at": null,
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T07:19:32.588Z"
+                     *         "created_at": "2026-11-26T08:57:38.177Z"
                      *       },
                      *       "vendor_payment": {
-                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
-                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
+                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -9846,7 +9846,7 @@ export interface operations {
                      *         "posted_at": null,
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T07:19:32.588Z"
+                     *         "created_at": "2026-11-26T08:57:38.177Z"
                      *       }
                      *     }
                      */
@@ -9875,7 +9875,7 @@ export interface operations {
                      *             "message": "The allocations must sum to amount_cents (999); they sum to 1000."
                      *           }
                      *         ],
-                     *         "request_id": "512cdd85-695f-46a4-a45a-5da8a8a867c2"
+                     *         "request_id": "1b169db8-5002-4b6c-8cec-1eb60ac418bb"
                      *       }
                      *     }
                      */
@@ -9919,15 +9919,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
-                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
+                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -9938,18 +9938,18 @@ export interface operations {
                      *         "posted_at": null,
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T07:19:32.588Z"
+                     *         "created_at": "2026-11-26T08:57:38.177Z"
                      *       },
                      *       "vendor_payment": {
-                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
-                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
+                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -9960,7 +9960,7 @@ export interface operations {
                      *         "posted_at": null,
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T07:19:32.588Z"
+                     *         "created_at": "2026-11-26T08:57:38.177Z"
                      *       }
                      *     }
                      */
@@ -9989,7 +9989,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "370de712-19a6-4ab4-86b1-a8d6370fdf3e"
+                     *         "request_id": "6ad6852b-8efd-42cb-8f19-17a47604d97f"
                      *       }
                      *     }
                      */
@@ -10039,15 +10039,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
-                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
+                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -10055,21 +10055,21 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T07:19:33.048Z",
+                     *         "posted_at": "2026-11-26T08:57:38.301Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T07:19:32.588Z"
+                     *         "created_at": "2026-11-26T08:57:38.177Z"
                      *       },
                      *       "vendor_payment": {
-                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
-                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
+                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -10077,10 +10077,10 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T07:19:33.048Z",
+                     *         "posted_at": "2026-11-26T08:57:38.301Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T07:19:32.588Z"
+                     *         "created_at": "2026-11-26T08:57:38.177Z"
                      *       },
                      *       "action": {
                      *         "type": "posted",
@@ -10113,7 +10113,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "2791cf45-02ad-4873-89aa-175b1c07800b"
+                     *         "request_id": "67627553-1ef7-4dee-860e-a105e3705ade"
                      *       }
                      *     }
                      */
@@ -10170,15 +10170,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
-                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
+                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -10186,21 +10186,21 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T07:19:33.048Z",
-                     *         "reversed_at": "2026-11-26T07:19:33.183Z",
+                     *         "posted_at": "2026-11-26T08:57:38.301Z",
+                     *         "reversed_at": "2026-11-26T08:57:38.354Z",
                      *         "reversal_reason": "Paid twice",
-                     *         "created_at": "2026-11-26T07:19:32.588Z"
+                     *         "created_at": "2026-11-26T08:57:38.177Z"
                      *       },
                      *       "vendor_payment": {
-                     *         "id": "11448dc3-8ade-48ea-b7ae-50f7cfb38641",
-                     *         "external_vendor_payment_id": "vp-366abb3c-2e19-4059-a5d4-c55fe99e3803",
-                     *         "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
+                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
+                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "74932fdb-f668-4ede-8179-f2f7a651fea3",
+                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -10208,10 +10208,10 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T07:19:33.048Z",
-                     *         "reversed_at": "2026-11-26T07:19:33.183Z",
+                     *         "posted_at": "2026-11-26T08:57:38.301Z",
+                     *         "reversed_at": "2026-11-26T08:57:38.354Z",
                      *         "reversal_reason": "Paid twice",
-                     *         "created_at": "2026-11-26T07:19:32.588Z"
+                     *         "created_at": "2026-11-26T08:57:38.177Z"
                      *       },
                      *       "action": {
                      *         "type": "reversed",
@@ -10244,7 +10244,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "02d3f912-3035-4eec-a5cc-02ce774463dd"
+                     *         "request_id": "cd3727d7-2845-4244-a613-b2340f03a27f"
                      *       }
                      *     }
                      */
@@ -10303,7 +10303,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *           "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
                      *           "url": "https://192.0.2.10/hook",
                      *           "event_types": [
                      *             "invoice.partially_paid"
@@ -10313,12 +10313,12 @@ export interface operations {
                      *           "disabled_reason": null,
                      *           "previous_secret_expires_at": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T07:19:33.552Z"
+                     *           "created_at": "2026-11-26T08:57:38.442Z"
                      *         }
                      *       ],
                      *       "webhook_endpoints": [
                      *         {
-                     *           "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *           "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
                      *           "url": "https://192.0.2.10/hook",
                      *           "event_types": [
                      *             "invoice.partially_paid"
@@ -10328,7 +10328,7 @@ export interface operations {
                      *           "disabled_reason": null,
                      *           "previous_secret_expires_at": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T07:19:33.552Z"
+                     *           "created_at": "2026-11-26T08:57:38.442Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -10364,7 +10364,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "4b1d7262-b139-4c1c-80ca-b6991f595654"
+                     *         "request_id": "0e40e49f-9789-4d8d-a9a1-0c121f35b92e"
                      *       }
                      *     }
                      */
@@ -10417,7 +10417,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10427,11 +10427,11 @@ export interface operations {
                      *         "disabled_reason": null,
                      *         "previous_secret_expires_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:33.552Z",
-                     *         "secret": "whsec_7aoUuHggZ9mWBbgLDoe6i5+3hW5sTelpusWdmMfrX9o="
+                     *         "created_at": "2026-11-26T08:57:38.442Z",
+                     *         "secret": "whsec_C/ML8fN5HMAxZdk9CJMvQIityW8D6bt2iCyH8kwq5UE="
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10441,8 +10441,8 @@ export interface operations {
                      *         "disabled_reason": null,
                      *         "previous_secret_expires_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:33.552Z",
-                     *         "secret": "whsec_7aoUuHggZ9mWBbgLDoe6i5+3hW5sTelpusWdmMfrX9o="
+                     *         "created_at": "2026-11-26T08:57:38.442Z",
+                     *         "secret": "whsec_C/ML8fN5HMAxZdk9CJMvQIityW8D6bt2iCyH8kwq5UE="
                      *       }
                      *     }
                      */
@@ -10471,7 +10471,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "7825c738-d5fb-4495-bbeb-b1433072d790"
+                     *         "request_id": "94f284a4-0fda-4524-ac1a-291c8290be14"
                      *       }
                      *     }
                      */
@@ -10514,7 +10514,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10524,10 +10524,10 @@ export interface operations {
                      *         "disabled_reason": null,
                      *         "previous_secret_expires_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:33.552Z"
+                     *         "created_at": "2026-11-26T08:57:38.442Z"
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10537,7 +10537,7 @@ export interface operations {
                      *         "disabled_reason": null,
                      *         "previous_secret_expires_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T07:19:33.552Z"
+                     *         "created_at": "2026-11-26T08:57:38.442Z"
                      *       }
                      *     }
                      */
@@ -10566,7 +10566,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "8201c347-e0e7-4aba-8d7d-7b699f2075bf"
+                     *         "request_id": "5e6d3a2a-b286-4066-9851-61e03cd65def"
                      *       }
                      *     }
                      */
@@ -10607,11 +10607,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
                      *         "deleted": true
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
                      *         "deleted": true
                      *       }
                      *     }
@@ -10641,7 +10641,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "f6d45e98-1ce4-4256-9a03-2cb5ecccca78"
+                     *         "request_id": "c7012bee-2cf2-4f8b-9000-f22bee450ecb"
                      *       }
                      *     }
                      */
@@ -10698,7 +10698,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10710,10 +10710,10 @@ export interface operations {
                      *         "metadata": {
                      *           "k": "v"
                      *         },
-                     *         "created_at": "2026-11-26T07:19:33.552Z"
+                     *         "created_at": "2026-11-26T08:57:38.442Z"
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10725,7 +10725,7 @@ export interface operations {
                      *         "metadata": {
                      *           "k": "v"
                      *         },
-                     *         "created_at": "2026-11-26T07:19:33.552Z"
+                     *         "created_at": "2026-11-26T08:57:38.442Z"
                      *       }
                      *     }
                      */
@@ -10754,7 +10754,7 @@ export interface operations {
                      *             "message": "/metadata/a[b] must match pattern \"^[^\\[\\]\\u0000]*$\"."
                      *           }
                      *         ],
-                     *         "request_id": "e5da6cab-b8e1-4986-af6c-a3bac0e2ba4b"
+                     *         "request_id": "b72c9164-fbc3-40b3-82b3-377e6b4ea3db"
                      *       }
                      *     }
                      */
@@ -10811,7 +10811,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10819,15 +10819,15 @@ export interface operations {
                      *         "description": "Conformance",
                      *         "status": "enabled",
                      *         "disabled_reason": null,
-                     *         "previous_secret_expires_at": "2026-11-27T07:19:34.529Z",
+                     *         "previous_secret_expires_at": "2026-11-27T08:57:38.652Z",
                      *         "metadata": {
                      *           "k": "v"
                      *         },
-                     *         "created_at": "2026-11-26T07:19:33.552Z",
-                     *         "secret": "whsec_SDC6+MOL4yGijaNnqeBjC+JTZv8Q1AbFGe4JiWcMvnA="
+                     *         "created_at": "2026-11-26T08:57:38.442Z",
+                     *         "secret": "whsec_dNCxoPsI5e1bQ19oVrnxXFWPndPoZuSx8eb0Qw+YZNk="
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
+                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10835,12 +10835,12 @@ export interface operations {
                      *         "description": "Conformance",
                      *         "status": "enabled",
                      *         "disabled_reason": null,
-                     *         "previous_secret_expires_at": "2026-11-27T07:19:34.529Z",
+                     *         "previous_secret_expires_at": "2026-11-27T08:57:38.652Z",
                      *         "metadata": {
                      *           "k": "v"
                      *         },
-                     *         "created_at": "2026-11-26T07:19:33.552Z",
-                     *         "secret": "whsec_SDC6+MOL4yGijaNnqeBjC+JTZv8Q1AbFGe4JiWcMvnA="
+                     *         "created_at": "2026-11-26T08:57:38.442Z",
+                     *         "secret": "whsec_dNCxoPsI5e1bQ19oVrnxXFWPndPoZuSx8eb0Qw+YZNk="
                      *       }
                      *     }
                      */
@@ -10869,7 +10869,7 @@ export interface operations {
                      *             "message": "/expire_current_in_hours must be >= 0."
                      *           }
                      *         ],
-                     *         "request_id": "87042253-4e1a-40f4-a508-d30ebb17730d"
+                     *         "request_id": "ccd29908-7e6c-4646-a7e8-ed53f3bd6a2b"
                      *       }
                      *     }
                      */
@@ -10924,27 +10924,27 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "fe797337-b14c-4109-82ed-85e250aac885",
-                     *         "endpoint_id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
-                     *         "event_id": "c147846e-e7c3-49f8-8c30-55e5f6b06df2",
+                     *         "id": "c1af0c7d-814f-4087-9532-0c94ab589489",
+                     *         "endpoint_id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *         "event_id": "3b164e68-0c07-47b0-8f9c-945a53fb7e57",
                      *         "event_type": "webhook.test",
                      *         "status": "pending",
                      *         "attempt_count": 1,
-                     *         "next_attempt_at": "2026-11-26T07:20:13.943Z",
+                     *         "next_attempt_at": "2026-11-26T08:58:18.536Z",
                      *         "delivered_at": null,
-                     *         "created_at": "2026-11-26T07:19:33.913Z",
+                     *         "created_at": "2026-11-26T08:57:38.529Z",
                      *         "attempts": []
                      *       },
                      *       "webhook_delivery": {
-                     *         "id": "fe797337-b14c-4109-82ed-85e250aac885",
-                     *         "endpoint_id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
-                     *         "event_id": "c147846e-e7c3-49f8-8c30-55e5f6b06df2",
+                     *         "id": "c1af0c7d-814f-4087-9532-0c94ab589489",
+                     *         "endpoint_id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *         "event_id": "3b164e68-0c07-47b0-8f9c-945a53fb7e57",
                      *         "event_type": "webhook.test",
                      *         "status": "pending",
                      *         "attempt_count": 1,
-                     *         "next_attempt_at": "2026-11-26T07:20:13.943Z",
+                     *         "next_attempt_at": "2026-11-26T08:58:18.536Z",
                      *         "delivered_at": null,
-                     *         "created_at": "2026-11-26T07:19:33.913Z",
+                     *         "created_at": "2026-11-26T08:57:38.529Z",
                      *         "attempts": []
                      *       }
                      *     }
@@ -10974,7 +10974,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "9088bbe4-49c8-4a04-a420-c338def5543d"
+                     *         "request_id": "8d3ace7b-ecc1-4213-9d48-82ee856904c8"
                      *       }
                      *     }
                      */
@@ -11027,27 +11027,27 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "fe797337-b14c-4109-82ed-85e250aac885",
-                     *         "endpoint_id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
-                     *         "event_id": "c147846e-e7c3-49f8-8c30-55e5f6b06df2",
+                     *         "id": "c1af0c7d-814f-4087-9532-0c94ab589489",
+                     *         "endpoint_id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *         "event_id": "3b164e68-0c07-47b0-8f9c-945a53fb7e57",
                      *         "event_type": "webhook.test",
                      *         "status": "pending",
                      *         "attempt_count": 0,
-                     *         "next_attempt_at": "2026-11-26T07:19:33.913Z",
+                     *         "next_attempt_at": "2026-11-26T08:57:38.529Z",
                      *         "delivered_at": null,
-                     *         "created_at": "2026-11-26T07:19:33.913Z",
+                     *         "created_at": "2026-11-26T08:57:38.529Z",
                      *         "attempts": []
                      *       },
                      *       "webhook_delivery": {
-                     *         "id": "fe797337-b14c-4109-82ed-85e250aac885",
-                     *         "endpoint_id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
-                     *         "event_id": "c147846e-e7c3-49f8-8c30-55e5f6b06df2",
+                     *         "id": "c1af0c7d-814f-4087-9532-0c94ab589489",
+                     *         "endpoint_id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *         "event_id": "3b164e68-0c07-47b0-8f9c-945a53fb7e57",
                      *         "event_type": "webhook.test",
                      *         "status": "pending",
                      *         "attempt_count": 0,
-                     *         "next_attempt_at": "2026-11-26T07:19:33.913Z",
+                     *         "next_attempt_at": "2026-11-26T08:57:38.529Z",
                      *         "delivered_at": null,
-                     *         "created_at": "2026-11-26T07:19:33.913Z",
+                     *         "created_at": "2026-11-26T08:57:38.529Z",
                      *         "attempts": []
                      *       }
                      *     }
@@ -11077,7 +11077,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "6a2a702b-b181-4c35-a2e4-fa3f4b63cfa1"
+                     *         "request_id": "104f9923-1688-4bab-b294-c762a6e3ed65"
                      *       }
                      *     }
                      */
@@ -11139,29 +11139,29 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "fe797337-b14c-4109-82ed-85e250aac885",
-                     *           "endpoint_id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
-                     *           "event_id": "c147846e-e7c3-49f8-8c30-55e5f6b06df2",
+                     *           "id": "c1af0c7d-814f-4087-9532-0c94ab589489",
+                     *           "endpoint_id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *           "event_id": "3b164e68-0c07-47b0-8f9c-945a53fb7e57",
                      *           "event_type": "webhook.test",
                      *           "status": "pending",
                      *           "attempt_count": 1,
-                     *           "next_attempt_at": "2026-11-26T07:20:13.943Z",
+                     *           "next_attempt_at": "2026-11-26T08:58:18.536Z",
                      *           "delivered_at": null,
-                     *           "created_at": "2026-11-26T07:19:33.913Z",
+                     *           "created_at": "2026-11-26T08:57:38.529Z",
                      *           "attempts": []
                      *         }
                      *       ],
                      *       "webhook_deliveries": [
                      *         {
-                     *           "id": "fe797337-b14c-4109-82ed-85e250aac885",
-                     *           "endpoint_id": "6443e3a9-33d6-4e6a-9227-f042dc44d4c4",
-                     *           "event_id": "c147846e-e7c3-49f8-8c30-55e5f6b06df2",
+                     *           "id": "c1af0c7d-814f-4087-9532-0c94ab589489",
+                     *           "endpoint_id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *           "event_id": "3b164e68-0c07-47b0-8f9c-945a53fb7e57",
                      *           "event_type": "webhook.test",
                      *           "status": "pending",
                      *           "attempt_count": 1,
-                     *           "next_attempt_at": "2026-11-26T07:20:13.943Z",
+                     *           "next_attempt_at": "2026-11-26T08:58:18.536Z",
                      *           "delivered_at": null,
-                     *           "created_at": "2026-11-26T07:19:33.913Z",
+                     *           "created_at": "2026-11-26T08:57:38.529Z",
                      *           "attempts": []
                      *         }
                      *       ],
@@ -11198,7 +11198,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "4d432002-b56b-4e95-8a01-a022dcb6b035"
+                     *         "request_id": "e223dc63-12e9-4d1a-88dd-38f1885c2ce4"
                      *       }
                      *     }
                      */
@@ -11260,7 +11260,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *           "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
                      *           "file_name": "fixture.txt",
                      *           "document_type": "receipt",
                      *           "source": null,
@@ -11269,12 +11269,12 @@ export interface operations {
                      *           "size_bytes": 15,
                      *           "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
                      *           "links": [],
-                     *           "created_at": "2026-11-26T07:19:35.366Z"
+                     *           "created_at": "2026-11-26T08:57:38.866Z"
                      *         }
                      *       ],
                      *       "documents": [
                      *         {
-                     *           "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *           "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
                      *           "file_name": "fixture.txt",
                      *           "document_type": "receipt",
                      *           "source": null,
@@ -11283,7 +11283,7 @@ export interface operations {
                      *           "size_bytes": 15,
                      *           "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
                      *           "links": [],
-                     *           "created_at": "2026-11-26T07:19:35.366Z"
+                     *           "created_at": "2026-11-26T08:57:38.866Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -11319,7 +11319,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "6eb1c2cb-19f0-4838-9717-6a2d862b028d"
+                     *         "request_id": "85631e9c-b15c-4e2a-ab73-b3c687061e3c"
                      *       }
                      *     }
                      */
@@ -11441,7 +11441,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *         "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
                      *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
                      *         "source": null,
@@ -11450,10 +11450,10 @@ export interface operations {
                      *         "size_bytes": 15,
                      *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
                      *         "links": [],
-                     *         "created_at": "2026-11-26T07:19:35.366Z"
+                     *         "created_at": "2026-11-26T08:57:38.866Z"
                      *       },
                      *       "document": {
-                     *         "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *         "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
                      *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
                      *         "source": null,
@@ -11462,7 +11462,7 @@ export interface operations {
                      *         "size_bytes": 15,
                      *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
                      *         "links": [],
-                     *         "created_at": "2026-11-26T07:19:35.366Z"
+                     *         "created_at": "2026-11-26T08:57:38.866Z"
                      *       }
                      *     }
                      */
@@ -11491,7 +11491,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "c2818e8f-7f7c-4a92-8915-e90fb902c9f7"
+                     *         "request_id": "54be3e0a-eb17-4a7b-9dd1-2f2d6d830b28"
                      *       }
                      *     }
                      */
@@ -11535,7 +11535,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *         "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
                      *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
                      *         "source": null,
@@ -11544,10 +11544,10 @@ export interface operations {
                      *         "size_bytes": 15,
                      *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
                      *         "links": [],
-                     *         "created_at": "2026-11-26T07:19:35.366Z"
+                     *         "created_at": "2026-11-26T08:57:38.866Z"
                      *       },
                      *       "document": {
-                     *         "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *         "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
                      *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
                      *         "source": null,
@@ -11556,7 +11556,7 @@ export interface operations {
                      *         "size_bytes": 15,
                      *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
                      *         "links": [],
-                     *         "created_at": "2026-11-26T07:19:35.366Z"
+                     *         "created_at": "2026-11-26T08:57:38.866Z"
                      *       }
                      *     }
                      */
@@ -11585,7 +11585,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "ea5811e6-285f-4ff1-8468-b8c8c9e8fc8e"
+                     *         "request_id": "bc87b01e-2c3f-4d93-80f4-ff635b8c3288"
                      *       }
                      *     }
                      */
@@ -11682,7 +11682,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "record_type": "customer",
-                 *       "record_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc"
+                 *       "record_id": "e686aafa-3858-4a6f-a13b-b4594ced542e"
                  *     }
                  */
                 "application/json": components["schemas"]["LinkDocumentRequest"];
@@ -11704,11 +11704,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
-                     *         "linked_record_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc"
+                     *         "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
+                     *         "linked_record_id": "e686aafa-3858-4a6f-a13b-b4594ced542e"
                      *       },
                      *       "document": {
-                     *         "id": "328b19e0-1e3b-4b34-8f43-62d8af7597f7",
+                     *         "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
                      *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
                      *         "source": null,
@@ -11716,15 +11716,15 @@ export interface operations {
                      *         "content_type": "text/plain",
                      *         "size_bytes": 15,
                      *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
-                     *         "linked_record_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *         "linked_record_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
                      *         "links": [
                      *           {
                      *             "record_type": "customer",
-                     *             "record_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *             "linked_at": "2026-11-26T07:19:36.329Z"
+                     *             "record_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *             "linked_at": "2026-11-26T08:57:39.091Z"
                      *           }
                      *         ],
-                     *         "created_at": "2026-11-26T07:19:35.366Z"
+                     *         "created_at": "2026-11-26T08:57:38.866Z"
                      *       },
                      *       "action": {
                      *         "type": "linked",
@@ -11757,7 +11757,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "d909ac3d-ffae-4574-a79e-24e29c4952be"
+                     *         "request_id": "21bed814-174d-4568-9dc0-a63d0aded01c"
                      *       }
                      *     }
                      */
@@ -11790,7 +11790,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "record_type": "invoice",
-                 *       "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12"
+                 *       "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateDocumentShareRequest"];
@@ -11812,23 +11812,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "4fad2b60-1b1c-46ff-afd5-72114414546c",
+                     *         "id": "a13df3e9-f91b-4c76-9b9f-aa104b4245b1",
                      *         "status": "active",
                      *         "record_type": "invoice",
-                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *         "render_id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
-                     *         "url": "http://127.0.0.1:39231/portal/TxDqHQ625KN-5K_BNLaeZLa8hrRJrRKW61zfWbm0dTY",
-                     *         "created_at": "2026-11-26T07:19:36.656Z",
+                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "render_id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
+                     *         "url": "http://127.0.0.1:41269/portal/A3RVzG1bNhQZfHkYk48j3hXHIgXGLXLD7WzonKrOZxo",
+                     *         "created_at": "2026-11-26T08:57:39.176Z",
                      *         "revoked_at": null
                      *       },
                      *       "document_share": {
-                     *         "id": "4fad2b60-1b1c-46ff-afd5-72114414546c",
+                     *         "id": "a13df3e9-f91b-4c76-9b9f-aa104b4245b1",
                      *         "status": "active",
                      *         "record_type": "invoice",
-                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *         "render_id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
-                     *         "url": "http://127.0.0.1:39231/portal/TxDqHQ625KN-5K_BNLaeZLa8hrRJrRKW61zfWbm0dTY",
-                     *         "created_at": "2026-11-26T07:19:36.656Z",
+                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "render_id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
+                     *         "url": "http://127.0.0.1:41269/portal/A3RVzG1bNhQZfHkYk48j3hXHIgXGLXLD7WzonKrOZxo",
+                     *         "created_at": "2026-11-26T08:57:39.176Z",
                      *         "revoked_at": null
                      *       }
                      *     }
@@ -11858,7 +11858,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "f82e071f-6694-413d-b180-49adea231283"
+                     *         "request_id": "a13b7edc-f863-4bcf-a19f-fa6c68097316"
                      *       }
                      *     }
                      */
@@ -11902,23 +11902,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "4fad2b60-1b1c-46ff-afd5-72114414546c",
+                     *         "id": "a13df3e9-f91b-4c76-9b9f-aa104b4245b1",
                      *         "status": "active",
                      *         "record_type": "invoice",
-                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *         "render_id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
-                     *         "url": "http://127.0.0.1:39231/portal/TxDqHQ625KN-5K_BNLaeZLa8hrRJrRKW61zfWbm0dTY",
-                     *         "created_at": "2026-11-26T07:19:36.656Z",
+                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "render_id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
+                     *         "url": "http://127.0.0.1:41269/portal/A3RVzG1bNhQZfHkYk48j3hXHIgXGLXLD7WzonKrOZxo",
+                     *         "created_at": "2026-11-26T08:57:39.176Z",
                      *         "revoked_at": null
                      *       },
                      *       "document_share": {
-                     *         "id": "4fad2b60-1b1c-46ff-afd5-72114414546c",
+                     *         "id": "a13df3e9-f91b-4c76-9b9f-aa104b4245b1",
                      *         "status": "active",
                      *         "record_type": "invoice",
-                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *         "render_id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
-                     *         "url": "http://127.0.0.1:39231/portal/TxDqHQ625KN-5K_BNLaeZLa8hrRJrRKW61zfWbm0dTY",
-                     *         "created_at": "2026-11-26T07:19:36.656Z",
+                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "render_id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
+                     *         "url": "http://127.0.0.1:41269/portal/A3RVzG1bNhQZfHkYk48j3hXHIgXGLXLD7WzonKrOZxo",
+                     *         "created_at": "2026-11-26T08:57:39.176Z",
                      *         "revoked_at": null
                      *       }
                      *     }
@@ -11948,7 +11948,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "154643f2-749a-4d68-8677-6f6170405afd"
+                     *         "request_id": "caa9aae5-8933-46a6-b36f-879684b4ac0f"
                      *       }
                      *     }
                      */
@@ -11989,24 +11989,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "4fad2b60-1b1c-46ff-afd5-72114414546c",
+                     *         "id": "a13df3e9-f91b-4c76-9b9f-aa104b4245b1",
                      *         "status": "revoked",
                      *         "record_type": "invoice",
-                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *         "render_id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
-                     *         "url": "http://127.0.0.1:39231/portal/TxDqHQ625KN-5K_BNLaeZLa8hrRJrRKW61zfWbm0dTY",
-                     *         "created_at": "2026-11-26T07:19:36.656Z",
-                     *         "revoked_at": "2026-11-26T07:19:38.116Z"
+                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "render_id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
+                     *         "url": "http://127.0.0.1:41269/portal/A3RVzG1bNhQZfHkYk48j3hXHIgXGLXLD7WzonKrOZxo",
+                     *         "created_at": "2026-11-26T08:57:39.176Z",
+                     *         "revoked_at": "2026-11-26T08:57:39.404Z"
                      *       },
                      *       "document_share": {
-                     *         "id": "4fad2b60-1b1c-46ff-afd5-72114414546c",
+                     *         "id": "a13df3e9-f91b-4c76-9b9f-aa104b4245b1",
                      *         "status": "revoked",
                      *         "record_type": "invoice",
-                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *         "render_id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
-                     *         "url": "http://127.0.0.1:39231/portal/TxDqHQ625KN-5K_BNLaeZLa8hrRJrRKW61zfWbm0dTY",
-                     *         "created_at": "2026-11-26T07:19:36.656Z",
-                     *         "revoked_at": "2026-11-26T07:19:38.116Z"
+                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "render_id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
+                     *         "url": "http://127.0.0.1:41269/portal/A3RVzG1bNhQZfHkYk48j3hXHIgXGLXLD7WzonKrOZxo",
+                     *         "created_at": "2026-11-26T08:57:39.176Z",
+                     *         "revoked_at": "2026-11-26T08:57:39.404Z"
                      *       }
                      *     }
                      */
@@ -12035,7 +12035,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "bac445bc-5641-4f1b-8cd5-dc3d5f9a7ba7"
+                     *         "request_id": "f77c327f-6764-46d8-a376-670101c20398"
                      *       }
                      *     }
                      */
@@ -12076,24 +12076,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
+                     *         "id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
                      *         "status": "ready",
                      *         "document_type": "invoice",
-                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
                      *         "content_type": "application/pdf",
-                     *         "file_name": "invoice-INV-c4ad81d5.pdf",
-                     *         "size_bytes": 2077,
-                     *         "created_at": "2026-11-26T07:19:36.656Z"
+                     *         "file_name": "invoice-INV-4a2e7a7c.pdf",
+                     *         "size_bytes": 2076,
+                     *         "created_at": "2026-11-26T08:57:39.176Z"
                      *       },
                      *       "document_render": {
-                     *         "id": "6ae14cce-4d79-468b-9e56-6cf7e4f2a280",
+                     *         "id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
                      *         "status": "ready",
                      *         "document_type": "invoice",
-                     *         "record_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
                      *         "content_type": "application/pdf",
-                     *         "file_name": "invoice-INV-c4ad81d5.pdf",
-                     *         "size_bytes": 2077,
-                     *         "created_at": "2026-11-26T07:19:36.656Z"
+                     *         "file_name": "invoice-INV-4a2e7a7c.pdf",
+                     *         "size_bytes": 2076,
+                     *         "created_at": "2026-11-26T08:57:39.176Z"
                      *       }
                      *     }
                      */
@@ -12122,7 +12122,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "01fa36be-50b0-48a9-9bba-3470bf7555c7"
+                     *         "request_id": "55ffdc73-82e6-4ff1-ac31-a4b836f312f4"
                      *       }
                      *     }
                      */
@@ -12388,7 +12388,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "88e35663-268c-4710-97f6-b3b7c22501ed"
+                     *         "request_id": "6dd033f5-7c2c-4d8e-9eb0-caac8d370890"
                      *       }
                      *     }
                      */
@@ -12463,7 +12463,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "cd985b4f-7782-4be7-aa2b-a55269a3bee0"
+                     *         "request_id": "8b84c65f-d072-4be3-bafa-ddc6ae563f42"
                      *       }
                      *     }
                      */
@@ -12548,7 +12548,7 @@ export interface operations {
                      *             "message": "/nope is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "0c50271d-9f38-4760-b852-49455c49c93c"
+                     *         "request_id": "01a68396-cd96-4068-a7b4-a1207f6994a8"
                      *       }
                      *     }
                      */
@@ -12627,7 +12627,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "7ff8f364-3166-4ad5-b613-2f0671c38659"
+                     *         "request_id": "17b7553c-2201-46ab-914b-6c68f6b9dd4a"
                      *       }
                      *     }
                      */
@@ -12712,7 +12712,7 @@ export interface operations {
                      *             "message": "/nope is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "98abc255-c81e-49b8-a2c6-86af974ac7ad"
+                     *         "request_id": "296c365f-6c6f-46ec-b355-59594660f53e"
                      *       }
                      *     }
                      */
@@ -12788,7 +12788,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "1a623c70-1095-4f95-bb67-d2dc6840829c"
+                     *         "request_id": "e4e5300a-d30d-489f-af54-b85f141503ce"
                      *       }
                      *     }
                      */
@@ -12870,7 +12870,7 @@ export interface operations {
                      *             "message": "/nope is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "17f80d95-92db-4968-92a2-de5205467e53"
+                     *         "request_id": "cf961d87-bb9f-4abd-b39a-da9405d3d663"
                      *       }
                      *     }
                      */
@@ -12910,30 +12910,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "lock_date": "2026-03-01",
-                     *         "changes": [
-                     *           {
-                     *             "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *             "changed_at": "2026-03-01T12:00:00Z",
-                     *             "api_key_id": "api key id",
-                     *             "connected_app_id": "0c73afc4-4b6e-4c1a-9f3d-0c73afc40c73",
-                     *             "previous_lock_date": "2026-03-01",
-                     *             "lock_date": "2026-03-01"
-                     *           }
-                     *         ]
+                     *         "lock_date": null,
+                     *         "changes": []
                      *       },
                      *       "books_lock": {
-                     *         "lock_date": "2026-03-01",
-                     *         "changes": [
-                     *           {
-                     *             "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *             "changed_at": "2026-03-01T12:00:00Z",
-                     *             "api_key_id": "api key id",
-                     *             "connected_app_id": "0c73afc4-4b6e-4c1a-9f3d-0c73afc40c73",
-                     *             "previous_lock_date": "2026-03-01",
-                     *             "lock_date": "2026-03-01"
-                     *           }
-                     *         ]
+                     *         "lock_date": null,
+                     *         "changes": []
                      *       }
                      *     }
                      */
@@ -12954,15 +12936,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "a142bca9-d905-409c-b3c8-e61ce193d686"
                      *       }
                      *     }
                      */
@@ -12987,7 +12969,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "lock_date": "2026-03-01"
+                 *       "lock_date": "1900-01-01"
                  *     }
                  */
                 "application/json": components["schemas"]["PutBooksLockRequest"];
@@ -13008,28 +12990,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "lock_date": "2026-03-01",
+                     *         "lock_date": "1900-01-01",
                      *         "changes": [
                      *           {
-                     *             "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *             "changed_at": "2026-03-01T12:00:00Z",
-                     *             "api_key_id": "api key id",
-                     *             "connected_app_id": "0c73afc4-4b6e-4c1a-9f3d-0c73afc40c73",
-                     *             "previous_lock_date": "2026-03-01",
-                     *             "lock_date": "2026-03-01"
+                     *             "id": "a0c60507-eb0a-4b54-80d7-16fbbbf7fda3",
+                     *             "changed_at": "2026-11-26T08:57:39.697Z",
+                     *             "api_key_id": "fa036739-bc2c-49a2-b7ce-74aa7f608272",
+                     *             "connected_app_id": "2acd01fd-c5fe-4a0b-ab66-fae95142e1c6",
+                     *             "previous_lock_date": null,
+                     *             "lock_date": "1900-01-01"
                      *           }
                      *         ]
                      *       },
                      *       "books_lock": {
-                     *         "lock_date": "2026-03-01",
+                     *         "lock_date": "1900-01-01",
                      *         "changes": [
                      *           {
-                     *             "id": "37386ae0-4b6e-4c1a-9f3d-37386ae03738",
-                     *             "changed_at": "2026-03-01T12:00:00Z",
-                     *             "api_key_id": "api key id",
-                     *             "connected_app_id": "0c73afc4-4b6e-4c1a-9f3d-0c73afc40c73",
-                     *             "previous_lock_date": "2026-03-01",
-                     *             "lock_date": "2026-03-01"
+                     *             "id": "a0c60507-eb0a-4b54-80d7-16fbbbf7fda3",
+                     *             "changed_at": "2026-11-26T08:57:39.697Z",
+                     *             "api_key_id": "fa036739-bc2c-49a2-b7ce-74aa7f608272",
+                     *             "connected_app_id": "2acd01fd-c5fe-4a0b-ab66-fae95142e1c6",
+                     *             "previous_lock_date": null,
+                     *             "lock_date": "1900-01-01"
                      *           }
                      *         ]
                      *       }
@@ -13052,15 +13034,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The request body is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "/lock_date",
+                     *             "issue": "invalid_format",
+                     *             "message": "/lock_date must be a valid date."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "38215610-c01b-4fe1-ac88-48f7f7ef7de8"
                      *       }
                      *     }
                      */
@@ -13118,7 +13100,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *           "id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *           "code": "1000",
                      *           "name": "Cash",
                      *           "type": "asset",
@@ -13129,7 +13111,7 @@ export interface operations {
                      *           "balance_cents": 1110
                      *         },
                      *         {
-                     *           "id": "17735da1-f031-5606-a085-49cf1fd4c484",
+                     *           "id": "9d31aa6c-1df2-5763-8ffe-705c20d8093f",
                      *           "code": "1010",
                      *           "name": "Operating bank",
                      *           "type": "asset",
@@ -13142,7 +13124,7 @@ export interface operations {
                      *       ],
                      *       "accounts": [
                      *         {
-                     *           "id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *           "id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *           "code": "1000",
                      *           "name": "Cash",
                      *           "type": "asset",
@@ -13153,7 +13135,7 @@ export interface operations {
                      *           "balance_cents": 1110
                      *         },
                      *         {
-                     *           "id": "17735da1-f031-5606-a085-49cf1fd4c484",
+                     *           "id": "9d31aa6c-1df2-5763-8ffe-705c20d8093f",
                      *           "code": "1010",
                      *           "name": "Operating bank",
                      *           "type": "asset",
@@ -13164,7 +13146,7 @@ export interface operations {
                      *           "balance_cents": 9700
                      *         },
                      *         {
-                     *           "id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *           "id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
                      *           "code": "1100",
                      *           "name": "Accounts Receivable",
                      *           "type": "asset",
@@ -13175,7 +13157,7 @@ export interface operations {
                      *           "balance_cents": 4790
                      *         },
                      *         {
-                     *           "id": "839305fb-b25c-56c4-8e06-d521c2b4ced8",
+                     *           "id": "23c43929-a4b1-5abb-82a4-2da0a6595b2f",
                      *           "code": "1200",
                      *           "name": "Processor clearing",
                      *           "type": "asset",
@@ -13186,7 +13168,7 @@ export interface operations {
                      *           "balance_cents": -7000
                      *         },
                      *         {
-                     *           "id": "368abcea-0a6e-50f1-b147-28c0a75c0ca8",
+                     *           "id": "95892eb2-37c9-5b4c-b7eb-3dfbf42cecf0",
                      *           "code": "2000",
                      *           "name": "Accounts Payable",
                      *           "type": "liability",
@@ -13197,7 +13179,7 @@ export interface operations {
                      *           "balance_cents": 5000
                      *         },
                      *         {
-                     *           "id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *           "id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
                      *           "code": "4000",
                      *           "name": "Revenue",
                      *           "type": "revenue",
@@ -13208,7 +13190,7 @@ export interface operations {
                      *           "balance_cents": 8900
                      *         },
                      *         {
-                     *           "id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *           "id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *           "code": "5000",
                      *           "name": "Expenses",
                      *           "type": "expense",
@@ -13219,7 +13201,7 @@ export interface operations {
                      *           "balance_cents": 5000
                      *         },
                      *         {
-                     *           "id": "8695790a-cdd5-5f91-89c6-834a125aa268",
+                     *           "id": "a21d4087-db81-5fcb-842d-b497a36965f9",
                      *           "code": "5200",
                      *           "name": "Processor fees",
                      *           "type": "expense",
@@ -13263,7 +13245,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "70f20719-7ffb-4837-9cf8-e34b59538bab"
+                     *         "request_id": "ba9483c3-0460-4ecb-802a-09ea3bb7a7db"
                      *       }
                      *     }
                      */
@@ -13303,7 +13285,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *         "id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *         "code": "1000",
                      *         "name": "Cash",
                      *         "type": "asset",
@@ -13314,7 +13296,7 @@ export interface operations {
                      *         "balance_cents": 1110
                      *       },
                      *       "account": {
-                     *         "id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *         "id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *         "code": "1000",
                      *         "name": "Cash",
                      *         "type": "asset",
@@ -13351,7 +13333,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "c36e19a1-1725-4016-9d3f-398ecd389b7b"
+                     *         "request_id": "36f2037c-62e3-4cc5-b986-84e22c511ebc"
                      *       }
                      *     }
                      */
@@ -13415,62 +13397,62 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3e346216-0e01-44ad-9ba7-e8cc9c474e27",
+                     *           "id": "0a913327-ac8b-41c6-b341-c2fc8886cc36",
                      *           "entry_date": "2026-03-01",
                      *           "source_type": "invoice",
-                     *           "source_id": "3af0fa2e-0215-494b-b3b2-c8990e6d1780",
-                     *           "memo": "Invoice INV-498ddf75",
+                     *           "source_id": "7256b669-6b56-44f0-9aa6-57239fbd4098",
+                     *           "memo": "Invoice INV-aae1de2d",
                      *           "reverses_entry_id": null,
-                     *           "posted_at": "2026-11-26T07:19:29.274Z",
+                     *           "posted_at": "2026-11-26T08:57:37.444Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *               "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
                      *               "account_code": "1100",
                      *               "side": "debit",
                      *               "amount_cents": 3000,
-                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *               "invoice_id": "3af0fa2e-0215-494b-b3b2-c8990e6d1780",
+                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *               "invoice_id": "7256b669-6b56-44f0-9aa6-57239fbd4098",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             },
                      *             {
-                     *               "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *               "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
                      *               "account_code": "4000",
                      *               "side": "credit",
                      *               "amount_cents": 3000,
-                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *               "invoice_id": "3af0fa2e-0215-494b-b3b2-c8990e6d1780",
+                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *               "invoice_id": "7256b669-6b56-44f0-9aa6-57239fbd4098",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             }
                      *           ]
                      *         },
                      *         {
-                     *           "id": "1e979ba1-b6df-400f-9ae4-162c374ff5eb",
+                     *           "id": "22b26217-0a63-4651-841a-0def06a6698d",
                      *           "entry_date": "2026-03-01",
                      *           "source_type": "invoice",
-                     *           "source_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
-                     *           "memo": "Invoice INV-e8d8aa74",
+                     *           "source_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
+                     *           "memo": "Invoice INV-442d8cb8",
                      *           "reverses_entry_id": null,
-                     *           "posted_at": "2026-11-26T07:19:25.154Z",
+                     *           "posted_at": "2026-11-26T08:57:36.371Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *               "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
                      *               "account_code": "1100",
                      *               "side": "debit",
                      *               "amount_cents": 900,
-                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *               "invoice_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *               "invoice_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             },
                      *             {
-                     *               "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *               "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
                      *               "account_code": "4000",
                      *               "side": "credit",
                      *               "amount_cents": 900,
-                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *               "invoice_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *               "invoice_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             }
@@ -13479,155 +13461,155 @@ export interface operations {
                      *       ],
                      *       "journal_entries": [
                      *         {
-                     *           "id": "3e346216-0e01-44ad-9ba7-e8cc9c474e27",
+                     *           "id": "0a913327-ac8b-41c6-b341-c2fc8886cc36",
                      *           "entry_date": "2026-03-01",
                      *           "source_type": "invoice",
-                     *           "source_id": "3af0fa2e-0215-494b-b3b2-c8990e6d1780",
-                     *           "memo": "Invoice INV-498ddf75",
+                     *           "source_id": "7256b669-6b56-44f0-9aa6-57239fbd4098",
+                     *           "memo": "Invoice INV-aae1de2d",
                      *           "reverses_entry_id": null,
-                     *           "posted_at": "2026-11-26T07:19:29.274Z",
+                     *           "posted_at": "2026-11-26T08:57:37.444Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *               "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
                      *               "account_code": "1100",
                      *               "side": "debit",
                      *               "amount_cents": 3000,
-                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *               "invoice_id": "3af0fa2e-0215-494b-b3b2-c8990e6d1780",
+                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *               "invoice_id": "7256b669-6b56-44f0-9aa6-57239fbd4098",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             },
                      *             {
-                     *               "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *               "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
                      *               "account_code": "4000",
                      *               "side": "credit",
                      *               "amount_cents": 3000,
-                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *               "invoice_id": "3af0fa2e-0215-494b-b3b2-c8990e6d1780",
+                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *               "invoice_id": "7256b669-6b56-44f0-9aa6-57239fbd4098",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             }
                      *           ]
                      *         },
                      *         {
-                     *           "id": "1e979ba1-b6df-400f-9ae4-162c374ff5eb",
+                     *           "id": "22b26217-0a63-4651-841a-0def06a6698d",
                      *           "entry_date": "2026-03-01",
                      *           "source_type": "invoice",
-                     *           "source_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
-                     *           "memo": "Invoice INV-e8d8aa74",
+                     *           "source_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
+                     *           "memo": "Invoice INV-442d8cb8",
                      *           "reverses_entry_id": null,
-                     *           "posted_at": "2026-11-26T07:19:25.154Z",
+                     *           "posted_at": "2026-11-26T08:57:36.371Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *               "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
                      *               "account_code": "1100",
                      *               "side": "debit",
                      *               "amount_cents": 900,
-                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *               "invoice_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *               "invoice_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             },
                      *             {
-                     *               "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *               "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
                      *               "account_code": "4000",
                      *               "side": "credit",
                      *               "amount_cents": 900,
-                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *               "invoice_id": "cb9c9438-ad08-4f3b-b43c-349a87fb102a",
+                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *               "invoice_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             }
                      *           ]
                      *         },
                      *         {
-                     *           "id": "361d007a-47e7-4b14-a490-33bf06c6fc65",
+                     *           "id": "b6194d15-44e6-485b-ab9f-fac428d4b3c4",
                      *           "entry_date": "2026-03-10",
                      *           "source_type": "invoice",
-                     *           "source_id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
-                     *           "memo": "Void of invoice INV-c2bd5053",
-                     *           "reverses_entry_id": "0e11ff41-a68a-41c3-92eb-7b33a28f0723",
-                     *           "posted_at": "2026-11-26T07:19:24.660Z",
+                     *           "source_id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
+                     *           "memo": "Void of invoice INV-8e4c395d",
+                     *           "reverses_entry_id": "2468a41c-b7f7-46e7-a94f-a3dff3df0493",
+                     *           "posted_at": "2026-11-26T08:57:36.266Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *               "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
                      *               "account_code": "1100",
                      *               "side": "credit",
                      *               "amount_cents": 700,
-                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *               "invoice_id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
+                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *               "invoice_id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             },
                      *             {
-                     *               "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *               "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
                      *               "account_code": "4000",
                      *               "side": "debit",
                      *               "amount_cents": 700,
-                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *               "invoice_id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
+                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *               "invoice_id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             }
                      *           ]
                      *         },
                      *         {
-                     *           "id": "0e11ff41-a68a-41c3-92eb-7b33a28f0723",
+                     *           "id": "2468a41c-b7f7-46e7-a94f-a3dff3df0493",
                      *           "entry_date": "2026-03-01",
                      *           "source_type": "invoice",
-                     *           "source_id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
-                     *           "memo": "Invoice INV-c2bd5053",
+                     *           "source_id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
+                     *           "memo": "Invoice INV-8e4c395d",
                      *           "reverses_entry_id": null,
-                     *           "posted_at": "2026-11-26T07:19:24.574Z",
+                     *           "posted_at": "2026-11-26T08:57:36.246Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *               "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
                      *               "account_code": "1100",
                      *               "side": "debit",
                      *               "amount_cents": 700,
-                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *               "invoice_id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
+                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *               "invoice_id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             },
                      *             {
-                     *               "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *               "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
                      *               "account_code": "4000",
                      *               "side": "credit",
                      *               "amount_cents": 700,
-                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *               "invoice_id": "a85c06f7-7f87-4f64-9bb7-075a6f1aa47d",
+                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *               "invoice_id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             }
                      *           ]
                      *         },
                      *         {
-                     *           "id": "d03c34cd-9e64-458b-bbc9-514e5624de33",
+                     *           "id": "b5edced1-4d05-4876-ab9a-448af3a83054",
                      *           "entry_date": "2026-03-01",
                      *           "source_type": "invoice",
-                     *           "source_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
-                     *           "memo": "Invoice INV-c4ad81d5",
+                     *           "source_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *           "memo": "Invoice INV-4a2e7a7c",
                      *           "reverses_entry_id": null,
-                     *           "posted_at": "2026-11-26T07:19:23.494Z",
+                     *           "posted_at": "2026-11-26T08:57:36.037Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *               "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
                      *               "account_code": "1100",
                      *               "side": "debit",
                      *               "amount_cents": 5000,
-                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *               "invoice_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *               "invoice_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             },
                      *             {
-                     *               "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *               "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
                      *               "account_code": "4000",
                      *               "side": "credit",
                      *               "amount_cents": 5000,
-                     *               "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
-                     *               "invoice_id": "5e580945-ab91-4ba9-8fa5-610a6c1edc12",
+                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *               "invoice_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             }
@@ -13667,7 +13649,7 @@ export interface operations {
                      *             "message": "from must not be after to."
                      *           }
                      *         ],
-                     *         "request_id": "ed74596b-1200-4aad-967c-c2b6048c07cc"
+                     *         "request_id": "fe82db32-1307-43c3-9ca5-03dbc6de440c"
                      *       }
                      *     }
                      */
@@ -13705,25 +13687,37 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "status": "intact",
-                     *         "entries_checked": 1,
+                     *         "entries_checked": 15,
                      *         "chains": [
                      *           {
-                     *             "service": "service",
-                     *             "entries": 1,
-                     *             "head_hash": "a3f1c2d4e5b60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *             "first_broken_entry_id": "3e0de918-4b6e-4c1a-9f3d-3e0de9183e0d"
+                     *             "service": "receivables",
+                     *             "entries": 10,
+                     *             "head_hash": "5542db173edb89fac79b535baba85408a81bc2692f33d6b7ab289b864f34e66a",
+                     *             "first_broken_entry_id": null
+                     *           },
+                     *           {
+                     *             "service": "payables",
+                     *             "entries": 5,
+                     *             "head_hash": "123118b5399e9258adacd988796f77c7acca2f842881ae8d6c881b2174f6593a",
+                     *             "first_broken_entry_id": null
                      *           }
                      *         ]
                      *       },
                      *       "ledger_verification": {
                      *         "status": "intact",
-                     *         "entries_checked": 1,
+                     *         "entries_checked": 15,
                      *         "chains": [
                      *           {
-                     *             "service": "service",
-                     *             "entries": 1,
-                     *             "head_hash": "a3f1c2d4e5b60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *             "first_broken_entry_id": "3e0de918-4b6e-4c1a-9f3d-3e0de9183e0d"
+                     *             "service": "receivables",
+                     *             "entries": 10,
+                     *             "head_hash": "5542db173edb89fac79b535baba85408a81bc2692f33d6b7ab289b864f34e66a",
+                     *             "first_broken_entry_id": null
+                     *           },
+                     *           {
+                     *             "service": "payables",
+                     *             "entries": 5,
+                     *             "head_hash": "123118b5399e9258adacd988796f77c7acca2f842881ae8d6c881b2174f6593a",
+                     *             "first_broken_entry_id": null
                      *           }
                      *         ]
                      *       }
@@ -13746,15 +13740,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "1cf702aa-b9f4-4fa7-9f19-b62878be00c7"
                      *       }
                      *     }
                      */
@@ -13836,7 +13830,7 @@ export interface operations {
                      *             "message": "from must not be after to."
                      *           }
                      *         ],
-                     *         "request_id": "166f822a-ae43-44e2-ad2f-37e71da31fa0"
+                     *         "request_id": "0a5d5c1c-262a-4920-972f-34f709f355cd"
                      *       }
                      *     }
                      */
@@ -13888,7 +13882,7 @@ export interface operations {
                      *         },
                      *         "customers": [
                      *           {
-                     *             "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *             "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
                      *             "display_name": "Conformance customer, renamed",
                      *             "open_cents": 4790,
                      *             "aging": {
@@ -13914,7 +13908,7 @@ export interface operations {
                      *         },
                      *         "customers": [
                      *           {
-                     *             "customer_id": "fe914f0a-e22a-4e6e-be36-dc3d5cf1b8cc",
+                     *             "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
                      *             "display_name": "Conformance customer, renamed",
                      *             "open_cents": 4790,
                      *             "aging": {
@@ -13954,7 +13948,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "bf911fcb-92bb-4edd-8161-cff850851931"
+                     *         "request_id": "1fe70c95-a670-43b7-8860-e1ae0234074a"
                      *       }
                      *     }
                      */
@@ -14006,7 +14000,7 @@ export interface operations {
                      *         },
                      *         "vendors": [
                      *           {
-                     *             "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *             "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *             "display_name": "Fixture vendor",
                      *             "open_cents": 5000,
                      *             "aging": {
@@ -14032,7 +14026,7 @@ export interface operations {
                      *         },
                      *         "vendors": [
                      *           {
-                     *             "vendor_id": "22c8a5b3-17ef-48aa-b55f-bf3d58e6fdb0",
+                     *             "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
                      *             "display_name": "Fixture vendor",
                      *             "open_cents": 5000,
                      *             "aging": {
@@ -14072,7 +14066,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "07c624c6-67f5-4754-9a5b-cc721603b0a5"
+                     *         "request_id": "02e05aaf-23af-4878-93c8-3fe986232944"
                      *       }
                      *     }
                      */
@@ -14161,7 +14155,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "45da6b43-65ba-4d3c-b14b-43992ef5ad3d"
+                     *         "request_id": "d9654764-e600-4eb7-9ea6-6ace88052961"
                      *       }
                      *     }
                      */
@@ -14204,7 +14198,7 @@ export interface operations {
                      *         "as_of": "2026-12-31",
                      *         "accounts": [
                      *           {
-                     *             "account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *             "account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *             "code": "1000",
                      *             "name": "Cash",
                      *             "type": "asset",
@@ -14212,7 +14206,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "17735da1-f031-5606-a085-49cf1fd4c484",
+                     *             "account_id": "9d31aa6c-1df2-5763-8ffe-705c20d8093f",
                      *             "code": "1010",
                      *             "name": "Operating bank",
                      *             "type": "asset",
@@ -14220,7 +14214,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *             "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
                      *             "code": "1100",
                      *             "name": "Accounts Receivable",
                      *             "type": "asset",
@@ -14228,7 +14222,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "839305fb-b25c-56c4-8e06-d521c2b4ced8",
+                     *             "account_id": "23c43929-a4b1-5abb-82a4-2da0a6595b2f",
                      *             "code": "1200",
                      *             "name": "Processor clearing",
                      *             "type": "asset",
@@ -14236,7 +14230,7 @@ export interface operations {
                      *             "credit_cents": 7000
                      *           },
                      *           {
-                     *             "account_id": "368abcea-0a6e-50f1-b147-28c0a75c0ca8",
+                     *             "account_id": "95892eb2-37c9-5b4c-b7eb-3dfbf42cecf0",
                      *             "code": "2000",
                      *             "name": "Accounts Payable",
                      *             "type": "liability",
@@ -14244,7 +14238,7 @@ export interface operations {
                      *             "credit_cents": 5000
                      *           },
                      *           {
-                     *             "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *             "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
                      *             "code": "4000",
                      *             "name": "Revenue",
                      *             "type": "revenue",
@@ -14252,7 +14246,7 @@ export interface operations {
                      *             "credit_cents": 8900
                      *           },
                      *           {
-                     *             "account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *             "account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *             "code": "5000",
                      *             "name": "Expenses",
                      *             "type": "expense",
@@ -14260,7 +14254,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "8695790a-cdd5-5f91-89c6-834a125aa268",
+                     *             "account_id": "a21d4087-db81-5fcb-842d-b497a36965f9",
                      *             "code": "5200",
                      *             "name": "Processor fees",
                      *             "type": "expense",
@@ -14276,7 +14270,7 @@ export interface operations {
                      *         "as_of": "2026-12-31",
                      *         "accounts": [
                      *           {
-                     *             "account_id": "a643f7b8-47e9-53e1-ae80-8a3850d1444e",
+                     *             "account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
                      *             "code": "1000",
                      *             "name": "Cash",
                      *             "type": "asset",
@@ -14284,7 +14278,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "17735da1-f031-5606-a085-49cf1fd4c484",
+                     *             "account_id": "9d31aa6c-1df2-5763-8ffe-705c20d8093f",
                      *             "code": "1010",
                      *             "name": "Operating bank",
                      *             "type": "asset",
@@ -14292,7 +14286,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "855d1f95-103d-5776-b391-4dbc81fce49c",
+                     *             "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
                      *             "code": "1100",
                      *             "name": "Accounts Receivable",
                      *             "type": "asset",
@@ -14300,7 +14294,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "839305fb-b25c-56c4-8e06-d521c2b4ced8",
+                     *             "account_id": "23c43929-a4b1-5abb-82a4-2da0a6595b2f",
                      *             "code": "1200",
                      *             "name": "Processor clearing",
                      *             "type": "asset",
@@ -14308,7 +14302,7 @@ export interface operations {
                      *             "credit_cents": 7000
                      *           },
                      *           {
-                     *             "account_id": "368abcea-0a6e-50f1-b147-28c0a75c0ca8",
+                     *             "account_id": "95892eb2-37c9-5b4c-b7eb-3dfbf42cecf0",
                      *             "code": "2000",
                      *             "name": "Accounts Payable",
                      *             "type": "liability",
@@ -14316,7 +14310,7 @@ export interface operations {
                      *             "credit_cents": 5000
                      *           },
                      *           {
-                     *             "account_id": "61caa975-ae0d-559c-a4cc-fa3fef3ca3d6",
+                     *             "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
                      *             "code": "4000",
                      *             "name": "Revenue",
                      *             "type": "revenue",
@@ -14324,7 +14318,7 @@ export interface operations {
                      *             "credit_cents": 8900
                      *           },
                      *           {
-                     *             "account_id": "99c190f8-9dbe-590c-8416-35edea57de9d",
+                     *             "account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
                      *             "code": "5000",
                      *             "name": "Expenses",
                      *             "type": "expense",
@@ -14332,7 +14326,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "8695790a-cdd5-5f91-89c6-834a125aa268",
+                     *             "account_id": "a21d4087-db81-5fcb-842d-b497a36965f9",
                      *             "code": "5200",
                      *             "name": "Processor fees",
                      *             "type": "expense",
@@ -14371,7 +14365,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "7863b7ef-c90d-4d94-aafa-40235ae6160a"
+                     *         "request_id": "8e18849c-35e0-4cbe-ba6f-4b743d62ff1b"
                      *       }
                      *     }
                      */

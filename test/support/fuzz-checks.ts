@@ -64,12 +64,15 @@ export const LEAKS: { kind: string; re: RegExp }[] = [
   { kind: 'key_hash', re: /\b[0-9a-f]{64}\b/ },
 ];
 
+/** Members that publish a SHA-256 on purpose: a document's checksum, a journal chain's head (and an entry's) hash. */
+const PUBLISHED_DIGESTS = new Set(['sha256', 'head_hash', 'hash']);
+
 function withoutDigests(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutDigests);
   if (v && typeof v === 'object')
     return Object.fromEntries(
       Object.entries(v)
-        .filter(([k]) => k !== 'sha256')
+        .filter(([k]) => !PUBLISHED_DIGESTS.has(k))
         .map(([k, x]) => [k, withoutDigests(x)]),
     );
   return v;
@@ -79,7 +82,7 @@ function withoutDigests(v: unknown): unknown {
 export function leaksIn(res: FuzzResponse, v: FuzzView, secrets: readonly string[]): string[] {
   const sent = v.strings.filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
   const texts: string[] = [];
-  // A document's `sha256` is its published checksum, not a key hash.
+  // A document's `sha256` and a chain's `head_hash` are published digests, not key hashes.
   if (res.json !== undefined) stringsOf(withoutDigests(res.json), texts);
   else texts.push(res.text);
   const found = new Set<string>();

@@ -19,6 +19,9 @@ export function passwordEnvOf(principal: BusPrincipal): string {
 const q = (s: string) => JSON.stringify(s);
 const list = (xs: string[]) => `[${xs.map(q).join(', ')}]`;
 
+/** Messages a process may send to one reply subject it was given (allow_responses). */
+export const RESPONSES_MAX = 100_000;
+
 /** The `authorization { users = [...] }` block for NATS_PREFIX `prefix`; anonymous clients are refused. */
 export function renderNatsAuthorization(prefix: string, credentialOf: (p: BusPrincipal) => BusCredential): string {
   const user = (p: BusPrincipal): string[] => {
@@ -31,7 +34,9 @@ export function renderNatsAuthorization(prefix: string, credentialOf: (p: BusPri
       '      permissions: {',
       `        publish: { allow: ${list(perms.publish)} }`,
       `        subscribe: { allow: ${list(perms.subscribe)} }`,
-      ...(perms.allowResponses ? ['        allow_responses: true'] : []),
+      // More than one message per request: reporting's rebuild answers with progress messages (about one a
+      // second, up to REPORTING_REBUILD_TIMEOUT_MS) before its reply; `true` would allow only the first.
+      ...(perms.allowResponses ? [`        allow_responses: { max: ${RESPONSES_MAX} }`] : []),
       '      }',
       '    }',
     ];

@@ -100,6 +100,32 @@ describe('e2e: books lock date', () => {
     expect((await otherApi('GET', '/api/v1/settings/books-lock')).json.data).toEqual({ lock_date: null, changes: [] });
   });
 
+  it('refuses hostile bodies of PUT books-lock and queries of GET /ledger/verification with 400 in the envelope, and keeps serving', async () => {
+    let deep: unknown = '2026-01-01';
+    for (let i = 0; i < 200; i++) deep = { lock_date: deep };
+    for (const body of [
+      { lock_date: '2026-01-01\u0000' },
+      { lock_date: '2026-01-0\ud800' },
+      '{"lock_date": 9007199254740993}',
+      { lock_date: ['2026-01-01'] },
+      deep,
+      [{ lock_date: null }],
+      'null',
+    ]) {
+      const r = await api('PUT', '/api/v1/settings/books-lock', body);
+      expect([r.status, r.json?.error?.code]).toEqual([400, 'validation_failed']);
+    }
+    for (const q of ['?status=broken', '?limit=9007199254740993', '?x=%00']) {
+      const r = await api('GET', `/api/v1/ledger/verification${q}`);
+      expect([q, r.status, r.json?.error?.code]).toEqual([q, 400, 'validation_failed']);
+    }
+    // Nothing recorded, and both routes still answer.
+    expectStatus(await api('GET', '/api/v1/settings/books-lock'), 200);
+    const v = await api('GET', '/api/v1/ledger/verification');
+    expectStatus(v, 200);
+    expect(v.json.data.status).toBe('intact');
+  });
+
   it('refuses every posting path on or before the lock date with 409 period_locked, storing nothing, and allows the day after', async () => {
     await lock(null);
     const customerId = await createCustomer(api, 'Lock customer');

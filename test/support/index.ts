@@ -65,5 +65,5 @@ export { pdfTextOf } from './pdf-text';
 export { type FreezableProxy, startFreezableProxy } from './freezable-proxy';
 export { CHROMIUM_ARGS, chromiumExecutable } from './chromium';
 export * from './service';
-export { entryLines } from './ledger';
+export { entryLines, payoutSource } from './ledger';
 export { expectRelayHeals } from './outbox';

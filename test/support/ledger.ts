@@ -1,3 +1,5 @@
+import type { PostingSource } from '@acct/contracts';
+
 /**
  * The lines of the journal entries of one source document (an invoice, a bill, a payment ...), in
  * entry and line order, as `select` names them (columns of journal_lines `l` and journal_entries `e`).
@@ -8,4 +10,28 @@ export function entryLines(sql: (q: string, params?: unknown[]) => Promise<any[]
       WHERE e.source_type = ? AND e.source_id = ? ORDER BY e.created_at, l.entry_id, l.line_no`,
     [sourceType, sourceId],
   );
+}
+
+/**
+ * A processor payout as receivables sends it in a posting event (the catalogue's shape): the source
+ * of the posting-library tests, whose Books are receivables' (Books.post refuses another service's).
+ */
+export function payoutSource(over: { gross_cents?: number; fee_cents?: number; net_cents?: number } = {}): PostingSource {
+  return {
+    type: 'processor_payout',
+    processor_payout: {
+      id: crypto.randomUUID(),
+      external_payout_id: 'po_1',
+      processor: 'stripe',
+      payout_date: '2026-11-01',
+      gross_cents: 100,
+      fee_cents: 3,
+      net_cents: 97,
+      ...over,
+      currency: 'USD',
+      status: 'created',
+      metadata: {},
+      created_at: new Date().toISOString(),
+    },
+  };
 }

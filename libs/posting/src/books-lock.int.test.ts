@@ -3,7 +3,7 @@ import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { type PostingSource, type TrustedContext, eventsStreamName, isAppError } from '@acct/contracts';
 import { Outbox, ensureEventsStream, migrate, openOrm, scopeOf, transactionQuery, withQuery, type Orm } from '@acct/kit';
 import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
-import { NATS_URL, ctx, firstRow, freshDatabase, silentLogger, uniquePrefix, waitFor, type TestDatabase } from '@acct/testing';
+import { NATS_URL, ctx, firstRow, freshDatabase, payoutSource, silentLogger, uniquePrefix, waitFor, type TestDatabase } from '@acct/testing';
 import { Books } from './books';
 import { applyBooksLock, readBooksLock } from './books-lock';
 import { withPostingMigrations } from './migrations';
@@ -31,22 +31,7 @@ describe('Books: the lock date check against real Postgres', () => {
       { accountCode: ACCOUNT.payable, side: 'credit', amountCents: 100 },
     ],
   });
-  const source = (): PostingSource => ({
-    type: 'processor_payout',
-    processor_payout: {
-      id: randomUUID(),
-      external_payout_id: 'po_1',
-      processor: 'stripe',
-      payout_date: '2026-11-01',
-      gross_cents: 100,
-      fee_cents: 0,
-      net_cents: 100,
-      currency: 'USD',
-      status: 'created',
-      metadata: {},
-      created_at: new Date().toISOString(),
-    },
-  });
+  const source = (): PostingSource => payoutSource({ fee_cents: 0, net_cents: 100 });
   const entries = async (c: TrustedContext) =>
     Number(firstRow(await orm.em.getConnection().execute('SELECT count(*) AS n FROM journal_entries WHERE organization_id = ?', [c.organizationId])).n);
   const post = (c: TrustedContext, date: string) => books.transact(c, (tx) => tx.post(draft(date), source()));

@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { AppError, type Environment, type PostingSource, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
 import { Outbox, ensureEventsStream, migrate, openOrm, statement, type Orm } from '@acct/kit';
 import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
-import { NATS_URL, ctx as newCtx, firstRow, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { NATS_URL, ctx as newCtx, firstRow, freshDatabase, payoutSource, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { Books, type Tx, createOnce, isUniqueViolation, retryOnceOnUnique } from './books';
 import { withPostingMigrations } from './migrations';
 
@@ -33,23 +33,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       { accountCode: account, side: 'credit', amountCents: credit },
     ],
   });
-  // The test service books processor payouts: a source of the catalogue's shape.
-  const source = (): PostingSource => ({
-    type: 'processor_payout',
-    processor_payout: {
-      id: randomUUID(),
-      external_payout_id: 'po_1',
-      processor: 'stripe',
-      payout_date: '2026-11-01',
-      gross_cents: 100,
-      fee_cents: 3,
-      net_cents: 97,
-      currency: 'USD',
-      status: 'created',
-      metadata: {},
-      created_at: new Date().toISOString(),
-    },
-  });
+  const source = (): PostingSource => payoutSource();
   const count = async (sql: string, params: unknown[] = []) => Number(firstRow(await orm.em.getConnection().execute(sql, params)).n);
   const streamMessages = async () => (await jsm.streams.info(eventsStreamName(prefix))).state.messages;
 

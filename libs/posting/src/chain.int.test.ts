@@ -4,7 +4,7 @@ import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { type PostingEvent, type PostingSource, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
 import { Outbox, ensureEventsStream, migrate, openOrm, type Orm } from '@acct/kit';
 import { ACCOUNT, GENESIS_HASH, type JournalEntryDraft, accountId } from '@acct/ledger';
-import { NATS_URL, ctx as newCtx, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { NATS_URL, ctx as newCtx, freshDatabase, payoutSource, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { Books } from './books';
 import { verifyChain, verifyEveryChain } from './chain';
 import { withPostingMigrations } from './migrations';
@@ -35,22 +35,7 @@ describe('journal hash chain against real Postgres', () => {
       { accountCode: ACCOUNT.payable, side: 'credit', amountCents },
     ],
   });
-  const source = (): PostingSource => ({
-    type: 'processor_payout',
-    processor_payout: {
-      id: randomUUID(),
-      external_payout_id: 'po_1',
-      processor: 'stripe',
-      payout_date: '2026-11-01',
-      gross_cents: 100,
-      fee_cents: 3,
-      net_cents: 97,
-      currency: 'USD',
-      status: 'created',
-      metadata: {},
-      created_at: new Date().toISOString(),
-    },
-  });
+  const source = (): PostingSource => payoutSource();
 
   /** Posts n entries one transaction after the other; their ids in chain order. */
   async function post(ctx: TrustedContext, n: number): Promise<string[]> {

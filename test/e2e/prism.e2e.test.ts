@@ -122,6 +122,10 @@ describe('e2e: the server against its document, through Stoplight Prism', () => 
     expect((await api('PATCH', `/api/v1/customers/${customer}`, { metadata: { crm: 'c-1' } })).status).toBe(200);
     expect((await api('POST', `/api/v1/invoices/${invoice.id}/void`)).status).toBe(409);
     expect((await api('GET', `/api/v1/invoices/${randomUUID()}`)).status).toBe(404);
+    // The lock date (API-DECISIONS §12): set, refused posting into it, cleared.
+    expect((await api('PUT', '/api/v1/settings/books-lock', { lock_date: '2026-01-31' })).status).toBe(200);
+    expect((await api('POST', '/api/v1/payments', paymentBody(invoice.id, 100, { received_at: '2026-01-15' }))).status).toBe(409);
+    expect((await api('PUT', '/api/v1/settings/books-lock', { lock_date: null })).status).toBe(200);
     expect((await api('POST', '/api/v1/customers', { external_customer_id: uid('cus'), name: 'X' }, { 'idempotency-key': 'k-1' })).status).toBe(201);
     refusing = true;
     try {

@@ -1,6 +1,6 @@
 import { ACCOUNT, accountId, DEFAULT_CHART } from './accounts';
 import { GENESIS_HASH, chainHash } from './chain';
-import { insertDefaultAccounts, insertJournalEntries, LEDGER_DDL, type NamedSql } from './schema';
+import { ChainHeads, insertDefaultAccounts, insertJournalEntries, LEDGER_DDL, type NamedSql } from './schema';
 
 const ORG = '7d9f6c1e-2b1a-4f3e-9c8d-0a1b2c3d4e5f';
 const ENTRY = '44444444-4444-4444-8444-444444444444';
@@ -38,47 +38,49 @@ describe('insertDefaultAccounts', () => {
 });
 
 describe('insertJournalEntries', () => {
-  function named() {
+  /** A fake database: the scope's chain head is 2 entries in (GENESIS_HASH as its hash, for brevity), unless `missing`. */
+  function named(options: { missing?: boolean } = {}) {
     const calls: { s: NamedSql; values: unknown[] }[] = [];
+    let exists = !options.missing;
+    const head = () => (exists ? [{ organization_id: ORG, environment: 'live', entries: '2', head_hash: GENESIS_HASH }] : []);
     const run = async <R>(s: NamedSql, values: unknown[]): Promise<R[]> => {
-      // One array of values per placeholder, every array one value per row.
+      // One array of values per placeholder.
       expect(s.sql.split('?').length - 1).toBe(values.length);
-      expect(new Set(values.map((v) => (v as unknown[]).length)).size).toBe(1);
+      expect(values.every((v) => Array.isArray(v))).toBe(true);
       calls.push({ s, values });
-      // The chain head of the scope, 2 entries in.
-      if (s.name === 'ledger_lock_chain_heads') return [{ organization_id: ORG, environment: 'live', entries: '2', head_hash: GENESIS_HASH }] as R[];
+      if (s.name === 'ledger_create_chain_heads') exists = true;
+      if (s.name === 'ledger_lock_chain_heads') return head() as R[];
+      if (s.name === 'ledger_write_chained') {
+        const [, , prevEntries, prevHash] = values as unknown[][];
+        const ok = exists && prevEntries![0] === 2 && prevHash![0] === GENESIS_HASH;
+        return head().map((h) => ({ ok, ...h })) as R[];
+      }
       return [];
     };
     return { calls, run };
   }
   const scope = { organizationId: ORG, environment: 'live' as const };
+  const draft = {
+    id: ENTRY,
+    entryDate: '2026-01-15',
+    sourceType: 'invoice',
+    sourceId: INVOICE,
+    lines: [
+      { accountCode: ACCOUNT.receivable, side: 'debit' as const, amountCents: 500, invoiceId: INVOICE },
+      { accountCode: ACCOUNT.processorFees, side: 'debit' as const, amountCents: 0 },
+      { accountCode: ACCOUNT.revenue, side: 'credit' as const, amountCents: 500, memo: 'why?' },
+    ],
+  };
 
-  it('writes the entries, then all their numbered lines, as two named statements of column arrays', async () => {
+  it('with a head it does not know: one write that only locks and reads the head, then the chained write', async () => {
     const { calls, run } = named();
-    const hashes = await insertJournalEntries(run, [
-      {
-        scope,
-        entry: {
-          id: ENTRY,
-          entryDate: '2026-01-15',
-          sourceType: 'invoice',
-          sourceId: INVOICE,
-          lines: [
-            { accountCode: ACCOUNT.receivable, side: 'debit', amountCents: 500, invoiceId: INVOICE },
-            { accountCode: ACCOUNT.processorFees, side: 'debit', amountCents: 0 },
-            { accountCode: ACCOUNT.revenue, side: 'credit', amountCents: 500, memo: 'why?' },
-          ],
-        },
-      },
-    ]);
-    expect(calls.map((c) => [c.s.name, c.s.sql.split(' (')[0]!.split('\n')[0]])).toEqual([
-      ['ledger_lock_chain_heads', 'SELECT h.organization_id::text AS organization_id, h.environment, h.entries::text AS entries, h.head_hash'],
-      ['ledger_insert_chained_entries', 'INSERT INTO journal_entries'],
-      ['ledger_insert_lines', 'INSERT INTO journal_lines'],
-      ['ledger_move_chain_heads', 'UPDATE journal_chain_heads AS h SET entries = k.entries, head_hash = k.head_hash, head_entry_id = k.head_entry_id'],
+    const heads = new ChainHeads();
+    const hashes = await insertJournalEntries(run, [{ scope, entry: draft }], { heads });
+    expect(calls.map((c) => [c.s.name, c.values.slice(0, 4)])).toEqual([
+      ['ledger_write_chained', [[ORG], ['live'], [-1], ['']]],
+      ['ledger_write_chained', [[ORG], ['live'], [2], [GENESIS_HASH]]],
     ]);
     expect(calls.every((c) => !c.s.sql.includes('$'))).toBe(true);
-    expect(calls[0]?.values).toEqual([[ORG], ['live']]);
     // Third entry of the chain, hashed over the head's hash and the entry without its zero line.
     const hash = chainHash(GENESIS_HASH, {
       id: ENTRY,
@@ -113,9 +115,13 @@ describe('insertJournalEntries', () => {
       ],
     });
     expect(hashes).toEqual(new Map([[ENTRY, hash]]));
-    expect(calls[1]?.values).toEqual([[ENTRY], [ORG], ['live'], ['2026-01-15'], ['invoice'], [INVOICE], [null], [null], [3], [hash]]);
-    expect(calls[3]?.values).toEqual([[ORG], ['live'], [3], [hash], [ENTRY]]);
-    expect(calls[2]?.values).toEqual([
+    const values = calls[1]!.values;
+    // The heads: where they are, where they go (k).
+    expect(values.slice(0, 7)).toEqual([[ORG], ['live'], [2], [GENESIS_HASH], [3], [hash], [ENTRY]]);
+    // The entries (e).
+    expect(values.slice(7, 17)).toEqual([[ENTRY], [ORG], ['live'], ['2026-01-15'], ['invoice'], [INVOICE], [null], [null], [3], [hash]]);
+    // Every numbered line, the zero line dropped (l).
+    expect(values.slice(17)).toEqual([
       [ENTRY, ENTRY],
       [1, 2],
       [accountId(ORG, 'live', '1100'), accountId(ORG, 'live', '4000')],
@@ -128,6 +134,35 @@ describe('insertJournalEntries', () => {
       [null, null],
       [null, 'why?'],
     ]);
+    // Remembered: the next write of this process predicts it.
+    expect(heads.get(scope)).toEqual({ entries: 3, hash });
+  });
+
+  it('with the head predicted right: one statement', async () => {
+    const { calls, run } = named();
+    const heads = new ChainHeads();
+    heads.set(scope, { entries: 2, hash: GENESIS_HASH });
+    await insertJournalEntries(run, [{ scope, entry: draft }], { heads });
+    expect(calls.map((c) => c.s.name)).toEqual(['ledger_write_chained']);
+    expect(heads.get(scope)?.entries).toBe(3);
+  });
+
+  it('with the head predicted wrong (another writer moved it): chains again after the locked head', async () => {
+    const { calls, run } = named();
+    const heads = new ChainHeads();
+    heads.set(scope, { entries: 1, hash: 'f'.repeat(64) });
+    const hashes = await insertJournalEntries(run, [{ scope, entry: draft }], { heads });
+    expect(calls.map((c) => [c.s.name, c.values[2]])).toEqual([
+      ['ledger_write_chained', [1]],
+      ['ledger_write_chained', [2]],
+    ]);
+    expect(heads.get(scope)).toEqual({ entries: 3, hash: hashes.get(ENTRY) });
+  });
+
+  it("a scope's first entry: creates its head, locks it, then writes", async () => {
+    const { calls, run } = named({ missing: true });
+    await insertJournalEntries(run, [{ scope, entry: draft }]);
+    expect(calls.map((c) => c.s.name)).toEqual(['ledger_write_chained', 'ledger_create_chain_heads', 'ledger_lock_chain_heads', 'ledger_write_chained']);
   });
 
   it('validates every entry before writing anything', async () => {

@@ -272,14 +272,8 @@ export interface EntryToWrite {
   entry: JournalEntryDraft & { id: string };
 }
 
-// Two fixed statements for any number of entries and lines: values as arrays, unnest()ed. Named:
-// every posting writes them (bench post-invoice, create-bill).
-const INSERT_ENTRIES: NamedSql = {
-  name: 'ledger_insert_chained_entries',
-  sql: `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id, chain_seq, hash)
-  SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::date[], ?::text[], ?::uuid[], ?::text[], ?::uuid[], ?::bigint[], ?::text[])`,
-};
 // The chain heads of the scopes written, locked in one stable order (no deadlock between groups).
+// Used when a head is missing (a scope's first entry): WRITE_CHAINED locks the existing ones itself.
 const LOCK_HEADS: NamedSql = {
   name: 'ledger_lock_chain_heads',
   sql: `SELECT h.organization_id::text AS organization_id, h.environment, h.entries::text AS entries, h.head_hash
@@ -291,11 +285,41 @@ const CREATE_HEADS: NamedSql = {
   name: 'ledger_create_chain_heads',
   sql: `INSERT INTO journal_chain_heads (organization_id, environment) SELECT * FROM unnest(?::uuid[], ?::text[]) ON CONFLICT DO NOTHING`,
 };
-const MOVE_HEADS: NamedSql = {
-  name: 'ledger_move_chain_heads',
-  sql: `UPDATE journal_chain_heads AS h SET entries = k.entries, head_hash = k.head_hash, head_entry_id = k.head_entry_id
-  FROM unnest(?::uuid[], ?::text[], ?::bigint[], ?::text[], ?::uuid[]) AS k (organization_id, environment, entries, head_hash, head_entry_id)
-  WHERE h.organization_id = k.organization_id AND h.environment = k.environment`,
+
+/**
+ * The whole chained write in ONE statement, values as arrays (unnest()ed), any number of scopes,
+ * entries and lines: locks the scopes' chain heads (sorted: no deadlock between writers), and only
+ * if every head is where the writer predicted (`k.prev_*`) inserts the entries, their lines and moves
+ * the heads; either way returns the heads as locked. Why one statement: the head stays locked from
+ * here to COMMIT, and every writer of the organization waits for it, so the fewer round trips
+ * between the lock and COMMIT the more postings per second one organization gets (each round trip
+ * is a wake-up of two processes on a busy machine). Named: every posting runs it.
+ */
+const WRITE_CHAINED: NamedSql = {
+  name: 'ledger_write_chained',
+  sql: `WITH k AS MATERIALIZED (
+    SELECT * FROM unnest(?::uuid[], ?::text[], ?::bigint[], ?::text[], ?::bigint[], ?::text[], ?::uuid[])
+      AS k (organization_id, environment, prev_entries, prev_hash, entries, head_hash, head_entry_id)
+  ), locked AS MATERIALIZED (
+    SELECT h.organization_id, h.environment, h.entries, h.head_hash
+    FROM journal_chain_heads h JOIN k ON h.organization_id = k.organization_id AND h.environment = k.environment
+    ORDER BY h.organization_id, h.environment FOR UPDATE OF h
+  ), ok AS MATERIALIZED (
+    SELECT count(*) = (SELECT count(*) FROM k) AND coalesce(bool_and(l.entries = k.prev_entries AND l.head_hash = k.prev_hash), false) AS ok
+    FROM locked l JOIN k ON l.organization_id = k.organization_id AND l.environment = k.environment
+  ), e AS (
+    INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id, chain_seq, hash)
+    SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::date[], ?::text[], ?::uuid[], ?::text[], ?::uuid[], ?::bigint[], ?::text[])
+    WHERE (SELECT ok FROM ok)
+  ), l AS (
+    INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents, customer_id, invoice_id, vendor_id, bill_id, memo)
+    SELECT * FROM unnest(?::uuid[], ?::int[], ?::uuid[], ?::text[], ?::text[], ?::bigint[], ?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[])
+    WHERE (SELECT ok FROM ok)
+  ), h AS (
+    UPDATE journal_chain_heads AS h SET entries = k.entries, head_hash = k.head_hash, head_entry_id = k.head_entry_id
+    FROM k WHERE h.organization_id = k.organization_id AND h.environment = k.environment AND (SELECT ok FROM ok)
+  )
+  SELECT (SELECT ok FROM ok) AS ok, organization_id::text AS organization_id, environment, entries::text AS entries, head_hash FROM locked`,
 };
 
 interface HeadRow {
@@ -305,55 +329,97 @@ interface HeadRow {
   head_hash: string;
 }
 
-const keyOf = (s: LedgerScope) => `${s.organizationId.toLowerCase()}/${s.environment}`;
-
-/**
- * Locks the chain heads of the scopes (creating the missing ones), in sorted order; their state.
- * One statement when every head exists (the usual case).
- */
-async function lockHeads(run: RunNamed, scopes: readonly LedgerScope[]): Promise<Map<string, { entries: number; hash: string }>> {
-  const sorted = [...scopes].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
-  const keys = [sorted.map((s) => s.organizationId), sorted.map((s) => s.environment)];
-  let rows = await run<HeadRow>(LOCK_HEADS, keys);
-  if (rows.length < sorted.length) {
-    await run(CREATE_HEADS, keys);
-    rows = await run<HeadRow>(LOCK_HEADS, keys);
-  }
-  const heads = new Map(rows.map((r) => [`${r.organization_id}/${r.environment}`, { entries: Number(r.entries), hash: r.head_hash }]));
-  if (heads.size < sorted.length) throw new Error('journal chain heads could not be locked');
-  return heads;
+/** A chain's head: the entries chained and the last hash. */
+export interface ChainHead {
+  entries: number;
+  hash: string;
 }
-const INSERT_LINES: NamedSql = {
-  name: 'ledger_insert_lines',
-  sql: `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents, customer_id, invoice_id, vendor_id, bill_id, memo)
-  SELECT * FROM unnest(?::uuid[], ?::int[], ?::uuid[], ?::text[], ?::text[], ?::bigint[], ?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[])`,
-};
+
+const keyOf = (s: LedgerScope) => `${s.organizationId.toLowerCase()}/${s.environment}`;
+const headsOf = (rows: readonly HeadRow[]) => new Map(rows.map((r) => [`${r.organization_id}/${r.environment}`, { entries: Number(r.entries), hash: r.head_hash }]));
 
 /**
- * Writes journal entries and their lines, set-based: one INSERT of the entries and one of all their
- * lines, each a named statement. The only journal write path (libs/posting's Books runs it). Call it
- * inside the transaction that makes the state change (and writes the outbox rows); the scopes'
- * charts must exist (insertDefaultAccounts); the database checks each entry's balance at COMMIT.
+ * What one writer process expects its chains' heads to be: what its own last write left (set before
+ * COMMIT, so a second group of the same organization chains after the first while it commits). Only
+ * a prediction: the write checks it against the locked head and, when it is wrong (another replica
+ * wrote, or the predicted write rolled back), chains again from the locked head, one more round trip.
  */
-export async function insertJournalEntries(run: RunNamed, entries: readonly EntryToWrite[], options: { chart?: readonly AccountDef[] } = {}): Promise<Map<string, string>> {
-  const hashes = new Map<string, string>();
-  if (!entries.length) return hashes;
+export class ChainHeads {
+  private readonly heads = new Map<string, ChainHead>();
+  get(scope: LedgerScope): ChainHead | undefined {
+    return this.heads.get(keyOf(scope));
+  }
+  set(scope: LedgerScope, head: ChainHead): void {
+    if (this.heads.size >= 10_000) this.heads.clear(); // a bound; a cleared head costs one round trip
+    this.heads.set(keyOf(scope), { ...head });
+  }
+  forget(scopes: Iterable<LedgerScope>): void {
+    for (const s of scopes) this.heads.delete(keyOf(s));
+  }
+}
+
+/** A head nobody predicts: the write only locks it and returns it. */
+const UNKNOWN_HEAD: ChainHead = { entries: -1, hash: '' };
+
+/**
+ * Writes journal entries and their lines, chained, in one named statement (WRITE_CHAINED) when the
+ * heads are as `options.heads` predicts, else two (the first only locks and reads the heads). The
+ * only journal write path (libs/posting's Books runs it). Call it inside the transaction that makes
+ * the state change (and writes the outbox rows); the scopes' charts must exist
+ * (insertDefaultAccounts); the database checks each entry's balance at COMMIT. Returns each entry's
+ * hash.
+ */
+export async function insertJournalEntries(
+  run: RunNamed,
+  entries: readonly EntryToWrite[],
+  options: { chart?: readonly AccountDef[]; heads?: ChainHeads } = {},
+): Promise<Map<string, string>> {
+  if (!entries.length) return new Map();
   const codes = (options.chart ?? DEFAULT_CHART).map((a) => a.code);
   const built = entries.map(({ scope, entry }) => {
     if (!isUuid(entry.id)) throw new LedgerError('bad_entry', `entry id ${entry.id} is not a uuid`);
     return { scope, id: entry.id, v: buildEntry(entry, { accountCodes: codes }) };
   });
-  // Checked: now lock the heads (held until COMMIT) and chain the entries in order, per scope.
-  const heads = await lockHeads(run, [...new Map(built.map(({ scope }) => [keyOf(scope), scope])).values()]);
+  // Checked: now chain them, in order, per scope, after the heads as predicted.
+  const scopes = [...new Map(built.map(({ scope }) => [keyOf(scope), scope])).values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+  let prev = new Map(scopes.map((s) => [keyOf(s), options.heads?.get(s) ?? UNKNOWN_HEAD]));
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const write = chainedWrite(built, scopes, prev);
+    const rows = await run<HeadRow & { ok: boolean }>(WRITE_CHAINED, write.values);
+    if (rows[0]?.ok === true) {
+      for (const s of scopes) options.heads?.set(s, write.heads.get(keyOf(s))!);
+      return write.hashes;
+    }
+    // Not written; the heads that exist are locked now (held until COMMIT): chain after them.
+    if (rows.length < scopes.length) {
+      const keys = [scopes.map((s) => s.organizationId), scopes.map((s) => s.environment)];
+      await run(CREATE_HEADS, keys);
+      prev = headsOf(await run<HeadRow>(LOCK_HEADS, keys));
+    } else prev = headsOf(rows);
+    if (prev.size < scopes.length) break;
+  }
+  options.heads?.forget(scopes);
+  throw new Error('journal chain heads could not be locked');
+}
+
+/** The values of WRITE_CHAINED for the entries chained after `prev`; the heads they leave, their hashes. */
+function chainedWrite(
+  built: readonly { scope: LedgerScope; id: string; v: JournalEntryDraft }[],
+  scopes: readonly LedgerScope[],
+  prev: ReadonlyMap<string, ChainHead>,
+): { values: unknown[]; heads: Map<string, ChainHead>; hashes: Map<string, string> } {
+  const heads = new Map([...prev].map(([key, h]) => [key, { ...h }]));
+  const hashes = new Map<string, string>();
+  const last = new Map<string, string>();
   const e: unknown[][] = [[], [], [], [], [], [], [], [], [], []];
   const l: unknown[][] = [[], [], [], [], [], [], [], [], [], [], []];
-  const moved = new Map<string, { scope: LedgerScope; entryId: string }>();
   for (const { scope, id, v } of built) {
-    const head = heads.get(keyOf(scope))!;
+    const key = keyOf(scope);
+    const head = heads.get(key)!;
     head.entries += 1;
     head.hash = chainHash(head.hash, chainEntryOf(scope, id, v));
     hashes.set(id, head.hash);
-    moved.set(keyOf(scope), { scope, entryId: id });
+    last.set(key, id);
     const row = [id, scope.organizationId, scope.environment, v.entryDate, v.sourceType, v.sourceId, v.memo ?? null, v.reversesEntryId ?? null, head.entries, head.hash];
     row.forEach((x, i) => e[i]!.push(x));
     v.lines.forEach((x, i) => {
@@ -373,15 +439,14 @@ export async function insertJournalEntries(run: RunNamed, entries: readonly Entr
       line.forEach((y, j) => l[j]!.push(y));
     });
   }
-  await run(INSERT_ENTRIES, e);
-  await run(INSERT_LINES, l);
-  const h: unknown[][] = [[], [], [], [], []];
-  for (const [key, { scope, entryId }] of moved) {
-    const head = heads.get(key)!;
-    [scope.organizationId, scope.environment, head.entries, head.hash, entryId].forEach((x, i) => h[i]!.push(x));
+  const k: unknown[][] = [[], [], [], [], [], [], []];
+  for (const s of scopes) {
+    const key = keyOf(s);
+    const before = prev.get(key)!;
+    const after = heads.get(key)!;
+    [s.organizationId, s.environment, before.entries, before.hash, after.entries, after.hash, last.get(key)!].forEach((x, i) => k[i]!.push(x));
   }
-  await run(MOVE_HEADS, h);
-  return hashes;
+  return { values: [...k, ...e, ...l], heads, hashes };
 }
 
 /** What the chain hashes of an entry the writer holds (a checked draft). */

@@ -31,7 +31,7 @@ import {
 } from '@acct/kit';
 import { BooksLockCheck } from './books-lock';
 import { registerChainVerification, stampEntryHashes } from './chain';
-import { type EntryToWrite, type JournalEntryDraft, LedgerError, accountId, buildEntry, insertDefaultAccounts, insertJournalEntries } from '@acct/ledger';
+import { ChainHeads, type EntryToWrite, type JournalEntryDraft, LedgerError, accountId, buildEntry, insertDefaultAccounts, insertJournalEntries } from '@acct/ledger';
 
 /** Where a flow reads and writes: an EntityManager of its own and the tenancy of the request. */
 export interface Db {
@@ -85,6 +85,9 @@ export class Books {
     await this.outbox.publish(pending);
     return results[0] as T;
   }
+
+  /** What this process's last writes left as each chain's head (checked in the write: libs/ledger ChainHeads). */
+  private readonly chainHeads = new ChainHeads();
 
   /** Works queued for the next group (transactGrouped), whether a flush is scheduled, and the groups running. */
   private queued: Queued[] = [];
@@ -158,21 +161,28 @@ export class Books {
   private async together(works: { ctx: TrustedContext; work: (tx: Tx) => Promise<unknown> }[]): Promise<{ results: unknown[]; pending: OutboxMessage[] }> {
     const pending: OutboxMessage[] = [];
     const entries: EntryToWrite[] = [];
-    const results = await this.orm.em.fork().transactional(async (em) => {
-      const sql = await transactionQuery(em);
-      const lock = new BooksLockCheck(sql);
-      const out: unknown[] = [];
-      for (const { ctx, work } of works) out.push(await work(this.tx(ctx, em, sql, lock, entries, pending)));
-      await em.flush();
-      const charts = new Map(entries.map(({ scope }) => [scopeKeyOf(scope), scope]));
-      for (const [key, scope] of charts) {
-        if (!this.chartsCommitted.has(key)) await insertDefaultAccounts((text, params) => em.execute(text, params, 'run'), scope.organizationId, scope.environment);
-      }
-      // Chains the entries too (locks their chains' heads until COMMIT); the events carry the hashes.
-      stampEntryHashes(pending, await insertJournalEntries((s, values) => sql(statement(s.name, s.sql), values), entries));
-      await this.outbox.add(em, pending);
-      return out;
-    });
+    const results = await this.orm.em
+      .fork()
+      .transactional(async (em) => {
+        const sql = await transactionQuery(em);
+        const lock = new BooksLockCheck(sql);
+        const out: unknown[] = [];
+        for (const { ctx, work } of works) out.push(await work(this.tx(ctx, em, sql, lock, entries, pending)));
+        await em.flush();
+        const charts = new Map(entries.map(({ scope }) => [scopeKeyOf(scope), scope]));
+        for (const [key, scope] of charts) {
+          if (!this.chartsCommitted.has(key)) await insertDefaultAccounts((text, params) => em.execute(text, params, 'run'), scope.organizationId, scope.environment);
+        }
+        // Chains the entries too (locks their chains' heads until COMMIT); the events carry the hashes.
+        stampEntryHashes(pending, await insertJournalEntries((s, values) => sql(statement(s.name, s.sql), values), entries, { heads: this.chainHeads }));
+        await this.outbox.add(em, pending);
+        return out;
+      })
+      .catch((e: unknown) => {
+        // Rolled back: the heads this write predicted did not move (a stale one only costs a round trip).
+        this.chainHeads.forget(entries.map(({ scope }) => scope));
+        throw e;
+      });
     for (const { scope } of entries) this.chartsCommitted.add(scopeKeyOf(scope)); // committed: the chart exists from now on
     return { results, pending };
   }

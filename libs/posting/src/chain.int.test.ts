@@ -102,6 +102,32 @@ describe('journal hash chain against real Postgres', () => {
     expect(await verify(b)).toMatchObject({ entries: 25, firstBrokenEntryId: null });
   });
 
+  it('two writers of one organization (replicas, each predicting its own heads) and a rolled-back group keep one intact chain', async () => {
+    const ctx = newCtx();
+    const other = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'receivables');
+    const both = [books, other];
+    // Interleaved: each writer's prediction is stale whenever the other wrote last.
+    const works = Array.from({ length: 40 }, (_, i) => both[i % 2]!.transactGrouped(ctx, (tx) => tx.post(draft(100 + i, i), source())));
+    expect(new Set(await Promise.all(works)).size).toBe(40);
+    for (let i = 0; i < 6; i++) await both[i % 2]!.transact(ctx, (tx) => tx.post(draft(200 + i, i), source()));
+    // A write that chained, then failed at COMMIT (a deferred unique check): the head it predicted never
+    // was; the next writes chain after the stored head.
+    await expect(
+      books.transact(ctx, async (tx) => {
+        await tx.em.execute('CREATE TEMP TABLE chain_test_fail (id int PRIMARY KEY DEFERRABLE INITIALLY DEFERRED) ON COMMIT DROP');
+        await tx.em.execute('INSERT INTO chain_test_fail VALUES (1), (1)');
+        return tx.post(draft(300), source());
+      }),
+    ).rejects.toThrow();
+    await books.transact(ctx, (tx) => tx.post(draft(301), source()));
+    await other.transact(ctx, (tx) => tx.post(draft(302), source()));
+    expect(await verify(ctx)).toMatchObject({ entries: 48, firstBrokenEntryId: null, reason: null });
+    const { rows } = await su.query<{ seqs: string[] }>('SELECT array_agg(chain_seq::text ORDER BY chain_seq) AS seqs FROM journal_entries WHERE organization_id = $1', [
+      ctx.organizationId,
+    ]);
+    expect(rows[0]!.seqs.map(Number)).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
+  });
+
   const cases: [string, (ids: string[], ctx: TrustedContext) => Promise<unknown>, (ids: string[]) => string][] = [
     ['a changed amount', (ids) => tamper(`UPDATE journal_lines SET amount_cents = amount_cents + 1 WHERE entry_id = $1`, [ids[2]]), (ids) => ids[2]!],
     [

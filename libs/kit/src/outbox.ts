@@ -26,11 +26,11 @@ const OUTBOX_DDL_V1 = `
 /** The outbox's DDL, oldest version first; every publishing service runs each as a migration. */
 export const OUTBOX_DDL: readonly { version: number; sql: string }[] = Object.freeze([{ version: 1, sql: OUTBOX_DDL_V1 }]);
 
+/** The outbox rows' INSERT, `?` placeholders, no WHERE clause (also run inside another statement: Outbox.rows). */
+export const OUTBOX_INSERT_SQL =
+  'INSERT INTO outbox (id, subject, payload) SELECT id, subject, payload::jsonb FROM unnest(?::uuid[], ?::text[], ?::text[]) AS t (id, subject, payload)';
 // Named (prepared once per connection): every posting writes its outbox rows (bench post-invoice).
-const INSERT_OUTBOX = statement(
-  'outbox_insert',
-  'INSERT INTO outbox (id, subject, payload) SELECT id, subject, payload::jsonb FROM unnest(?::uuid[], ?::text[], ?::text[]) AS t (id, subject, payload)',
-);
+const INSERT_OUTBOX = statement('outbox_insert', OUTBOX_INSERT_SQL);
 
 export interface OutboxMessage {
   /** Also the JetStream message id, so the stream drops a second publish of the same row. */
@@ -119,11 +119,19 @@ export class Outbox {
   /** Inside the caller's transaction (`em` is the transactional EntityManager). */
   async add(em: EntityManager, messages: OutboxMessage[]): Promise<void> {
     if (!messages.length) return;
-    const now = Date.now();
-    for (const m of messages) this.addedAt.set(m, now);
     // One named statement for any number of rows, on the transaction's connection.
     const q = await transactionQuery(em);
-    await q(INSERT_OUTBOX, [messages.map((m) => m.id), messages.map((m) => m.subject), messages.map((m) => JSON.stringify(m.payload))]);
+    await q(INSERT_OUTBOX, this.rows(messages));
+  }
+
+  /**
+   * The values of OUTBOX_INSERT_SQL for these messages, for a caller that writes them inside one of
+   * its own statements in its transaction (libs/posting: with the journal entries); as add() does.
+   */
+  rows(messages: readonly OutboxMessage[]): [string[], string[], string[]] {
+    const now = Date.now();
+    for (const m of messages) this.addedAt.set(m, now);
+    return [messages.map((m) => m.id), messages.map((m) => m.subject), messages.map((m) => JSON.stringify(m.payload))];
   }
 
   private async send(m: OutboxMessage): Promise<void> {

@@ -50,7 +50,7 @@ describe('insertJournalEntries', () => {
       calls.push({ s, values });
       if (s.name === 'ledger_create_chain_heads') exists = true;
       if (s.name === 'ledger_lock_chain_heads') return head() as R[];
-      if (s.name === 'ledger_write_chained') {
+      if (s.name.startsWith('ledger_write_chained')) {
         const [, , prevEntries, prevHash] = values as unknown[][];
         const ok = exists && prevEntries![0] === 2 && prevHash![0] === GENESIS_HASH;
         return head().map((h) => ({ ok, ...h })) as R[];
@@ -157,6 +157,23 @@ describe('insertJournalEntries', () => {
       ['ledger_write_chained', [2]],
     ]);
     expect(heads.get(scope)).toEqual({ entries: 3, hash: hashes.get(ENTRY) });
+  });
+
+  it('writes another INSERT (the outbox rows) in the same statement, with the values of the hashes it finally wrote', async () => {
+    const { calls, run } = named();
+    const seen: string[] = [];
+    const also = {
+      name: 'x_insert',
+      sql: 'INSERT INTO x (id) SELECT id FROM unnest(?::text[]) AS t (id)',
+      values: (h: ReadonlyMap<string, string>) => [[...h.values()].map((v) => (seen.push(v), v))],
+    };
+    const hashes = await insertJournalEntries(run, [{ scope, entry: draft }], { also });
+    expect(calls.map((c) => c.s.name)).toEqual(['ledger_write_chained_x_insert', 'ledger_write_chained_x_insert']);
+    expect(calls[1]!.s.sql).toContain(
+      'also AS (\n    INSERT INTO x (id) SELECT id FROM unnest(?::text[]) AS t (id)\n    WHERE (SELECT ok FROM ok)\n  )\n  SELECT (SELECT ok FROM ok) AS ok',
+    );
+    expect(calls[1]!.values.at(-1)).toEqual([hashes.get(ENTRY)]);
+    expect(seen.at(-1)).toBe(hashes.get(ENTRY));
   });
 
   it("a scope's first entry: creates its head, locks it, then writes", async () => {

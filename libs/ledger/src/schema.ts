@@ -322,6 +322,31 @@ const WRITE_CHAINED: NamedSql = {
   SELECT (SELECT ok FROM ok) AS ok, organization_id::text AS organization_id, environment, entries::text AS entries, head_hash FROM locked`,
 };
 
+/**
+ * Another INSERT the chained write makes in the same statement, only when it writes the entries
+ * (the posting's outbox rows, whose events carry the entries' hashes): `sql` is an
+ * `INSERT INTO ... SELECT ... FROM ...` with no WHERE clause and `?` placeholders; `values` its
+ * values once the hashes are known (called again if the write chains again). `name` names it.
+ */
+export interface AlsoInsert {
+  name: string;
+  sql: string;
+  values: (hashes: ReadonlyMap<string, string>) => unknown[];
+}
+
+const writeChainedAlsoCache = new Map<string, NamedSql>();
+/** WRITE_CHAINED with one more data-modifying CTE (AlsoInsert); its values follow WRITE_CHAINED's. */
+function writeChainedAlso(also: AlsoInsert): NamedSql {
+  const name = `${WRITE_CHAINED.name}_${also.name}`;
+  let s = writeChainedAlsoCache.get(name);
+  if (!s) {
+    const at = WRITE_CHAINED.sql.lastIndexOf('\n  SELECT (SELECT ok FROM ok) AS ok');
+    s = { name, sql: `${WRITE_CHAINED.sql.slice(0, at)}, also AS (\n    ${also.sql}\n    WHERE (SELECT ok FROM ok)\n  )${WRITE_CHAINED.sql.slice(at)}` };
+    writeChainedAlsoCache.set(name, s);
+  }
+  return s;
+}
+
 interface HeadRow {
   organization_id: string;
   environment: string;
@@ -372,7 +397,7 @@ const UNKNOWN_HEAD: ChainHead = { entries: -1, hash: '' };
 export async function insertJournalEntries(
   run: RunNamed,
   entries: readonly EntryToWrite[],
-  options: { chart?: readonly AccountDef[]; heads?: ChainHeads } = {},
+  options: { chart?: readonly AccountDef[]; heads?: ChainHeads; also?: AlsoInsert } = {},
 ): Promise<Map<string, string>> {
   if (!entries.length) return new Map();
   const codes = (options.chart ?? DEFAULT_CHART).map((a) => a.code);
@@ -383,9 +408,11 @@ export async function insertJournalEntries(
   // Checked: now chain them, in order, per scope, after the heads as predicted.
   const scopes = [...new Map(built.map(({ scope }) => [keyOf(scope), scope])).values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
   let prev = new Map(scopes.map((s) => [keyOf(s), options.heads?.get(s) ?? UNKNOWN_HEAD]));
+  const { also } = options;
+  const statement = also ? writeChainedAlso(also) : WRITE_CHAINED;
   for (let attempt = 0; attempt < 3; attempt++) {
     const write = chainedWrite(built, scopes, prev);
-    const rows = await run<HeadRow & { ok: boolean }>(WRITE_CHAINED, write.values);
+    const rows = await run<HeadRow & { ok: boolean }>(statement, also ? [...write.values, ...also.values(write.hashes)] : write.values);
     if (rows[0]?.ok === true) {
       for (const s of scopes) options.heads?.set(s, write.heads.get(keyOf(s))!);
       return write.hashes;

@@ -19,6 +19,7 @@ import {
 import {
   type EntityManager,
   type Orm,
+  OUTBOX_INSERT_SQL,
   type Outbox,
   type OutboxMessage,
   type Query,
@@ -173,9 +174,11 @@ export class Books {
         for (const [key, scope] of charts) {
           if (!this.chartsCommitted.has(key)) await insertDefaultAccounts((text, params) => em.execute(text, params, 'run'), scope.organizationId, scope.environment);
         }
-        // Chains the entries too (locks their chains' heads until COMMIT); the events carry the hashes.
-        stampEntryHashes(pending, await insertJournalEntries((s, values) => sql(statement(s.name, s.sql), values), entries, { heads: this.chainHeads }));
-        await this.outbox.add(em, pending);
+        // Chains the entries too (locks their chains' heads until COMMIT). The outbox rows go in the
+        // same statement (their events carry the hashes), so that nothing runs between it and COMMIT.
+        const outbox = { name: 'outbox_insert', sql: OUTBOX_INSERT_SQL, values: (hashes: ReadonlyMap<string, string>) => this.outbox.rows(stampEntryHashes(pending, hashes)) };
+        await insertJournalEntries((s, values) => sql(statement(s.name, s.sql), values), entries, { heads: this.chainHeads, also: outbox });
+        if (entries.length === 0) await this.outbox.add(em, pending);
         return out;
       })
       .catch((e: unknown) => {

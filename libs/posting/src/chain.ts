@@ -20,13 +20,14 @@ import { type ChainScope, type ChainVerification, type LedgerScope, type RunName
  */
 
 /** Fills in the hash of each posting event's entry (known only once the entries are chained, before the outbox rows are written). */
-export function stampEntryHashes(pending: readonly OutboxMessage[], hashes: ReadonlyMap<string, string>): void {
+export function stampEntryHashes(pending: readonly OutboxMessage[], hashes: ReadonlyMap<string, string>): readonly OutboxMessage[] {
   for (const m of pending) {
     const payload = m.payload as Partial<PostingEvent>;
     if (payload.type !== 'journal_entry.posted' || !payload.entry) continue;
     const hash = hashes.get(payload.entry.id);
     if (hash) payload.entry.hash = hash;
   }
+  return pending;
 }
 
 /** Runs `work` with named statements in one read-only REPEATABLE READ transaction (one snapshot). */

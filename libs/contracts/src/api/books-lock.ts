@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import type { BooksLockCopyService } from '../events';
 import { operations } from '../operations';
 import { routesOf } from '../routes';
 import { Nullable, date, dateTime, obj, singleEnvelope, uuid } from '../schemas/common';
@@ -43,6 +44,13 @@ export const booksLockOperations = operations('receivables', {
 export const booksLockCopyOperations = operations('payables', {
   'books_lock.apply': { body: booksLockApplyBody, reply: booksLockApplyReply, internal: true },
 });
+
+/**
+ * The operation through which the owner pushes a new version to each copy (BOOKS_LOCK_COPY_SERVICES)
+ * before PUT answers. A Record over the copies: a new posting service does not compile until it
+ * serves one and names it here; the owner pushes to every entry and may call each (BUS_ROLES).
+ */
+export const BOOKS_LOCK_COPY_OPERATIONS: Readonly<Record<BooksLockCopyService, keyof typeof booksLockCopyOperations>> = Object.freeze({ payables: 'books_lock.apply' });
 
 const route = routesOf(booksLockOperations, { tag: 'Settings', module: 'embedded_settings' });
 

@@ -7,7 +7,8 @@ import { Nullable, date, dateTime, obj, singleEnvelope, uuid } from '../schemas/
 /**
  * The books' lock date (API-DECISIONS §12): no posting write dated on or before it. Receivables
  * owns the value and its history; every posting service keeps a copy it checks inside each posting
- * transaction (libs/posting books-lock.ts), and a PUT answers only once every copy has it.
+ * transaction (libs/posting books-lock.ts), fed by the books_lock.updated reference event, and a PUT
+ * answers only once every copy has it (the owner pushes it, BOOKS_LOCK_COPY_OPERATIONS).
  */
 
 /** How many of the newest changes a reply lists. */

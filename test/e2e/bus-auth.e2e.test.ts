@@ -3,9 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Client } from 'pg';
 import { type OwnNatsServer, ROOT, type Stack, freePort, generateStackBusAuth, startOwnNats, startStack } from '@acct/stack';
+import { CONSUMERS } from '@acct/contracts';
 import { dropDatabase } from '@acct/kit';
-import { PG_SERVER_URL, uniqueName, uniquePrefix } from '@acct/testing';
+import { PG_SERVER_URL, uniqueName, uniquePrefix, waitFor } from '@acct/testing';
 import { bootstrapOrg, client } from './harness';
 import { createCustomer, createOpenInvoice, expectStatus, uid } from './receivables.helpers';
 
@@ -63,6 +65,19 @@ describe('the stack on a bus with a user per service', () => {
     expect(tb.json.data).toMatchObject({ total_debit_cents: 12_345, total_credit_cents: 12_345, balanced: true });
     const ar = await api('GET', `/api/v1/reports/accounts-receivable?as_of=${today}`);
     expectStatus(ar, 200);
+
+    // The lock date: receivables pushes it to payables (books_lock.apply) and emits books_lock.updated,
+    // which payables' own durable consumer applies to its copy.
+    expectStatus(await api('PUT', '/api/v1/settings/books-lock', { lock_date: '2020-12-31' }), 200);
+    const pg = new Client({ connectionString: databaseUrl });
+    await pg.connect();
+    try {
+      const fed = async () => (await pg.query(`SELECT count(*)::int AS n FROM payables.consumed_events WHERE consumer = $1`, [CONSUMERS.payablesBooksLock])).rows[0].n as number;
+      await waitFor(async () => (await fed()) === 1, 20_000);
+      expect((await pg.query(`SELECT count(*)::int AS n FROM payables.parked_events`)).rows[0].n).toBe(0);
+    } finally {
+      await pg.end();
+    }
 
     // The operator's rebuild over NATS, with the admin user's seed.
     const { stdout } = await run(process.execPath, [path.join(ROOT, 'services/gateway/dist/admin/cli.js'), 'reporting', 'rebuild'], {

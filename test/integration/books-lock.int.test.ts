@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { RpcReply, TrustedContext } from '@acct/contracts';
+import type { JetStreamManager } from 'nats';
+import { BOOKS_LOCK_CONSUMERS, type RpcReply, type TrustedContext, eventsStreamName, referenceSubject } from '@acct/contracts';
+import { encodeJson } from '@acct/kit';
 import { todayUtc } from '@acct/ledger';
-import { type TestService, ctx, firstRow, startServiceForTest } from '@acct/testing';
+import { type TestService, ctx, firstRow, freshDatabase, startServiceForTest, waitFor } from '@acct/testing';
 import { payablesService } from '../../services/payables/src/service';
 import { receivablesService } from '../../services/receivables/src/service';
 
@@ -307,5 +309,198 @@ describe('books lock date across receivables and payables', () => {
     const later = await Promise.all([...drafts.slice(0, 3).map((id) => postInvoice(c, id)), pay.call('bills.create', c, { body: billBody(v, '2026-03-31') })]);
     for (const o of later) expect(['200', LOCKED]).toContain(outcome(o)); // 200: a replay of an invoice posted before
     expect(later.filter((o) => o.ok && !o.replayed)).toEqual([]);
+  });
+});
+
+/**
+ * Payables' copy fed by the books_lock.updated reference event (libs/posting books-lock-feed.ts),
+ * against real Postgres and NATS: a PUT that could not push to payables (503) reaches the copy
+ * anyway, with no retry of the PUT; an older version after a newer one, a copy of an event and a
+ * replay of the stream change nothing; what is no lock-date event of the owner is parked, and the
+ * consumer goes on.
+ */
+describe('payables copy of the lock date fed by books_lock.updated', () => {
+  let rec: TestService;
+  let jsm: JetStreamManager;
+  const CONSUMER = BOOKS_LOCK_CONSUMERS.payables;
+  const LOCKED = 'period_locked:period_locked';
+  const outcome = (r: RpcReply<any>): string => (r.ok ? String(r.status) : `${r.error.code}:${r.error.details[0]?.issue ?? ''}`);
+
+  beforeAll(async () => {
+    rec = await startServiceForTest(receivablesService({ config: { processorSecretKey: randomBytes(32) } }));
+    jsm = await rec.nc.jetstreamManager();
+  });
+  afterAll(async () => {
+    await rec?.stop();
+  });
+
+  const put = (c: TrustedContext, lock_date: string | null) => rec.call('settings.books_lock.put', c, { body: { lock_date } });
+  /** A payables process with its workers (the feed) on receivables' bus; a fresh database unless given. */
+  const startPayables = (db?: TestService['db']) => startServiceForTest(payablesService(), { nc: rec.nc, prefix: rec.prefix, workers: true, db });
+  /** Stops it and deletes its durable consumer, so that the next payables (a fresh database) reads the stream from its start. */
+  const stopPayables = async (pay: TestService) => {
+    await pay.stop();
+    await jsm.consumers.delete(eventsStreamName(rec.prefix), CONSUMER).catch(() => undefined);
+  };
+  const copyOf = async (pay: TestService, c: TrustedContext) =>
+    (
+      await pay.sql('SELECT lock_date::text AS lock_date, version::int AS version, updated_at FROM books_lock WHERE organization_id = ? AND environment = ?', [
+        c.organizationId,
+        c.environment,
+      ])
+    )[0] as { lock_date: string | null; version: number; updated_at: Date } | undefined;
+  const copyReaches = (pay: TestService, c: TrustedContext, version: number) => waitFor(async () => (await copyOf(pay, c))?.version === version, 20_000);
+  /** Waits until the feed has handled every message of its subject in the stream. */
+  const caughtUp = () =>
+    waitFor(async () => {
+      const info = await jsm.consumers.info(eventsStreamName(rec.prefix), CONSUMER);
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    }, 20_000);
+  const vendor = async (pay: TestService, c: TrustedContext) => (await pay.ok('vendors.create', c, { body: { external_vendor_id: randomUUID(), display_name: 'V' } })).id as string;
+  const createBill = (pay: TestService, c: TrustedContext, vendorId: string, issue: string) =>
+    pay.call('bills.create', c, {
+      body: {
+        external_bill_id: randomUUID(),
+        vendor_id: vendorId,
+        bill_number: 'B',
+        issue_date: issue,
+        due_date: issue,
+        line_items: [{ description: 'x', quantity: 1, unit_amount_cents: 5000 }],
+      },
+    });
+
+  it('answers 503 while payables is down; once payables runs its copy catches up from the events, without any retry of the PUT', async () => {
+    const c = ctx();
+    expect(outcome(await put(c, '2026-03-31'))).toBe('service_unavailable:');
+    expect(outcome(await put(c, '2026-04-30'))).toBe('service_unavailable:');
+    const pay = await startPayables();
+    try {
+      await copyReaches(pay, c, 2);
+      expect(await copyOf(pay, c)).toMatchObject({ lock_date: '2026-04-30', version: 2 });
+      // Enforced: a bill dated in the locked period is refused, one after it posts.
+      const v = await vendor(pay, c);
+      expect(outcome(await createBill(pay, c, v, '2026-04-30'))).toBe(LOCKED);
+      expect(outcome(await createBill(pay, c, v, '2026-05-01'))).toBe('201');
+      // No PUT was retried: receivables recorded the two changes and nothing else.
+      expect((await rec.ok('settings.books_lock.get', c)).changes).toHaveLength(2);
+    } finally {
+      await stopPayables(pay);
+    }
+  });
+
+  it('answers 503 when the push to a running payables fails, and the copy still catches up from the event', async () => {
+    const pay = await startPayables();
+    try {
+      const c = ctx();
+      await pay.wiring.server.drain(); // payables' operations no longer answer: books_lock.apply fails, the feed runs on
+      expect(outcome(await put(c, '2026-05-31'))).toBe('service_unavailable:');
+      await copyReaches(pay, c, 1);
+      expect(await copyOf(pay, c)).toMatchObject({ lock_date: '2026-05-31', version: 1 });
+    } finally {
+      await stopPayables(pay);
+    }
+  });
+
+  it('with payables up, the push on PUT applies the version and its event, arriving after, writes nothing', async () => {
+    const pay = await startPayables();
+    try {
+      const c = ctx();
+      expect(outcome(await put(c, '2026-07-31'))).toBe('200');
+      const pushed = await copyOf(pay, c);
+      expect(pushed).toMatchObject({ lock_date: '2026-07-31', version: 1 });
+      await caughtUp();
+      const { id } = firstRow(
+        await rec.sql(`SELECT id FROM outbox WHERE subject = ? AND payload->>'organization_id' = ?`, [referenceSubject(rec.prefix, 'books_lock.updated'), c.organizationId]),
+      );
+      expect(firstRow(await pay.sql('SELECT count(*)::int AS n FROM consumed_events WHERE consumer = ? AND event_id = ?', [CONSUMER, id]))).toEqual({ n: 1 }); // consumed
+      expect(await copyOf(pay, c)).toEqual(pushed); // and no write: updated_at is the push's
+    } finally {
+      await stopPayables(pay);
+    }
+  });
+
+  it('never moves the copy back: an older version after a newer one, a copy of an event and a replay of the stream are no-ops', async () => {
+    const db = await freshDatabase('acct_payables_it'); // kept across the two processes below
+    const pay = await startPayables(db);
+    const js = rec.nc.jetstream();
+    const subject = referenceSubject(rec.prefix, 'books_lock.updated');
+    const c = ctx();
+    const event = (version: number, lock_date: string | null) => ({
+      id: randomUUID(),
+      type: 'books_lock.updated',
+      created_at: new Date().toISOString(),
+      organization_id: c.organizationId,
+      environment: c.environment,
+      data: { version, lock_date },
+    });
+    try {
+      const newer = event(5, '2026-06-30');
+      await js.publish(subject, encodeJson(newer));
+      await js.publish(subject, encodeJson(event(4, '2026-12-31'))); // older, arriving later
+      await js.publish(subject, encodeJson(newer)); // the same event again (a second publish after the dedupe window)
+      await js.publish(subject, encodeJson(event(5, null))); // the same version again
+      await caughtUp();
+      const applied = await copyOf(pay, c);
+      expect(applied).toMatchObject({ lock_date: '2026-06-30', version: 5 });
+      expect(firstRow(await pay.sql('SELECT count(*)::int AS n FROM consumed_events WHERE consumer = ? AND event_id = ?', [CONSUMER, newer.id]))).toEqual({ n: 1 });
+
+      // A replay of the whole stream (the durable consumer made again) with every claim forgotten:
+      // each event is applied again, and the version check leaves the row untouched.
+      await pay.sql('DELETE FROM consumed_events');
+      await pay.stop();
+      await jsm.consumers.delete(eventsStreamName(rec.prefix), CONSUMER);
+      const again = await startPayables(db);
+      try {
+        await caughtUp();
+        expect(firstRow(await again.sql('SELECT count(*)::int AS n FROM consumed_events WHERE event_id = ?', [newer.id]))).toEqual({ n: 1 });
+        expect(await copyOf(again, c)).toEqual(applied); // updated_at too: no write at all
+      } finally {
+        await stopPayables(again);
+      }
+    } finally {
+      await pay.stop().catch(() => undefined); // stopped already unless the test failed before
+      await db.drop();
+    }
+  });
+
+  it('parks what is no lock-date event of the owner (not JSON, bad data, bad scope, another type) and goes on with the next event', async () => {
+    const pay = await startPayables();
+    const js = rec.nc.jetstream();
+    const subject = referenceSubject(rec.prefix, 'books_lock.updated');
+    const c = ctx();
+    const event = (over: Record<string, unknown> = {}, data: unknown = { version: 1, lock_date: '2026-01-31' }) => ({
+      id: randomUUID(),
+      type: 'books_lock.updated',
+      created_at: new Date().toISOString(),
+      organization_id: c.organizationId,
+      environment: c.environment,
+      data,
+      ...over,
+    });
+    try {
+      await js.publish(subject, new TextEncoder().encode('not json {'));
+      await js.publish(subject, encodeJson(event({}, { version: -1, lock_date: '2026-01-31' })));
+      await js.publish(subject, encodeJson(event({}, { version: 1, lock_date: '31/01/2026' })));
+      await js.publish(subject, encodeJson(event({ environment: 'staging' })));
+      await js.publish(subject, encodeJson(event({ organization_id: 'acme' })));
+      await js.publish(subject, encodeJson(event({ type: 'customer.updated' })));
+      await js.publish(subject, encodeJson(event({}, { version: 1, lock_date: '2026-02-28' })));
+      await caughtUp();
+      expect(await copyOf(pay, c)).toMatchObject({ lock_date: '2026-02-28', version: 1 });
+      const parked = await pay.sql('SELECT reason, error FROM parked_events WHERE consumer = ? ORDER BY stream_seq', [CONSUMER]);
+      expect(parked.map((p) => p.reason)).toEqual(['malformed', 'refused', 'refused', 'refused', 'refused', 'refused']);
+      expect(parked.map((p) => p.error)).toEqual([
+        expect.stringContaining('not JSON'),
+        expect.stringContaining('/version'),
+        expect.stringContaining('/lock_date'),
+        'environment is not test or live',
+        'organization_id is not a uuid',
+        'a "customer.updated" event, not books_lock.updated',
+      ]);
+      // None of them reached the copy; the process is healthy and answers.
+      expect(outcome(await createBill(pay, c, await vendor(pay, c), '2026-02-28'))).toBe(LOCKED);
+    } finally {
+      await stopPayables(pay);
+    }
   });
 });

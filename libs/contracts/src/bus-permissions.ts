@@ -6,6 +6,7 @@
  * it declares and read its own durable consumers, and nothing else: payables cannot publish
  * receivables' postings, and only the gateway (and the operator's `admin`) sends requests to any service.
  */
+import { BOOKS_LOCK_COPY_OPERATIONS } from './api/books-lock';
 import { CONSUMERS, type EmittedEventType, OUTBOUND_EVENT_TYPES, eventsStreamName, postingSubject, isReferenceEventType, outboundSubject, referenceSubject } from './events';
 import { SERVICE_MANIFEST, type ServiceName, manifestOf } from './manifest';
 import { type RpcOperation, RPC_OPERATIONS, adminSubject, rpcSubject } from './subjects';
@@ -30,14 +31,21 @@ export interface BusRole {
  * service that calls an operation missing from its `calls` is refused by NATS (test/integration/nats-auth.int.test.ts).
  */
 export const BUS_ROLES: { readonly [S in ServiceName]: BusRole } = {
-  // books_lock.apply: the owner of the lock date pushes each new version to payables' copy before PUT answers.
+  // BOOKS_LOCK_COPY_OPERATIONS: the owner of the lock date pushes each new version to every other
+  // posting service's copy before PUT answers (the copies also consume books_lock.updated).
   receivables: {
-    calls: ['settings.invoice_defaults.get', 'books_lock.apply'],
+    calls: ['settings.invoice_defaults.get', ...Object.values(BOOKS_LOCK_COPY_OPERATIONS)],
     emits: ['customer.created', 'customer.updated', 'books_lock.updated', ...OUTBOUND_EVENT_TYPES],
     consumes: [],
     admin: [],
   },
-  payables: { calls: [], emits: ['vendor.created', 'vendor.updated'], consumes: [], admin: [] },
+  // payables-books-lock: its copy of the lock date, fed by books_lock.updated (libs/posting books-lock-feed.ts).
+  payables: {
+    calls: [],
+    emits: ['vendor.created', 'vendor.updated'],
+    consumes: [CONSUMERS.payablesBooksLock],
+    admin: [`parked.${CONSUMERS.payablesBooksLock}`],
+  },
   documents: { calls: ['customers.get', 'invoices.get', 'estimates.get', 'vendors.get', 'bills.get'], emits: [], consumes: [], admin: [] },
   // parked.<consumer>: the operator lists, retries and discards what the consumer parked (libs/kit consumer).
   // ledger_chain.*: GET /ledger/verification asks each posting service to verify its own journal's chain.

@@ -1,9 +1,14 @@
 import {
+  BOOKS_LOCK_CONSUMERS,
+  BOOKS_LOCK_COPY_SERVICES,
+  BOOKS_LOCK_OWNER,
   CONSUMERS,
+  CONSUMER_SERVICE,
   ENTRY_SOURCE_TYPE,
   EVENT_TYPES,
   type EventMap,
   type OutboundEvent,
+  POSTING_SERVICES,
   POSTING_SOURCE_SERVICE,
   type PostingEvent,
   eventErrors,
@@ -14,6 +19,9 @@ import {
   postingSubject,
   validateEvent,
 } from './events';
+import { BOOKS_LOCK_COPY_OPERATIONS } from './api/books-lock';
+import { BUS_ROLES } from './bus-permissions';
+import { RPC_OPERATIONS } from './subjects';
 import type { BillDto } from './api/bills';
 import type { CustomerDto } from './api/customers';
 import type { InvoiceDto } from './api/invoices';
@@ -346,7 +354,25 @@ describe('event catalogue', () => {
     expect(validateEvent('journal_entry.posted', loose)).toBe(true);
     expect(postingSubject('acct', 'receivables')).toBe('acct.events.posting.receivables');
     expect(outboundSubject('acct', 'invoice.paid')).toBe('acct.events.outbound.invoice.paid');
-    expect(CONSUMERS).toEqual({ reportingPostings: 'reporting-postings', webhookOutbound: 'webhook-dispatcher-outbound' });
+    expect(CONSUMERS).toEqual({ reportingPostings: 'reporting-postings', webhookOutbound: 'webhook-dispatcher-outbound', payablesBooksLock: 'payables-books-lock' });
+  });
+});
+
+describe('the books lock date: one owner, a copy in every other posting service', () => {
+  it('derives the copies from POSTING_SOURCES, each with its consumer, run by the copy itself, and its push operation, called by the owner', () => {
+    expect(BOOKS_LOCK_OWNER).toBe('receivables');
+    expect(BOOKS_LOCK_COPY_SERVICES).toEqual(POSTING_SERVICES.filter((s) => s !== 'receivables'));
+    expect(BOOKS_LOCK_COPY_SERVICES).toEqual(['payables']);
+    for (const service of BOOKS_LOCK_COPY_SERVICES) {
+      const consumer = BOOKS_LOCK_CONSUMERS[service];
+      expect([service, CONSUMER_SERVICE[consumer]]).toEqual([service, service]);
+      expect(BUS_ROLES[service].consumes).toContain(consumer);
+      expect(BUS_ROLES[service].admin).toContain(`parked.${consumer}`);
+      const op = BOOKS_LOCK_COPY_OPERATIONS[service];
+      expect([op, RPC_OPERATIONS[op]]).toEqual([op, service]);
+      expect(BUS_ROLES[BOOKS_LOCK_OWNER].calls).toContain(op);
+    }
+    expect(BUS_ROLES[BOOKS_LOCK_OWNER].emits).toContain('books_lock.updated');
   });
 });
 

@@ -48,10 +48,11 @@ export type EmittedEventType = OutboundEventType | ReferenceEventType;
 export function isReferenceEventType(type: string): type is ReferenceEventType {
   return (REFERENCE_EVENT_TYPES as readonly string[]).includes(type);
 }
-/** Durable consumers the later services create on the stream. */
+/** Durable consumers the services create on the stream. */
 export const CONSUMERS = {
   reportingPostings: 'reporting-postings',
   webhookOutbound: 'webhook-dispatcher-outbound',
+  payablesBooksLock: 'payables-books-lock',
 } as const;
 export type ConsumerName = (typeof CONSUMERS)[keyof typeof CONSUMERS];
 
@@ -59,6 +60,7 @@ export type ConsumerName = (typeof CONSUMERS)[keyof typeof CONSUMERS];
 export const CONSUMER_SERVICE: Readonly<Record<ConsumerName, ServiceName>> = Object.freeze({
   'reporting-postings': 'reporting',
   'webhook-dispatcher-outbound': 'webhook-dispatcher',
+  'payables-books-lock': 'payables',
 });
 
 export function isConsumerName(name: string): name is ConsumerName {
@@ -142,6 +144,22 @@ export const POSTING_SOURCES = {
 /** A service that posts journal entries (a key of POSTING_SOURCES). */
 export type PostingService = keyof typeof POSTING_SOURCES;
 export const POSTING_SERVICES = Object.keys(POSTING_SOURCES) as PostingService[];
+
+/**
+ * The posting service that owns the books' lock date (API-DECISIONS §12): its row is the value in
+ * force, and it records the changes and emits books_lock.updated. Every other posting service keeps
+ * a copy (libs/posting books-lock.ts).
+ */
+export const BOOKS_LOCK_OWNER = 'receivables' as const satisfies PostingService;
+/** A posting service that keeps a copy of the lock date: every posting service but the owner. */
+export type BooksLockCopyService = Exclude<PostingService, typeof BOOKS_LOCK_OWNER>;
+/** The posting services that keep a copy, derived from POSTING_SOURCES. */
+export const BOOKS_LOCK_COPY_SERVICES = POSTING_SERVICES.filter((s): s is BooksLockCopyService => s !== BOOKS_LOCK_OWNER);
+/**
+ * The durable consumer of books_lock.updated that feeds each copy. A Record over the copies: a new
+ * posting service (a key of POSTING_SOURCES) does not compile until it names its consumer here.
+ */
+export const BOOKS_LOCK_CONSUMERS: Readonly<Record<BooksLockCopyService, ConsumerName>> = Object.freeze({ payables: CONSUMERS.payablesBooksLock });
 
 export const postingSource = Type.Union([...POSTING_SOURCES.receivables, ...POSTING_SOURCES.payables]);
 export type PostingSource = Static<typeof postingSource>;

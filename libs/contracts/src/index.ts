@@ -37,7 +37,7 @@ export { CHART_CREATED_AT, LEDGER_CHAIN_OPERATIONS } from './api/ledger';
 export { WEBHOOK_EVENT_TYPES, WEBHOOK_SECRET_OVERLAP_HOURS_DEFAULT, WEBHOOK_SECRET_OVERLAP_HOURS_MAX, webhook_url_length_max } from './api/webhook-endpoints';
 export { DOCUMENT_CONTENT_TYPES } from './api/documents';
 export { DEFAULT_ESTIMATE_VALIDITY_DAYS, DEFAULT_PAYMENT_TERMS_DAYS } from './api/settings';
-export { BOOKS_LOCK_CHANGES_LISTED } from './api/books-lock';
+export { BOOKS_LOCK_CHANGES_LISTED, BOOKS_LOCK_COPY_OPERATIONS } from './api/books-lock';
 export * from './validate';
 export * from './events';
 export * from './canonical';

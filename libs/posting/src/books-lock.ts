@@ -13,11 +13,15 @@ import { type Query, type Scope, statement } from '@acct/kit';
  *   that reads after the change commits sees the new value. A scope with no row yet gets one (lock
  *   date null) first, so there is always a row to lock: an insert of the copy by a change waits on
  *   (or is waited on by) that insert through the primary key.
+ * - A copy is fed by the owner's books_lock.updated reference event (books-lock-feed.ts: a durable
+ *   consumer per copy) and, synchronously, by the owner's push on PUT (books_lock.apply); both go
+ *   through applyBooksLock, so a copy never goes back to an older version.
  * - The owner answers PUT /settings/books-lock only after its own row changed and every other posting
- *   service applied the same version (books_lock.apply). Once PUT answered, no posting dated on or
+ *   service applied the same version (the push). Once PUT answered, no posting dated on or
  *   before the lock date can commit anywhere: any such posting in flight either committed before
  *   the copy changed, or reads the new value and is refused with 409 period_locked, and the refusal
- *   rolls its whole transaction back (document, entries, outbox rows).
+ *   rolls its whole transaction back (document, entries, outbox rows). A copy the push could not
+ *   reach (PUT answered 503) catches up from the event, without a retry of the PUT.
  *
  * No extra round trip per posting: one indexed read on the posting's own connection, once per scope
  * and transaction (the share lock holds to the end of the transaction, so the value cannot change).
@@ -95,8 +99,8 @@ const applyStmt = statement(
 const currentStmt = statement('books_lock_current', `SELECT lock_date::text AS lock_date, version::int AS version FROM books_lock WHERE organization_id = ? AND environment = ?`);
 
 /**
- * Applies a lock date pushed by the owner to this service's copy, only when `version` is newer than
- * the copy's (idempotent; an older or repeated push changes nothing). Its UPDATE waits for the
+ * Applies a lock date of the owner (pushed on PUT, or its books_lock.updated event) to this service's
+ * copy, only when `version` is newer than the copy's (idempotent; an older or repeated one changes nothing). Its UPDATE waits for the
  * postings holding the row FOR SHARE. Answers the copy as it is afterwards.
  */
 export async function applyBooksLock(

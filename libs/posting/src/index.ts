@@ -1,5 +1,6 @@
 export * from './books';
 export * from './books-lock';
+export * from './books-lock-feed';
 export * from './migrations';
 export * from './catalogue';
 export * from './line-documents';

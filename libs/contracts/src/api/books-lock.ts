@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import type { BooksLockCopyService } from '../events';
 import { operations } from '../operations';
 import { routesOf } from '../routes';
 import { Nullable, date, dateTime, obj, singleEnvelope, uuid } from '../schemas/common';
@@ -6,7 +7,8 @@ import { Nullable, date, dateTime, obj, singleEnvelope, uuid } from '../schemas/
 /**
  * The books' lock date (API-DECISIONS §12): no posting write dated on or before it. Receivables
  * owns the value and its history; every posting service keeps a copy it checks inside each posting
- * transaction (libs/posting books-lock.ts), and a PUT answers only once every copy has it.
+ * transaction (libs/posting books-lock.ts), fed by the books_lock.updated reference event, and a PUT
+ * answers only once every copy has it (the owner pushes it, BOOKS_LOCK_COPY_OPERATIONS).
  */
 
 /** How many of the newest changes a reply lists. */
@@ -43,6 +45,13 @@ export const booksLockOperations = operations('receivables', {
 export const booksLockCopyOperations = operations('payables', {
   'books_lock.apply': { body: booksLockApplyBody, reply: booksLockApplyReply, internal: true },
 });
+
+/**
+ * The operation through which the owner pushes a new version to each copy (BOOKS_LOCK_COPY_SERVICES)
+ * before PUT answers. A Record over the copies: a new posting service does not compile until it
+ * serves one and names it here; the owner pushes to every entry and may call each (BUS_ROLES).
+ */
+export const BOOKS_LOCK_COPY_OPERATIONS: Readonly<Record<BooksLockCopyService, keyof typeof booksLockCopyOperations>> = Object.freeze({ payables: 'books_lock.apply' });
 
 const route = routesOf(booksLockOperations, { tag: 'Settings', module: 'embedded_settings' });
 

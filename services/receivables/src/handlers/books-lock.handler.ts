@@ -1,14 +1,21 @@
-import { AppError, single } from '@acct/contracts';
+import { AppError, BOOKS_LOCK_COPY_OPERATIONS, type BooksLockCopyService, single } from '@acct/contracts';
 import type { RpcClient, RpcServer } from '@acct/kit';
 import type { Books, BooksLockState } from '@acct/posting';
 import { booksLockDto, changeBooksLock } from '../flows/books-lock';
 
 /**
- * The books' lock date (API-DECISIONS §12). Receivables owns it; PUT answers only once every other
- * posting service (payables) applied the same version to its copy (books_lock.apply, idempotent by
- * version), so from its answer on no posting service commits a posting dated on or before it (see
- * libs/posting books-lock.ts). A service that cannot be reached gives 503: the change stays
- * recorded, and the same PUT again pushes it again without recording a second change.
+ * The books' lock date (API-DECISIONS §12). Receivables owns it (BOOKS_LOCK_OWNER); every other
+ * posting service (BOOKS_LOCK_COPY_SERVICES: payables) keeps a copy that two paths feed, both
+ * applied only when newer by version (libs/posting books-lock.ts applyBooksLock):
+ *
+ * - the books_lock.updated reference event, emitted through the outbox in the transaction of the
+ *   change and consumed by each copy's durable consumer (libs/posting books-lock-feed.ts): the copy
+ *   catches up by itself after any outage, with no retry of the PUT;
+ * - the synchronous push on PUT (BOOKS_LOCK_COPY_OPERATIONS, to every copy at once): PUT answers
+ *   only once every copy applied the version, so from its answer on no posting service commits a
+ *   posting dated on or before the lock date. A copy that cannot be told gives 503: the change
+ *   stays recorded (its event reaches the copy later), and the same PUT again pushes it again
+ *   without recording a second change.
  */
 export function registerBooksLockHandlers(server: RpcServer, books: Books, rpc: Pick<RpcClient, 'call'>): void {
   server.handle('settings.books_lock.get', async (req) => {
@@ -17,13 +24,17 @@ export function registerBooksLockHandlers(server: RpcServer, books: Books, rpc: 
 
   server.handle('settings.books_lock.put', async (req) => {
     const state: BooksLockState = await books.transact(req.ctx, (tx) => changeBooksLock(tx, req.ctx, req.body.lock_date));
-    const pushed = await rpc.call('books_lock.apply', { ctx: req.ctx, params: {}, query: {}, body: state });
-    if (!pushed.ok) {
-      throw new AppError('service_unavailable', `The lock date is recorded but the payables service could not apply it yet (${pushed.error.message}). Retry the same request.`);
-    }
-    if (pushed.body.version < state.version) {
-      throw new AppError('service_unavailable', 'The payables service has not applied the new lock date yet. Retry the same request.');
-    }
+    const targets = Object.entries(BOOKS_LOCK_COPY_OPERATIONS) as [BooksLockCopyService, (typeof BOOKS_LOCK_COPY_OPERATIONS)[BooksLockCopyService]][];
+    const behind = await Promise.all(
+      targets.map(async ([service, op]): Promise<string | undefined> => {
+        const pushed = await rpc.call(op, { ctx: req.ctx, params: {}, query: {}, body: state });
+        if (!pushed.ok) return `the ${service} service could not apply it yet (${pushed.error.message})`;
+        if (pushed.body.version < state.version) return `the ${service} service has not applied it yet`;
+        return undefined;
+      }),
+    );
+    const problems = behind.filter((p) => p !== undefined);
+    if (problems.length > 0) throw new AppError('service_unavailable', `The lock date is recorded but ${problems.join('; ')}. Retry the same request.`);
     return { ok: true, status: 200, body: single('books_lock', await booksLockDto(books.orm, books.db(req.ctx))) };
   });
 }

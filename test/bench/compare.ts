@@ -16,18 +16,33 @@
  *     create-invoice  POST /api/v1/invoices                 (ratio to pgbench -N)
  *     post-invoice    POST /api/v1/invoices/{id}/post, BENCH_POST_INVOICES seeded drafts once each
  *     create-bill     POST /api/v1/bills (posted on create)  (ratio to pgbench -N)
+ *     mixed           each connection in turn: 8 reads (GET /api/v1/invoices/{id} ×4,
+ *                     GET /api/v1/bills/{id} ×3, GET /api/v1/invoices?limit=20) and 2 writes
+ *                     (POST /api/v1/bills, POST /api/v1/invoices/{id}/post of seeded drafts: half of
+ *                     them when post-invoice runs too; a bill once they ran out), for
+ *                     BENCH_DURATION_S; then it waits (at most 2 min) until reporting holds every
+ *                     journal entry the writes made, so the consumers' catching up counts in its
+ *                     CPU, and prints that lag. Rows: "mixed" (every request), "mixed reads" (ratio
+ *                     to -S) and "mixed writes" (ratio to -N), each with its own tps and p50/p99.
  * Each row gives tps, p50/p99, errors, the ratio, and CPU ms per request per process, from
  * /proc/<pid>/stat utime+stime before/after the scenario: gateway and each service, the Postgres
  * backends of the bench database ("pg"), every `postgres` process on the box ("pg*", includes
  * other users' load), nats-server ("nats", shared) and this load generator ("client").
- * Prints each run's table, then the median of the runs per row (BENCH_JSON: also as JSON).
+ * A second table gives each process's peak resident memory during the scenario in MB (VmRSS less
+ * RssShmem from /proc/<pid>/status every 0.5 s; pg: the bench database's backends summed; nats:
+ * the shared nats-server). A third, the statements each process sent to Postgres per request
+ * (BEGIN/COMMIT included), counted client side by pg-count.ts, which the stacks' processes preload
+ * (node --require through STACK_NODE_ARGS; the baseline's stack too); after the tables, the top 5
+ * statements per scenario by client time over all runs. pg_stat_statements is not used (loading it
+ * restarts the server): one line says whether it is loaded and how to load it.
+ * Prints each run's tables, then the median of the runs per row (BENCH_JSON: also as JSON).
  *
  * BENCH_BASELINE_DIR: another built checkout (e.g. main at the commit before a change): its stack
  * runs beside this one, each scenario on both in turn ("build" column), for before/after in one run.
  *
  * Environment: BENCH_CLIENTS (16), BENCH_DURATION_S (10), BENCH_PGBENCH_S (12), BENCH_RUNS (3),
- * BENCH_ORG_SIZES (1000,100000), BENCH_POST_INVOICES (3000), BENCH_SCENARIOS (all four),
- * BENCH_STATS (stale|fresh), BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres), NATS_URL, PGBENCH
+ * BENCH_ORG_SIZES (1000,100000), BENCH_POST_INVOICES (3000), BENCH_SCENARIOS (all five),
+ * BENCH_STATEMENTS (1; 0: no statement counting), BENCH_STATS (stale|fresh), BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres), NATS_URL, PGBENCH
  * (/usr/lib/postgresql/15/bin/pgbench). Exits 1 if any request failed.
  */
 import { randomBytes } from 'node:crypto';

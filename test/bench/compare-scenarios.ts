@@ -53,7 +53,10 @@ async function measure(t: Target, key: string, opts: autocannon.Options, settle?
   let stmts: Record<string, number> | null = null;
   if (t.countDir && stmtBefore) {
     await sleep(COUNTER_FLUSH_MS);
-    const delta = statementDelta(stmtBefore, readStatements(t.countDir, t.stack));
+    const stmtAfter = readStatements(t.countDir, t.stack);
+    // No counts at all: this stack's processes did not preload the counter (a checkout without STACK_NODE_ARGS).
+    if (!stmtAfter.size) return { ...m, rss: peak, stmts: null };
+    const delta = statementDelta(stmtBefore, stmtAfter);
     stmts = { ...Object.fromEntries([...t.stack.services.keys()].map((k) => [k, 0])), ...perRequest(delta, m.samples.length) };
     const acc = statementsByScenario.get(key) ?? { requests: 0, statements: new Map<string, StatementDelta>() };
     acc.requests += m.samples.length;

@@ -11,7 +11,9 @@ export const ORG_SIZES = (process.env.BENCH_ORG_SIZES ?? '1000,100000').split(',
   if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_ORG_SIZES: bad size "${x}"`);
   return n;
 });
-export const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'get-invoice,create-invoice,post-invoice,create-bill').split(',').map((x) => x.trim()));
+export const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'get-invoice,create-invoice,post-invoice,create-bill,mixed').split(',').map((x) => x.trim()));
+/** Count each process's statements (pg-count.ts preloaded into the stack's processes); BENCH_STATEMENTS=0: not. */
+export const COUNT_STATEMENTS = process.env.BENCH_STATEMENTS !== '0';
 export const PG_SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const STALE_STATS = (process.env.BENCH_STATS ?? 'stale') !== 'fresh';

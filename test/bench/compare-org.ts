@@ -1,7 +1,7 @@
 /** The organizations bench:compare measures: made through the API, then grown by SQL copies of one draft. */
 import { Client } from 'pg';
 import type { adminCli, startStack, Stack } from '@acct/stack';
-import { POST_INVOICES, STALE_STATS } from './compare-env';
+import { POST_INVOICES, SCENARIOS, STALE_STATS } from './compare-env';
 import { createOne } from './drive';
 
 /** One checkout's stack under test, on its own database and NATS prefix. */
@@ -17,14 +17,19 @@ export interface Variant {
 
 export interface Org {
   build: string;
+  organizationId: string;
   invoices: number;
   headers: Record<string, string>;
   customerId: string;
   vendorId: string;
   /** Seeded invoices the GET scenario reads in turn (random ones: not only the newest, first in the list index). */
   readIds: string[];
+  /** Seeded bills the mixed scenario reads in turn. */
+  billReadIds: string[];
   /** Seeded drafts the post scenario posts, once each. */
   drafts: string[];
+  /** Seeded drafts the mixed scenario posts, once each (others than `drafts`). */
+  mixedDrafts: string[];
 }
 
 /**
@@ -102,11 +107,28 @@ export async function makeOrg(v: Variant, invoices: number, tag: string): Promis
     const { rows } = await db.query<{ id: string }>(`SELECT id FROM receivables.invoices WHERE organization_id = $1 AND status = 'draft' AND id <> $2 ORDER BY random() LIMIT $3`, [
       boot.organization_id,
       invoiceTemplate,
-      POST_INVOICES,
+      2 * POST_INVOICES,
     ]);
-    if (rows.length < Math.min(POST_INVOICES, invoices - 1)) throw new Error('seeding drafts failed');
+    if (rows.length < Math.min(2 * POST_INVOICES, invoices - 1)) throw new Error('seeding drafts failed');
+    // Both scenarios that post: half each (a small organization has fewer drafts than 2 × BENCH_POST_INVOICES).
+    const ids = rows.map((r) => r.id);
+    const both = SCENARIOS.has('post-invoice') && SCENARIOS.has('mixed');
+    const forPost = both ? ids.slice(0, Math.min(POST_INVOICES, Math.ceil(ids.length / 2))) : ids.slice(0, POST_INVOICES);
+    const mixedDrafts = both ? ids.slice(forPost.length) : ids.slice(-POST_INVOICES);
     const reads = await db.query<{ id: string }>(`SELECT id FROM receivables.invoices WHERE organization_id = $1 ORDER BY random() LIMIT 500`, [boot.organization_id]);
-    return { build: v.label, invoices, headers, customerId, vendorId, readIds: reads.rows.map((r) => r.id), drafts: rows.map((r) => r.id) };
+    const billReads = await db.query<{ id: string }>(`SELECT id FROM payables.bills WHERE organization_id = $1 ORDER BY random() LIMIT 500`, [boot.organization_id]);
+    return {
+      build: v.label,
+      organizationId: boot.organization_id,
+      invoices,
+      headers,
+      customerId,
+      vendorId,
+      readIds: reads.rows.map((r) => r.id),
+      billReadIds: billReads.rows.map((r) => r.id),
+      drafts: forPost,
+      mixedDrafts,
+    };
   } finally {
     await db.end();
   }

@@ -67,5 +67,7 @@ export async function pgbench(stack: Stack | undefined, pgbDb: string, mode: '-N
     ratio: null,
     ratio_to: '',
     cpu_ms_per_req: keep,
+    rss_mb: {},
+    stmts_per_req: null,
   };
 }

@@ -16,18 +16,33 @@
  *     create-invoice  POST /api/v1/invoices                 (ratio to pgbench -N)
  *     post-invoice    POST /api/v1/invoices/{id}/post, BENCH_POST_INVOICES seeded drafts once each
  *     create-bill     POST /api/v1/bills (posted on create)  (ratio to pgbench -N)
+ *     mixed           each connection in turn: 8 reads (GET /api/v1/invoices/{id} ×4,
+ *                     GET /api/v1/bills/{id} ×3, GET /api/v1/invoices?limit=20) and 2 writes
+ *                     (POST /api/v1/bills, POST /api/v1/invoices/{id}/post of seeded drafts: half of
+ *                     them when post-invoice runs too; a bill once they ran out), for
+ *                     BENCH_DURATION_S; then it waits (at most 2 min) until reporting holds every
+ *                     journal entry the writes made, so the consumers' catching up counts in its
+ *                     CPU, and prints that lag. Rows: "mixed" (every request), "mixed reads" (ratio
+ *                     to -S) and "mixed writes" (ratio to -N), each with its own tps and p50/p99.
  * Each row gives tps, p50/p99, errors, the ratio, and CPU ms per request per process, from
  * /proc/<pid>/stat utime+stime before/after the scenario: gateway and each service, the Postgres
  * backends of the bench database ("pg"), every `postgres` process on the box ("pg*", includes
  * other users' load), nats-server ("nats", shared) and this load generator ("client").
- * Prints each run's table, then the median of the runs per row (BENCH_JSON: also as JSON).
+ * A second table gives each process's peak resident memory during the scenario in MB (VmRSS less
+ * RssShmem from /proc/<pid>/status every 0.5 s; pg: the bench database's backends summed; nats:
+ * the shared nats-server). A third, the statements each process sent to Postgres per request
+ * (BEGIN/COMMIT included), counted client side by pg-count.ts, which the stacks' processes preload
+ * (node --require through STACK_NODE_ARGS; the baseline's stack too); after the tables, the top 5
+ * statements per scenario by client time over all runs. pg_stat_statements is not used (loading it
+ * restarts the server): one line says whether it is loaded and how to load it.
+ * Prints each run's tables, then the median of the runs per row (BENCH_JSON: also as JSON).
  *
  * BENCH_BASELINE_DIR: another built checkout (e.g. main at the commit before a change): its stack
  * runs beside this one, each scenario on both in turn ("build" column), for before/after in one run.
  *
  * Environment: BENCH_CLIENTS (16), BENCH_DURATION_S (10), BENCH_PGBENCH_S (12), BENCH_RUNS (3),
- * BENCH_ORG_SIZES (1000,100000), BENCH_POST_INVOICES (3000), BENCH_SCENARIOS (all four),
- * BENCH_STATS (stale|fresh), BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres), NATS_URL, PGBENCH
+ * BENCH_ORG_SIZES (1000,100000), BENCH_POST_INVOICES (3000), BENCH_SCENARIOS (all five),
+ * BENCH_STATEMENTS (1; 0: no statement counting), BENCH_STATS (stale|fresh), BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres), NATS_URL, PGBENCH
  * (/usr/lib/postgresql/15/bin/pgbench). Exits 1 if any request failed.
  */
 import { randomBytes } from 'node:crypto';
@@ -36,11 +51,51 @@ import os from 'node:os';
 import path from 'node:path';
 import { adminCli, freePort, startStack } from '@acct/stack';
 import { dropDatabase, dropEventsStream, ensureDatabase } from '@acct/kit';
-import { CLIENTS, NATS_URL, ORG_SIZES, PGBENCH, PG_SERVER_URL, RUNS } from './compare-env';
+import { Client } from 'pg';
+import { CLIENTS, COUNT_STATEMENTS, NATS_URL, ORG_SIZES, PGBENCH, PG_SERVER_URL, RUNS } from './compare-env';
 import { type Variant, makeOrg } from './compare-org';
 import { pgbench, run } from './compare-pgbench';
-import { type Result, medians, table } from './compare-results';
-import { orgScenarios } from './compare-scenarios';
+import { type Result, medians, rssTable, statementTable, table } from './compare-results';
+import { type Target, orgScenarios, statementsByScenario } from './compare-scenarios';
+import { COUNTER_PRELOAD } from './statements';
+
+/** One line on pg_stat_statements: this bench counts statements client side whether or not the server has it. */
+async function pgStatStatementsNote(): Promise<string> {
+  const db = new Client({ connectionString: PG_SERVER_URL });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ shared_preload_libraries: string }>('SHOW shared_preload_libraries');
+    const loaded = (rows[0]?.shared_preload_libraries ?? '').split(',').some((l) => l.trim() === 'pg_stat_statements');
+    return loaded
+      ? "pg_stat_statements is loaded on this server (statement counts below are still the client side's: by process, not by database)"
+      : "pg_stat_statements is not loaded on this server (to enable: shared_preload_libraries = 'pg_stat_statements' in postgresql.conf, restart, CREATE EXTENSION pg_stat_statements); statements are counted client side";
+  } finally {
+    await db.end();
+  }
+}
+
+/** A statement's shape for one line: long SELECT and INSERT column lists as "…", cut at `width`. */
+function brief(text: string, width: number): string {
+  const t = text.replace(/^(select) (.{30,}?) (from) /i, '$1 … $3 ').replace(/^(insert into \S+(?: as \S+)?) \([^)]{30,}\)/i, '$1 (…)');
+  return t.length > width ? `${t.slice(0, width - 3)}...` : t;
+}
+
+/** The statements that took the most client time per scenario over all runs, per request. */
+function topStatements(limit: number): string {
+  const out: string[] = [];
+  for (const [key, { requests, statements }] of statementsByScenario) {
+    const [build, org, scenario] = key.split('|');
+    out.push(`${scenario} (${build}, org ${org}), ${requests} requests:`);
+    const top = [...statements.values()].sort((a, b) => b.ms - a.ms).slice(0, limit);
+    for (const s of top) {
+      const text = brief(s.text, 130);
+      out.push(
+        `  ${(s.ms / requests).toFixed(3).padStart(7)} ms/req ${(s.n / requests).toFixed(2).padStart(6)} calls/req ${(s.ms / s.n).toFixed(2).padStart(6)} ms/call  ${s.group.padEnd(18)} ${text}`,
+      );
+    }
+  }
+  return out.join('\n');
+}
 
 async function main(): Promise<number> {
   const id = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -62,9 +117,13 @@ async function main(): Promise<number> {
     variants.push(variant('baseline', (await import(path.resolve(baselineDir, 'tools/stack/dist/index.js'))) as { startStack: typeof startStack; adminCli: typeof adminCli }));
   variants.push(variant('this', { startStack, adminCli }));
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-bench-compare-'));
+  const countDir = COUNT_STATEMENTS ? path.join(logDir, 'pg-count') : undefined;
+  if (countDir) fs.mkdirSync(countDir);
+  const target = (v: Variant): Target => ({ stack: v.stack!, dbName: v.dbName, databaseUrl: v.databaseUrl, countDir });
   let failed = true;
   try {
     process.stdout.write(`bench:compare: databases ${variants.map((v) => v.dbName).join(', ')}, pgbench database ${pgbDb}, logs in ${logDir}\n`);
+    if (COUNT_STATEMENTS) process.stdout.write(`${await pgStatStatementsNote()}\n`);
     await ensureDatabase(pgbUrl);
     const u = new URL(PG_SERVER_URL);
     await run(PGBENCH, ['-i', '-q', '-s', '10', '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres'), pgbDb]);
@@ -75,11 +134,20 @@ async function main(): Promise<number> {
         natsPrefix: v.natsPrefix,
         gatewayPort: await freePort(),
         logs: { dir: path.join(logDir, v.label) },
-        env: { LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_CLIENT_RPS: '1000000', RATE_LIMIT_CLIENT_BURST: '1000000' },
+        env: {
+          LOG_LEVEL: 'warn',
+          RATE_LIMIT_RPS: '1000000',
+          RATE_LIMIT_BURST: '1000000',
+          RATE_LIMIT_CLIENT_RPS: '1000000',
+          RATE_LIMIT_CLIENT_BURST: '1000000',
+          // The statement counter, preloaded into every process (this checkout's, for the baseline's stack too).
+          ...(countDir ? { BENCH_PG_COUNT_DIR: countDir, STACK_NODE_ARGS: `${process.env.STACK_NODE_ARGS ?? ''} ${COUNTER_PRELOAD}`.trim() } : {}),
+        },
       });
       // Warm-up (not reported): JIT, pools and caches of every process.
       const warm = await makeOrg(v, 10, `${id}-warm`);
-      await orgScenarios(v.stack, v.dbName, 0, warm, { '-N': 1, '-S': 1 }, `${id}-warm`).catch(() => undefined);
+      await orgScenarios(target(v), 0, warm, { '-N': 1, '-S': 1 }, `${id}-warm`).catch(() => undefined);
+      statementsByScenario.clear();
     }
 
     const all: Result[] = [];
@@ -93,18 +161,26 @@ async function main(): Promise<number> {
           const tag = `${id}-r${r}-${size}`;
           process.stdout.write(`run ${r}/${RUNS}: ${v.label}, organization with ${size} invoices and bills\n`);
           const org = await makeOrg(v, size, tag);
-          rows.push(...(await orgScenarios(v.stack!, v.dbName, r, org, { '-N': n.tps, '-S': s.tps }, tag)));
+          rows.push(...(await orgScenarios(target(v), r, org, { '-N': n.tps, '-S': s.tps }, tag)));
         }
       }
       process.stdout.write(`\nrun ${r}/${RUNS} (${CLIENTS} clients; CPU = ms per request per process)\n${table(rows)}\n\n`);
+      process.stdout.write(`run ${r}/${RUNS}: peak MB resident per process (pg: backends of the bench database summed; RSS less shared memory)\n${rssTable(rows)}\n\n`);
+      if (countDir) process.stdout.write(`run ${r}/${RUNS}: statements to Postgres per request per process (BEGIN/COMMIT included)\n${statementTable(rows)}\n\n`);
       all.push(...rows);
     }
     const med = medians(all);
     process.stdout.write(
       `median of ${RUNS} run(s), ${CLIENTS} clients, node ${process.version}, ${os.cpus().length} CPUs; ratio = tps / pgbench tps of the same run;\n` +
         `CPU ms/request: pg = backends of the bench database, pg* = every postgres process (others' load too), nats = the shared nats-server, sum = all but pg* and client\n` +
-        `${table(med)}\n`,
+        `${table(med)}\n\n` +
+        `peak MB resident per process (median of the runs)\n${rssTable(med)}\n`,
     );
+    if (countDir)
+      process.stdout.write(
+        `\nstatements to Postgres per request per process (median of the runs)\n${statementTable(med)}\n\n` +
+          `top statements by client time (send to result, over all runs), per request\n${topStatements(5)}\n`,
+      );
     if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, `${JSON.stringify({ clients: CLIENTS, runs: all, medians: med }, null, 2)}\n`);
     failed = all.some((r) => r.errors > 0);
     if (failed) process.stderr.write('some requests failed (see the errors column)\n');

@@ -84,3 +84,47 @@ export function machineTicks(): { busy: number; total: number } | null {
     return null;
   }
 }
+
+/**
+ * Resident memory of a process, MB: VmRSS less RssShmem (a Postgres backend's RSS counts the shared
+ * buffers it touched, the same pages in every backend; without them backends add up). 0 when gone.
+ */
+export function rssMb(pid: number): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+    return (kb('VmRSS') - kb('RssShmem')) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** MB resident now by group: each stack process by its instance, pg (the backends of `dbName`, summed), nats (summed). */
+export function sampleRss(stack: Stack, dbName: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, svc] of stack.services) if (svc.child.pid) out[name] = rssMb(svc.child.pid);
+  out.pg = 0;
+  out.nats = 0;
+  for (const p of procs()) {
+    if (p.comm === 'nats-server') out.nats += rssMb(p.pid);
+    else if (p.cmdline.split(/\s+/).includes(dbName)) out.pg += rssMb(p.pid);
+  }
+  return out;
+}
+
+/** Samples sampleRss every `everyMs` until stopped; stop() gives each group's peak. */
+export function watchRss(stack: Stack, dbName: string, everyMs = 500): { stop(): Record<string, number> } {
+  const peak: Record<string, number> = {};
+  const take = () => {
+    for (const [g, mb] of Object.entries(sampleRss(stack, dbName))) peak[g] = Math.max(peak[g] ?? 0, mb);
+  };
+  take();
+  const timer = setInterval(take, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      take();
+      return peak;
+    },
+  };
+}

@@ -1,6 +1,8 @@
 /** The fault-injection test's checks of the books (they balance) and of the logs (no secret in them). */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { SERVICE_MANIFEST } from '@acct/contracts';
 import { EMAIL_DOMAIN, type WriteLoad } from './load';
 import { type FaultSystem, type Figures, POSTING_SCHEMAS } from './system';
@@ -56,6 +58,32 @@ export async function expectBalancedBooks({ sql, keys }: FaultSystem, figures: F
   expect(p.debits).toBe(p.credits);
   expect(ap).toBe(Number(openBills.open));
   expect(ap).toBeGreaterThan(0);
+}
+
+/**
+ * The journals' hash chains (API-DECISIONS §12) are intact after the faults: GET /ledger/verification
+ * for the load's organization (every entry of its journals checked), and `npm run admin -- ledger
+ * verify` over every organization, exit 0.
+ */
+export async function expectIntactChains({ sql, keys, stack, databaseUrl }: FaultSystem, figures: Figures): Promise<void> {
+  const res = await fetch(`${stack!.gatewayUrl}/api/v1/ledger/verification`, { headers: { authorization: `Bearer ${keys.test_key}` } });
+  expect(res.status).toBe(200);
+  const v = ((await res.json()) as { data: { status: string; entries_checked: number; chains: { service: string; entries: number; first_broken_entry_id: string | null }[] } })
+    .data;
+  let entries = 0;
+  for (const schema of POSTING_SCHEMAS) {
+    const [n] = await sql(`SELECT count(*)::int AS n FROM ${schema}.journal_entries WHERE organization_id = $1 AND environment = 'test'`, [keys.organization_id]);
+    entries += Number(n.n);
+  }
+  figures['hash chains: status, entries checked = journal entries'] = `${v.status}, ${v.entries_checked} = ${entries}`;
+  expect(v.status).toBe('intact');
+  expect(v.chains.every((c) => c.first_broken_entry_id === null)).toBe(true);
+  expect(v.entries_checked).toBe(entries);
+  expect(entries).toBeGreaterThan(0);
+  const admin = await promisify(execFile)(process.execPath, [path.join(__dirname, '../../services/gateway/dist/admin/cli.js'), 'ledger', 'verify'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+  });
+  for (const schema of POSTING_SCHEMAS) expect(admin.stdout).toContain(`${schema}: every chain intact`);
 }
 
 /** No API key, Authorization value, password or customer's or vendor's e-mail in any log line. */

@@ -1,6 +1,6 @@
 import { SERVICE_MANIFEST } from '@acct/contracts';
 import { waitFor } from '@acct/testing';
-import { expectBalancedBooks, expectNoSecretInTheLogs } from './check-books';
+import { expectBalancedBooks, expectIntactChains, expectNoSecretInTheLogs } from './check-books';
 import { expectEveryEventAppliedOnce, expectEveryOutboxRowInTheStream } from './check-events';
 import { expectEveryAckedWriteOnce } from './check-writes';
 import { PAYABLES_KINDS, RECEIVABLES_KINDS, WriteLoad } from './load';
@@ -189,6 +189,7 @@ describe('faults: kill -9 of every service and of NATS, Postgres stopped, under 
     ['has the consumer apply every outbox event exactly once: none twice, none missing', () => expectEveryEventAppliedOnce(system, figures), 300_000],
     ['has every acknowledged write in the database exactly once (by external id), and nothing else', () => expectEveryAckedWriteOnce(system, load, figures), 120_000],
     ['keeps the books: every entry balances, debits = credits, A/R = open invoices, A/P = open bills', () => expectBalancedBooks(system, figures), 60_000],
+    ['keeps every journal hash chain intact (GET /ledger/verification and admin ledger verify)', () => expectIntactChains(system, figures), 120_000],
     ["leaks no API key, Authorization value, password or customer's or vendor's e-mail into any log line", () => expectNoSecretInTheLogs(system, load, figures), 60_000],
   ];
   for (const [name, check, timeout] of checks) {

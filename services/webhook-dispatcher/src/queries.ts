@@ -155,6 +155,32 @@ export async function subscribers(em: EntityManager, s: EndpointScope, type: str
   return em.execute(`SELECT id FROM webhook_endpoints WHERE ${SCOPE} AND status = 'enabled' AND ? = ANY(event_types)`, [...scopeArgs(s), type]);
 }
 
+/** The version of the endpoints' subscriptions (bumped by a trigger with every change to them). */
+export async function subscriptionsVersion(em: EntityManager): Promise<string> {
+  const rows = await em.execute<{ version: string }[]>(`SELECT version FROM webhook_subscriptions_version`);
+  return String(rows[0]!.version);
+}
+
+export interface SubscriptionRow {
+  organization_id: string;
+  connected_app_id: string;
+  environment: Environment;
+  event_types: WebhookEventType[];
+}
+
+/**
+ * Every enabled endpoint's scope and event types, with the version they are at: one statement, so
+ * one snapshot (a change is either in both or in neither).
+ */
+export async function subscriptionsAt(em: EntityManager): Promise<{ version: string; rows: SubscriptionRow[] }> {
+  const rows = await em.execute<(SubscriptionRow & { version: string })[]>(
+    `SELECT v.version, e.organization_id, e.connected_app_id, e.environment, e.event_types
+       FROM webhook_subscriptions_version v
+       LEFT JOIN webhook_endpoints e ON e.status = 'enabled' AND e.deleted_at IS NULL`,
+  );
+  return { version: String(rows[0]!.version), rows: rows.filter((r) => r.organization_id !== null) };
+}
+
 export interface NewDelivery {
   id: string;
   endpointId: string;

@@ -1,5 +1,5 @@
 import type { Environment, Metadata, WebhookAttemptDto, WebhookDeliveryDto, WebhookEndpointDto, WebhookEventType } from '@acct/contracts';
-import { type EntityManager, type ListQuery, keysetSql } from '@acct/kit';
+import { type EntityManager, type ListQuery, type Orm, keysetSql, statement, withQuery } from '@acct/kit';
 
 /**
  * Every SQL statement of the service (raw SQL: the tables are small and the claim needs SKIP LOCKED),
@@ -155,9 +155,15 @@ export async function subscribers(em: EntityManager, s: EndpointScope, type: str
   return em.execute(`SELECT id FROM webhook_endpoints WHERE ${SCOPE} AND status = 'enabled' AND ? = ANY(event_types)`, [...scopeArgs(s), type]);
 }
 
-/** The version of the endpoints' subscriptions (bumped by a trigger with every change to them). */
-export async function subscriptionsVersion(em: EntityManager): Promise<string> {
-  const rows = await em.execute<{ version: string }[]>(`SELECT version FROM webhook_subscriptions_version`);
+const SUBSCRIPTIONS_VERSION = statement('webhook_subscriptions_version', `SELECT version FROM webhook_subscriptions_version`);
+
+/**
+ * The version of the endpoints' subscriptions (bumped by a trigger with every change to them): a
+ * named statement on pg directly, the outbound consumer reads it once per batch (a measured hot
+ * path, issue #26).
+ */
+export async function subscriptionsVersion(orm: Orm): Promise<string> {
+  const rows = await withQuery(orm, (q) => q<{ version: string }>(SUBSCRIPTIONS_VERSION, []));
   return String(rows[0]!.version);
 }
 

@@ -42,9 +42,8 @@ export class Subscriptions {
   }
 
   private async current(): Promise<SubscriptionIndex> {
-    const em = this.orm.em.fork();
-    if (this.index && (await subscriptionsVersion(em)) === this.index.version) return this.index;
-    const { version, rows } = await subscriptionsAt(em);
+    if (this.index && (await subscriptionsVersion(this.orm)) === this.index.version) return this.index;
+    const { version, rows } = await subscriptionsAt(this.orm.em.fork());
     this.index = new SubscriptionIndex(version, rows);
     return this.index;
   }

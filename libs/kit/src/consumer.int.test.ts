@@ -48,7 +48,15 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     await db.drop();
   });
 
-  function consumer(name: string, over: { fail?: (e: ConsumedEvent) => boolean; maxDeliveries?: number; refuse?: (e: ConsumedEvent) => string | undefined } = {}) {
+  function consumer(
+    name: string,
+    over: {
+      fail?: (e: ConsumedEvent) => boolean;
+      maxDeliveries?: number;
+      refuse?: (e: ConsumedEvent) => string | undefined;
+      skip?: (events: ConsumedEvent[]) => Promise<boolean[]>;
+    } = {},
+  ) {
     const metrics = createMetrics('test', false);
     const c = new EventConsumer({
       nc,
@@ -61,6 +69,7 @@ describe('EventConsumer against real Postgres and JetStream', () => {
       retryDelayMs: 50,
       maxDeliveries: over.maxDeliveries,
       refuse: over.refuse,
+      skip: over.skip,
       apply: async (em, e) => {
         if (over.fail?.(e)) throw new Error('projection failed');
         await em.execute('INSERT INTO applied (consumer, event_id, seq) VALUES (?, ?, ?)', [name, e.id, e.seq]);
@@ -286,5 +295,35 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     expect(counts.map((r) => r.event_id).sort()).toEqual(ids.filter((id) => id !== poison).sort());
     expect(counts.every((r) => r.n === 1)).toBe(true);
     expect(await sql(`SELECT event_id FROM parked_events WHERE consumer = 'batched' AND reason = 'failed'`)).toEqual([{ event_id: poison }]);
+  });
+
+  it('acks the events skip() skips without a transaction (never claimed nor applied, counted "skipped"); a skip() that throws skips none', async () => {
+    const outbox = new Outbox(nc, orm, silentLogger());
+    const ids = await commitAndPublish(outbox, 30);
+    const skipped = new Set(ids.filter((_, i) => i % 3 !== 0));
+    const asked: string[] = [];
+    const { c, metrics } = consumer('skipping', {
+      skip: async (events) => {
+        asked.push(...events.map((e) => e.id).filter((id) => ids.includes(id))); // the stream holds the earlier tests' events too
+        return events.map((e) => skipped.has(e.id));
+      },
+    });
+    await c.start();
+    await ackedAll('skipping');
+    await c.stop();
+    expect(asked.sort()).toEqual([...ids].sort()); // each event asked about once
+    expect((await appliedCounts('skipping', ids)).map((r) => r.event_id).sort()).toEqual(ids.filter((id) => !skipped.has(id)).sort());
+    const claimed = await sql(`SELECT event_id FROM consumed_events WHERE consumer = 'skipping' AND event_id = ANY(?::uuid[])`, [`{${ids.join(',')}}`]);
+    expect(claimed.map((r) => String(r.event_id)).sort()).toEqual(ids.filter((id) => !skipped.has(id)).sort());
+    expect(await metrics.registry.getSingleMetricAsString('events_consumed_total')).toMatch(/consumer="skipping",outcome="skipped"[^}]*} 20/);
+
+    const more = await commitAndPublish(outbox, 5);
+    const broken = consumer('skipping', {
+      skip: () => Promise.reject(new Error('cannot tell')),
+    });
+    await broken.c.start();
+    await ackedAll('skipping');
+    await broken.c.stop();
+    expect((await appliedCounts('skipping', more)).map((r) => r.n)).toEqual([1, 1, 1, 1, 1]);
   });
 });

@@ -97,6 +97,13 @@ export interface EventConsumerOptions {
    * refused event is parked at once (reason "refused", outcome "refused"), never claimed nor applied.
    */
   refuse?: (event: ConsumedEvent) => string | undefined;
+  /**
+   * Which events of a batch would change nothing if applied (e.g. no one subscribes to them), decided
+   * before any transaction, once per batch: true skips that event, acked unclaimed and never applied
+   * (outcome "skipped"). Only for a consumer whose apply is a no-op for such an event whenever it is
+   * applied, so a copy of it may be skipped too: nothing to claim. Throwing skips none of them.
+   */
+  skip?: (events: ConsumedEvent[]) => Promise<boolean[]>;
   metrics?: ServiceMetrics;
   /** Redelivery delay after a failed apply. */
   retryDelayMs?: number;
@@ -333,7 +340,9 @@ export class EventConsumer {
    * commit; if any of them fails, the transaction rolls back and each is handled alone (so a poison
    * event is retried and parked on its own, and never fails its neighbours).
    */
-  private async handleBatch(batch: JsMsg[]): Promise<void> {
+  private async handleBatch(received: JsMsg[]): Promise<void> {
+    const batch = this.o.skip ? await this.skipNoOps(received) : received;
+    if (batch.length === 0) return;
     if (batch.length === 1) return this.handle(batch[0]!);
     const { name } = this.o;
     const events: { m: JsMsg; event: ConsumedEvent }[] = [];
@@ -366,8 +375,37 @@ export class EventConsumer {
       for (const m of batch) await this.handle(m);
       return;
     }
-    events.forEach(({ m }, i) => this.acked(m, fresh[i]!));
+    events.forEach(({ m }, i) => this.acked(m, fresh[i]! ? 'applied' : 'duplicate'));
     for (const m of single) await this.handle(m);
+  }
+
+  /**
+   * Acks the events of the batch that `skip` says need no apply (no transaction, no claim) and
+   * returns the other messages; malformed and refused ones are left to handle(), which parks them.
+   */
+  private async skipNoOps(batch: JsMsg[]): Promise<JsMsg[]> {
+    const events: { m: JsMsg; event: ConsumedEvent }[] = [];
+    for (const m of batch) {
+      const decoded = decodeEvent(m);
+      if (!('payload' in decoded)) continue;
+      const event = { id: decoded.payload.id, subject: m.subject, seq: m.seq, payload: decoded.payload };
+      if (!this.o.refuse?.(event)) events.push({ m, event });
+    }
+    if (events.length === 0) return batch;
+    let skip: boolean[];
+    try {
+      skip = await this.o.skip!(events.map((e) => e.event));
+    } catch (err) {
+      logRetriedFailure(this.o.log, err, { consumer: this.o.name }, 'deciding which events to skip failed; applying them all');
+      return batch;
+    }
+    const skipped = new Set<JsMsg>();
+    events.forEach(({ m }, i) => {
+      if (!skip[i]) return;
+      skipped.add(m);
+      this.acked(m, 'skipped');
+    });
+    return skipped.size === 0 ? batch : batch.filter((m) => !skipped.has(m));
   }
 
   /**
@@ -397,11 +435,11 @@ export class EventConsumer {
     );
   }
 
-  private acked(m: JsMsg, fresh: boolean): void {
+  private acked(m: JsMsg, outcome: 'applied' | 'duplicate' | 'skipped'): void {
     const { name } = this.o;
     settle('ack')(m);
-    this.applied?.inc({ consumer: name, outcome: fresh ? 'applied' : 'duplicate' });
-    if (fresh) this.o.metrics?.consumerLag.observe({ consumer: name }, Math.max(0, Date.now() - m.info.timestampNanos / NS_PER_MS) / 1000);
+    this.applied?.inc({ consumer: name, outcome });
+    if (outcome !== 'duplicate') this.o.metrics?.consumerLag.observe({ consumer: name }, Math.max(0, Date.now() - m.info.timestampNanos / NS_PER_MS) / 1000);
   }
 
   private async handle(m: JsMsg): Promise<void> {
@@ -421,7 +459,7 @@ export class EventConsumer {
         await this.o.apply(em, event);
         return true;
       });
-      this.acked(m, fresh);
+      this.acked(m, fresh ? 'applied' : 'duplicate');
     } catch (err) {
       const deliveries = m.info.deliveryCount;
       if (isBackendUnavailable(err)) {

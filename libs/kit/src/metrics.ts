@@ -106,13 +106,13 @@ export function createMetrics(service: string, withDefaults = true): ServiceMetr
     }),
     eventsConsumed: new Counter({
       name: 'events_consumed_total',
-      help: 'Messages a durable consumer handled, by outcome (applied, duplicate, failed; malformed, refused and parked are parked, never applied).',
+      help: 'Messages a durable consumer handled, by outcome (applied, duplicate, failed; skipped: acked unapplied, nothing to do; malformed, refused and parked are parked, never applied).',
       labelNames: ['consumer', 'outcome'],
       registers,
     }),
     consumerLag: new Histogram({
       name: 'events_consumer_lag_seconds',
-      help: 'Time from an event entering the stream to a durable consumer applying it.',
+      help: 'Time from an event entering the stream to a durable consumer applying (or skipping) it.',
       labelNames: ['consumer'],
       buckets: LAG_BUCKETS,
       registers,

@@ -1,5 +1,5 @@
 import type { Environment, Metadata, WebhookAttemptDto, WebhookDeliveryDto, WebhookEndpointDto, WebhookEventType } from '@acct/contracts';
-import { type EntityManager, type ListQuery, keysetSql } from '@acct/kit';
+import { type EntityManager, type ListQuery, type Orm, keysetSql, statement, withQuery } from '@acct/kit';
 
 /**
  * Every SQL statement of the service (raw SQL: the tables are small and the claim needs SKIP LOCKED),
@@ -153,6 +153,38 @@ export async function rotateEndpointSecret(em: EntityManager, id: string, secret
 /** Enabled endpoints of the app and environment subscribed to the type. */
 export async function subscribers(em: EntityManager, s: EndpointScope, type: string): Promise<{ id: string }[]> {
   return em.execute(`SELECT id FROM webhook_endpoints WHERE ${SCOPE} AND status = 'enabled' AND ? = ANY(event_types)`, [...scopeArgs(s), type]);
+}
+
+const SUBSCRIPTIONS_VERSION = statement('webhook_subscriptions_version', `SELECT version FROM webhook_subscriptions_version`);
+
+/**
+ * The version of the endpoints' subscriptions (bumped by a trigger with every change to them): a
+ * named statement on pg directly, the outbound consumer reads it once per batch (a measured hot
+ * path, issue #26).
+ */
+export async function subscriptionsVersion(orm: Orm): Promise<string> {
+  const rows = await withQuery(orm, (q) => q<{ version: string }>(SUBSCRIPTIONS_VERSION, []));
+  return String(rows[0]!.version);
+}
+
+export interface SubscriptionRow {
+  organization_id: string;
+  connected_app_id: string;
+  environment: Environment;
+  event_types: WebhookEventType[];
+}
+
+/**
+ * Every enabled endpoint's scope and event types, with the version they are at: one statement, so
+ * one snapshot (a change is either in both or in neither).
+ */
+export async function subscriptionsAt(em: EntityManager): Promise<{ version: string; rows: SubscriptionRow[] }> {
+  const rows = await em.execute<(SubscriptionRow & { version: string })[]>(
+    `SELECT v.version, e.organization_id, e.connected_app_id, e.environment, e.event_types
+       FROM webhook_subscriptions_version v
+       LEFT JOIN webhook_endpoints e ON e.status = 'enabled' AND e.deleted_at IS NULL`,
+  );
+  return { version: String(rows[0]!.version), rows: rows.filter((r) => r.organization_id !== null) };
 }
 
 export interface NewDelivery {

@@ -4,6 +4,7 @@ import { type ConsumedEvent, type EntityManager, EventConsumer, type Logger, typ
 import type { WebhookConfig } from '../config';
 import { deliveryBody, isOutboundEvent } from '../domain/body';
 import { insertDelivery, subscribers } from '../queries';
+import { Subscriptions } from './subscriptions';
 
 /**
  * Applies one outbound event (inside the consumer's transaction, which also claims the event id):
@@ -36,8 +37,13 @@ export function outboundRefusal(prefix: string, event: ConsumedEvent): string | 
   return undefined;
 }
 
-/** The durable consumer of `<prefix>.events.outbound.>`; `onDeliveries` runs once an event's deliveries have committed. */
+/**
+ * The durable consumer of `<prefix>.events.outbound.>`; `onDeliveries` runs once an event's deliveries
+ * have committed. An event no enabled endpoint subscribes to is skipped (acked, no transaction: see
+ * Subscriptions).
+ */
 export function outboundConsumer(wiring: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log' | 'metrics'>, config: WebhookConfig, onDeliveries: () => void): EventConsumer {
+  const subscriptions = new Subscriptions(wiring.orm);
   return new EventConsumer({
     nc: wiring.nc,
     prefix: wiring.prefix,
@@ -48,6 +54,7 @@ export function outboundConsumer(wiring: Pick<ServiceWiring, 'nc' | 'prefix' | '
     ackWaitMs: config.ackWaitMs,
     filterSubject: outboundSubjectFilter(wiring.prefix),
     refuse: (event) => outboundRefusal(wiring.prefix, event),
+    skip: (events) => subscriptions.skip(events),
     apply: async (em, event) => {
       // Wake the workers once the transaction that creates the deliveries has committed.
       if ((await applyOutboundEvent(em, event, wiring.log)) > 0) setTimeout(onDeliveries, 5);

@@ -141,14 +141,27 @@ const ledgerVerification = obj({
 export type LedgerVerificationDto = Static<typeof ledgerVerification>;
 export const ledgerVerificationResponse = singleEnvelope('ledger_verification', ledgerVerification);
 
+/**
+ * How long reporting waits for one posting service's chain verification (its time grows with the
+ * chain: test/bench/chain-verify.ts measures it, issue #25), and the gateway for the route's answer: a
+ * little longer, so that a posting service too slow to answer shows as reporting's 503 with its
+ * name rather than the gateway's own timeout.
+ */
+export const LEDGER_CHAIN_TIMEOUT_MS = 60_000;
+export const LEDGER_VERIFICATION_TIMEOUT_MS = LEDGER_CHAIN_TIMEOUT_MS + 5_000;
+
 /** Each posting service verifies its own chain (asked by reporting, which answers the route). */
-export const receivablesChainOperations = operations('receivables', { 'ledger_chain.receivables': { reply: ledgerChain, internal: true } });
-export const payablesChainOperations = operations('payables', { 'ledger_chain.payables': { reply: ledgerChain, internal: true } });
+export const receivablesChainOperations = operations('receivables', {
+  'ledger_chain.receivables': { reply: ledgerChain, internal: true, timeoutMs: LEDGER_CHAIN_TIMEOUT_MS },
+});
+export const payablesChainOperations = operations('payables', {
+  'ledger_chain.payables': { reply: ledgerChain, internal: true, timeoutMs: LEDGER_CHAIN_TIMEOUT_MS },
+});
 /** The chain operation of each posting service, in the order the verification lists them. */
 export const LEDGER_CHAIN_OPERATIONS = { receivables: 'ledger_chain.receivables', payables: 'ledger_chain.payables' } as const;
 
 export const ledgerOperations = operations('reporting', {
-  'ledger.verification': { reply: ledgerVerificationResponse },
+  'ledger.verification': { reply: ledgerVerificationResponse, timeoutMs: LEDGER_VERIFICATION_TIMEOUT_MS },
   'accounts.list': { query: accountListQuery, reply: accountListResponse },
   'accounts.get': { params: idParams, reply: accountResponse },
   'journal_entries.list': { query: journalEntryListQuery, reply: journalEntryListResponse },

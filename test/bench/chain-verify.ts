@@ -2,22 +2,27 @@
  * How long the tamper-evident journal's verification takes (API-DECISIONS §12, issue #25) for one
  * chain of BENCH_CHAIN_ENTRIES entries (1000000), each of 2 or 3 lines:
  *
- *   npx tsc -b tsconfig.json && node test/bench/dist/chain-verify.js
- *   BENCH_CHAIN_ENTRIES=368000 BENCH_VERIFIERS=new,old node test/bench/dist/chain-verify.js
+ *   npm run bench:chain                                   (builds, then runs this)
+ *   BENCH_CHAIN_ENTRIES=368000 BENCH_RUNS=5 npm run bench:chain
+ *   BENCH_KEEP_DB=1 npm run bench:chain                   (keeps the seeded database, prints its URL)
+ *   BENCH_DB_URL=postgres://…/acct_chainbench_123 node test/bench/dist/chain-verify.js   (no seeding)
  *
- * On a database of its own (dropped at the end; BENCH_KEEP_DB=1 keeps it and prints its URL;
- * BENCH_DB_URL=<that URL> verifies a kept one again without seeding): runs the posting services'
- * migrations, seeds the chain through the one writer in large calls (chain-seed.ts: the chain is the
- * real one), then, in a fresh child process per run (so that its peak RSS is the verifier's, not the
- * seeder's), verifies the chain BENCH_RUNS (3) times per verifier, alternating, and prints each time, the
- * median, entries/s and the peak RSS. Verifiers (BENCH_VERIFIERS, default `new,old`): `new` is the posting
- * service's (verifyChain: one snapshot, one query per keyset batch of 1000 entries with their lines
- * as JSON); `old` is the verifier as it was before issue #25 (two queries per batch: the entries,
- * then their lines by entry id), kept here only to compare on the same data. Figures, not a test:
- * nothing asserts a time.
+ * On a database of its own (dropped at the end unless kept): runs the posting services' migrations,
+ * seeds the chain through the one writer in large calls (chain-seed.ts: the chain is the real one),
+ * then verifies it BENCH_RUNS (3) times per verifier, alternating, each run in a fresh child process
+ * (so that its peak RSS is the verifier's, not the seeder's). Prints each run's time, entries/s, CPU
+ * time in Node and in Postgres (from /proc, Postgres on this machine: the work done, which a loaded
+ * machine does not inflate as it does the wall time) and peak RSS, then the medians.
+ *
+ * Verifiers (BENCH_VERIFIERS, default `new,old`): `new` is the posting service's (verifyChain: one
+ * snapshot, one query per keyset batch of 1000 entries with their lines as JSON, the next batch
+ * asked for while this one is hashed); `old` is the verifier as it was before issue #25 (two queries
+ * per batch: the entries, then their lines by entry id), kept here only to compare on the same
+ * data. Figures, not a test: nothing asserts a time.
  */
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { type Orm, dropDatabase, ensureDatabase, migrate, openOrm, statement, transactionQuery } from '@acct/kit';
 import { type ChainEntry, type ChainLine, GENESIS_HASH, type LedgerScope, type RunNamed, VERIFY_SNAPSHOT, chainHash } from '@acct/ledger';
@@ -101,12 +106,38 @@ interface RunResult {
   entries: number;
   seconds: number;
   rssMb: number;
+  /** CPU time of this process and of the database's backends during the run (the work done, whatever the machine's load). */
+  nodeCpuS: number;
+  pgCpuS: number | null;
+}
+
+/** CPU seconds so far of each backend of the current database (but `pg`'s own), from /proc (Postgres on this machine); null if unreadable. */
+async function backendCpu(pg: Client): Promise<Map<number, number> | null> {
+  const { rows } = await pg.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+  const ticks = 100; // USER_HZ on Linux
+  try {
+    return new Map(
+      rows.map((r) => {
+        const stat = readFileSync(`/proc/${r.pid}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return [r.pid, (Number(f[11]) + Number(f[12])) / ticks]; // utime, stime (fields 14 and 15)
+      }),
+    );
+  } catch {
+    return null;
+  }
 }
 
 /** The child: one verification with one verifier; sends its time, entries and peak RSS to the parent. */
 async function verifyOnce(verifier: string, url: string, scope: LedgerScope): Promise<void> {
   const orm = await openBenchOrm(url);
+  const pg = new Client({ connectionString: url });
   try {
+    await pg.connect();
+    // The pool's connections exist before the clock starts: their CPU is counted from here.
+    await Promise.all([orm.em.getConnection().execute('SELECT 1'), orm.em.getConnection().execute('SELECT 1')]);
+    const pgBefore = await backendCpu(pg);
+    const cpu = process.cpuUsage();
     const t = process.hrtime.bigint();
     let entries: number;
     if (verifier === 'old') {
@@ -119,9 +150,13 @@ async function verifyOnce(verifier: string, url: string, scope: LedgerScope): Pr
       entries = v.entries;
     }
     const seconds = Number(process.hrtime.bigint() - t) / 1e9;
-    const result: RunResult = { entries, seconds, rssMb: Math.round(process.resourceUsage().maxRSS / 1024) };
+    const used = process.cpuUsage(cpu);
+    const pgAfter = await backendCpu(pg);
+    const pgCpuS = pgBefore && pgAfter ? [...pgAfter].reduce((n, [pid, s]) => n + s - (pgBefore.get(pid) ?? 0), 0) : null;
+    const result: RunResult = { entries, seconds, rssMb: Math.round(process.resourceUsage().maxRSS / 1024), nodeCpuS: (used.user + used.system) / 1e6, pgCpuS };
     await new Promise<void>((resolve) => process.send!(result, () => resolve()));
   } finally {
+    await pg.end().catch(() => undefined);
     await orm.close(true);
   }
 }
@@ -143,14 +178,18 @@ async function verifyRounds(url: string, scope: LedgerScope): Promise<void> {
       const x = await child(verifier, url, scope);
       results.get(verifier)!.push(x);
       process.stdout.write(
-        `[${verifier}] run ${r + 1}: ${x.entries} entries intact in ${x.seconds.toFixed(2)} s (${Math.round(x.entries / x.seconds)} entries/s), peak RSS ${x.rssMb} MB\n`,
+        `[${verifier}] run ${r + 1}: ${x.entries} entries intact in ${x.seconds.toFixed(2)} s (${Math.round(x.entries / x.seconds)} entries/s); ` +
+          `CPU node ${x.nodeCpuS.toFixed(1)} s + postgres ${x.pgCpuS?.toFixed(1) ?? '?'} s; peak RSS ${x.rssMb} MB\n`,
       );
     }
   }
   for (const [verifier, xs] of results) {
-    const median = [...xs].sort((a, b) => a.seconds - b.seconds)[Math.floor(xs.length / 2)]!;
+    const mid = <T>(v: T[], by: (x: T) => number) => [...v].sort((a, b) => by(a) - by(b))[Math.floor(v.length / 2)]!;
+    const median = mid(xs, (x) => x.seconds);
+    const cpu = mid(xs, (x) => x.nodeCpuS + (x.pgCpuS ?? 0));
     process.stdout.write(
-      `[${verifier}] median of ${xs.length}: ${median.seconds.toFixed(2)} s for ${median.entries} entries (${Math.round(median.entries / median.seconds)} entries/s); peak RSS ${Math.max(...xs.map((x) => x.rssMb))} MB\n`,
+      `[${verifier}] median of ${xs.length}: ${median.seconds.toFixed(2)} s for ${median.entries} entries (${Math.round(median.entries / median.seconds)} entries/s); ` +
+        `median CPU node ${cpu.nodeCpuS.toFixed(1)} s + postgres ${cpu.pgCpuS?.toFixed(1) ?? '?'} s; peak RSS ${Math.max(...xs.map((x) => x.rssMb))} MB\n`,
     );
   }
 }

@@ -66,4 +66,5 @@ export { type FreezableProxy, startFreezableProxy } from './freezable-proxy';
 export { CHROMIUM_ARGS, chromiumExecutable } from './chromium';
 export * from './service';
 export { entryLines, payoutSource } from './ledger';
+export { type ChainTampering, type Tamper, chainTamperings } from './chain-tampering';
 export { expectRelayHeals } from './outbox';

@@ -1232,7 +1232,7 @@ export interface paths {
         };
         /**
          * Re-computes the hash chain of every posting service’s journal of this organization and environment: intact, or broken at the first entry affected.
-         * @description Each journal entry carries a SHA-256 hash over the previous entry’s hash and its own content with its lines. A change made directly in the database (an amount, an account, a date, a line, a deleted or an inserted entry) shows as broken. Reads the journals themselves, not the projection; its time grows with the number of entries.
+         * @description Each journal entry carries a SHA-256 hash over the previous entry’s hash and its own content with its lines. A change made directly in the database (an amount, an account, a date, a line, a deleted or an inserted entry) shows as broken. Reads the journals themselves, not the projection; its time grows with the number of entries. Each posting service’s chain is given up to 60 s and the answer up to 65 s (not the 5 s of other routes); a chain that takes longer answers 503 service_unavailable, and operators verify it without a time bound with `npm run admin -- ledger verify`.
          */
         get: operations["getLedgerVerification"];
         put?: never;

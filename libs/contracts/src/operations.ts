@@ -13,6 +13,12 @@ export interface RpcDef {
   public?: true;
   /** Asked by the gateway or another service only, never a public route (e.g. an upload's steps). */
   internal?: true;
+  /**
+   * How long a caller waits for the reply, ms, when the caller's own RPC timeout (the gateway's
+   * RPC_TIMEOUT_MS, 5 s) is too short: for an operation whose time grows with the data it reads
+   * (the ledger verification). Never shortens the caller's timeout (rpcTimeoutOf).
+   */
+  timeoutMs?: number;
 }
 
 /** The operations of one resource, all served by `service`; each keeps its exact schema types for RpcCatalogue. */

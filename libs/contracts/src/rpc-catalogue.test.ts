@@ -1,5 +1,6 @@
 import { RESOURCE_OPERATIONS, ROUTES } from './api/index';
-import { RPC_CATALOGUE, type RpcOperation } from './rpc-catalogue';
+import { RPC_CATALOGUE, type RpcDef, type RpcOperation, rpcTimeoutOf } from './rpc-catalogue';
+import { LEDGER_CHAIN_TIMEOUT_MS, LEDGER_VERIFICATION_TIMEOUT_MS } from './api/ledger';
 import { SERVICE_MANIFEST } from './manifest';
 import { RPC_OPERATIONS, operationsOf, rpcSubject } from './subjects';
 
@@ -50,5 +51,21 @@ describe('RPC_CATALOGUE', () => {
       'portal.pdf',
       'books_lock.apply',
     ]);
+  });
+
+  it('gives only the ledger verification a timeout of its own, the route’s longer than the chains’ (issue #25)', () => {
+    const own = Object.fromEntries(ops.flatMap((op) => ((RPC_CATALOGUE[op] as RpcDef).timeoutMs === undefined ? [] : [[op, (RPC_CATALOGUE[op] as RpcDef).timeoutMs]])));
+    expect(own).toEqual({ 'ledger_chain.receivables': 60_000, 'ledger_chain.payables': 60_000, 'ledger.verification': 65_000 });
+    expect(LEDGER_CHAIN_TIMEOUT_MS).toBe(60_000);
+    // Reporting answers (503 naming the slow service) before the gateway stops waiting.
+    expect(LEDGER_VERIFICATION_TIMEOUT_MS).toBeGreaterThan(LEDGER_CHAIN_TIMEOUT_MS);
+  });
+
+  it('rpcTimeoutOf: the operation’s own timeout when longer than the caller’s, never shorter', () => {
+    expect(rpcTimeoutOf('ledger.verification', 5000)).toBe(65_000);
+    expect(rpcTimeoutOf('ledger_chain.payables', 5000)).toBe(60_000);
+    expect(rpcTimeoutOf('ledger_chain.payables', 120_000)).toBe(120_000);
+    expect(rpcTimeoutOf('invoices.post', 5000)).toBe(5000);
+    expect(rpcTimeoutOf('journal_entries.list', 2000)).toBe(2000);
   });
 });

@@ -15,6 +15,11 @@ export type { RpcDef };
 export type RpcCatalogue = typeof RPC_CATALOGUE;
 export type RpcOperation = keyof RpcCatalogue;
 
+/** How long a caller whose RPC timeout is `callerMs` waits for op's reply: the longer of its own and op's timeoutMs. */
+export function rpcTimeoutOf(op: RpcOperation, callerMs: number): number {
+  return Math.max(callerMs, (RPC_CATALOGUE[op] as RpcDef).timeoutMs ?? 0);
+}
+
 /**
  * true when K is more than one operation (typically RpcOperation itself: an operation known only
  * at run time, as in the gateway's route table). Such requests and replies stay untyped

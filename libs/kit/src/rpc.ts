@@ -14,6 +14,7 @@ import {
   operationsOf,
   queueGroup,
   rpcSubject,
+  rpcTimeoutOf,
 } from '@acct/contracts';
 import { ChunkStore, ChunkStoreFull, fetchChunked, isChunkedRef, messageLimit } from './chunks';
 import type { NatsAuthConfig } from './config';
@@ -191,7 +192,10 @@ export class RpcServer {
   }
 }
 
-/** Calls operations; a timeout or no responders becomes service_unavailable, never a hang. */
+/**
+ * Calls operations; a timeout or no responders becomes service_unavailable, never a hang. Waits
+ * `timeoutMs` for a reply, or the operation's own longer timeout (RpcDef.timeoutMs, rpcTimeoutOf).
+ */
 export class RpcClient {
   private readonly chunks: ChunkStore;
 
@@ -210,7 +214,7 @@ export class RpcClient {
     const stopTimer = this.metrics?.rpcClientDuration.startTimer({ operation: op });
     let outcome = 'ok';
     try {
-      const msg = await this.nc.request(rpcSubject(this.prefix, op), await outgoing(this.nc, this.chunks, req), { timeout: this.timeoutMs });
+      const msg = await this.nc.request(rpcSubject(this.prefix, op), await outgoing(this.nc, this.chunks, req), { timeout: rpcTimeoutOf(op, this.timeoutMs) });
       const reply = await receive<RpcReplyOf<K>>(this.nc, msg.data);
       if (!reply.ok) outcome = reply.error.code;
       return reply;

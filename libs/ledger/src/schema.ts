@@ -521,18 +521,17 @@ const READ_HEAD: NamedSql = {
   sql: `SELECT entries::text AS entries, head_hash, head_entry_id::text AS head_entry_id, unchained_entries::text AS unchained_entries
   FROM journal_chain_heads WHERE organization_id = ? AND environment = ?`,
 };
-const CHAIN_PAGE: NamedSql = {
-  name: 'ledger_chain_page',
-  sql: `SELECT id::text AS id, entry_date::text AS entry_date, source_type, source_id::text AS source_id, memo,
-    reverses_entry_id::text AS reverses_entry_id, chain_seq::text AS seq, hash
-  FROM journal_entries WHERE organization_id = ? AND environment = ? AND chain_seq > ?
-  ORDER BY chain_seq LIMIT ?`,
-};
-const CHAIN_PAGE_LINES: NamedSql = {
-  name: 'ledger_chain_page_lines',
-  sql: `SELECT entry_id::text AS entry_id, account_id::text AS account_id, account_code, side, amount_cents::text AS amount_cents,
-    customer_id::text AS customer_id, invoice_id::text AS invoice_id, vendor_id::text AS vendor_id, bill_id::text AS bill_id, memo
-  FROM journal_lines WHERE entry_id = ANY (?::uuid[]) ORDER BY entry_id, line_no`,
+// One query per batch: the entries in chain order (keyset on journal_entries_chain), each with its
+// lines as one JSON array of arrays in line order (an index probe of journal_lines_line_no per entry).
+// JSON is only the transport: the canonical content is built in Node (chain.ts), never in SQL.
+const CHAIN_BATCH: NamedSql = {
+  name: 'ledger_chain_batch',
+  sql: `SELECT e.id::text AS id, e.entry_date::text AS entry_date, e.source_type, e.source_id::text AS source_id, e.memo,
+    e.reverses_entry_id::text AS reverses_entry_id, e.chain_seq::text AS seq, e.hash,
+    (SELECT json_agg(json_build_array(l.account_id, l.account_code, l.side, l.amount_cents, l.customer_id, l.invoice_id, l.vendor_id, l.bill_id, l.memo) ORDER BY l.line_no)
+       FROM journal_lines l WHERE l.entry_id = e.id) AS lines
+  FROM journal_entries e WHERE e.organization_id = ? AND e.environment = ? AND e.chain_seq > ?
+  ORDER BY e.chain_seq LIMIT ?`,
 };
 const UNCHAINED: NamedSql = {
   name: 'ledger_unchained_entries',
@@ -548,6 +547,8 @@ const LIST_HEADS: NamedSql = {
 /** The verifier reads head and entries in one snapshot: run first in its transaction. */
 export const VERIFY_SNAPSHOT: NamedSql = { name: 'ledger_verify_snapshot', sql: 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY' };
 
+/** A line as CHAIN_BATCH sends it (node-postgres parses the json): the columns of ChainLine in its order. */
+type LineTuple = [string, string, 'debit' | 'credit', number, string | null, string | null, string | null, string | null, string | null];
 interface EntryRow {
   id: string;
   entry_date: string;
@@ -557,18 +558,7 @@ interface EntryRow {
   reverses_entry_id: string | null;
   seq: string;
   hash: string | null;
-}
-interface LineRow {
-  entry_id: string;
-  account_id: string;
-  account_code: string;
-  side: 'debit' | 'credit';
-  amount_cents: string;
-  customer_id: string | null;
-  invoice_id: string | null;
-  vendor_id: string | null;
-  bill_id: string | null;
-  memo: string | null;
+  lines: LineTuple[] | null;
 }
 
 /**
@@ -586,25 +576,8 @@ export async function verifyJournalChain(run: RunNamed, scope: LedgerScope, opti
   let hash = GENESIS_HASH;
   let seq = 0;
   const broken = (id: string | null, reason: string): ChainVerification => ({ entries: seq, headHash, firstBrokenEntryId: id, reason });
-  for (;;) {
-    const rows = await run<EntryRow>(CHAIN_PAGE, [scope.organizationId, scope.environment, seq, batch]);
-    if (!rows.length) break;
-    const lines = new Map<string, ChainLine[]>();
-    for (const l of await run<LineRow>(CHAIN_PAGE_LINES, [rows.map((r) => r.id)])) {
-      let list = lines.get(l.entry_id);
-      if (!list) lines.set(l.entry_id, (list = []));
-      list.push({
-        accountId: l.account_id,
-        accountCode: l.account_code,
-        side: l.side,
-        amountCents: Number(l.amount_cents),
-        customerId: l.customer_id,
-        invoiceId: l.invoice_id,
-        vendorId: l.vendor_id,
-        billId: l.bill_id,
-        memo: l.memo,
-      });
-    }
+  /** Chains one batch on; the verdict at its first broken entry, else null. */
+  const checkBatch = (rows: readonly EntryRow[]): ChainVerification | null => {
     for (const r of rows) {
       if (Number(r.seq) !== seq + 1) {
         seq += 1;
@@ -619,13 +592,37 @@ export async function verifyJournalChain(run: RunNamed, scope: LedgerScope, opti
         sourceId: r.source_id,
         memo: r.memo,
         reversesEntryId: r.reverses_entry_id,
-        lines: lines.get(r.id) ?? [],
+        lines: (r.lines ?? []).map(([accountId, accountCode, side, amountCents, customerId, invoiceId, vendorId, billId, memo]): ChainLine => ({
+          accountId,
+          accountCode,
+          side,
+          amountCents,
+          customerId,
+          invoiceId,
+          vendorId,
+          billId,
+          memo,
+        })),
       };
       hash = chainHash(hash, entry);
       if (hash !== r.hash) return broken(r.id, `entry ${r.id} does not match its hash`);
     }
+    return null;
+  };
+  const page = (after: number) => run<EntryRow>(CHAIN_BATCH, [scope.organizationId, scope.environment, after, batch]);
+  // One batch ahead: the next batch's query (keyset after this batch's last entry) runs in Postgres
+  // while this one is hashed here. Used only if this batch is intact (its last entry is then number
+  // `seq`); else awaited and dropped, so that nothing runs in the transaction after the verifier.
+  let next: Promise<EntryRow[]> | null = page(0);
+  while (next) {
+    const rows: EntryRow[] = await next;
+    next = rows.length === batch ? page(Number(rows[batch - 1]!.seq)) : null;
+    const found = checkBatch(rows);
+    if (found) {
+      await next?.catch(() => undefined);
+      return found;
+    }
     options.onBatch?.(rows.length);
-    if (rows.length < batch) break;
   }
   if (seq < headEntries || hash !== headHash) {
     return broken(head?.head_entry_id ?? null, `the chain ends at entry ${seq} but its head is entry ${headEntries}: entries at its end are missing`);

@@ -3,8 +3,8 @@ import { Client } from 'pg';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { type PostingEvent, type PostingSource, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
 import { Outbox, ensureEventsStream, migrate, openOrm, type Orm } from '@acct/kit';
-import { ACCOUNT, GENESIS_HASH, type JournalEntryDraft, accountId } from '@acct/ledger';
-import { NATS_URL, ctx as newCtx, freshDatabase, payoutSource, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { ACCOUNT, GENESIS_HASH, type JournalEntryDraft } from '@acct/ledger';
+import { NATS_URL, chainTamperings, ctx as newCtx, freshDatabase, payoutSource, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { Books } from './books';
 import { verifyChain, verifyEveryChain } from './chain';
 import { withPostingMigrations } from './migrations';
@@ -128,81 +128,7 @@ describe('journal hash chain against real Postgres', () => {
     expect(rows[0]!.seqs.map(Number)).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
   });
 
-  const cases: [string, (ids: string[], ctx: TrustedContext) => Promise<unknown>, (ids: string[]) => string][] = [
-    ['a changed amount', (ids) => tamper(`UPDATE journal_lines SET amount_cents = amount_cents + 1 WHERE entry_id = $1`, [ids[2]]), (ids) => ids[2]!],
-    [
-      'a changed account',
-      (ids, c) =>
-        tamper(`UPDATE journal_lines SET account_code = '1000', account_id = $2 WHERE entry_id = $1 AND side = 'debit'`, [
-          ids[1],
-          accountId(c.organizationId, c.environment, '1000'),
-        ]),
-      (ids) => ids[1]!,
-    ],
-    ['a changed date', (ids) => tamper(`UPDATE journal_entries SET entry_date = '2026-10-31' WHERE id = $1`, [ids[3]]), (ids) => ids[3]!],
-    ['a changed memo', (ids) => tamper(`UPDATE journal_entries SET memo = 'x' WHERE id = $1`, [ids[0]]), (ids) => ids[0]!],
-    ['a deleted line', (ids) => tamper(`DELETE FROM journal_lines WHERE entry_id = $1 AND line_no = 2`, [ids[2]]), (ids) => ids[2]!],
-    [
-      'an added line',
-      (ids, c) =>
-        tamper(
-          `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents) VALUES ($1, 3, $2, '1000', 'debit', 5), ($1, 4, $3, '2000', 'credit', 5)`,
-          [ids[4], accountId(c.organizationId, c.environment, '1000'), accountId(c.organizationId, c.environment, '2000')],
-        ),
-      (ids) => ids[4]!,
-    ],
-    [
-      'a deleted entry (the next one is the first affected)',
-      async (ids) => {
-        await tamper(`DELETE FROM journal_lines WHERE entry_id = $1`, [ids[2]]);
-        await tamper(`DELETE FROM journal_entries WHERE id = $1`, [ids[2]]);
-      },
-      (ids) => ids[3]!,
-    ],
-    [
-      'a deleted last entry',
-      async (ids) => {
-        await tamper(`DELETE FROM journal_lines WHERE entry_id = $1`, [ids[4]]);
-        await tamper(`DELETE FROM journal_entries WHERE id = $1`, [ids[4]]);
-      },
-      (ids) => ids[4]!,
-    ],
-    [
-      'a deleted entry, the chain renumbered after it',
-      async (ids) => {
-        await tamper(`DELETE FROM journal_lines WHERE entry_id = $1`, [ids[1]]);
-        await tamper(`DELETE FROM journal_entries WHERE id = $1`, [ids[1]]);
-        await tamper(`UPDATE journal_entries SET chain_seq = chain_seq - 1 WHERE id = ANY ($1::uuid[])`, [ids.slice(2)]);
-      },
-      (ids) => ids[2]!,
-    ],
-    [
-      'an entry inserted without a chain',
-      (_ids, c) =>
-        tamper(`INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id) VALUES ($1, $2, $3, '2026-11-01', 'bill', $1)`, [
-          '99999999-9999-4999-8999-999999999999',
-          c.organizationId,
-          c.environment,
-        ]),
-      () => '99999999-9999-4999-8999-999999999999',
-    ],
-    [
-      'an entry inserted into the chain (copying a hash)',
-      async (ids, c) => {
-        // Make room at number 4 (two steps: the unique index is checked row by row).
-        await tamper(`UPDATE journal_entries SET chain_seq = chain_seq + 1000 WHERE id = ANY ($1::uuid[])`, [ids.slice(3)]);
-        await tamper(`UPDATE journal_entries SET chain_seq = chain_seq - 999 WHERE id = ANY ($1::uuid[])`, [ids.slice(3)]);
-        await tamper(
-          `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, chain_seq, hash)
-           SELECT '88888888-8888-4888-8888-888888888888', organization_id, environment, entry_date, source_type, source_id, 4, hash FROM journal_entries WHERE id = $1`,
-          [ids[2]],
-        );
-        await tamper(`UPDATE journal_chain_heads SET entries = entries + 1 WHERE organization_id = $1`, [c.organizationId]);
-      },
-      () => '88888888-8888-4888-8888-888888888888',
-    ],
-    ['an entry appended past the head', (ids) => tamper(`UPDATE journal_entries SET chain_seq = 6 WHERE id = $1`, [ids[4]]), (ids) => ids[4]!],
-  ];
+  const cases = chainTamperings(tamper);
 
   it.each(cases)('%s shows as broken at the first entry affected; the other chains stay intact', async (_name, change, first) => {
     const ctx = newCtx({ environment: 'live' });

@@ -1,4 +1,4 @@
-import { CONSUMERS } from '@acct/contracts';
+import { CONSUMERS, LEDGER_CHAIN_TIMEOUT_MS } from '@acct/contracts';
 import { RpcClient, type ServiceDefinition, type ServiceWiring } from '@acct/kit';
 import { type ReportingConfig, loadReportingConfig } from './config';
 import { consumerWorker, projectionConsumer } from './consumers/projection';
@@ -10,9 +10,6 @@ import { registerReportHandlers } from './handlers/reports.handler';
 import { registerVerificationHandlers } from './handlers/verification.handler';
 import { migrations } from './migrations';
 import { adminWorker } from './workers/admin';
-
-/** How long the ledger verification waits for a posting service's chain (the gateway's RPC_TIMEOUT_MS bounds the route). */
-const VERIFY_TIMEOUT_MS = 120_000;
 
 /**
  * The reporting service: a durable consumer of the events stream projects journal entries, invoices'
@@ -37,7 +34,9 @@ export function reportingService(opts: { config?: ReportingConfig } = {}): Servi
       registerAccountHandlers(wiring.server, reads);
       registerJournalEntryHandlers(wiring.server, reads);
       registerReportHandlers(wiring.server, reads);
-      registerVerificationHandlers(wiring.server, new RpcClient(wiring.nc, wiring.prefix, VERIFY_TIMEOUT_MS, wiring.metrics, wiring.log));
+      // Waits for each posting service's chain as long as the chain operations' own timeout (RPC
+      // catalogue), less than the gateway waits for the route: a slow one is answered 503 here.
+      registerVerificationHandlers(wiring.server, new RpcClient(wiring.nc, wiring.prefix, LEDGER_CHAIN_TIMEOUT_MS, wiring.metrics, wiring.log));
     },
     workers(wiring) {
       const state = stateOf(wiring);

@@ -141,14 +141,27 @@ const ledgerVerification = obj({
 export type LedgerVerificationDto = Static<typeof ledgerVerification>;
 export const ledgerVerificationResponse = singleEnvelope('ledger_verification', ledgerVerification);
 
+/**
+ * How long reporting waits for one posting service's chain verification (its time grows with the
+ * chain: test/bench/chain-verify.ts measures it, issue #25), and the gateway for the route's answer: a
+ * little longer, so that a posting service too slow to answer shows as reporting's 503 with its
+ * name rather than the gateway's own timeout.
+ */
+export const LEDGER_CHAIN_TIMEOUT_MS = 60_000;
+export const LEDGER_VERIFICATION_TIMEOUT_MS = LEDGER_CHAIN_TIMEOUT_MS + 5_000;
+
 /** Each posting service verifies its own chain (asked by reporting, which answers the route). */
-export const receivablesChainOperations = operations('receivables', { 'ledger_chain.receivables': { reply: ledgerChain, internal: true } });
-export const payablesChainOperations = operations('payables', { 'ledger_chain.payables': { reply: ledgerChain, internal: true } });
+export const receivablesChainOperations = operations('receivables', {
+  'ledger_chain.receivables': { reply: ledgerChain, internal: true, timeoutMs: LEDGER_CHAIN_TIMEOUT_MS },
+});
+export const payablesChainOperations = operations('payables', {
+  'ledger_chain.payables': { reply: ledgerChain, internal: true, timeoutMs: LEDGER_CHAIN_TIMEOUT_MS },
+});
 /** The chain operation of each posting service, in the order the verification lists them. */
 export const LEDGER_CHAIN_OPERATIONS = { receivables: 'ledger_chain.receivables', payables: 'ledger_chain.payables' } as const;
 
 export const ledgerOperations = operations('reporting', {
-  'ledger.verification': { reply: ledgerVerificationResponse },
+  'ledger.verification': { reply: ledgerVerificationResponse, timeoutMs: LEDGER_VERIFICATION_TIMEOUT_MS },
   'accounts.list': { query: accountListQuery, reply: accountListResponse },
   'accounts.get': { params: idParams, reply: accountResponse },
   'journal_entries.list': { query: journalEntryListQuery, reply: journalEntryListResponse },
@@ -182,7 +195,7 @@ export const ledgerRoutes: RouteDef[] = [
     path: '/api/v1/ledger/verification',
     summary: 'Re-computes the hash chain of every posting service’s journal of this organization and environment: intact, or broken at the first entry affected.',
     description:
-      'Each journal entry carries a SHA-256 hash over the previous entry’s hash and its own content with its lines. A change made directly in the database (an amount, an account, a date, a line, a deleted or an inserted entry) shows as broken. Reads the journals themselves, not the projection; its time grows with the number of entries.',
+      'Each journal entry carries a SHA-256 hash over the previous entry’s hash and its own content with its lines. A change made directly in the database (an amount, an account, a date, a line, a deleted or an inserted entry) shows as broken. Reads the journals themselves, not the projection; its time grows with the number of entries. Each posting service’s chain is given up to 60 s and the answer up to 65 s (not the 5 s of other routes); a chain that takes longer answers 503 service_unavailable, and operators verify it without a time bound with `npm run admin -- ledger verify`.',
     statuses: { 200: 'The verification.' },
   }),
   route('reports.summary', {

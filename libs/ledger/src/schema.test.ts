@@ -72,12 +72,12 @@ describe('insertJournalEntries', () => {
     ],
   };
 
-  it('with a head it does not know: one write that only locks and reads the head, then the chained write', async () => {
+  it('with a head it does not know: locks and reads the head, then the chained write', async () => {
     const { calls, run } = named();
     const heads = new ChainHeads();
     const hashes = await insertJournalEntries(run, [{ scope, entry: draft }], { heads });
     expect(calls.map((c) => [c.s.name, c.values.slice(0, 4)])).toEqual([
-      ['ledger_write_chained', [[ORG], ['live'], [-1], ['']]],
+      ['ledger_lock_chain_heads', [[ORG], ['live']]],
       ['ledger_write_chained', [[ORG], ['live'], [2], [GENESIS_HASH]]],
     ]);
     expect(calls.every((c) => !c.s.sql.includes('$'))).toBe(true);
@@ -168,7 +168,7 @@ describe('insertJournalEntries', () => {
       values: (h: ReadonlyMap<string, string>) => [[...h.values()].map((v) => (seen.push(v), v))],
     };
     const hashes = await insertJournalEntries(run, [{ scope, entry: draft }], { also });
-    expect(calls.map((c) => c.s.name)).toEqual(['ledger_write_chained_x_insert', 'ledger_write_chained_x_insert']);
+    expect(calls.map((c) => c.s.name)).toEqual(['ledger_lock_chain_heads', 'ledger_write_chained_x_insert']);
     expect(calls[1]!.s.sql).toContain(
       'also AS (\n    INSERT INTO x (id) SELECT id FROM unnest(?::text[]) AS t (id)\n    WHERE (SELECT ok FROM ok)\n  )\n  SELECT (SELECT ok FROM ok) AS ok',
     );
@@ -179,7 +179,7 @@ describe('insertJournalEntries', () => {
   it("a scope's first entry: creates its head, locks it, then writes", async () => {
     const { calls, run } = named({ missing: true });
     await insertJournalEntries(run, [{ scope, entry: draft }]);
-    expect(calls.map((c) => c.s.name)).toEqual(['ledger_write_chained', 'ledger_create_chain_heads', 'ledger_lock_chain_heads', 'ledger_write_chained']);
+    expect(calls.map((c) => c.s.name)).toEqual(['ledger_lock_chain_heads', 'ledger_create_chain_heads', 'ledger_lock_chain_heads', 'ledger_write_chained']);
   });
 
   it('validates every entry before writing anything', async () => {

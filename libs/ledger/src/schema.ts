@@ -273,7 +273,7 @@ export interface EntryToWrite {
 }
 
 // The chain heads of the scopes written, locked in one stable order (no deadlock between groups).
-// Used when a head is missing (a scope's first entry): WRITE_CHAINED locks the existing ones itself.
+// Used when the writer cannot predict a head: WRITE_CHAINED locks them itself.
 const LOCK_HEADS: NamedSql = {
   name: 'ledger_lock_chain_heads',
   sql: `SELECT h.organization_id::text AS organization_id, h.environment, h.entries::text AS entries, h.head_hash
@@ -383,9 +383,6 @@ export class ChainHeads {
   }
 }
 
-/** A head nobody predicts: the write only locks it and returns it. */
-const UNKNOWN_HEAD: ChainHead = { entries: -1, hash: '' };
-
 /**
  * Writes journal entries and their lines, chained, in one named statement (WRITE_CHAINED) when the
  * heads are as `options.heads` predicts, else two (the first only locks and reads the heads). The
@@ -407,23 +404,31 @@ export async function insertJournalEntries(
   });
   // Checked: now chain them, in order, per scope, after the heads as predicted.
   const scopes = [...new Map(built.map(({ scope }) => [keyOf(scope), scope])).values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
-  let prev = new Map(scopes.map((s) => [keyOf(s), options.heads?.get(s) ?? UNKNOWN_HEAD]));
+  const keys = [scopes.map((s) => s.organizationId), scopes.map((s) => s.environment)];
+  /** Locks the heads (made first where missing) and reads them: exact until COMMIT. */
+  const lockHeads = async () => {
+    let rows = await run<HeadRow>(LOCK_HEADS, keys);
+    if (rows.length < scopes.length) {
+      await run(CREATE_HEADS, keys);
+      rows = await run<HeadRow>(LOCK_HEADS, keys);
+    }
+    return headsOf(rows);
+  };
+  // A head this process cannot predict (its first write of the scope, or after a failure): lock
+  // and read it first, a small statement, rather than send the whole write for nothing.
+  const predicted = scopes.map((s) => options.heads?.get(s));
+  let prev = predicted.every((h) => h !== undefined) ? new Map(scopes.map((s, i) => [keyOf(s), predicted[i]!])) : await lockHeads();
   const { also } = options;
   const statement = also ? writeChainedAlso(also) : WRITE_CHAINED;
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < 2 && prev.size === scopes.length; attempt++) {
     const write = chainedWrite(built, scopes, prev);
     const rows = await run<HeadRow & { ok: boolean }>(statement, also ? [...write.values, ...also.values(write.hashes)] : write.values);
     if (rows[0]?.ok === true) {
       for (const s of scopes) options.heads?.set(s, write.heads.get(keyOf(s))!);
       return write.hashes;
     }
-    // Not written; the heads that exist are locked now (held until COMMIT): chain after them.
-    if (rows.length < scopes.length) {
-      const keys = [scopes.map((s) => s.organizationId), scopes.map((s) => s.environment)];
-      await run(CREATE_HEADS, keys);
-      prev = headsOf(await run<HeadRow>(LOCK_HEADS, keys));
-    } else prev = headsOf(rows);
-    if (prev.size < scopes.length) break;
+    // Mispredicted, nothing written; the heads are locked now (held until COMMIT): chain after them.
+    prev = rows.length < scopes.length ? await lockHeads() : headsOf(rows);
   }
   options.heads?.forget(scopes);
   throw new Error('journal chain heads could not be locked');

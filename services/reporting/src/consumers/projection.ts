@@ -39,6 +39,7 @@ export async function applyEvents(em: EntityManager, events: ConsumedEvent[]): P
       postings.push({ e, eventId: event.id });
     } else if (isPartyEvent(type)) parties.push(partyRow(event.payload as unknown as ReferenceEvent));
   }
+  if (postings.length === 0 && parties.length === 0) return; // outbound events only (webhooks)
   const q = await transactionQuery(em);
   if (postings.length > 0) {
     const inserted = await insertEntries(

@@ -55,9 +55,12 @@ describe('EventConsumer against real Postgres and JetStream', () => {
       maxDeliveries?: number;
       refuse?: (e: ConsumedEvent) => string | undefined;
       skip?: (events: ConsumedEvent[]) => Promise<boolean[]>;
+      /** Gives the consumer an applyBatch (one INSERT per batch) that records the size of each batch it applies. */
+      batches?: number[];
     } = {},
   ) {
     const metrics = createMetrics('test', false);
+    const batches = over.batches;
     const c = new EventConsumer({
       nc,
       prefix,
@@ -74,6 +77,16 @@ describe('EventConsumer against real Postgres and JetStream', () => {
         if (over.fail?.(e)) throw new Error('projection failed');
         await em.execute('INSERT INTO applied (consumer, event_id, seq) VALUES (?, ?, ?)', [name, e.id, e.seq]);
       },
+      applyBatch: batches
+        ? async (em, events) => {
+            if (events.some((e) => over.fail?.(e))) throw new Error('projection failed');
+            batches.push(events.length);
+            await em.execute(
+              `INSERT INTO applied (consumer, event_id, seq) VALUES ${events.map(() => '(?, ?, ?)').join(', ')}`,
+              events.flatMap((e) => [name, e.id, e.seq]),
+            );
+          }
+        : undefined,
     });
     return { c, metrics };
   }
@@ -325,5 +338,76 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     await ackedAll('skipping');
     await broken.c.stop();
     expect((await appliedCounts('skipping', more)).map((r) => r.n)).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  /** Publishes events straight to the stream, each id as often as given (copies are stored: other message ids). */
+  async function publishCopies(ids: string[]): Promise<number[]> {
+    const js = nc.jetstream();
+    const seqs: number[] = [];
+    for (const id of ids) seqs.push((await js.publish(subject(), new TextEncoder().encode(JSON.stringify({ id, type: 'invoice.posted' })))).seq);
+    return seqs;
+  }
+  const consumedOutcomes = async (metrics: ReturnType<typeof createMetrics>) =>
+    Object.fromEntries((await metrics.eventsConsumed.get()).values.map((v) => [v.labels.outcome, v.value]));
+
+  it.each([
+    ['apply', 'claim-apply'],
+    ['applyBatch', 'claim-batch'],
+  ])('claims a batch in one statement (%s): copies inside a batch and across batches are duplicates, each event applied once', async (how, name) => {
+    const batches = how === 'applyBatch' ? ([] as number[]) : undefined;
+    const before = (await jsm.streams.info(eventsStreamName(prefix))).state.last_seq;
+    const ids = Array.from({ length: 20 }, () => randomUUID());
+    // In the stream before the consumer starts (delivered together): each id twice, the copy of one in upper case.
+    const firstSeqs = await publishCopies(ids);
+    await publishCopies([...ids.slice(0, 19), ids[19]!.toUpperCase()]);
+    const { c, metrics } = consumer(name, { batches });
+    await c.start();
+    await ackedAll(name);
+    await c.stop();
+    // Across batches: copies of some after a restart, with new events.
+    const more = Array.from({ length: 5 }, () => randomUUID());
+    await publishCopies([...ids.slice(0, 5), ...more, ...more.slice(0, 2)]);
+    const { c: again, metrics: againMetrics } = consumer(name, { batches });
+    await again.start();
+    await ackedAll(name);
+    await again.stop();
+
+    const counts = await appliedCounts(name, [...ids, ...more]);
+    expect(counts).toHaveLength(ids.length + more.length);
+    expect(counts.every((r) => r.n === 1)).toBe(true);
+    // The claim keeps the stream position of the first copy.
+    const claims = (await sql(`SELECT event_id::text AS id, stream_seq::int AS seq FROM consumed_events WHERE consumer = ? AND event_id = ANY(?::uuid[])`, [
+      name,
+      `{${ids.join(',')}}`,
+    ])) as { id: string; seq: number }[];
+    expect(new Map(claims.map((r) => [r.id, r.seq]))).toEqual(new Map(ids.map((id, i) => [id, firstSeqs[i]])));
+    // The first run took the whole stream (earlier tests' messages too), each message once: applied, a copy, or malformed.
+    const first = await consumedOutcomes(metrics);
+    const second = await consumedOutcomes(againMetrics);
+    expect(first.duplicate).toBeGreaterThanOrEqual(ids.length);
+    expect(first.failed ?? 0).toBe(0);
+    expect((first.applied ?? 0) + (first.duplicate ?? 0) + (first.malformed ?? 0)).toBe(before + 2 * ids.length);
+    expect(second).toMatchObject({ applied: more.length, duplicate: 7 });
+    if (batches) {
+      expect(batches.reduce((s, n) => s + n, 0)).toBe(first.applied! + more.length);
+      expect(Math.max(...batches)).toBeGreaterThan(1); // a backlog is applied in batches, not one by one
+    }
+  });
+
+  it('a poison event in a batch applied by applyBatch fails none of its neighbours: each applied once, the poison parked alone', async () => {
+    const ids = Array.from({ length: 30 }, () => randomUUID());
+    await publishCopies(ids);
+    const poison = ids[11]!;
+    const batches: number[] = [];
+    const { c, metrics } = consumer('batched-hook', { fail: (e) => e.id === poison, maxDeliveries: 2, batches });
+    await c.start();
+    await ackedAll('batched-hook');
+    await c.stop();
+    const counts = await appliedCounts('batched-hook', ids);
+    expect(counts.map((r) => r.event_id).sort()).toEqual(ids.filter((id) => id !== poison).sort());
+    expect(counts.every((r) => r.n === 1)).toBe(true);
+    expect(await sql(`SELECT event_id FROM parked_events WHERE consumer = 'batched-hook' AND reason = 'failed'`)).toEqual([{ event_id: poison }]);
+    expect(await sql(`SELECT count(*)::int AS n FROM consumed_events WHERE consumer = 'batched-hook' AND event_id = ?`, [poison])).toEqual([{ n: 0 }]);
+    expect(await consumedOutcomes(metrics)).toMatchObject({ parked: 1 });
   });
 });

@@ -3,6 +3,7 @@ import type { Counter } from 'prom-client';
 import { type ParkReason, type ParkedEventView, type ParkedEventsReply, type ParkedEventsRequest, eventsStreamName, isConsumerName, parkedEventsSubject } from '@acct/contracts';
 import { lockPartitions, retryOnConflict } from './conflicts';
 import { type EntityManager, type MigrationDef, type Orm, ddlMigration } from './db';
+import { statement, transactionQuery } from './sql';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { decodeJson, encodeJson } from './rpc';
@@ -72,6 +73,33 @@ export async function claimEvent(em: EntityManager, consumer: string, eventId: s
   return rows.length > 0;
 }
 
+// Named: every event a consumer applies is claimed by it (bench create-bill, post-invoice: reporting).
+// Sorted by event id, so two transactions claiming overlapping events wait in one order.
+const CLAIM_EVENTS = statement(
+  'consumer_claim_events',
+  `INSERT INTO consumed_events (consumer, event_id, stream_seq)
+   SELECT ?, t.event_id, t.stream_seq FROM unnest(?::uuid[], ?::bigint[]) AS t (event_id, stream_seq) ORDER BY t.event_id
+   ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id::text AS event_id`,
+);
+
+/**
+ * Claims the events of a batch for a consumer in one statement, inside the caller's transaction:
+ * for each event in order, true when it is claimed now (the first time), false for a copy (claimed
+ * before, or an earlier event of the batch with the same id). An id that is not a uuid fails it.
+ */
+export async function claimEvents(em: EntityManager, consumer: string, events: readonly { id: string; seq: number }[]): Promise<boolean[]> {
+  const first = new Map<string, { id: string; seq: number }>();
+  for (const e of events) if (!first.has(e.id.toLowerCase())) first.set(e.id.toLowerCase(), e);
+  if (first.size === 0) return [];
+  const q = await transactionQuery(em);
+  const rows = await q<{ event_id: string }>(CLAIM_EVENTS, [consumer, [...first.values()].map((e) => e.id), [...first.values()].map((e) => e.seq)]);
+  const claimed = new Set(rows.map((r) => r.event_id.toLowerCase()));
+  return events.map((e) => {
+    const key = e.id.toLowerCase();
+    return first.get(key) === e && claimed.has(key);
+  });
+}
+
 /** An event as the consumer's apply() sees it. */
 export interface ConsumedEvent {
   id: string;
@@ -92,6 +120,13 @@ export interface EventConsumerOptions {
   filterSubject: string;
   /** Applies one event in the consumer's transaction; throwing rolls it back and redelivers later. */
   apply: (em: EntityManager, event: ConsumedEvent) => Promise<void>;
+  /**
+   * Optional: applies the events of a batch claimed fresh (in stream order, none claimed before) at
+   * once, set-based, in the consumer's transaction. Its effects must be those of apply() run on
+   * each of them in turn. Without it each is applied by apply(). Throwing rolls the whole batch back
+   * and each event is then handled alone (a poison event is retried and parked on its own).
+   */
+  applyBatch?: (em: EntityManager, events: ConsumedEvent[]) => Promise<void>;
   /**
    * Why an event must never be applied (it breaks a rule its publisher enforces), or undefined. A
    * refused event is parked at once (reason "refused", outcome "refused"), never claimed nor applied.
@@ -336,9 +371,10 @@ export class EventConsumer {
   }
 
   /**
-   * Claims and applies the events of several messages in one transaction and acks them after its
-   * commit; if any of them fails, the transaction rolls back and each is handled alone (so a poison
-   * event is retried and parked on its own, and never fails its neighbours).
+   * Claims the events of several messages (one statement) and applies those claimed fresh (by
+   * applyBatch at once, or one by one) in one transaction, and acks them after its commit; if any
+   * of them fails, the transaction rolls back and each is handled alone (so a poison event is
+   * retried and parked on its own, and never fails its neighbours).
    */
   private async handleBatch(received: JsMsg[]): Promise<void> {
     const batch = this.o.skip ? await this.skipNoOps(received) : received;
@@ -358,14 +394,17 @@ export class EventConsumer {
     const run = this.run;
     try {
       fresh = await this.transaction(list, async (em) => {
-        const out: boolean[] = [];
-        for (const { event } of events) {
+        const stopping = () => {
           if (run.stopping) throw new Error('consumer stopping: batch abandoned'); // rolled back, handed back below
-          const claimed = await claimEvent(em, name, event.id, event.seq);
-          if (claimed) await this.o.apply(em, event);
-          out.push(claimed);
-        }
-        return out;
+        };
+        stopping();
+        const claimed = await claimEvents(em, name, list);
+        await this.applyFresh(
+          em,
+          list.filter((_, i) => claimed[i]),
+          stopping,
+        );
+        return claimed;
       });
     } catch {
       fresh = undefined;
@@ -435,6 +474,16 @@ export class EventConsumer {
     );
   }
 
+  /** Applies events just claimed: at once by applyBatch when the consumer has one, else one by one (checking before each). */
+  private async applyFresh(em: EntityManager, events: ConsumedEvent[], before: () => void = () => undefined): Promise<void> {
+    if (events.length === 0) return;
+    if (this.o.applyBatch) return this.o.applyBatch(em, events);
+    for (const event of events) {
+      before();
+      await this.o.apply(em, event);
+    }
+  }
+
   private acked(m: JsMsg, outcome: 'applied' | 'duplicate' | 'skipped'): void {
     const { name } = this.o;
     settle('ack')(m);
@@ -455,8 +504,8 @@ export class EventConsumer {
     if (refused) return this.parkAtOnce(m, { reason: 'refused', error: refused, eventId: event.id, payload });
     try {
       const fresh = await this.transaction([event], async (em) => {
-        if (!(await claimEvent(em, name, event.id, event.seq))) return false;
-        await this.o.apply(em, event);
+        if (!(await claimEvents(em, name, [event]))[0]) return false;
+        await this.applyFresh(em, [event]);
         return true;
       });
       this.acked(m, fresh ? 'applied' : 'duplicate');

@@ -1,8 +1,8 @@
 import { CONSUMERS, ENVIRONMENTS, type PostingEvent, type PostingSource, type ReferenceEvent, eventsSubjectFilter, isReferenceEventType, referenceSubject } from '@acct/contracts';
-import { type ConsumedEvent, type EntityManager, EventConsumer, type ServiceWiring, type Worker, ensureEventsStream } from '@acct/kit';
+import { type ConsumedEvent, type EntityManager, EventConsumer, type ServiceWiring, type Worker, ensureEventsStream, transactionQuery } from '@acct/kit';
 import { isUuid, postingEventProblem } from '@acct/ledger';
-import { entryRow, partyRow, postingRows } from '../domain/projection';
-import { addPostingRows, addVendorPayment, insertEntry, upsertParty } from '../queries/projection';
+import { type Row, entryRow, partyRow, postingRows, sumPostingRows } from '../domain/projection';
+import { addPostingRows, addPostingRowsOfBatch, addVendorPayment, addVendorPayments, insertEntries, insertEntry, upsertParties, upsertParty } from '../queries/projection';
 
 /**
  * Applies one event to the projection, in the consumer's transaction (after its claim). Every
@@ -12,10 +12,55 @@ import { addPostingRows, addVendorPayment, insertEntry, upsertParty } from '../q
 export async function applyEvent(em: EntityManager, event: ConsumedEvent): Promise<void> {
   const type = event.payload.type;
   if (type === 'journal_entry.posted') return applyPosting(em, event.payload as unknown as PostingEvent<PostingSource>, event.id);
-  if (type === 'customer.created' || type === 'customer.updated' || type === 'vendor.created' || type === 'vendor.updated') {
-    return upsertParty(em, partyRow(event.payload as unknown as ReferenceEvent));
-  }
+  if (isPartyEvent(type)) return upsertParty(em, partyRow(event.payload as unknown as ReferenceEvent));
   // Outbound events (webhooks) are not reporting's concern.
+}
+
+const isPartyEvent = (type: unknown): boolean => type === 'customer.created' || type === 'customer.updated' || type === 'vendor.created' || type === 'vendor.updated';
+
+/**
+ * Applies a batch of events (claimed fresh, in stream order) set-based, with the effects of
+ * applyEvent on each in turn: the entries in one statement (an entry id seen again, in the batch or
+ * before it, is skipped), then for the new ones their lines and every table of totals summed per
+ * key in memory (sumPostingRows), one multi-row upsert per table sorted by its key, and their
+ * vendor payments in one statement; customers and vendors in one upsert.
+ */
+export async function applyEvents(em: EntityManager, events: ConsumedEvent[]): Promise<void> {
+  const postings: { e: PostingEvent<PostingSource>; eventId: string }[] = [];
+  const parties: Row[] = [];
+  const entryIds = new Set<string>();
+  for (const event of events) {
+    const type = event.payload.type;
+    if (type === 'journal_entry.posted') {
+      const e = event.payload as unknown as PostingEvent<PostingSource>;
+      const id = String(e.entry.id).toLowerCase();
+      if (entryIds.has(id)) continue; // the same entry under another event id, earlier in the batch
+      entryIds.add(id);
+      postings.push({ e, eventId: event.id });
+    } else if (isPartyEvent(type)) parties.push(partyRow(event.payload as unknown as ReferenceEvent));
+  }
+  if (postings.length === 0 && parties.length === 0) return; // outbound events only (webhooks)
+  const q = await transactionQuery(em);
+  if (postings.length > 0) {
+    const inserted = await insertEntries(
+      q,
+      postings.map((p) => entryRow(p.e, p.eventId)),
+    );
+    const fresh = postings.filter((p) => inserted.has(String(p.e.entry.id).toLowerCase())).map((p) => p.e);
+    if (fresh.length > 0) {
+      await addPostingRowsOfBatch(q, sumPostingRows(fresh.map(postingRows)));
+      const reversed = fresh.flatMap((e) => e.entry.reverses_entry_id ?? []);
+      // Only vendor payments and the entries reversals reverse can change vendor_payment_years.
+      if (reversed.length > 0 || fresh.some((e) => e.entry.source_type === 'vendor_payment')) {
+        await addVendorPayments(
+          q,
+          fresh.map((e) => e.entry.id),
+          reversed,
+        );
+      }
+    }
+  }
+  await upsertParties(q, parties);
 }
 
 /**
@@ -67,6 +112,7 @@ export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm
     name: CONSUMERS.reportingPostings,
     filterSubject: eventsSubjectFilter(w.prefix),
     apply: applyEvent,
+    applyBatch: applyEvents,
     refuse: (event) => refusalOf(w.prefix, event),
     partitionOf: organizationOf,
   });

@@ -1,5 +1,5 @@
 import type { PostingEvent, PostingSource, ReferenceEvent } from '@acct/contracts';
-import { NIL_UUID, byKey, documentsOf, entryRow, partyRow, postingRows } from './projection';
+import { NIL_UUID, byKey, documentsOf, entryRow, partyRow, postingRows, sumPostingRows } from './projection';
 
 const ORG = '6f1c0f2e-8a55-4c1e-9a53-2a3f1f0c9b11';
 const VENDOR = '11111111-1111-4111-8111-111111111111';
@@ -118,5 +118,38 @@ describe('what a posting writes to the projection', () => {
     // A renamed customer (PATCH /customers/{id}): its updated_at orders the copies, whatever the event's time.
     const renamed = { ...vendor, type: 'customer.updated', data: { id: VENDOR, name: 'Bob King', metadata: { a: '1' }, updated_at: '2026-01-01T00:00:00.001Z' } };
     expect(partyRow(renamed as unknown as ReferenceEvent)).toEqual([VENDOR, ORG, 'test', 'customer', 'Bob King', false, false, '2026-01-01T00:00:00.001Z']);
+  });
+
+  it('sums the rows of several postings per key for one write per table (a key that comes to zero is kept; lead: the furthest)', () => {
+    const a = postingRows(billPosting());
+    const later = billPosting();
+    later.entry = { ...later.entry, id: 'e2', entry_date: '2026-03-16', lines: later.entry.lines.map((l) => ({ ...l, amount_cents: 100 })) };
+    const b = postingRows(later);
+    // A payment of the bill on its date: its A/P key sums to zero with the bill's.
+    const paid = billPosting();
+    paid.entry = { ...paid.entry, id: 'e3', lines: [line('2000', 'debit', 50_000, { bill_id: BILL }), line('1000', 'credit', 50_000)] };
+    const c = postingRows(paid);
+    const sum = sumPostingRows([a, b, c]);
+    expect(sum.lines).toEqual([...a.lines, ...b.lines, ...c.lines]);
+    expect(sum.days).toEqual([
+      [ORG, 'test', '1000', '2026-03-15', 0, 50_000],
+      [ORG, 'test', '2000', '2026-03-15', 50_000, 50_000],
+      [ORG, 'test', '2000', '2026-03-16', 0, 100],
+      [ORG, 'test', '6000', '2026-03-15', 50_000, 0],
+      [ORG, 'test', '6000', '2026-03-16', 100, 0],
+    ]);
+    expect(sum.open).toEqual([
+      [ORG, 'test', '2000', '2026-03-15', VENDOR, '2026-04-14', 0],
+      [ORG, 'test', '2000', '2026-03-16', VENDOR, '2026-04-14', 100],
+    ]);
+    expect(sum.periods.map((r) => [r[3], r[4], r[6]])).toEqual([
+      [0, '2026-03-15', 0],
+      [0, '2026-03-16', 100],
+      [1, '2026-03-01', 100],
+      [2, '2026-01-01', 100],
+    ]);
+    expect(sum.leads).toEqual([[ORG, 'test', '2000', 30]]);
+    // The postings' own rows are not changed.
+    expect(a.days).toEqual(postingRows(billPosting()).days);
   });
 });

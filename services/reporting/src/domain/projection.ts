@@ -114,6 +114,43 @@ export function postingRows(e: PostingEvent<PostingSource>): PostingRows {
   };
 }
 
+/**
+ * The rows of several new postings as one write per table: their lines, and each table of totals
+ * summed per key across them (max for open_leads' lead), one row per key, sorted by key. Writing
+ * these adds exactly what writing each posting's rows in turn adds (sums commute), and creates the
+ * same keys (a key that sums to zero is kept, as one posting's own rows keep it).
+ */
+export function sumPostingRows(postings: readonly PostingRows[]): PostingRows {
+  const sum = (rows: (p: PostingRows) => Row[], keyColumns: number, merge: (into: Row, row: Row) => void): Row[] => {
+    const byKeyText = new Map<string, Row>();
+    for (const p of postings) {
+      for (const row of rows(p)) {
+        // Keys as the event wrote them: one uuid in two cases would be two keys here and one in the
+        // table, and the upsert would fail the batch (then applied event by event, still right).
+        const key = JSON.stringify(row.slice(0, keyColumns));
+        const into = byKeyText.get(key);
+        if (into) merge(into, row);
+        else byKeyText.set(key, [...row]);
+      }
+    }
+    return byKey([...byKeyText.values()], keyColumns);
+  };
+  const add = (columns: number[]) => (into: Row, row: Row) => {
+    for (const c of columns) into[c] = (into[c] as number) + (row[c] as number);
+  };
+  return {
+    lines: postings.flatMap((p) => p.lines),
+    days: sum((p) => p.days, 4, add([4, 5])),
+    open: sum((p) => p.open, 6, add([6])),
+    periods: sum((p) => p.periods, 6, add([6])),
+    leads: sum(
+      (p) => p.leads,
+      3,
+      (into, row) => (into[3] = Math.max(into[3] as number, row[3] as number)),
+    ),
+  };
+}
+
 /** Rows sorted by their first `keyColumns` values (a table's conflict key: strings by code point, numbers by value). */
 export function byKey(rows: Row[], keyColumns: number): Row[] {
   const cmp = (a: unknown, b: unknown): number => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);

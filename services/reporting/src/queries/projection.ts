@@ -1,5 +1,5 @@
 import { CONSUMERS } from '@acct/contracts';
-import type { EntityManager, Orm } from '@acct/kit';
+import { type EntityManager, type Orm, type Query, statement } from '@acct/kit';
 import { ACCOUNT } from '@acct/ledger';
 import { NIL_UUID, type PostingRows, type Row } from '../domain/projection';
 import { PROJECTION_TABLES } from '../migrations';
@@ -94,6 +94,124 @@ export async function upsertParty(em: EntityManager, party: Row): Promise<void> 
      WHERE parties.version < EXCLUDED.version`,
     party,
   );
+}
+
+/*
+ * The set-based writes of a batch of events (consumers/projection.ts applyEvents): one statement per
+ * table for the whole batch, values as arrays (unnest), on the transaction's connection. Named: run
+ * for every batch reporting applies (bench create-bill, post-invoice).
+ */
+
+/** The values of rows as one array per column (unnest's arguments; undefined is NULL). */
+const columnsOf = (rows: Row[], n: number): unknown[][] => Array.from({ length: n }, (_, i) => rows.map((r) => r[i] ?? null));
+
+const INSERT_ENTRIES = statement(
+  'reporting_insert_entries',
+  `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id, posted_at, event_id)
+   SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::date[], ?::text[], ?::uuid[], ?::text[], ?::uuid[], ?::timestamptz[], ?::uuid[]) ORDER BY 1
+   ON CONFLICT (id) DO NOTHING RETURNING id::text AS id`,
+);
+const INSERT_LINES = statement(
+  'reporting_insert_lines',
+  `INSERT INTO journal_lines (entry_id, line_no, organization_id, environment, entry_date, account_id, account_code, side, amount_cents, customer_id, invoice_id, vendor_id, bill_id)
+   SELECT * FROM unnest(?::uuid[], ?::int[], ?::uuid[], ?::text[], ?::date[], ?::uuid[], ?::text[], ?::text[], ?::bigint[], ?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[])`,
+);
+// The totals' rows come summed per key and sorted by it (sumPostingRows): unnest keeps their order.
+const ADD_ACCOUNT_DAYS = statement(
+  'reporting_add_account_days',
+  `INSERT INTO account_days (organization_id, environment, account_code, entry_date, debit_cents, credit_cents)
+   SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::date[], ?::bigint[], ?::bigint[])
+   ON CONFLICT (organization_id, environment, account_code, entry_date)
+   DO UPDATE SET debit_cents = account_days.debit_cents + EXCLUDED.debit_cents, credit_cents = account_days.credit_cents + EXCLUDED.credit_cents`,
+);
+const ADD_OPEN_DAYS = statement(
+  'reporting_add_open_days',
+  `INSERT INTO open_days (organization_id, environment, account_code, entry_date, party_id, due_date, open_cents)
+   SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::date[], ?::uuid[], ?::date[], ?::bigint[])
+   ON CONFLICT (organization_id, environment, account_code, entry_date, party_id, due_date) DO UPDATE SET open_cents = open_days.open_cents + EXCLUDED.open_cents`,
+);
+const ADD_PARTY_PERIODS = statement(
+  'reporting_add_party_periods',
+  `INSERT INTO party_periods (organization_id, environment, account_code, grain, period, party_id, open_cents)
+   SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::smallint[], ?::date[], ?::uuid[], ?::bigint[])
+   ON CONFLICT (organization_id, environment, account_code, grain, period, party_id) DO UPDATE SET open_cents = party_periods.open_cents + EXCLUDED.open_cents`,
+);
+const RAISE_OPEN_LEADS = statement(
+  'reporting_raise_open_leads',
+  `INSERT INTO open_leads (organization_id, environment, account_code, lead_days)
+   SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::int[])
+   ON CONFLICT (organization_id, environment, account_code) DO UPDATE SET lead_days = greatest(open_leads.lead_days, EXCLUDED.lead_days)`,
+);
+/*
+ * addVendorPayment for every new entry of a batch (in batch order: n.pos) and every entry one of
+ * them reverses, in one statement, adding what applying them in turn adds. A new payment counted on
+ * its arrival (no reversal from before the batch nor from earlier in it) adds its debits, or nothing
+ * when a later entry of the batch reverses it (added, then taken out: its key is still written); an
+ * older payment that no entry from before the batch reverses is taken out by its first reversal here.
+ */
+const ADD_VENDOR_PAYMENTS = statement(
+  'reporting_add_vendor_payments',
+  `INSERT INTO vendor_payment_years (organization_id, environment, year, vendor_id, paid_cents)
+   SELECT e.organization_id, e.environment, extract(year FROM e.entry_date)::int, coalesce(l.vendor_id, '${NIL_UUID}'::uuid),
+          sum(CASE WHEN n.pos IS NULL THEN -l.amount_cents
+                   WHEN EXISTS (SELECT 1 FROM journal_entries r WHERE r.reverses_entry_id = e.id) THEN 0
+                   ELSE l.amount_cents END)
+     FROM journal_entries e
+     JOIN journal_lines l ON l.entry_id = e.id AND l.account_code = '${ACCOUNT.payable}' AND l.side = 'debit'
+     LEFT JOIN unnest(?::uuid[]) WITH ORDINALITY AS n (id, pos) ON n.id = e.id
+    WHERE e.id IN (SELECT unnest(?::uuid[])) AND e.source_type = 'vendor_payment' AND e.reverses_entry_id IS NULL
+      AND NOT EXISTS (
+        SELECT 1 FROM journal_entries r LEFT JOIN unnest(?::uuid[]) WITH ORDINALITY AS m (id, pos) ON m.id = r.id
+         WHERE r.reverses_entry_id = e.id AND (m.pos IS NULL OR m.pos < n.pos))
+    GROUP BY 1, 2, 3, 4
+    ORDER BY 1, 2, 3, 4
+   ON CONFLICT (organization_id, environment, year, vendor_id) DO UPDATE SET paid_cents = vendor_payment_years.paid_cents + EXCLUDED.paid_cents`,
+);
+/*
+ * upsertParty for each row of a batch in turn, in one statement: a party missing from the table
+ * takes the scope and kind of its first row; its values are those of its first row of the highest
+ * version, written unless the table holds an equal or higher version.
+ */
+const UPSERT_PARTIES = statement(
+  'reporting_upsert_parties',
+  `WITH t AS (
+     SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::boolean[], ?::boolean[], ?::timestamptz[])
+       WITH ORDINALITY AS t (id, organization_id, environment, kind, display_name, is_1099_eligible, w9_on_file, version, pos)
+   ), first AS (
+     SELECT DISTINCT ON (id) id, organization_id, environment, kind FROM t ORDER BY id, pos
+   ), latest AS (
+     SELECT DISTINCT ON (id) id, display_name, is_1099_eligible, w9_on_file, version FROM t ORDER BY id, version DESC, pos
+   )
+   INSERT INTO parties (id, organization_id, environment, kind, display_name, is_1099_eligible, w9_on_file, version)
+   SELECT f.id, f.organization_id, f.environment, f.kind, l.display_name, l.is_1099_eligible, l.w9_on_file, l.version FROM first f JOIN latest l USING (id) ORDER BY f.id
+   ON CONFLICT (id) DO UPDATE SET display_name = EXCLUDED.display_name, is_1099_eligible = EXCLUDED.is_1099_eligible, w9_on_file = EXCLUDED.w9_on_file, version = EXCLUDED.version
+   WHERE parties.version < EXCLUDED.version`,
+);
+
+/** Inserts entries (one row per id) that are not there yet; the ids inserted, in lower case. */
+export async function insertEntries(q: Query, entries: Row[]): Promise<Set<string>> {
+  if (entries.length === 0) return new Set();
+  const rows = await q<{ id: string }>(INSERT_ENTRIES, columnsOf(entries, 10));
+  return new Set(rows.map((r) => r.id.toLowerCase()));
+}
+
+/** New entries' lines and their totals (sumPostingRows: one row per key), one statement per table. */
+export async function addPostingRowsOfBatch(q: Query, r: PostingRows): Promise<void> {
+  if (r.lines.length > 0) await q(INSERT_LINES, columnsOf(r.lines, 13));
+  if (r.days.length > 0) await q(ADD_ACCOUNT_DAYS, columnsOf(r.days, 6));
+  if (r.open.length > 0) await q(ADD_OPEN_DAYS, columnsOf(r.open, 7));
+  if (r.periods.length > 0) await q(ADD_PARTY_PERIODS, columnsOf(r.periods, 7));
+  if (r.leads.length > 0) await q(RAISE_OPEN_LEADS, columnsOf(r.leads, 4));
+}
+
+/** The vendor payments of new entries (ids in batch order) and of the entries they reverse (ADD_VENDOR_PAYMENTS). */
+export async function addVendorPayments(q: Query, newEntryIds: string[], reversedIds: string[]): Promise<void> {
+  await q(ADD_VENDOR_PAYMENTS, [newEntryIds, [...newEntryIds, ...reversedIds], newEntryIds]);
+}
+
+/** Customers and vendors of a batch, in event order (partyRow), as upsertParty of each in turn. */
+export async function upsertParties(q: Query, parties: Row[]): Promise<void> {
+  if (parties.length > 0) await q(UPSERT_PARTIES, columnsOf(parties, 8));
 }
 
 /* The rebuild's. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import Stripe from 'stripe';
 import { compileBody, schemas } from '@acct/contracts';
 import type { E2E, Keys } from './harness';
@@ -267,6 +268,23 @@ describe('e2e: books lock date', () => {
     for (const d of drafts) {
       const again = await api('POST', `/api/v1/invoices/${d.id}/post`);
       expect(again.status === 409 ? again.json.error.code : again.headers.get('idempotent-replayed')).toBe(again.status === 409 ? 'period_locked' : 'true');
+    }
+  });
+  it("reporting takes the lock date's reference event (books_lock.updated) as not its concern: nothing parked or refused", async () => {
+    await lock('2001-01-31');
+    await lock(null);
+    // A posting after the PUTs, read back through reporting (read-your-writes): reporting has taken
+    // every event before it in the stream, the two books_lock.updated included.
+    const before = await entryCount();
+    await createOpenInvoice(api, await createCustomer(api), 1500);
+    expect(await entryCount()).toBe(before + 1);
+    const pg = new Client({ connectionString: e2e.databaseUrl });
+    await pg.connect();
+    try {
+      const { rows } = await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM reporting.parked_events`);
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      await pg.end();
     }
   });
 });

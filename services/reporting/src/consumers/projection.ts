@@ -1,4 +1,14 @@
-import { CONSUMERS, ENVIRONMENTS, type PostingEvent, type PostingSource, type ReferenceEvent, eventsSubjectFilter, isReferenceEventType, referenceSubject } from '@acct/contracts';
+import {
+  CONSUMERS,
+  ENVIRONMENTS,
+  type PostingEvent,
+  type PostingSource,
+  type ReferenceEvent,
+  type ReferenceEventType,
+  eventsSubjectFilter,
+  isReferenceEventType,
+  referenceSubject,
+} from '@acct/contracts';
 import { type ConsumedEvent, type EntityManager, EventConsumer, type ServiceWiring, type Worker, ensureEventsStream, transactionQuery } from '@acct/kit';
 import { isUuid, postingEventProblem } from '@acct/ledger';
 import { type Row, entryRow, partyRow, postingRows, sumPostingRows } from '../domain/projection';
@@ -17,6 +27,9 @@ export async function applyEvent(em: EntityManager, event: ConsumedEvent): Promi
 }
 
 const isPartyEvent = (type: unknown): boolean => type === 'customer.created' || type === 'customer.updated' || type === 'vendor.created' || type === 'vendor.updated';
+
+/** Whether reporting applies events of this type (postings, customers, vendors); the others are acked unclaimed ("skipped"). */
+export const isReportingEvent = (event: ConsumedEvent): boolean => event.payload.type === 'journal_entry.posted' || isPartyEvent(event.payload.type);
 
 /**
  * Applies a batch of events (claimed fresh, in stream order) set-based, with the effects of
@@ -68,13 +81,15 @@ export async function applyEvents(em: EntityManager, events: ConsumedEvent[]): P
  * projection takes nothing a posting service would not have posted. A journal entry must pass the
  * posting rules (postingEventProblem: schema, balanced, amounts, lines, chart, account ids, source
  * type of the subject's service, date window); a reference event must be on its own subject with
- * the ids and environment a projection row needs. Other types are not reporting's (ignored).
+ * the ids and environment a projection row needs. Other types (outbound events for webhooks, the
+ * lock date's books_lock.updated) are not reporting's: skipped (isReportingEvent), never refused.
  */
 export function refusalOf(prefix: string, event: ConsumedEvent): string | undefined {
   const p = event.payload;
   if (p.type === 'journal_entry.posted') return postingEventProblem(prefix, event.subject, p);
-  if (typeof p.type === 'string' && isReferenceEventType(p.type)) {
-    if (event.subject !== referenceSubject(prefix, p.type)) return `a ${p.type} event on ${event.subject}, not on ${referenceSubject(prefix, p.type)}`;
+  if (isPartyEvent(p.type) && isReferenceEventType(p.type as string)) {
+    const type = p.type as ReferenceEventType;
+    if (event.subject !== referenceSubject(prefix, type)) return `a ${type} event on ${event.subject}, not on ${referenceSubject(prefix, type)}`;
     const e = p as unknown as Partial<ReferenceEvent>;
     if (!isUuid(e.organization_id) || !(ENVIRONMENTS as readonly unknown[]).includes(e.environment)) return 'organization_id is not a uuid or environment is not test or live';
     if (typeof e.data !== 'object' || e.data === null || !isUuid((e.data as { id?: unknown }).id)) return 'data.id is not a uuid';
@@ -114,6 +129,8 @@ export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm
     apply: applyEvent,
     applyBatch: applyEvents,
     refuse: (event) => refusalOf(w.prefix, event),
+    // Outbound (webhook) and lock-date events: applying them changes nothing, so no claim, no transaction.
+    skip: async (events) => events.map((e) => !isReportingEvent(e)),
     partitionOf: organizationOf,
   });
 }

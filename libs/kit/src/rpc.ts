@@ -235,7 +235,10 @@ class Requester {
   private readonly pending = new Map<string, Pending>();
   private seq = 0;
 
-  constructor(private readonly nc: NatsConnection) {}
+  constructor(private readonly nc: NatsConnection) {
+    // Closed (or drained): no reply can come any more, not even to a request whose timer still runs.
+    void nc.closed().then(() => this.failAll('unreachable'));
+  }
 
   request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Msg> {
     if (this.nc.isClosed()) return Promise.reject(new RequestFailed('unreachable'));
@@ -286,7 +289,6 @@ class Requester {
     });
     void sub.closed.then(() => {
       if (this.base === base) this.base = undefined;
-      if (this.nc.isClosed()) this.failAll('unreachable');
     });
     // A publish the connection's permissions refuse comes back as a status, naming the subject.
     void (async () => {

@@ -1,7 +1,7 @@
 /** bench:compare's scenarios through the gateway, each with its ratio to pgbench and its CPU per request. */
 import type autocannon from 'autocannon';
 import type { Stack } from '@acct/stack';
-import { CLIENTS, DURATION_S, SCENARIOS } from './compare-env';
+import { CLIENTS, DURATION_S, RATE, SCENARIOS } from './compare-env';
 import type { Org } from './compare-org';
 import type { Result } from './compare-results';
 import { cpuPerRequest, sampleCpu } from './cpu';
@@ -41,7 +41,9 @@ export async function orgScenarios(stack: Stack, dbName: string, runNo: number, 
   const out: Result[] = [];
   const N = { mode: 'N', tps: n['-N'] };
   /** What every scenario's load has in common. */
-  const load = { url, connections: CLIENTS, headers: org.headers };
+  // BENCH_RATE: every build at the same rate, so that their CPU per request compares (it falls as
+  // the rate rises: fewer, fuller writes).
+  const load = { url, connections: CLIENTS, headers: org.headers, ...(RATE ? { overallRate: RATE } : {}) };
   if (SCENARIOS.has('get-invoice')) {
     let reads = 0;
     out.push(

@@ -6,6 +6,8 @@ export const DURATION_S = envInt('BENCH_DURATION_S', 10, 1);
 export const PGBENCH_S = envInt('BENCH_PGBENCH_S', 12, 1);
 export const RUNS = envInt('BENCH_RUNS', 3, 1);
 export const POST_INVOICES = envInt('BENCH_POST_INVOICES', 3000, 1);
+/** Requests per second over all connections (0: as fast as they go). */
+export const RATE = envInt('BENCH_RATE', 0, 0);
 export const ORG_SIZES = (process.env.BENCH_ORG_SIZES ?? '1000,100000').split(',').map((x) => {
   const n = Number(x.trim());
   if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_ORG_SIZES: bad size "${x}"`);

@@ -1,7 +1,7 @@
 /** bench:compare's scenarios through the gateway, each with its ratio to pgbench, its CPU and memory per process and its statements per request. */
 import type autocannon from 'autocannon';
 import type { Stack } from '@acct/stack';
-import { CLIENTS, DURATION_S, SCENARIOS } from './compare-env';
+import { CLIENTS, DURATION_S, RATE, SCENARIOS } from './compare-env';
 import type { Org } from './compare-org';
 import type { Result } from './compare-results';
 import { type CpuSample, cpuPerRequest, sampleCpu, watchRss } from './cpu';
@@ -96,7 +96,9 @@ export async function orgScenarios(t: Target, runNo: number, org: Org, n: { '-N'
   const out: Result[] = [];
   const N = { mode: 'N', tps: n['-N'] };
   /** What every scenario's load has in common. */
-  const load = { url, connections: CLIENTS, headers: org.headers };
+  // BENCH_RATE: every build at the same rate, so that their CPU per request compares (it falls as
+  // the rate rises: fewer, fuller writes).
+  const load = { url, connections: CLIENTS, headers: org.headers, ...(RATE ? { overallRate: RATE } : {}) };
   if (SCENARIOS.has('get-invoice')) {
     let reads = 0;
     out.push(

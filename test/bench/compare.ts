@@ -40,7 +40,9 @@
  * BENCH_BASELINE_DIR: another built checkout (e.g. main at the commit before a change): its stack
  * runs beside this one, each scenario on both in turn ("build" column), for before/after in one run.
  *
- * Environment: BENCH_CLIENTS (16), BENCH_DURATION_S (10), BENCH_PGBENCH_S (12), BENCH_RUNS (3),
+ * Environment: BENCH_CLIENTS (16), BENCH_DURATION_S (10), BENCH_RATE (requests/s over all
+ * connections; 0, the default: as fast as they go; set it to compare builds at one rate, as CPU per
+ * request falls when the rate rises), BENCH_LOG_LEVEL (warn), BENCH_PGBENCH_S (12), BENCH_RUNS (3),
  * BENCH_ORG_SIZES (1000,100000), BENCH_POST_INVOICES (3000), BENCH_SCENARIOS (all five),
  * BENCH_STATEMENTS (1; 0: no statement counting), BENCH_STATS (stale|fresh), BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres), NATS_URL, PGBENCH
  * (/usr/lib/postgresql/15/bin/pgbench). Exits 1 if any request failed.
@@ -135,7 +137,7 @@ async function main(): Promise<number> {
         gatewayPort: await freePort(),
         logs: { dir: path.join(logDir, v.label) },
         env: {
-          LOG_LEVEL: 'warn',
+          LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
           RATE_LIMIT_RPS: '1000000',
           RATE_LIMIT_BURST: '1000000',
           RATE_LIMIT_CLIENT_RPS: '1000000',

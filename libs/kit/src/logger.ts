@@ -70,6 +70,15 @@ export function serializeError(e: unknown, depth = 0): unknown {
   return { type: e.constructor.name, message: e.message, stack: e.stack, cause: serializeError(e.cause, depth + 1) };
 }
 
+/**
+ * The same logger without the redaction pass, for lines whose fields are fixed and none of them
+ * named like a credential (the gateway's access log line): redaction finds nothing in those, yet
+ * costs ~30 µs a line (REDACT_PATHS: 45 paths, most with wildcards) against ~2 µs without.
+ */
+export function unredacted(log: Logger): Logger {
+  return log.child({}, { redact: { paths: [] } });
+}
+
 export function createLogger(service: string, level = 'info', destination?: pino.DestinationStream): Logger {
   return pino(
     {

@@ -83,6 +83,28 @@ describe('RPC over real NATS', () => {
     if (!reply.ok) expect(reply.error.code).toBe('service_unavailable');
   });
 
+  it('answers service_unavailable at once when the connection closes under a waiting request', async () => {
+    const sub = nc.subscribe(rpcSubject(prefix, 'customers.get'), { callback: () => undefined });
+    await nc.flush();
+    const own = await connect({ servers: NATS_URL });
+    const pending = new RpcClient(own, prefix, 10_000).call<RpcOperation>('customers.get', req());
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    await own.close();
+    const reply = await pending;
+    sub.unsubscribe();
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(reply.ok).toBe(false);
+    if (!reply.ok) expect(reply.error.message).toMatch(/service is unavailable/);
+  });
+
+  it('keeps concurrent calls apart on one connection, from several clients', async () => {
+    serve({ 'customers.get': async (r) => ({ ok: true, status: 200, body: { n: (r.body as { n: number }).n } }) });
+    const clients = [new RpcClient(nc, prefix, 2000), new RpcClient(nc, prefix, 2000)];
+    const replies = await Promise.all(Array.from({ length: 50 }, (_, n) => clients[n % 2]!.call<RpcOperation>('customers.get', req({ n }))));
+    expect(replies.map((r) => (r.ok ? (r.body as { n: number }).n : -1))).toEqual(Array.from({ length: 50 }, (_, n) => n));
+  });
+
   it('delivers each request to exactly one replica of the queue group', async () => {
     const seen: string[] = [];
     const h = (name: string) => async () => {

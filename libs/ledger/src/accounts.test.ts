@@ -1,4 +1,4 @@
-import { ACCOUNT, accountId, DEFAULT_CHART, findAccount, findAccountById, normalBalance, uuidV5 } from './accounts';
+import { ACCOUNT, accountId, DEFAULT_CHART, findAccount, findAccountById, LEDGER_ACCOUNT_NAMESPACE, normalBalance, uuidV5 } from './accounts';
 
 const ORG = '7d9f6c1e-2b1a-4f3e-9c8d-0a1b2c3d4e5f';
 
@@ -29,6 +29,14 @@ describe('accountId', () => {
   it('refuses a bad organization id or environment', () => {
     expect(() => accountId('not-a-uuid', 'live', '1100')).toThrow();
     expect(() => accountId(ORG, 'prod' as never, '1100')).toThrow();
+  });
+
+  it('answers again from memory, never for arguments that only spell alike', () => {
+    const id = accountId(ORG, 'test', 'a/b');
+    expect(accountId(ORG, 'test', 'a/b')).toBe(id);
+    expect(accountId(ORG, 'test', 'a/b')).toBe(uuidV5(`${ORG.toLowerCase()}/test/a/b`, LEDGER_ACCOUNT_NAMESPACE));
+    expect(() => accountId(`${ORG}/test`, 'test', 'b')).toThrow();
+    expect(() => accountId(ORG, 'test/a' as never, 'b')).toThrow();
   });
 });
 

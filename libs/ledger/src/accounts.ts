@@ -66,12 +66,24 @@ export function uuidV5(name: string, namespace: string): string {
   return v5(name, namespace);
 }
 
+/** Account ids already derived, by their arguments: a posting derives the same few again and again. */
+const derived = new Map<string, string>();
+const DERIVED_MAX = 10_000;
+
 /** The stable id of an organization's account in one environment. */
 export function accountId(organizationId: string, environment: LedgerEnvironment, code: string): string {
-  if (!isUuid(organizationId)) throw new Error(`bad organization id ${organizationId}`);
+  // A SHA-1 per call (5% of payables' CPU per bill created): the arguments seen before answer from memory.
   if (environment !== 'test' && environment !== 'live') throw new Error(`bad environment ${String(environment)}`);
+  // Unambiguous: the length fixes where the organization ends, and an environment has no slash.
+  const key = `${organizationId.length}:${organizationId}/${environment}/${code}`;
+  const known = derived.get(key);
+  if (known !== undefined) return known;
+  if (!isUuid(organizationId)) throw new Error(`bad organization id ${organizationId}`);
   // Lower-cased: Postgres prints uuids in lower case, and the same organization must give the same id.
-  return uuidV5(`${organizationId.toLowerCase()}/${environment}/${code}`, LEDGER_ACCOUNT_NAMESPACE);
+  const id = uuidV5(`${organizationId.toLowerCase()}/${environment}/${code}`, LEDGER_ACCOUNT_NAMESPACE);
+  if (derived.size >= DERIVED_MAX) derived.delete(derived.keys().next().value!);
+  derived.set(key, id);
+  return id;
 }
 
 /** The account of the chart whose stable id (accountId) is `id` in this organization and environment. */

@@ -48,6 +48,20 @@ describe('requestContext', () => {
     expect(text).toMatch(/http_request_duration_seconds_count\{[^}]*method="GET",route="unmatched",status="404"\} 1/);
   });
 
+  it('writes the access log line as a child logger would, without making one', async () => {
+    const child = jest.spyOn(log, 'child');
+    try {
+      const r = await served.call('/things/4');
+      expect(child).not.toHaveBeenCalled();
+      const line = lines.filter((l) => l.msg === 'request').at(-1)!;
+      const keys = Object.keys(line);
+      expect(keys.slice(keys.indexOf('request_id'))).toEqual(['request_id', 'method', 'route', 'status', 'duration_ms', 'api_key_id', 'msg']);
+      expect(line.request_id).toBe(r.headers.get('request-id'));
+    } finally {
+      child.mockRestore();
+    }
+  });
+
   it('writes one access log line with the request id, route, status, duration and key id', async () => {
     const r = await served.call('/things/3');
     const line = lines.find((l) => l.msg === 'request');

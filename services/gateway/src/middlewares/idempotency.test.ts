@@ -42,10 +42,12 @@ describe('idempotency', () => {
   });
   afterAll(() => Promise.all(servers.map((s) => s.close())));
 
-  it('runs a request without a key every time', async () => {
+  it('runs a request without a key every time, and keeps no record of it', async () => {
+    const before = records.records.size;
     await served.call('/x', { method: 'POST' });
     await served.call('/x', { method: 'POST' });
     expect(runs).toBe(2);
+    expect(records.records.size).toBe(before);
   });
 
   it('replays the first answer with Idempotent-Replayed, without running again', async () => {

@@ -5,7 +5,6 @@ import type { Logger } from '@acct/kit';
 import type { GatewayMetrics } from './metrics';
 import type { TokenBuckets } from './rate-limit';
 import { checkRoute, kindOf, takesBody } from './route-kind';
-import { fastRoutes } from './fast-routes';
 import { type KeyResolver, authenticate } from './middlewares/authenticate';
 import { parseJson, readRaw, requireJson } from './middlewares/body';
 import { clientRateLimit } from './middlewares/client-rate-limit';
@@ -175,7 +174,7 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
   app.silent = true;
   app.use(requestContext(deps));
   app.use(errors());
-  app.use(fastRoutes(router)); // router.routes(), its usual matches precomposed
+  app.use(router.routes());
   app.use(methodNotAllowed); // reached only when no route matched: acts on the way back
   app.use(unknownApiPath); // reached only when no route matched
   return { app, router };

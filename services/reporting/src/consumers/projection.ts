@@ -130,7 +130,7 @@ export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm
     applyBatch: applyEvents,
     refuse: (event) => refusalOf(w.prefix, event),
     // Outbound (webhook) and lock-date events: applying them changes nothing, so no claim, no transaction.
-    skip: async (events) => events.map((e) => !isReportingEvent(e)),
+    skip: (events) => Promise.resolve(events.map((e) => !isReportingEvent(e))),
     partitionOf: organizationOf,
   });
 }

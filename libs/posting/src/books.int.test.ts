@@ -145,6 +145,32 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       expect(await streamMessages()).toBe(before + 3);
     });
 
+    it("runs one group of an organization at a time (its next works gather behind it) while another organization's works run beside it", async () => {
+      const a = ctx();
+      const b = ctx();
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const order: string[] = [];
+      const post = (c: typeof a, name: string, wait?: Promise<void>) =>
+        books.transactGrouped(c, async (tx) => {
+          if (wait) await wait;
+          const id = await tx.post(draft(100), source());
+          order.push(name);
+          return { id, xact: await xact(tx) };
+        });
+      const first = post(a, 'a1', held); // organization a's group, held open
+      await new Promise((r) => setImmediate(r));
+      const later = [post(a, 'a2'), post(a, 'a3')];
+      const other = await post(b, 'b1'); // not behind a's group
+      expect(order).toEqual(['b1']);
+      release();
+      const [r1, r2, r3] = await Promise.all([first, ...later]);
+      expect(order).toEqual(['b1', 'a1', 'a2', 'a3']);
+      expect(r2!.xact).toBe(r3!.xact); // gathered into the next group of a
+      expect(new Set([r1!.xact, r2!.xact, other.xact]).size).toBe(3);
+      expect(await entryCount([r1!.id, r2!.id, r3!.id, other.id])).toBe(4);
+    });
+
     it.each([
       ['its work throws', async () => Promise.reject(new AppError('conflict', 'not this one'))],
       ['its entry is refused by the ledger', (tx: Tx) => tx.post(draft(100, 99), source())],

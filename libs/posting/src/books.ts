@@ -95,20 +95,25 @@ export class Books {
   private flushScheduled = false;
   private groupsInFlight = 0;
 
+  /** The scopes (organization and environment) of the groups running: each in one group at a time. */
+  private readonly scopesRunning = new Set<string>();
+
   /**
-   * transact(), with group commit: the works that arrive while fewer than GROUPS_IN_FLIGHT groups run
-   * (else: while they run, up to GROUP_MAX) run one after the other in ONE transaction, their entries,
-   * lines and outbox rows written set-based (one INSERT each), and their events published in one go
-   * after the one COMMIT. If anything in the group fails (a work throws, or COMMIT refuses), the group
-   * is rolled back and each work runs again alone, so a failure is only ever its own. A work must
-   * therefore be safe to run again after a rollback (as for retryOnceOnUnique), and must not depend on
-   * running in a transaction of its own.
+   * transact(), with group commit: the works that arrive while their organization's group runs
+   * (up to GROUP_MAX) run one after the other in ONE transaction, their entries, lines and outbox
+   * rows written in one statement, and their events published in one go after the one COMMIT. If
+   * anything in the group fails (a work throws, or COMMIT refuses), the group is rolled back and each
+   * work runs again alone, so a failure is only ever its own. A work must therefore be safe to run
+   * again after a rollback (as for retryOnceOnUnique), and must not depend on running in a
+   * transaction of its own.
    *
-   * Why a bound on the groups running: the groups of one organization serialize on its journal chain
-   * head (libs/ledger, locked from the entries' insert to COMMIT). Started at once, every arrival
-   * would make a group of one or two works waiting on that lock, each paying a transaction, a COMMIT
-   * and a publish; held back while two run, arrivals gather into the next group, which starts as soon
-   * as one finishes (its works run while the other commits).
+   * Why one group per organization and environment at a time: the groups of one organization
+   * serialize on its journal chain head (libs/ledger, locked from the chained write to COMMIT). A
+   * second group of it started at once would only wait for that lock, holding a connection; held
+   * back, its works gather into the next group, which starts as soon as the first one finishes.
+   * Other organizations' works start their own groups meanwhile (at most GROUPS_IN_FLIGHT in all).
+   * Measured (bench:compare create-bill, one organization): 716 vs 700 bills/s against two groups
+   * of any organization in flight, 437 with four.
    */
   transactGrouped<T>(ctx: TrustedContext, work: (tx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -126,12 +131,26 @@ export class Books {
   private flushGroups(): void {
     this.flushScheduled = false;
     while (this.queued.length > 0 && this.groupsInFlight < GROUPS_IN_FLIGHT) {
-      const group = this.queued.splice(0, GROUP_MAX);
+      // The queued works, in order, of the scopes no running group holds (up to GROUP_MAX).
+      const group: Queued[] = [];
+      const scopes = new Set<string>();
+      const waiting: Queued[] = [];
+      for (const q of this.queued) {
+        const key = scopeKeyOf(scopeOf(q.ctx));
+        if (group.length < GROUP_MAX && !this.scopesRunning.has(key)) {
+          group.push(q);
+          scopes.add(key);
+        } else waiting.push(q);
+      }
+      if (group.length === 0) return; // every queued work's scope is running: flushed when one ends
+      this.queued = waiting;
+      for (const key of scopes) this.scopesRunning.add(key);
       this.groupsInFlight++;
       void this.runGroup(group)
         .catch((e: unknown) => group.forEach((q) => q.reject(e)))
         .finally(() => {
           this.groupsInFlight--;
+          for (const key of scopes) this.scopesRunning.delete(key);
           this.scheduleFlush();
         });
     }
@@ -267,8 +286,8 @@ export class Books {
 /** Most works one group commit takes (the rest go to the next group, started at once). */
 export const GROUP_MAX = 32;
 
-/** Most groups (transactGrouped) running at once: see transactGrouped. */
-export const GROUPS_IN_FLIGHT = 2;
+/** Most groups (transactGrouped) running at once, of different organizations: see transactGrouped. */
+export const GROUPS_IN_FLIGHT = 4;
 
 interface Queued {
   ctx: TrustedContext;

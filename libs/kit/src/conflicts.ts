@@ -1,5 +1,3 @@
-import type { EntityManager } from './db';
-
 /**
  * Concurrent writers of one schema (replicas of a consumer): the transient conflicts Postgres
  * resolves by aborting one transaction, and a lock order that avoids them.
@@ -34,13 +32,4 @@ export async function retryOnConflict<T>(run: () => Promise<T>, onRetry?: (code:
       await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
     }
   }
-}
-
-/**
- * Takes a transaction-scoped advisory lock per partition key (e.g. an organization), in one
- * global order (sorted, deduplicated), so two transactions that share keys wait for each other
- * instead of deadlocking on the rows those keys own. Released at commit or rollback.
- */
-export async function lockPartitions(em: EntityManager, keys: Iterable<string>): Promise<void> {
-  for (const key of [...new Set(keys)].sort()) await em.execute(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [key], 'run');
 }

@@ -1,7 +1,7 @@
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, type NatsConnection, type Subscription } from 'nats';
 import type { Counter } from 'prom-client';
 import { type ParkReason, type ParkedEventView, type ParkedEventsReply, type ParkedEventsRequest, eventsStreamName, isConsumerName, parkedEventsSubject } from '@acct/contracts';
-import { lockPartitions, retryOnConflict } from './conflicts';
+import { retryOnConflict } from './conflicts';
 import { type EntityManager, type MigrationDef, type Orm, ddlMigration } from './db';
 import { statement, transactionQuery } from './sql';
 import type { Logger } from './logger';
@@ -98,6 +98,25 @@ export async function claimEvents(em: EntityManager, consumer: string, events: r
     const key = e.id.toLowerCase();
     return first.get(key) === e && claimed.has(key);
   });
+}
+
+// Named: one per apply transaction of every consumer (reporting's, per pulled batch). The keys come
+// sorted; unnest() returns them in that order and each lock is taken as its row is produced.
+const LOCK_PARTITIONS = statement(
+  'consumer_lock_partitions',
+  'SELECT pg_backend_pid() AS pid, count(*) AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(?::text[]) WITH ORDINALITY AS t (k, n) ORDER BY n) AS l',
+);
+
+/**
+ * Takes a transaction-scoped advisory lock per partition key (e.g. an organization), in one
+ * global order (sorted, deduplicated), so two transactions that share keys wait for each other
+ * instead of deadlocking on the rows those keys own. Released at commit or rollback. One statement
+ * for all the keys, which also returns the transaction's backend pid (for stop()'s cancel).
+ */
+export async function lockPartitions(em: EntityManager, keys: Iterable<string>): Promise<number> {
+  const q = await transactionQuery(em);
+  const rows = await q<{ pid: number }>(LOCK_PARTITIONS, [[...new Set(keys)].sort()]);
+  return Number(rows[0]?.pid);
 }
 
 /** An event as the consumer's apply() sees it. */
@@ -462,8 +481,7 @@ export class EventConsumer {
           .fork()
           .transactional(async (em) => {
             // Known to stop(), which cancels the transaction when it outlasts the grace (waiting on a lock, say).
-            run.backend = Number((await em.execute<{ pid: number }[]>(`SELECT pg_backend_pid() AS pid`))[0]?.pid);
-            await lockPartitions(em, keys);
+            run.backend = await lockPartitions(em, keys);
             return body(em);
           })
           .finally(() => (run.backend = undefined)),

@@ -158,6 +158,32 @@ function putFile(url: string, headers: Record<string, string>, file: string, tim
   });
 }
 
+/**
+ * Reads and drops the rest of a body that is refused before it is read, up to `max` bytes (past it
+ * the connection may be cut: a legitimate upload is no larger). Resolves at its end, or at `max`.
+ */
+export function drain(stream: Readable, max: number): Promise<void> {
+  return new Promise((resolve) => {
+    let read = 0;
+    const done = () => {
+      stream.off('data', onData);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > max) {
+        stream.pause();
+        done();
+      }
+    };
+    if (stream.readableEnded || stream.destroyed) return resolve();
+    stream.on('data', onData);
+    stream.once('end', done);
+    stream.once('error', done);
+    stream.once('close', done);
+  });
+}
+
 /** A 415-worthy refusal of the service (a sniffed type that is not allowed) keeps its HTTP status. */
 function withUploadStatus(reply: RpcReply): RpcReply {
   if (!reply.ok && reply.error.details?.some((d) => d.issue === 'unsupported_type')) throw new AppError(reply.error.code, reply.error.message, reply.error.details, 415);
@@ -174,6 +200,9 @@ export function documentUpload(deps: DocumentUploadDeps): UploadHandler {
   const dir = deps.spoolDir ?? os.tmpdir();
   return async (req) => {
     if (!/^multipart\/form-data\s*;/i.test(req.contentType)) {
+      // Read (and drop) what the client sends first: answering over a body still arriving, then
+      // closing, makes the kernel reset the connection, and the client sees ECONNRESET, not the 415.
+      await drain(req.stream, deps.maxBytes);
       throw new AppError(
         'validation_failed',
         'Upload with Content-Type multipart/form-data.',

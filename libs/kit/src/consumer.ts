@@ -6,7 +6,9 @@ import { type EntityManager, type MigrationDef, type Orm, ddlMigration } from '.
 import { statement, transactionQuery } from './sql';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
+import { ensureEventsStream } from './outbox';
 import { decodeJson, encodeJson } from './rpc';
+import type { Worker } from './service';
 import { isBackendUnavailable, logRetriedFailure } from './unavailable';
 
 /**
@@ -711,4 +713,19 @@ export class EventConsumer {
     }
     this.messages = undefined;
   }
+}
+
+/**
+ * A durable consumer as a service worker: started beside the RPC server once the events stream
+ * exists (made if not: a consumer may start before any publisher), stopped with the service.
+ */
+export function eventConsumerWorker(name: string, w: { nc: NatsConnection; prefix: string }, consumer: EventConsumer): Worker {
+  return {
+    name,
+    start: async () => {
+      await ensureEventsStream(w.nc, w.prefix);
+      await consumer.start();
+    },
+    stop: () => consumer.stop(),
+  };
 }

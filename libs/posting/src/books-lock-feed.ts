@@ -1,5 +1,5 @@
 import { BOOKS_LOCK_CONSUMERS, type BooksLockCopyService, ENVIRONMENTS, type ReferenceEvent, UUID, eventErrors, referenceSubject } from '@acct/contracts';
-import { type ConsumedEvent, type EntityManager, EventConsumer, type ServiceWiring, type Worker, ensureEventsStream, transactionQuery } from '@acct/kit';
+import { type ConsumedEvent, type EntityManager, EventConsumer, type ServiceWiring, type Worker, eventConsumerWorker, transactionQuery } from '@acct/kit';
 import { applyBooksLock } from './books-lock';
 
 /**
@@ -52,13 +52,5 @@ export function booksLockConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm'
 
 /** Runs the copy's consumer beside the RPC server (the events stream is made if it does not exist yet). */
 export function booksLockFeedWorker(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log' | 'metrics'>, service: BooksLockCopyService): Worker {
-  const consumer = booksLockConsumer(w, service);
-  return {
-    name: 'books-lock-feed',
-    start: async () => {
-      await ensureEventsStream(w.nc, w.prefix);
-      await consumer.start();
-    },
-    stop: () => consumer.stop(),
-  };
+  return eventConsumerWorker('books-lock-feed', w, booksLockConsumer(w, service));
 }

@@ -9,7 +9,7 @@ import {
   isReferenceEventType,
   referenceSubject,
 } from '@acct/contracts';
-import { type ConsumedEvent, type EntityManager, EventConsumer, type ServiceWiring, type Worker, ensureEventsStream, transactionQuery } from '@acct/kit';
+import { type ConsumedEvent, type EntityManager, EventConsumer, type ServiceWiring, type Worker, eventConsumerWorker, transactionQuery } from '@acct/kit';
 import { isUuid, postingEventProblem } from '@acct/ledger';
 import { type Row, entryRow, partyRow, postingRows, sumPostingRows } from '../domain/projection';
 import { addPostingRows, addPostingRowsOfBatch, addVendorPayment, addVendorPayments, insertEntries, insertEntry, upsertParties, upsertParty } from '../queries/projection';
@@ -137,12 +137,5 @@ export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm
 
 /** Runs the consumer beside the RPC server; the stream may not exist yet (reporting can start before any posting service). */
 export function consumerWorker(w: Pick<ServiceWiring, 'nc' | 'prefix'>, consumer: EventConsumer): Worker {
-  return {
-    name: 'consumer',
-    start: async () => {
-      await ensureEventsStream(w.nc, w.prefix);
-      await consumer.start();
-    },
-    stop: () => consumer.stop(),
-  };
+  return eventConsumerWorker('consumer', w, consumer);
 }

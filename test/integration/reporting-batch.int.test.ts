@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ConsumedEvent } from '@acct/kit';
-import { type TestService, startServiceForTest } from '@acct/testing';
+import { type TestService, postingLine, startServiceForTest } from '@acct/testing';
 import { applyEvent, applyEvents } from '../../services/reporting/src/consumers/projection';
 import { PROJECTION_TABLES } from '../../services/reporting/src/migrations';
 import { reportingService } from '../../services/reporting/src/service';
@@ -19,17 +19,7 @@ describe('reporting: a batch applied set-based equals its events applied in turn
   const [B1, B2, I1] = [randomUUID(), randomUUID(), randomUUID()];
   let svc: TestService;
 
-  const line = (account_code: string, side: 'debit' | 'credit', amount_cents: number, ids: Record<string, string> = {}) => ({
-    account_id: ACC,
-    account_code,
-    side,
-    amount_cents,
-    customer_id: null,
-    invoice_id: null,
-    vendor_id: null,
-    bill_id: null,
-    ...ids,
-  });
+  const line = (account_code: string, side: 'debit' | 'credit', amount_cents: number, ids: Record<string, string> = {}) => postingLine(ACC, account_code, side, amount_cents, ids);
   const bill = (id: string, vendor: string, due: string) => ({ id, vendor_id: vendor, issue_date: '2026-01-05', due_date: due });
   const invoice = { id: I1, customer_id: C1, issue_date: '2026-03-01', due_date: '2026-04-01' };
   let n = 0;

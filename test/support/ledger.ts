@@ -1,4 +1,4 @@
-import type { PostingSource } from '@acct/contracts';
+import type { PostingEvent, PostingSource } from '@acct/contracts';
 
 /**
  * The lines of the journal entries of one source document (an invoice, a bill, a payment ...), in
@@ -34,4 +34,15 @@ export function payoutSource(over: { gross_cents?: number; fee_cents?: number; n
       created_at: new Date().toISOString(),
     },
   };
+}
+
+/** One line of a posting event's entry on `accountId`, every party and document id null unless given. */
+export function postingLine(
+  accountId: string,
+  account_code: string,
+  side: 'debit' | 'credit',
+  amount_cents: number,
+  over: Partial<PostingEvent['entry']['lines'][number]> = {},
+): PostingEvent['entry']['lines'][number] {
+  return { account_id: accountId, account_code, side, amount_cents, customer_id: null, invoice_id: null, vendor_id: null, bill_id: null, ...over };
 }

@@ -1,5 +1,6 @@
 import type { PostingEvent, PostingSource, ReferenceEvent } from '@acct/contracts';
 import { NIL_UUID, byKey, documentsOf, entryRow, partyRow, postingRows, sumPostingRows } from './projection';
+import { postingLine } from '@acct/testing';
 
 const ORG = '6f1c0f2e-8a55-4c1e-9a53-2a3f1f0c9b11';
 const VENDOR = '11111111-1111-4111-8111-111111111111';
@@ -7,17 +8,8 @@ const BILL = '22222222-2222-4222-8222-222222222222';
 const ENTRY = '33333333-3333-4333-8333-333333333333';
 const ACC = '44444444-4444-4444-8444-444444444444';
 
-const line = (account_code: string, side: 'debit' | 'credit', amount_cents: number, over: Partial<PostingEvent['entry']['lines'][number]> = {}) => ({
-  account_id: ACC,
-  account_code,
-  side,
-  amount_cents,
-  customer_id: null,
-  invoice_id: null,
-  vendor_id: null,
-  bill_id: null,
-  ...over,
-});
+const line = (account_code: string, side: 'debit' | 'credit', amount_cents: number, over: Partial<PostingEvent['entry']['lines'][number]> = {}) =>
+  postingLine(ACC, account_code, side, amount_cents, over);
 
 /** A bill of 500.00 dated 2026-03-15, due 2026-04-14, posted as two lines. */
 const billPosting = (): PostingEvent<PostingSource> =>

@@ -3,7 +3,7 @@ import { MikroORM, type EntitySchema, type Constructor } from '@mikro-orm/core';
 import { PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator, Migration as MigrationBase, type Migration } from '@mikro-orm/migrations';
 import pino from 'pino';
-import type { Logger } from './logger';
+import { driverMessage, type Logger } from './logger';
 import { positional } from './placeholders';
 
 export type Orm = MikroORM<PostgreSqlDriver>;
@@ -156,8 +156,8 @@ export function keepTheFirstError(orm: Orm): void {
 
 function knexLog(log: Logger) {
   return {
-    warn: (message: unknown) => log.warn({ db: String(message) }, 'database driver warning'),
-    error: (message: unknown) => log.error({ db: String(message) }, 'database driver error'),
+    warn: (message: unknown) => log.warn({ db: driverMessage(String(message)) }, 'database driver warning'),
+    error: (message: unknown) => log.error({ db: driverMessage(String(message)) }, 'database driver error'),
     deprecate: (method: unknown, alternative: unknown) => log.warn({ db: `${String(method)} is deprecated; use ${String(alternative)}` }, 'database driver warning'),
     debug: () => undefined,
   };

@@ -1,4 +1,4 @@
-import { REDACT_PATHS, createLogger, unredacted } from './logger';
+import { REDACT_PATHS, createLogger, driverMessage, unredacted } from './logger';
 
 /** A logger writing into an array, one parsed JSON object per line. */
 function capture(level = 'info') {
@@ -131,5 +131,17 @@ describe('unredacted', () => {
     // Only for lines whose fields are known: a credential's name is not looked for.
     unredacted(log).info({ password: 'x' }, 'p');
     expect(raw()).toContain('"password":"x"');
+  });
+});
+
+describe('driverMessage', () => {
+  it("keeps no value of a statement knex put before a connection error, nor Postgres' quoted input", () => {
+    const line = driverMessage(
+      "Connection Error: Error: INSERT INTO customers (id, name, email, metadata) VALUES ('228d4c34', 'O''Brien', 'ann@example.com', '{\"k\":\"v\"}') - Connection terminated unexpectedly",
+    );
+    expect(line).toBe("Connection Error: Error: INSERT INTO customers (id, name, email, metadata) VALUES ('…', '…', '…', '…') - Connection terminated unexpectedly");
+    expect(driverMessage('duplicate key: Key (email)=(ann@example.com) already exists')).toBe('duplicate key: Key (…) already exists');
+    expect(driverMessage('invalid input syntax for type uuid: "ann@example.com"')).toBe('invalid input syntax for type uuid: "…"');
+    expect(driverMessage("VALUES ('ann@example.com")).not.toContain('ann@');
   });
 });

@@ -37,6 +37,20 @@ export function postgresMessage(message: string): string {
 }
 
 /**
+ * A message of the database driver (knex's "Connection Error: <error>") as logged: the error's
+ * message may start with the failed statement with its values inlined ("INSERT … VALUES ('…',
+ * 'ann@example.com') - Connection terminated"), so every quoted literal, every "Key (…)=(…)"
+ * detail and every input value Postgres quotes after a colon (invalid input syntax …: "…") is replaced; the statement's shape and Postgres' own words stay.
+ */
+export function driverMessage(message: string): string {
+  return message
+    .replace(/'(?:[^']|'')*'?/g, "'…'")
+    .replace(/Key \(.*?\)=\(.*?\)/gs, 'Key (…)')
+    .replace(/: "(?:[^"]|"")*"?/g, ': "…"')
+    .slice(0, 1000);
+}
+
+/**
  * A database error as logged: SQLSTATE, constraint, table, column, routine and Postgres' message,
  * never the statement, its parameters, the Key (…)=(…) detail or the where context, which carry
  * literal values (names, e-mails). The stack keeps its frames, not its message.

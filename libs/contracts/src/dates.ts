@@ -12,10 +12,14 @@ export function isCalendarDate(value: string): boolean {
   const m = DATE.exec(value);
   if (!m) return false;
   if (value < limits.date_min || value > limits.date_max) return false;
-  // Years from 1900 on: Date.UTC maps years 0–99 to 1900–1999, which the range check above excludes.
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.toISOString().slice(0, 10) === value;
+  // Arithmetic, not a Date round trip: reporting checks every date of every event it applies.
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
 }
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /**
  * The UTC date (YYYY-MM-DD) of an RFC 3339 date-time, or null when the value is not one, or when

@@ -82,7 +82,14 @@ export class Books {
   }
 
   async transact<T>(ctx: TrustedContext, work: (tx: Tx) => Promise<T>): Promise<T> {
-    const { results, pending } = await this.together([{ ctx, work }]).catch(refuseLedgerError);
+    return this.transactThen(ctx, work);
+  }
+
+  /** transact(), calling `committed` once the transaction ended (committed or not), before the publish. */
+  private async transactThen<T>(ctx: TrustedContext, work: (tx: Tx) => Promise<T>, committed?: () => void): Promise<T> {
+    const { results, pending } = await this.together([{ ctx, work }])
+      .catch(refuseLedgerError)
+      .finally(() => committed?.());
     await this.outbox.publish(pending);
     return results[0] as T;
   }
@@ -146,29 +153,37 @@ export class Books {
       this.queued = waiting;
       for (const key of scopes) this.scopesRunning.add(key);
       this.groupsInFlight++;
-      void this.runGroup(group)
+      let released = false;
+      // The group's organizations are free again once its transaction ended: its chain heads are
+      // unlocked at COMMIT, so the next group of them need not wait for this one's publish.
+      const release = () => {
+        if (released) return;
+        released = true;
+        this.groupsInFlight--;
+        for (const key of scopes) this.scopesRunning.delete(key);
+        this.scheduleFlush();
+      };
+      void this.runGroup(group, release)
         .catch((e: unknown) => group.forEach((q) => q.reject(e)))
-        .finally(() => {
-          this.groupsInFlight--;
-          for (const key of scopes) this.scopesRunning.delete(key);
-          this.scheduleFlush();
-        });
+        .finally(release);
     }
   }
 
-  private async runGroup(group: Queued[]): Promise<void> {
+  /** Runs a group; calls `release` once its transaction ended, before its events are published. */
+  private async runGroup(group: Queued[], release: () => void): Promise<void> {
     if (group.length === 1) {
       const [one] = group as [Queued];
-      return this.transact(one.ctx, one.work).then(one.resolve, one.reject);
+      return this.transactThen(one.ctx, one.work, release).then(one.resolve, one.reject);
     }
     let done: { results: unknown[]; pending: OutboxMessage[] };
     try {
       done = await this.together(group);
     } catch {
-      // Rolled back: each runs again alone, and answers with its own outcome.
+      // Rolled back: each runs again alone, and answers with its own outcome (released after them).
       await Promise.all(group.map((q) => this.transact(q.ctx, q.work).then(q.resolve, q.reject)));
       return;
     }
+    release();
     await this.outbox.publish(done.pending);
     group.forEach((q, i) => q.resolve(done.results[i]));
   }

@@ -57,6 +57,7 @@ describe('EventConsumer against real Postgres and JetStream', () => {
       skip?: (events: ConsumedEvent[]) => Promise<boolean[]>;
       /** Gives the consumer an applyBatch (one INSERT per batch) that records the size of each batch it applies. */
       batches?: number[];
+      lingerMs?: number;
     } = {},
   ) {
     const metrics = createMetrics('test', false);
@@ -73,6 +74,7 @@ describe('EventConsumer against real Postgres and JetStream', () => {
       maxDeliveries: over.maxDeliveries,
       refuse: over.refuse,
       skip: over.skip,
+      lingerMs: over.lingerMs,
       apply: async (em, e) => {
         if (over.fail?.(e)) throw new Error('projection failed');
         await em.execute('INSERT INTO applied (consumer, event_id, seq) VALUES (?, ?, ?)', [name, e.id, e.seq]);
@@ -392,6 +394,20 @@ describe('EventConsumer against real Postgres and JetStream', () => {
       expect(batches.reduce((s, n) => s + n, 0)).toBe(first.applied! + more.length);
       expect(Math.max(...batches)).toBeGreaterThan(1); // a backlog is applied in batches, not one by one
     }
+  });
+
+  it('lingerMs: events published one after the other while a batch lingers are applied in one transaction', async () => {
+    const batches: number[] = [];
+    const { c } = consumer('linger', { batches, lingerMs: 2000 });
+    await c.start();
+    await ackedAll('linger'); // the earlier tests' events first
+    const drained = batches.length;
+    const ids = Array.from({ length: 10 }, () => randomUUID());
+    for (const id of ids) await publishCopies([id]); // ten publishes, each acked by the stream before the next
+    await ackedAll('linger');
+    await c.stop();
+    expect(batches.slice(drained)).toEqual([10]);
+    expect((await appliedCounts('linger', ids)).map((r) => r.n)).toEqual(Array<number>(10).fill(1));
   });
 
   it('a poison event in a batch applied by applyBatch fails none of its neighbours: each applied once, the poison parked alone', async () => {

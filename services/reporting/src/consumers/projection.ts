@@ -132,6 +132,8 @@ export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm
     // Outbound (webhook) and lock-date events: applying them changes nothing, so no claim, no transaction.
     skip: (events) => Promise.resolve(events.map((e) => !isReportingEvent(e))),
     partitionOf: organizationOf,
+    // A posting burst's events share a transaction (reports are read from the projection: 10 ms later is fine).
+    lingerMs: 10,
   });
 }
 

@@ -44,6 +44,24 @@ export function lockInvoiceRow(tx: Tx, id: string): Promise<Invoice | null> {
 }
 
 // Named (prepared once per connection): the invoice post path is measured (bench post-invoice).
+const POST_DRAFT = statement(
+  'invoice_post_draft',
+  `UPDATE invoices SET status = CASE WHEN total_cents = 0 THEN 'paid' ELSE 'open' END, posted_at = ?,
+     journal_entry_id = CASE WHEN total_cents = 0 THEN NULL ELSE ?::uuid END
+   WHERE id = ? AND organization_id = ? AND environment = ? AND status = 'draft' RETURNING *`,
+);
+
+/**
+ * The post of a draft in one statement: locks the invoice and sets what posting sets (open, with
+ * `entryId` as its journal entry; paid, with none, at a zero total). Null when `id` is not a draft
+ * of the scope (then lockInvoiceRow tells what it is). The caller posts the entry (tx.post with
+ * `entryId`) in the same transaction, or throws: nothing of it stays.
+ */
+export async function postDraftRow(tx: Tx, id: string, postedAt: Date, entryId: string): Promise<Invoice | null> {
+  const [row] = await tx.sql(POST_DRAFT, [postedAt, entryId, id, tx.scope.organizationId, tx.scope.environment]);
+  return row ? entityRows(tx.em, InvoiceSchema).read(row) : null;
+}
+
 const SAVE_POSTED = statement('invoice_save_posted', 'UPDATE invoices SET status = ?, posted_at = ?, journal_entry_id = ? WHERE id = ?');
 
 /** Writes what posting changed on an invoice row of lockInvoiceRow. */

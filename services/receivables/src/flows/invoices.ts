@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AppError, type InvoiceCreateBody, type InvoiceUpdateBody, metadataOnCreate } from '@acct/contracts';
 import { type Scope, insertEntity } from '@acct/kit';
 import { requireOrder, reversalOf, todayUtc } from '@acct/ledger';
@@ -5,7 +6,7 @@ import { type Db, type Outcome, type Tx, draftChanges, lineItemsInputOf, newLine
 import { type Invoice, InvoiceSchema, NOT_VOID, invoiceDto } from '../entities';
 import { checkVoid } from '../domain/invoices';
 import { invoicePosting } from '../domain/postings';
-import { lockInvoice, lockInvoiceRow, requireCustomer, savePostedInvoice, saveVoidedInvoice } from '../queries';
+import { lockInvoice, lockInvoiceRow, postDraftRow, requireCustomer, savePostedInvoice, saveVoidedInvoice } from '../queries';
 
 /** A create body, or the body a draft's PATCH makes of the invoice (memo null clears it). */
 type InvoiceContent = Omit<InvoiceCreateBody, 'memo'> & { memo?: string | null };
@@ -81,6 +82,17 @@ export async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice>
  * no second ledger effect; a void invoice is not posted (409).
  */
 export async function postInvoice(tx: Tx, id: string): Promise<Outcome<Invoice>> {
+  // The usual case, a draft of the scope, in one statement (locked and marked posted); the entry
+  // follows in this transaction, or the lock date's 409 rolls both back.
+  const entryId = randomUUID();
+  const draft = await postDraftRow(tx, id, new Date(), entryId);
+  if (draft) {
+    await tx.assertOpen(draft.issueDate, '/issue_date');
+    if (draft.journalEntryId) await tx.post(invoicePosting(draft), { type: 'invoice', invoice: invoiceDto(draft) }, entryId);
+    emitPosted(tx, draft);
+    return { record: draft, replayed: false };
+  }
+  // Not a draft of the scope: not found, void, already posted (a replay), or a draft after all.
   const inv = await lockInvoiceRow(tx, id);
   if (!inv) throw AppError.notFound('Invoice', id);
   if (inv.status === 'void') {
@@ -98,6 +110,11 @@ export async function postInvoice(tx: Tx, id: string): Promise<Outcome<Invoice>>
     inv.journalEntryId = await tx.post(invoicePosting(inv), { type: 'invoice', invoice: invoiceDto(inv) });
   }
   await savePostedInvoice(tx, inv);
+  emitPosted(tx, inv);
+  return { record: inv, replayed: false };
+}
+
+function emitPosted(tx: Tx, inv: Invoice): void {
   tx.emit('invoice.posted', {
     invoice_id: inv.id,
     invoice_number: inv.invoiceNumber,
@@ -107,7 +124,6 @@ export async function postInvoice(tx: Tx, id: string): Promise<Outcome<Invoice>>
     issue_date: inv.issueDate,
     due_date: inv.dueDate,
   });
-  return { record: inv, replayed: false };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { entityRows, findAllInScope, findInScope, getInScope } from '@acct/kit';
+import { entityRows, findAllInScope, findInScope, getInScope, statement } from '@acct/kit';
 import type { Db, Tx } from '@acct/posting';
 import { type Bill, BillSchema, type Vendor, type VendorPayment, VendorPaymentSchema, VendorSchema } from './entities';
 
@@ -19,11 +19,13 @@ export function lockVendor(db: Db, id: string): Promise<Vendor | null> {
 /** 404 naming /vendor_id unless the vendor exists in the scope (on pg directly: bills are created on a hot path). */
 export async function requireVendor(tx: Tx, vendorId: string): Promise<void> {
   const v = await getInScope(tx.sql, entityRows(tx.em, VendorSchema), vendorId, tx.scope);
-  if (!v) {
-    throw new AppError('not_found', `Vendor ${vendorId} was not found.`, [
-      { field: '/vendor_id', issue: 'not_found', message: 'No such vendor in this organization and environment.' },
-    ]);
-  }
+  if (!v) throw vendorNotFound(vendorId);
+}
+
+export function vendorNotFound(vendorId: string): AppError {
+  return new AppError('not_found', `Vendor ${vendorId} was not found.`, [
+    { field: '/vendor_id', issue: 'not_found', message: 'No such vendor in this organization and environment.' },
+  ]);
 }
 
 export function lockBill(db: Db, id: string): Promise<Bill | null> {
@@ -53,8 +55,18 @@ export function findVendorPaymentByExternalId(db: Db, externalVendorPaymentId: s
   return db.em.findOne(VendorPaymentSchema, { ...db.scope, externalVendorPaymentId });
 }
 
-/** Stores a new bill (on pg directly: one named INSERT of every column). */
-export async function insertBill(tx: Tx, bill: Bill): Promise<void> {
+/**
+ * Stores a new bill of a vendor of the scope, in one statement (the vendor's check rides in the
+ * INSERT: create-bill's hot path); false, with nothing stored, when the vendor is not one of the scope.
+ */
+export async function insertBillOfVendor(tx: Tx, bill: Bill): Promise<boolean> {
   const rows = entityRows(tx.em, BillSchema);
-  await tx.sql(rows.insert, rows.values(bill));
+  const values = rows.values(bill);
+  const insert = statement(
+    'bill_insert_of_vendor',
+    `INSERT INTO bills (${rows.columns}) SELECT ${values.map(() => '?').join(', ')}
+     WHERE EXISTS (SELECT 1 FROM vendors WHERE id = ? AND organization_id = ? AND environment = ?) RETURNING id`,
+  );
+  const stored = await tx.sql(insert, [...values, bill.vendorId, tx.scope.organizationId, tx.scope.environment]);
+  return stored.length === 1;
 }

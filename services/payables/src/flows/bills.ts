@@ -6,7 +6,7 @@ import { type Bill, billDto, unposted } from '../entities';
 import { expenseAccountCode } from '../domain/accounts';
 import { type BillAction, checkBillAction, checkNoPayments } from '../domain/bills';
 import { billPosting } from '../domain/postings';
-import { insertBill, lockBill, requireVendor } from '../queries';
+import { insertBillOfVendor, lockBill, requireVendor, vendorNotFound } from '../queries';
 
 /** The caller's content of a create, as compared on a retry (the requested status aside). */
 export const sameBillContent = sameDocumentContent<Bill>((b) => ({
@@ -90,11 +90,19 @@ async function book(tx: Tx, bill: Bill): Promise<void> {
   if (bill.totalCents > 0) bill.journalEntryId = await tx.post(billPosting(bill), { type: 'bill', bill: billDto(bill) });
 }
 
-/** Stores a bill for an existing vendor, booked now unless it is to stay a draft. */
+/**
+ * Stores a bill for an existing vendor, booked now unless it is to stay a draft. The vendor is
+ * checked by the INSERT itself; a booking refused before it (the lock date) still answers 404 first
+ * when the vendor is not one of the scope, as when the vendor was read first.
+ */
 export async function createBill(tx: Tx, row: Bill, post: boolean): Promise<Bill> {
-  await requireVendor(tx, row.vendorId);
-  if (post) await book(tx, row);
-  await insertBill(tx, row);
+  if (post) {
+    await book(tx, row).catch(async (e: unknown) => {
+      await requireVendor(tx, row.vendorId);
+      throw e;
+    });
+  }
+  if (!(await insertBillOfVendor(tx, row))) throw vendorNotFound(row.vendorId);
   return row;
 }
 

@@ -88,6 +88,9 @@ export interface OutboxOptions {
   relayBatch?: number;
 }
 
+/** How long inline-published rows wait to be marked with the next ones (Outbox.publish). */
+const MARK_LINGER_MS = 20;
+
 /**
  * Transactional outbox. add() writes rows in the caller's transaction; after commit, publish()
  * sends them to JetStream with msgID = row id and marks them; the relay republishes whatever a
@@ -166,7 +169,10 @@ export class Outbox {
         if (at !== undefined && sent[i]?.status === 'fulfilled') this.metrics?.outboxPublishLag.observe({ kind: 'inline' }, (now - at) / 1000);
       });
       this.toMark.push(...done);
-      this.marking ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushMarks());
+      // Marked MARK_LINGER_MS later, in one UPDATE with what other transactions publish meanwhile
+      // (a busy organization's groups: one mark per ~10 of them, not one each). The relay leaves
+      // rows younger than relayMinAgeMs (2 s) alone, and the stream drops a copy it would send.
+      this.marking ??= new Promise<void>((resolve) => setTimeout(resolve, MARK_LINGER_MS)).then(() => this.flushMarks());
       if (done.length < messages.length) {
         this.log.warn({ published: done.length, pending: messages.length - done.length }, 'outbox publish partly deferred to the relay');
       }

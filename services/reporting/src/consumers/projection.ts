@@ -133,7 +133,7 @@ export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm
     skip: (events) => Promise.resolve(events.map((e) => !isReportingEvent(e))),
     partitionOf: organizationOf,
     // A posting burst's events share a transaction (reports are read from the projection: 10 ms later is fine).
-    lingerMs: 10,
+    lingerMs: 25,
   });
 }
 

@@ -56,7 +56,7 @@ export function outboundConsumer(wiring: Pick<ServiceWiring, 'nc' | 'prefix' | '
     refuse: (event) => outboundRefusal(wiring.prefix, event),
     skip: (events) => subscriptions.skip(events),
     // Events a burst sends share one subscription check and one ack round (webhooks are sent later anyway).
-    lingerMs: 10,
+    lingerMs: 25,
     apply: async (em, event) => {
       // Wake the workers once the transaction that creates the deliveries has committed.
       if ((await applyOutboundEvent(em, event, wiring.log)) > 0) setTimeout(onDeliveries, 5);

@@ -124,6 +124,19 @@ describe('payables against real Postgres and JetStream', () => {
       expect(outcome(otherOrg)).toBe('not_found');
     });
 
+    it('a bill in a locked period names a missing vendor first (404), then the lock (409); nothing stored', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      await sql(`INSERT INTO books_lock (organization_id, environment, lock_date, version) VALUES (?, 'test', '2099-12-31', 1)`, [c.organizationId]);
+      const noVendor = await call('bills.create', c, { body: billBody(randomUUID(), 100) });
+      expect(noVendor.ok ? 'ok' : [noVendor.error.code, noVendor.error.details[0]?.field]).toEqual(['not_found', '/vendor_id']);
+      const locked = await call('bills.create', c, { body: billBody(v, 100) });
+      expect(locked.ok ? 'ok' : [locked.error.code, locked.error.details[0]?.field]).toEqual(['period_locked', '/issue_date']);
+      const draft = await call('bills.create', c, { body: billBody(randomUUID(), 100, { status: 'draft' }) });
+      expect(draft.ok ? 'ok' : [draft.error.code, draft.error.details[0]?.field]).toEqual(['not_found', '/vendor_id']);
+      expect(await sql(`SELECT id FROM bills WHERE organization_id = ?`, [c.organizationId])).toEqual([]);
+    });
+
     it('reverses with a mirror entry dated today, keeps the original, and refuses a bill with payments', async () => {
       const c = ctx();
       const v = await vendor(c);

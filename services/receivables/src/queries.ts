@@ -38,7 +38,7 @@ export function lockInvoice(db: Db, id: string): Promise<Invoice | null> {
   return findInScope(db.em, InvoiceSchema, id, db.scope, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
-/** lockInvoice on pg directly (the post path): a plain row, not managed; savePostedInvoice writes it back. */
+/** lockInvoice on pg directly (the post and void paths): a plain row, not managed. */
 export function lockInvoiceRow(tx: Tx, id: string): Promise<Invoice | null> {
   return getInScope(tx.sql, entityRows(tx.em, InvoiceSchema), id, tx.scope, { lock: true });
 }
@@ -60,13 +60,6 @@ const POST_DRAFT = statement(
 export async function postDraftRow(tx: Tx, id: string, postedAt: Date, entryId: string): Promise<Invoice | null> {
   const [row] = await tx.sql(POST_DRAFT, [postedAt, entryId, id, tx.scope.organizationId, tx.scope.environment]);
   return row ? entityRows(tx.em, InvoiceSchema).read(row) : null;
-}
-
-const SAVE_POSTED = statement('invoice_save_posted', 'UPDATE invoices SET status = ?, posted_at = ?, journal_entry_id = ? WHERE id = ?');
-
-/** Writes what posting changed on an invoice row of lockInvoiceRow. */
-export async function savePostedInvoice(tx: Tx, inv: Invoice): Promise<void> {
-  await tx.sql(SAVE_POSTED, [inv.status, inv.postedAt, inv.journalEntryId, inv.id]);
 }
 
 /** Writes what a void changed on an invoice row of lockInvoiceRow. */

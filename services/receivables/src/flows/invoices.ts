@@ -6,7 +6,7 @@ import { type Db, type Outcome, type Tx, draftChanges, lineItemsInputOf, newLine
 import { type Invoice, InvoiceSchema, NOT_VOID, invoiceDto } from '../entities';
 import { checkVoid } from '../domain/invoices';
 import { invoicePosting } from '../domain/postings';
-import { lockInvoice, lockInvoiceRow, postDraftRow, requireCustomer, savePostedInvoice, saveVoidedInvoice } from '../queries';
+import { lockInvoice, lockInvoiceRow, postDraftRow, requireCustomer, saveVoidedInvoice } from '../queries';
 
 /** A create body, or the body a draft's PATCH makes of the invoice (memo null clears it). */
 type InvoiceContent = Omit<InvoiceCreateBody, 'memo'> & { memo?: string | null };
@@ -82,17 +82,10 @@ export async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice>
  * no second ledger effect; a void invoice is not posted (409).
  */
 export async function postInvoice(tx: Tx, id: string): Promise<Outcome<Invoice>> {
-  // The usual case, a draft of the scope, in one statement (locked and marked posted); the entry
-  // follows in this transaction, or the lock date's 409 rolls both back.
-  const entryId = randomUUID();
-  const draft = await postDraftRow(tx, id, new Date(), entryId);
-  if (draft) {
-    await tx.assertOpen(draft.issueDate, '/issue_date');
-    if (draft.journalEntryId) await tx.post(invoicePosting(draft), { type: 'invoice', invoice: invoiceDto(draft) }, entryId);
-    emitPosted(tx, draft);
-    return { record: draft, replayed: false };
-  }
-  // Not a draft of the scope: not found, void, already posted (a replay), or a draft after all.
+  const posted = await postDraft(tx, id);
+  if (posted) return posted;
+  // Not a draft of the scope: not found, void, already posted (a replay), or a draft the UPDATE's
+  // snapshot did not hold yet (committed since): locked now, posted the same way.
   const inv = await lockInvoiceRow(tx, id);
   if (!inv) throw AppError.notFound('Invoice', id);
   if (inv.status === 'void') {
@@ -101,17 +94,24 @@ export async function postInvoice(tx: Tx, id: string): Promise<Outcome<Invoice>>
     ]);
   }
   if (inv.status !== 'draft') return { record: inv, replayed: true };
-  await tx.assertOpen(inv.issueDate, '/issue_date'); // a zero total too: its date is in the books
-  inv.postedAt = new Date();
-  if (inv.totalCents === 0) {
-    inv.status = 'paid'; // nothing to collect, nothing to book
-  } else {
-    inv.status = 'open';
-    inv.journalEntryId = await tx.post(invoicePosting(inv), { type: 'invoice', invoice: invoiceDto(inv) });
-  }
-  await savePostedInvoice(tx, inv);
-  emitPosted(tx, inv);
-  return { record: inv, replayed: false };
+  const locked = await postDraft(tx, id);
+  if (!locked) throw new Error(`invoice ${id} was a draft under its lock, yet its post matched no row`);
+  return locked;
+}
+
+/**
+ * A draft of the scope posted: locked and marked (open, or paid at a zero total) in one statement,
+ * its entry posted in this transaction, or the lock date's 409 (a zero total too: its date is in the
+ * books) rolls both back. Null when `id` is no draft of the scope.
+ */
+async function postDraft(tx: Tx, id: string): Promise<Outcome<Invoice> | null> {
+  const entryId = randomUUID();
+  const draft = await postDraftRow(tx, id, new Date(), entryId);
+  if (!draft) return null;
+  await tx.assertOpen(draft.issueDate, '/issue_date');
+  if (draft.journalEntryId) await tx.post(invoicePosting(draft), { type: 'invoice', invoice: invoiceDto(draft) }, entryId);
+  emitPosted(tx, draft);
+  return { record: draft, replayed: false };
 }
 
 function emitPosted(tx: Tx, inv: Invoice): void {

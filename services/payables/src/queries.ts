@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { entityRows, findAllInScope, findInScope, getInScope, statement } from '@acct/kit';
+import { type Statement, entityRows, findAllInScope, findInScope, getInScope, statement } from '@acct/kit';
 import type { Db, Tx } from '@acct/posting';
 import { type Bill, BillSchema, type Vendor, type VendorPayment, VendorPaymentSchema, VendorSchema } from './entities';
 
@@ -62,11 +62,16 @@ export function findVendorPaymentByExternalId(db: Db, externalVendorPaymentId: s
 export async function insertBillOfVendor(tx: Tx, bill: Bill): Promise<boolean> {
   const rows = entityRows(tx.em, BillSchema);
   const values = rows.values(bill);
-  const insert = statement(
-    'bill_insert_of_vendor',
-    `INSERT INTO bills (${rows.columns}) SELECT ${values.map(() => '?').join(', ')}
-     WHERE EXISTS (SELECT 1 FROM vendors WHERE id = ? AND organization_id = ? AND environment = ?) RETURNING id`,
-  );
-  const stored = await tx.sql(insert, [...values, bill.vendorId, tx.scope.organizationId, tx.scope.environment]);
+  const stored = await tx.sql(insertOfVendor(rows.columns, values.length), [...values, bill.vendorId, tx.scope.organizationId, tx.scope.environment]);
   return stored.length === 1;
+}
+
+/** The named statement of insertBillOfVendor, made once (its columns are the entity's, as entityRows gives them). */
+let insertOfVendorStatement: Statement | undefined;
+function insertOfVendor(columns: string, count: number): Statement {
+  return (insertOfVendorStatement ??= statement(
+    'bill_insert_of_vendor',
+    `INSERT INTO bills (${columns}) SELECT ${Array<string>(count).fill('?').join(', ')}
+     WHERE EXISTS (SELECT 1 FROM vendors WHERE id = ? AND organization_id = ? AND environment = ?) RETURNING id`,
+  ));
 }

@@ -9,7 +9,7 @@ import {
   isReferenceEventType,
   referenceSubject,
 } from '@acct/contracts';
-import { type ConsumedEvent, type EntityManager, EventConsumer, type ServiceWiring, type Worker, eventConsumerWorker, transactionQuery } from '@acct/kit';
+import { BATCH_LINGER_MS, type ConsumedEvent, type EntityManager, EventConsumer, type ServiceWiring, type Worker, eventConsumerWorker, transactionQuery } from '@acct/kit';
 import { isUuid, postingEventProblem } from '@acct/ledger';
 import { type Row, entryRow, partyRow, postingRows, sumPostingRows } from '../domain/projection';
 import { addPostingRows, addPostingRowsOfBatch, addVendorPayment, addVendorPayments, insertEntries, insertEntry, upsertParties, upsertParty } from '../queries/projection';
@@ -132,8 +132,8 @@ export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm
     // Outbound (webhook) and lock-date events: applying them changes nothing, so no claim, no transaction.
     skip: (events) => Promise.resolve(events.map((e) => !isReportingEvent(e))),
     partitionOf: organizationOf,
-    // A posting burst's events share a transaction (reports are read from the projection: 10 ms later is fine).
-    lingerMs: 25,
+    // A posting burst's events share a transaction (reports are read from the projection: a few tens of ms later is fine).
+    lingerMs: BATCH_LINGER_MS,
   });
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CONSUMERS, UUID, outboundSubject, outboundSubjectFilter, type OutboundEventType } from '@acct/contracts';
-import { type ConsumedEvent, type EntityManager, EventConsumer, type Logger, type ServiceWiring } from '@acct/kit';
+import { BATCH_LINGER_MS, type ConsumedEvent, type EntityManager, EventConsumer, type Logger, type ServiceWiring } from '@acct/kit';
 import type { WebhookConfig } from '../config';
 import { deliveryBody, isOutboundEvent } from '../domain/body';
 import { insertDelivery, subscribers } from '../queries';
@@ -56,7 +56,7 @@ export function outboundConsumer(wiring: Pick<ServiceWiring, 'nc' | 'prefix' | '
     refuse: (event) => outboundRefusal(wiring.prefix, event),
     skip: (events) => subscriptions.skip(events),
     // Events a burst sends share one subscription check and one ack round (webhooks are sent later anyway).
-    lingerMs: 25,
+    lingerMs: BATCH_LINGER_MS,
     apply: async (em, event) => {
       // Wake the workers once the transaction that creates the deliveries has committed.
       if ((await applyOutboundEvent(em, event, wiring.log)) > 0) setTimeout(onDeliveries, 5);

@@ -25,6 +25,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 interface Measured {
   result: autocannon.Result;
   samples: number[];
+  /** From the start to the last response (drive.ts). */
+  seconds: number;
   cpu: CpuSample;
   rss: Record<string, number>;
   /** Statements per request by process, null when not counted. */
@@ -43,10 +45,10 @@ async function measure(t: Target, key: string, opts: autocannon.Options, settle?
   let peak: Record<string, number>;
   try {
     const before = sampleCpu(t.stack, t.dbName);
-    const { result, samples } = await drive(opts);
+    const { result, samples, seconds } = await drive(opts);
     await settle?.();
     const after = sampleCpu(t.stack, t.dbName);
-    m = { result, samples, cpu: cpuPerRequest(before, after, samples.length) };
+    m = { result, samples, seconds, cpu: cpuPerRequest(before, after, samples.length) };
   } finally {
     peak = rss.stop();
   }
@@ -73,7 +75,7 @@ async function measure(t: Target, key: string, opts: autocannon.Options, settle?
 async function scenario(t: Target, runNo: number, org: Org | null, name: string, ratioTo: { mode: string; tps: number } | null, opts: autocannon.Options): Promise<Result> {
   const m = await measure(t, `${org?.build ?? '-'}|${org?.invoices ?? '-'}|${name}`, opts);
   const sorted = [...m.samples].sort((a, b) => a - b);
-  const tps = (m.samples.length * 1000) / Math.max(1, m.result.duration * 1000);
+  const tps = m.samples.length / Math.max(0.001, m.seconds);
   return {
     run: runNo,
     build: org?.build ?? '-',
@@ -219,7 +221,7 @@ async function mixed(t: Target, runNo: number, org: Org, n: { '-N': number; '-S'
   const m = await measure(t, `${org.build}|${org.invoices}|mixed`, { url: t.stack.gatewayUrl, connections: CLIENTS, headers: org.headers, duration: DURATION_S, requests }, settle);
   process.stdout.write(`mixed (${org.build}, ${org.invoices}): ${postedOk} invoices posted, ${billsOk} bills created; ${settled}\n`);
   if (kinds.length !== m.samples.length) process.stderr.write(`mixed: ${kinds.length} responses classified, ${m.samples.length} measured: the reads/writes rows are off\n`);
-  const seconds = Math.max(0.001, m.result.duration);
+  const seconds = Math.max(0.001, m.seconds);
   const row = (scenario: string, samples: number[], errors: number, ratioTo: { mode: string; tps: number } | null, whole: boolean): Result => {
     const sorted = [...samples].sort((a, b) => a - b);
     const tps = samples.length / seconds;

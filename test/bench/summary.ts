@@ -11,6 +11,8 @@ export interface Row {
   result: autocannon.Result;
   /** Latency of every measured response, ms (autocannon reports no p95). */
   samples: number[];
+  /** From the start to the last response (drive.ts). */
+  seconds: number;
   /** CPU ms per request during the scenario by process group (cpu.ts), null when not sampled. */
   cpu: CpuSample | null;
   /** Share of the whole machine's CPU time that was busy during the scenario (null without /proc). */
@@ -38,7 +40,7 @@ export interface Summary {
 /** Groups of cpu.ts that are not the stack's own processes. */
 const NOT_STACK = new Set(['nats', 'pg', 'pg*', 'client']);
 
-export function summarize({ scenario, route, result: r, samples, cpu, busy }: Row): Summary {
+export function summarize({ scenario, route, result: r, samples, seconds, cpu, busy }: Row): Summary {
   const sorted = [...samples].sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 100) / 100;
   const requests = r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx'];
@@ -46,7 +48,7 @@ export function summarize({ scenario, route, result: r, samples, cpu, busy }: Ro
     scenario,
     route,
     requests,
-    requests_per_s: round(r.requests.mean),
+    requests_per_s: round(samples.length / Math.max(0.001, seconds)),
     p50_ms: round(percentile(sorted, 50)),
     p95_ms: round(percentile(sorted, 95)),
     p99_ms: round(percentile(sorted, 99)),

@@ -41,3 +41,4 @@ export { BOOKS_LOCK_CHANGES_LISTED, BOOKS_LOCK_COPY_OPERATIONS } from './api/boo
 export * from './validate';
 export * from './events';
 export * from './canonical';
+export * from './bad-input';

@@ -1,8 +1,8 @@
 import Router from '@koa/router';
-import { limits } from '@acct/contracts';
+import { findBadInput, jsonPointer, limits } from '@acct/contracts';
 import { appOf, json, serve, type Served } from '../testing/fakes';
 import { parseJson } from './body';
-import { checkInput, findBadInput, jsonPointer } from './input';
+import { checkInput } from './input';
 
 const pointer = jsonPointer;
 

@@ -7,10 +7,9 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { AppError, type DocumentUploadFields, SCOPE_FIELDS, compileBody, schemas, toDetails, type RpcReply } from '@acct/contracts';
+import { AppError, type DocumentUploadFields, SCOPE_FIELDS, compileBody, findBadInput, schemas, toDetails, type RpcReply } from '@acct/contracts';
 import type { Logger } from '@acct/kit';
 import { DEFAULT_STORAGE_TIMEOUT_MS, type RpcCaller } from '../middlewares/forward';
-import { findBadInput } from '../middlewares/input';
 import type { UploadHandler } from '../middlewares/upload';
 
 /** API-DECISIONS §6: uploads ≤ 25 MiB by default (UPLOAD_MAX_BYTES). */

@@ -42,3 +42,4 @@ export * from './validate';
 export * from './events';
 export * from './canonical';
 export * from './bad-input';
+export { rpcRequestProblem } from './rpc-request';

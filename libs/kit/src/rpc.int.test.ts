@@ -6,7 +6,9 @@ import { createMetrics } from './metrics';
 
 /**
  * These tests are about the transport, so they send and answer arbitrary bodies: calls and handlers
- * name their operation as RpcOperation (untyped) instead of one catalogue entry.
+ * name their operation as RpcOperation (untyped) instead of one catalogue entry, and the servers
+ * do not check requests against the operations' schemas (checkRequests: false) except where a
+ * test says so.
  */
 const req = (body: unknown = {}): RpcRequest => ({
   ctx: { organizationId: 'o', connectedAppId: 'a', environment: 'test', apiKeyId: 'k', requestId: 'r' },
@@ -31,14 +33,43 @@ describe('RPC over real NATS', () => {
     await nc.drain();
   });
 
-  function serve(handlers: Partial<Record<RpcOperation, (r: RpcRequest) => Promise<any>>>): RpcServer {
-    const s = new RpcServer(nc, prefix, 'receivables', silentLogger(), createMetrics('receivables', false));
+  function serve(handlers: Partial<Record<RpcOperation, (r: RpcRequest) => Promise<any>>>, checkRequests = false): RpcServer {
+    const s = new RpcServer(nc, prefix, 'receivables', silentLogger(), createMetrics('receivables', false), { checkRequests });
     const fallback = async () => ({ ok: true as const, status: 200 as const, body: {} });
     for (const op of operationsOf('receivables')) s.handle(op, (handlers[op] ?? fallback) as never); // one fake for keyed and public operations alike
     s.start();
     servers.push(s);
     return s;
   }
+
+  it('checks requests against their operation by default: a hand-made one gets 400 and never reaches its handler', async () => {
+    let served = 0;
+    serve(
+      {
+        'customers.get': async () => {
+          served++;
+          return { ok: true, status: 200, body: {} };
+        },
+      },
+      true,
+    );
+    const client = new RpcClient(nc, prefix, 2000);
+    const bad = await client.call<RpcOperation>('customers.get', { ...req(), params: { id: 'urn:uuid:00000000-0000-4000-8000-000000000000' } });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'validation_failed', details: [{ field: 'ctx.organizationId' }] } });
+    const good = {
+      ctx: { organizationId: '00000000-0000-4000-8000-000000000001', connectedAppId: 'a', environment: 'test' as const, apiKeyId: 'k', requestId: 'r' },
+      params: { id: '00000000-0000-4000-8000-00000000000A' },
+      query: {},
+      body: {},
+    };
+    expect(await client.call<RpcOperation>('customers.get', { ...good, params: { id: 'urn:uuid:x' } })).toMatchObject({
+      ok: false,
+      error: { code: 'validation_failed', details: [{ field: 'id' }] },
+    });
+    expect(served).toBe(0);
+    expect(await client.call<RpcOperation>('customers.get', good)).toMatchObject({ ok: true });
+    expect(served).toBe(1);
+  });
 
   it('carries the request and returns the reply', async () => {
     serve({ 'customers.get': async (r) => ({ ok: true, status: 200, body: { echo: r.body, org: r.ctx.organizationId } }) });

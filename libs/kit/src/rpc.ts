@@ -24,6 +24,7 @@ import {
   isAppError,
   operationsOf,
   queueGroup,
+  rpcRequestProblem,
   rpcSubject,
   rpcTimeoutOf,
 } from '@acct/contracts';
@@ -146,6 +147,12 @@ export class RpcServer {
     private readonly service: ServiceName,
     private readonly log: Logger,
     private readonly metrics?: ServiceMetrics,
+    /**
+     * checkRequests (default true): each request is checked against its operation's schemas before
+     * its handler runs (rpcRequestProblem). Off only for tests of the transport, which send
+     * arbitrary bodies to real operation names.
+     */
+    private readonly options: { checkRequests?: boolean } = {},
   ) {
     this.chunks = new ChunkStore(nc, prefix, log);
   }
@@ -188,7 +195,14 @@ export class RpcServer {
     let reply: RpcReply;
     let req: RpcRequest | undefined;
     try {
-      req = await receive<RpcRequest>(this.nc, msg.data);
+      req = await receive<RpcRequest>(this.nc, msg.data).catch((e: unknown) => {
+        if (e instanceof SyntaxError)
+          throw AppError.validation('The request is not JSON.', [{ field: '/', issue: 'malformed_json', message: 'The message could not be parsed as JSON.' }]);
+        throw e;
+      });
+      // Checked against the operation's schemas as the gateway checks the route (a message made by hand gets 400, not a database error).
+      const problem = this.options.checkRequests === false ? null : rpcRequestProblem(op, req);
+      if (problem) throw problem;
       reply = await handler(req);
     } catch (e) {
       if (isAppError(e)) {

@@ -51,7 +51,7 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
   const appA: { organizationId: string; connectedAppId: string } = { organizationId: randomUUID(), connectedAppId: randomUUID() };
   const ctx = (env: 'test' | 'live', app: { organizationId: string; connectedAppId: string } = appA): TrustedContext => newCtx({ ...app, environment: env });
   const call = async (op: RpcOperation, c: TrustedContext, req: { body?: unknown; params?: Record<string, string>; query?: Record<string, unknown> } = {}) =>
-    svc.call(op, c, { params: req.params ?? {}, query: req.query ?? { limit: 25, offset: 0 }, body: req.body });
+    svc.call(op, c, { params: req.params ?? {}, query: req.query ?? {}, body: req.body });
   const create = async (c: TrustedContext, url: string, event_types?: string[]) => {
     const r = (await call('webhook_endpoints.create', c, { body: { url, ...(event_types ? { event_types } : {}) } })) as {
       ok: boolean;

@@ -83,7 +83,8 @@ function spool(stream: Readable, contentType: string, maxBytes: number, dir: str
       }
       const hash = createHash('sha256');
       let size = 0;
-      const m = { fileName: info.filename ?? 'file', declaredType: info.mimeType ?? '', size: 0, sha256: '', truncated: false };
+      // The file name is display only (documents sanitizes it); its NULs go here, as the bus refuses NUL in any request (rpc-request.ts).
+      const m = { fileName: (info.filename ?? 'file').split('\u0000').join(''), declaredType: info.mimeType ?? '', size: 0, sha256: '', truncated: false };
       meta = m;
       part.on('data', (chunk: Buffer) => {
         hash.update(chunk);

@@ -5,7 +5,17 @@ import { limits } from './limits';
 // eslint-disable-next-line no-control-regex -- U+0000 is what this looks for
 const BAD_CHAR = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** Any NUL or surrogate at all: a plain loop first (BAD_CHAR's lookarounds cost far more; most strings have neither). */
+function suspect(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0 || (c >= 0xd800 && c <= 0xdfff)) return true;
+  }
+  return false;
+}
+
 function badCharIssue(s: string): string | null {
+  if (!suspect(s)) return null;
   const m = BAD_CHAR.exec(s);
   if (!m) return null;
   return m[0] === '\u0000' ? 'a NUL character (U+0000)' : 'a lone UTF-16 surrogate (not valid Unicode)';
@@ -19,37 +29,63 @@ export function spelledKey(key: string): string {
 /** RFC 6901 escaping of one reference token. */
 const token = (key: string) => spelledKey(key).replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** What firstBad found: where (keys from the root, filled in on the way out) and what. */
+interface Found {
+  path: string[];
+  /** A bad character, in a key (key: true) or a string; undefined: nested too deep. */
+  what?: string;
+  key?: boolean;
+}
+
 /**
- * The first problem in a parsed value, walked iteratively (a deep value must not overflow the
- * stack here, before the depth limit has refused it): a string or key with a NUL or a lone
- * surrogate, or containers nested deeper than depthMax. `name` turns a path of keys into the
- * field named in the error (a JSON pointer for bodies, the parameter name for query and path).
+ * Depth-first, children in order, an object's keys checked before its values (as a request's
+ * check must be the same everywhere it runs). Recursion is bounded: it stops at depthMax.
  */
-export function findBadInput(root: unknown, name: (path: string[]) => string, depthMax: number = limits.json_depth_max): ErrorDetail | null {
-  const stack: Array<{ value: unknown; path: string[]; depth: number }> = [{ value: root, path: [], depth: 0 }];
-  while (stack.length) {
-    const { value, path, depth } = stack.pop()!;
-    if (typeof value === 'string') {
-      const what = badCharIssue(value);
-      if (what) return { field: name(path), issue: 'invalid_character', message: `${name(path)} contains ${what}.` };
-      continue;
-    }
-    if (value === null || typeof value !== 'object') continue;
-    if (depth + 1 > depthMax) {
-      return { field: name(path), issue: 'too_deep', message: `JSON may nest objects and arrays at most ${depthMax} levels deep.` };
-    }
-    const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, child] = entries[i]!;
-      const what = badCharIssue(key);
-      if (what) {
-        const field = name([...path, key]);
-        return { field, issue: 'invalid_character', message: `The key ${field} contains ${what}.` };
+function firstBad(value: unknown, depth: number, depthMax: number): Found | null {
+  if (typeof value === 'string') {
+    const what = badCharIssue(value);
+    return what ? { path: [], what } : null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  if (depth + 1 > depthMax) return { path: [] };
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const f = firstBad(value[i], depth + 1, depthMax);
+      if (f) {
+        f.path.unshift(String(i));
+        return f;
       }
-      stack.push({ value: child, path: [...path, key], depth: depth + 1 });
+    }
+    return null;
+  }
+  const keys = Object.keys(value);
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const what = badCharIssue(keys[i]!);
+    if (what) return { path: [keys[i]!], what, key: true };
+  }
+  for (const key of keys) {
+    const f = firstBad((value as Record<string, unknown>)[key], depth + 1, depthMax);
+    if (f) {
+      f.path.unshift(key);
+      return f;
     }
   }
   return null;
+}
+
+/**
+ * The first problem in a parsed value: a string or key with a NUL or a lone surrogate, or
+ * containers nested deeper than depthMax (checked before descending, so a deep value cannot
+ * overflow the stack here). `name` turns a path of keys into the field named in the error (a JSON
+ * pointer for bodies, the parameter name for query and path). Allocates only on a find: it runs
+ * on every request, at the gateway and again in the service (rpc-request.ts).
+ */
+export function findBadInput(root: unknown, name: (path: string[]) => string, depthMax: number = limits.json_depth_max): ErrorDetail | null {
+  const f = firstBad(root, 0, depthMax);
+  if (!f) return null;
+  const field = name(f.path);
+  if (f.what === undefined) return { field, issue: 'too_deep', message: `JSON may nest objects and arrays at most ${depthMax} levels deep.` };
+  return { field, issue: 'invalid_character', message: f.key ? `The key ${field} contains ${f.what}.` : `${field} contains ${f.what}.` };
 }
 
 /** The JSON pointer of a path of keys (RFC 6901), bad characters spelled out. */

@@ -57,7 +57,10 @@ export function chainTamperings(tamper: Tamper): ChainTampering[] {
       async (ids) => {
         await tamper(`DELETE FROM journal_lines WHERE entry_id = $1`, [ids[1]]);
         await tamper(`DELETE FROM journal_entries WHERE id = $1`, [ids[1]]);
-        await tamper(`UPDATE journal_entries SET chain_seq = chain_seq - 1 WHERE id = ANY ($1::uuid[])`, [ids.slice(2)]);
+        // In two steps, through negative numbers: the unique index is checked row by row, so one
+        // UPDATE of chain_seq - 1 fails whenever Postgres happens to move a later entry first.
+        await tamper(`UPDATE journal_entries SET chain_seq = -(chain_seq - 1) WHERE id = ANY ($1::uuid[])`, [ids.slice(2)]);
+        await tamper(`UPDATE journal_entries SET chain_seq = -chain_seq WHERE id = ANY ($1::uuid[])`, [ids.slice(2)]);
       },
       (ids) => ids[2]!,
     ],

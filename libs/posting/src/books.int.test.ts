@@ -5,7 +5,7 @@ import { AppError, type Environment, type PostingSource, type TrustedContext, ev
 import { Outbox, ensureEventsStream, migrate, openOrm, statement, type Orm } from '@acct/kit';
 import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
 import { NATS_URL, ctx as newCtx, firstRow, freshDatabase, payoutSource, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
-import { Books, type Tx, createOnce, isUniqueViolation, retryOnceOnUnique } from './books';
+import { Books, type GroupBatch, type Tx, createOnce, isUniqueViolation, retryOnceOnUnique } from './books';
 import { withPostingMigrations } from './migrations';
 
 class Widgets extends Migration {
@@ -169,6 +169,42 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       expect(r2!.xact).toBe(r3!.xact); // gathered into the next group of a
       expect(new Set([r1.xact, r2!.xact, other.xact]).size).toBe(3);
       expect(await entryCount([r1.id, r2!.id, r3!.id, other.id])).toBe(4);
+    });
+
+    it('runs a GroupBatch once for its works in a group, in queue order, before them; after a rollback each runs alone without it', async () => {
+      const runs: string[][] = [];
+      const kind: GroupBatch<string, string> = {
+        async run({ sql }, items) {
+          runs.push(items.map((i) => i.arg));
+          const rows = await sql<{ ext: string }>(
+            statement('t_widgets_batch', `INSERT INTO widgets (id, ext, body) SELECT gen_random_uuid(), e, e FROM unnest(?::text[]) AS e WHERE e NOT LIKE 'skip%' RETURNING ext`),
+            [items.map((i) => i.arg)],
+          );
+          return items.map((i) => (rows.some((r) => r.ext === i.arg) ? `inserted ${i.arg}` : undefined));
+        },
+      };
+      const widgets = (exts: string[]) => count('SELECT count(*) AS n FROM widgets WHERE ext = ANY(?::text[])', [`{${exts.join(',')}}`]);
+      const c = ctx();
+      const exts = [randomUUID(), `skip${randomUUID()}`, randomUUID()];
+      const work = async (tx: Tx, got?: string) => ({ got, xact: await xact(tx) });
+      const done = await Promise.all([...exts.map((arg) => books.transactGrouped(c, work, { kind, arg })), books.transactGrouped(c, work)]);
+      expect(runs).toEqual([exts]); // once, in queue order
+      expect(done.map((d) => d.got)).toEqual([`inserted ${exts[0]}`, undefined, `inserted ${exts[2]}`, undefined]);
+      expect(new Set(done.map((d) => d.xact)).size).toBe(1);
+      expect(await widgets(exts)).toBe(2);
+
+      // A failing work rolls the group back, the batch's statement with it; each work then runs alone, unbatched.
+      runs.length = 0;
+      const more = [randomUUID(), randomUUID()];
+      const [a, failed, b] = await Promise.allSettled([
+        books.transactGrouped(c, work, { kind, arg: more[0]! }),
+        books.transactGrouped(c, async () => Promise.reject(new AppError('conflict', 'not this one'))),
+        books.transactGrouped(c, work, { kind, arg: more[1]! }),
+      ]);
+      expect(failed.status).toBe('rejected');
+      expect(runs).toEqual([more]);
+      expect([a, b].map((r) => (r as PromiseFulfilledResult<{ got?: string }>).value.got)).toEqual([undefined, undefined]);
+      expect(await widgets(more)).toBe(0);
     });
 
     it.each([

@@ -54,6 +54,48 @@ describe('receivables books against real Postgres and JetStream', () => {
 
   afterAll(() => svc.stop());
 
+  it('posts the drafts that arrive together in one group: each once, a repeat replayed, a missing one 404, a void one 409', async () => {
+    const c = ctx();
+    const cust = await customer(c);
+    const draft = async (cents: number) =>
+      (
+        await svc.ok('invoices.create', c, {
+          body: {
+            external_invoice_id: randomUUID(),
+            customer_id: cust,
+            invoice_number: 'G',
+            issue_date: '2026-01-10',
+            due_date: '2026-02-10',
+            line_items: [{ description: 'x', quantity: 1, unit_amount_cents: cents }],
+          },
+        })
+      ).id as string;
+    const ids = await Promise.all([100, 200, 300, 0, 400].map(draft));
+    const voided = await draft(500);
+    await svc.ok('invoices.void', c, { params: { id: voided } });
+    const missing = randomUUID();
+    const post = (id: string) => call('invoices.post', c, { params: { id } });
+    const replies = await Promise.all([...ids.map(post), post(ids[0]!), post(missing), post(voided), post(ids[1]!.toUpperCase())]);
+    const statuses = replies.map((r) => (r.ok ? `${r.status}${r.replayed ? ' replayed' : ''} ${String(r.body.data.status)}` : r.error.code));
+    // Of two posts of one draft, either may come first (a group that fails runs its works again
+    // alone, concurrently): one posts it, the other replays it.
+    const pair = (i: number, j: number) => [statuses[i], statuses[j]].sort();
+    expect(pair(0, 5)).toEqual(['200 open', '200 replayed open']);
+    expect(pair(1, 8)).toEqual(['200 open', '200 replayed open']);
+    expect([statuses[2], statuses[3], statuses[4], statuses[6], statuses[7]]).toEqual(['200 open', '200 paid', '200 open', 'not_found', 'conflict']);
+    // One entry per posted draft with a total, on the id the invoice names; none for the zero total.
+    const rows = (await sql(
+      `SELECT i.id, i.journal_entry_id, (SELECT count(*)::int FROM journal_entries e WHERE e.source_type = 'invoice' AND e.source_id = i.id) AS entries
+       FROM invoices i WHERE i.id = ANY(?::uuid[]) ORDER BY i.total_cents`,
+      [`{${ids.join(',')}}`],
+    )) as { id: string; journal_entry_id: string | null; entries: number }[];
+    expect(rows.map((r) => r.entries)).toEqual([0, 1, 1, 1, 1]);
+    for (const r of rows.filter((x) => x.entries === 1)) {
+      expect(await sql(`SELECT id FROM journal_entries WHERE source_type = 'invoice' AND source_id = ?`, [r.id])).toEqual([{ id: r.journal_entry_id }]);
+    }
+    expect(rows[0]!.journal_entry_id).toBeNull();
+  });
+
   it('posts an invoice as one balanced entry and publishes its events before replying', async () => {
     const before = await streamMessages();
     const c = ctx();

@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
 import { entityRows, findInScope, getInScope, statement } from '@acct/kit';
-import type { Db, Tx } from '@acct/posting';
+import type { Db, GroupBatch, Tx } from '@acct/posting';
 import type { EventSource } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
 import {
@@ -61,6 +61,51 @@ export async function postDraftRow(tx: Tx, id: string, postedAt: Date, entryId: 
   const [row] = await tx.sql(POST_DRAFT, [postedAt, entryId, id, tx.scope.organizationId, tx.scope.environment]);
   return row ? entityRows(tx.em, InvoiceSchema).read(row) : null;
 }
+
+const POST_DRAFTS = statement(
+  'invoice_post_drafts',
+  `UPDATE invoices i SET status = CASE WHEN i.total_cents = 0 THEN 'paid' ELSE 'open' END, posted_at = ?,
+     journal_entry_id = CASE WHEN i.total_cents = 0 THEN NULL ELSE k.entry_id END
+   FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::uuid[]) AS k (id, organization_id, environment, entry_id)
+   WHERE i.id = k.id AND i.organization_id = k.organization_id AND i.environment = k.environment AND i.status = 'draft'
+   RETURNING i.*`,
+);
+
+/** What a post of a draft needs before its group runs: the invoice and the journal entry id it will get. */
+export interface DraftToPost {
+  id: string;
+  entryId: string;
+}
+
+/**
+ * The posts of a group commit's drafts in ONE statement (GroupBatch, libs/posting): what
+ * postDraftRow does for one, for all of them, in queue order. A work gets its posted row, null
+ * when its id is no draft of its scope (it then looks at the invoice, as after postDraftRow), or
+ * undefined for a second post of the same invoice in the group (it runs its own, later).
+ */
+export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
+  async run({ sql, em }, items) {
+    const first = new Map<string, number>();
+    items.forEach((it, i) => {
+      const key = `${it.scope.organizationId}/${it.scope.environment}/${it.arg.id.toLowerCase()}`;
+      if (!first.has(key)) first.set(key, i);
+    });
+    const at = [...first.values()];
+    const rows = await sql<Record<string, unknown>>(POST_DRAFTS, [
+      new Date(),
+      at.map((i) => items[i]!.arg.id),
+      at.map((i) => items[i]!.scope.organizationId),
+      at.map((i) => items[i]!.scope.environment),
+      at.map((i) => items[i]!.arg.entryId),
+    ]);
+    const read = entityRows(em, InvoiceSchema);
+    const byKey = new Map(rows.map((r) => [`${String(r.organization_id)}/${String(r.environment)}/${String(r.id)}`, read.read(r)]));
+    return items.map((it, i) => {
+      const key = `${it.scope.organizationId}/${it.scope.environment}/${it.arg.id.toLowerCase()}`;
+      return first.get(key) === i ? (byKey.get(key) ?? null) : undefined;
+    });
+  },
+};
 
 /** Writes what a void changed on an invoice row of lockInvoiceRow. */
 export async function saveVoidedInvoice(tx: Tx, inv: Invoice): Promise<void> {

@@ -81,8 +81,9 @@ export async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice>
  * invoice.posted for the app. Posting a posted invoice again is a repeated action: its current state,
  * no second ledger effect; a void invoice is not posted (409).
  */
-export async function postInvoice(tx: Tx, id: string): Promise<Outcome<Invoice>> {
-  const posted = await postDraft(tx, id);
+export async function postInvoice(tx: Tx, id: string, batched?: { draft: Invoice | null; entryId: string }): Promise<Outcome<Invoice>> {
+  // Marked already when its group batched the posts (POST_DRAFTS_BATCH): what is left of postDraft.
+  const posted = batched ? batched.draft && (await postMarked(tx, batched.draft, batched.entryId)) : await postDraft(tx, id);
   if (posted) return posted;
   // Not a draft of the scope: not found, void, already posted (a replay), or a draft the UPDATE's
   // snapshot did not hold yet (committed since): locked now, posted the same way.
@@ -107,7 +108,11 @@ export async function postInvoice(tx: Tx, id: string): Promise<Outcome<Invoice>>
 async function postDraft(tx: Tx, id: string): Promise<Outcome<Invoice> | null> {
   const entryId = randomUUID();
   const draft = await postDraftRow(tx, id, new Date(), entryId);
-  if (!draft) return null;
+  return draft && postMarked(tx, draft, entryId);
+}
+
+/** The rest of a post once the draft's row is marked (postDraftRow or POST_DRAFTS_BATCH) with `entryId`. */
+async function postMarked(tx: Tx, draft: Invoice, entryId: string): Promise<Outcome<Invoice>> {
   await tx.assertOpen(draft.issueDate, '/issue_date');
   if (draft.journalEntryId) await tx.post(invoicePosting(draft), { type: 'invoice', invoice: invoiceDto(draft) }, entryId);
   emitPosted(tx, draft);

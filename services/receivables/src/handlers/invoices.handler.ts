@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { single } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { type Books, actionDone, createRecordOnce, refuseTakenExternalId } from '@acct/posting';
-import { INVOICE, InvoiceSchema, invoiceDto } from '../entities';
+import { INVOICE, type Invoice, InvoiceSchema, invoiceDto } from '../entities';
+import { POST_DRAFTS_BATCH } from '../queries';
 import { createDraftInvoice, newInvoice, postInvoice, sameInvoiceContent, updateInvoice, voidInvoice } from '../flows/invoices';
 
 export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
@@ -21,7 +23,19 @@ export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
     return { ok: true, status: 200, body: single('invoice', invoiceDto(invoice)) };
   });
 
-  server.handle('invoices.post', async (req) => actionDone(INVOICE, 'posted', await books.transactGrouped(req.ctx, (tx) => postInvoice(tx, req.params.id))));
+  server.handle('invoices.post', async (req) => {
+    // Its group marks every draft it posts in one statement (POST_DRAFTS_BATCH); run alone, the post marks its own.
+    const arg = { id: req.params.id, entryId: randomUUID() };
+    const done = await books.transactGrouped(
+      req.ctx,
+      (tx, draft?: Invoice | null) => postInvoice(tx, req.params.id, draft === undefined ? undefined : { draft, entryId: arg.entryId }),
+      {
+        kind: POST_DRAFTS_BATCH,
+        arg,
+      },
+    );
+    return actionDone(INVOICE, 'posted', done);
+  });
   server.handle('invoices.void', async (req) => actionDone(INVOICE, 'voided', await books.transact(req.ctx, (tx) => voidInvoice(tx, req.params.id, req.body.void_date))));
 
   registerReads(server, books.orm, {

@@ -44,6 +44,26 @@ export function lockInvoiceRow(tx: Tx, id: string): Promise<Invoice | null> {
 }
 
 // Named (prepared once per connection): the invoice post path is measured (bench post-invoice).
+const POST_DRAFT = statement(
+  'invoice_post_draft',
+  `UPDATE invoices SET status = CASE WHEN total_cents = 0 THEN 'paid' ELSE 'open' END, posted_at = ?,
+     journal_entry_id = CASE WHEN total_cents = 0 THEN NULL ELSE ?::uuid END
+   WHERE id = ? AND organization_id = ? AND environment = ? AND status = 'draft' RETURNING *`,
+);
+
+/**
+ * The post of a draft in one statement: locks the invoice and sets what posting sets (open, with
+ * `entryId` as its journal entry; paid, with none, at a zero total). Null when `id` is not a draft
+ * of the scope (then lockInvoiceRow tells what it is). The caller posts the entry (tx.post with
+ * `entryId`) in the same transaction, or throws: nothing of it stays.
+ */
+export async function postDraftRow(tx: Tx, id: string, postedAt: Date, entryId: string): Promise<Invoice | null> {
+  const [row] = await tx.sql(POST_DRAFT, [postedAt, entryId, id, tx.scope.organizationId, tx.scope.environment]);
+  return row ? entityRows(tx.em, InvoiceSchema).read(row) : null;
+}
+
+// The same marking for a group's drafts (POST_DRAFTS_BATCH). Kept apart from POST_DRAFT: run for
+// one draft, this form took 1.12 ms per call against 0.78 ms (bench:compare, 1 client).
 const POST_DRAFTS = statement(
   'invoice_post_drafts',
   `UPDATE invoices i SET status = CASE WHEN i.total_cents = 0 THEN 'paid' ELSE 'open' END, posted_at = ?,
@@ -60,11 +80,10 @@ export interface DraftToPost {
 }
 
 /**
- * The posts of drafts in ONE statement, a group commit's (GroupBatch, libs/posting) or one alone
- * (postDraftRow): each draft of its scope is locked and marked (open with its entry id, or paid
- * with none at a zero total). A work gets its posted row, null when its id is no draft of its
- * scope (it then looks at the invoice: lockInvoiceRow), or undefined for a second post of the
- * same invoice in the group (it runs its own, later).
+ * The posts of a group commit's drafts in ONE statement (GroupBatch, libs/posting): what
+ * postDraftRow does for one, for all of them, in queue order. A work gets its posted row, null
+ * when its id is no draft of its scope (it then looks at the invoice, as after postDraftRow), or
+ * undefined for a second post of the same invoice in the group (it runs its own, later).
  */
 export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
   async run({ sql, em }, items) {
@@ -89,17 +108,6 @@ export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
     });
   },
 };
-
-/**
- * The post of one draft in one statement (POST_DRAFTS_BATCH's, for one): locks the invoice and sets
- * what posting sets (open, with `entryId` as its journal entry; paid, with none, at a zero total).
- * Null when `id` is not a draft of the scope (then lockInvoiceRow tells what it is). The caller
- * posts the entry (tx.post with `entryId`) in the same transaction, or throws: nothing of it stays.
- */
-export async function postDraftRow(tx: Tx, id: string, entryId: string): Promise<Invoice | null> {
-  const [row] = await POST_DRAFTS_BATCH.run(tx, [{ scope: tx.scope, arg: { id, entryId } }]);
-  return row ?? null;
-}
 
 /** Writes what a void changed on an invoice row of lockInvoiceRow. */
 export async function saveVoidedInvoice(tx: Tx, inv: Invoice): Promise<void> {

@@ -107,7 +107,7 @@ export async function postInvoice(tx: Tx, id: string, batched?: { draft: Invoice
  */
 async function postDraft(tx: Tx, id: string): Promise<Outcome<Invoice> | null> {
   const entryId = randomUUID();
-  const draft = await postDraftRow(tx, id, entryId);
+  const draft = await postDraftRow(tx, id, new Date(), entryId);
   return draft && postMarked(tx, draft, entryId);
 }
 

@@ -97,6 +97,24 @@ describe('pg directly with named statements (entityRows) against real Postgres',
     expect(locked.other).toEqual([]);
   });
 
+  it('writes many rows through one fixed statement (unnest), exactly as one by one', async () => {
+    const rows = entityRows(orm, GadgetSchema);
+    const many = statement('t_gadgets_unnest', `INSERT INTO gadgets (${rows.columns}) SELECT * FROM ${rows.unnest('k')} RETURNING id`);
+    const three = [
+      gadget(),
+      gadget({ memo: 'a\tb\n{"x": [1,2]}', postedAt: null, lines: [], name: '' }),
+      gadget({ name: 'NULL', memo: 'null', lines: [{ description: 'é ☃ \\"', quantity: 0 }] }),
+    ];
+    const one = [gadget()];
+    const stored = await withQuery(orm, async (q) => [...(await q<{ id: string }>(many, rows.arrays(three))), ...(await q<{ id: string }>(many, rows.arrays(one)))]);
+    expect(stored.map((r) => r.id)).toEqual([...three, ...one].map((g) => g.id));
+    for (const g of [...three, ...one]) {
+      const viaOrm = await orm.em.fork().findOneOrFail(GadgetSchema, { id: g.id });
+      expect({ ...viaOrm }).toEqual(g);
+    }
+    expect(rows.arrays([])).toEqual(rows.columns.split(', ').map(() => []));
+  });
+
   it('refuses an entity that is not flat', () => {
     const Odd = new EntitySchema<{ a: number; b: number }>({ name: 'Odd', tableName: 'odd', properties: { a: { type: 'number', primary: true }, b: { type: 'number' } } });
     expect(() => entityRows(orm, Odd as EntitySchema<{ a: number; b: number }, never>)).toThrow();

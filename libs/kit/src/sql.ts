@@ -88,6 +88,14 @@ export interface EntityRows<E> {
   readonly insert: Statement;
   /** The insert's values for `e`, in column order. */
   values(e: E): unknown[];
+  /**
+   * Many rows as one row source, for a set-based INSERT … SELECT of one fixed text whatever their
+   * number: `unnest(?::<type>[], …) AS <alias> (<columns>)`, one array parameter per column, whose
+   * values `arrays` gives. The column list `columns` follows, in that order.
+   */
+  unnest(alias: string): string;
+  /** The parameters of `unnest` for `es`: per column, the values of every entity (as `values` gives them). */
+  arrays(es: readonly E[]): unknown[][];
   /** SELECT every column by primary key (`FOR UPDATE` when locking). */
   readonly byId: Statement;
   readonly lockById: Statement;
@@ -96,6 +104,8 @@ export interface EntityRows<E> {
 interface Column {
   prop: string;
   field: string;
+  /** Its Postgres type, as the migrations declare it (uuid, text, jsonb, …). */
+  type: string;
   toJs: (v: unknown) => unknown;
   toDb: (v: unknown) => unknown;
 }
@@ -122,9 +132,11 @@ export function entityRows<E extends object>(ormOrEm: Orm | EntityManager, schem
       if (p.kind !== ReferenceKind.SCALAR || p.fieldNames.length !== 1) throw new Error(`entityRows: ${name}.${p.name} is not a plain column`);
       const t = p.customType;
       const isDate = p.runtimeType === 'Date';
+      const type = String(p.columnTypes?.[0]);
       return {
         prop: p.name,
         field: p.fieldNames[0]!,
+        type,
         toJs: t ? (v): unknown => t.convertToJSValue(v, platform) : isDate ? (v) => (v instanceof Date ? v : new Date(v as string)) : (v) => v,
         toDb: t ? (v): unknown => t.convertToDatabaseValue(v, platform) : (v) => v,
       };
@@ -150,6 +162,16 @@ export function entityRows<E extends object>(ormOrEm: Orm | EntityManager, schem
         const v = r[c.prop];
         return v === null || v === undefined ? null : c.toDb(v);
       });
+    },
+    unnest(alias) {
+      const odd = cols.find((c) => !/^[a-z][a-z0-9 ]*(\(\d+(, *\d+)?\))?$/.test(c.type));
+      if (odd) throw new Error(`entityRows: ${name}.${odd.prop} has no plain column type for unnest (${odd.type})`);
+      return `unnest(${cols.map((c) => `?::${c.type}[]`).join(', ')}) AS ${alias} (${columns})`;
+    },
+    arrays(es) {
+      const out = cols.map(() => new Array<unknown>(es.length));
+      es.forEach((e, j) => rows.values(e).forEach((v, i) => (out[i]![j] = v)));
+      return out;
     },
     byId: { name: `get_${table}`, text: positional(`SELECT ${columns} FROM ${table} WHERE id = ?`) },
     lockById: { name: `lock_${table}`, text: positional(`SELECT ${columns} FROM ${table} WHERE id = ? FOR UPDATE`) },

@@ -5,6 +5,7 @@ import { type TrustedContext, compileBody, eventsStreamName, schemas } from '@ac
 import { accountId } from '@acct/ledger';
 import { catalogueErrors } from '@acct/posting';
 import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest } from '@acct/testing';
+import { INSERT_BILLS_BATCH } from './queries';
 import { payablesService } from './service';
 import { outcome, payablesCalls } from './testing/calls';
 
@@ -95,6 +96,54 @@ describe('payables against real Postgres and JetStream', () => {
         { date: '2026-01-10', account_code: '2000', side: 'credit', amount: 12_345, vendor_id: v, bill_id: b.id },
       ]);
       expect(await streamMessages()).toBe(before + 1);
+    });
+
+    it('creates the bills that arrive together in one statement; a group with a missing vendor or a repeat runs alone', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      const batch = jest.spyOn(INSERT_BILLS_BATCH, 'run');
+      try {
+        const bodies = [100, 200, 0, 300].map((cents) => billBody(v, cents)).concat(billBody(v, 400, { status: 'draft' }));
+        const made = await Promise.all(bodies.map((body) => call('bills.create', c, { body })));
+        expect(made.map((r) => (r.ok ? `${r.status} ${String(r.body.data.status)}` : r.error.code))).toEqual(['201 posted', '201 posted', '201 posted', '201 posted', '201 draft']);
+        // They came in one group, stored by one statement (groups of one insert their own).
+        expect(Math.max(...batch.mock.calls.map(([, items]) => items.length))).toBeGreaterThan(1);
+        const ids = made.map((r) => (r.ok ? String(r.body.data.id) : ''));
+        const rows = (await sql(
+          `SELECT b.id, b.status, b.journal_entry_id, b.posted_at IS NOT NULL AS posted, (SELECT count(*)::int FROM journal_entries e WHERE e.source_type = 'bill' AND e.source_id = b.id) AS entries
+           FROM bills b WHERE b.id = ANY(?::uuid[])`,
+          [`{${ids.join(',')}}`],
+        )) as { id: string; status: string; journal_entry_id: string | null; posted: boolean; entries: number }[];
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        expect(ids.map((id) => [byId.get(id)?.status, byId.get(id)?.posted, byId.get(id)?.entries])).toEqual([
+          ['posted', true, 1],
+          ['posted', true, 1],
+          ['posted', true, 0],
+          ['posted', true, 1],
+          ['draft', false, 0],
+        ]);
+        for (const r of rows.filter((x) => x.entries === 1)) {
+          expect(await sql(`SELECT id FROM journal_entries WHERE source_type = 'bill' AND source_id = ?`, [r.id])).toEqual([{ id: r.journal_entry_id }]);
+        }
+        // A group whose statement or work fails runs again alone: every caller gets its own answer.
+        batch.mockClear();
+        const again = await Promise.all([
+          call('bills.create', c, { body: bodies[0] }),
+          call('bills.create', c, { body: billBody(randomUUID(), 100) }),
+          call('bills.create', c, { body: billBody(v, 700) }),
+          call('bills.create', c, { body: { ...bodies[1], bill_number: 'other' } }),
+        ]);
+        expect(again.map((r) => (r.ok ? `${r.status}${r.replayed ? ' replayed' : ''}` : `${r.error.code} ${r.error.details[0]?.field}`))).toEqual([
+          '200 replayed',
+          'not_found /vendor_id',
+          '201',
+          'conflict /external_bill_id',
+        ]);
+        const { n } = firstRow(await sql(`SELECT count(*)::int AS n FROM bills WHERE organization_id = ?`, [c.organizationId]));
+        expect(n).toBe(6);
+      } finally {
+        batch.mockRestore();
+      }
     });
 
     it('keeps a draft off the books until POST /post; posting again is a replay with no second entry', async () => {

@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
 import { type Statement, entityRows, findAllInScope, findInScope, getInScope, statement } from '@acct/kit';
-import type { Db, Tx } from '@acct/posting';
+import type { Db, GroupBatch, Tx } from '@acct/posting';
 import { type Bill, BillSchema, type Vendor, type VendorPayment, VendorPaymentSchema, VendorSchema } from './entities';
 
 /**
@@ -75,3 +75,28 @@ function insertOfVendor(columns: string, count: number): Statement {
      WHERE EXISTS (SELECT 1 FROM vendors WHERE id = ? AND organization_id = ? AND environment = ?) RETURNING id`,
   ));
 }
+
+/** The named statement of INSERT_BILLS_BATCH: every bill of a group whose vendor is one of its scope, in one INSERT. */
+let insertManyOfVendorStatement: Statement | undefined;
+
+/**
+ * The new bills of a group commit in ONE statement (GroupBatch, libs/posting), each as
+ * insertBillOfVendor stores it: a work gets true when its bill is stored, false when its vendor is
+ * not one of its scope (nothing stored for it). An external id already taken fails the statement,
+ * so the group, whose works then run again alone, as they would have without the batch. Kept apart
+ * from bill_insert_of_vendor, which a bill created alone still uses (one row, a shorter plan).
+ */
+export const INSERT_BILLS_BATCH: GroupBatch<Bill, boolean> = {
+  async run({ sql, em }, items) {
+    const rows = entityRows(em, BillSchema);
+    insertManyOfVendorStatement ??= statement(
+      'bill_insert_of_vendors',
+      `INSERT INTO bills (${rows.columns}) SELECT k.* FROM ${rows.unnest('k')}
+       WHERE EXISTS (SELECT 1 FROM vendors v WHERE v.id = k.vendor_id AND v.organization_id = k.organization_id AND v.environment = k.environment)
+       RETURNING id`,
+    );
+    const stored = await sql<{ id: string }>(insertManyOfVendorStatement, rows.arrays(items.map((it) => it.arg)));
+    const ids = new Set(stored.map((r) => r.id));
+    return items.map((it) => ids.has(it.arg.id));
+  },
+};

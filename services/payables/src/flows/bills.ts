@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AppError, type BillCreateBody, type BillUpdateBody, metadataOnCreate } from '@acct/contracts';
 import type { Scope } from '@acct/kit';
 import { accountId, accountingDate, requireOrder, reversalOf, todayUtc } from '@acct/ledger';
@@ -82,12 +83,24 @@ async function lockForAction(tx: Tx, id: string, action: BillAction): Promise<{ 
   return { bill, repeat: checkBillAction(bill.id, bill.status, action) === 'same' };
 }
 
-/** Books a draft bill: Dr expense / Cr A/P on the issue date (a zero total books nothing). */
+/**
+ * A new bill as its create stores it: booked now unless it is to stay a draft, posted with the id
+ * of the journal entry it will post (a zero total books none), so that its row can be written
+ * before the entry (INSERT_BILLS_BATCH); createBill then books it with that id.
+ */
+export function toStore(row: Bill, post: boolean): Bill {
+  return post ? { ...row, status: 'posted', postedAt: new Date(), journalEntryId: row.totalCents > 0 ? randomUUID() : null } : row;
+}
+
+/**
+ * Books a draft bill, or a new one toStore() marked: Dr expense / Cr A/P on the issue date (a zero
+ * total books nothing), with the entry id the bill holds, if any.
+ */
 async function book(tx: Tx, bill: Bill): Promise<void> {
   await tx.assertOpen(bill.issueDate, '/issue_date'); // a zero total too: its date is in the books
   bill.status = 'posted';
-  bill.postedAt = new Date();
-  if (bill.totalCents > 0) bill.journalEntryId = await tx.post(billPosting(bill), { type: 'bill', bill: billDto(bill) });
+  bill.postedAt ??= new Date();
+  if (bill.totalCents > 0) bill.journalEntryId = await tx.post(billPosting(bill), { type: 'bill', bill: billDto(bill) }, bill.journalEntryId ?? undefined);
 }
 
 /**
@@ -95,7 +108,13 @@ async function book(tx: Tx, bill: Bill): Promise<void> {
  * checked by the INSERT itself; a booking refused before it (the lock date) still answers 404 first
  * when the vendor is not one of the scope, as when the vendor was read first.
  */
-export async function createBill(tx: Tx, row: Bill, post: boolean): Promise<Bill> {
+export async function createBill(tx: Tx, row: Bill, post: boolean, stored?: boolean): Promise<Bill> {
+  // Stored already when its group inserted its bills (INSERT_BILLS_BATCH) as toStore() left them.
+  if (stored !== undefined) {
+    if (!stored) throw vendorNotFound(row.vendorId);
+    if (post) await book(tx, row);
+    return row;
+  }
   if (post) {
     await book(tx, row).catch(async (e: unknown) => {
       await requireVendor(tx, row.vendorId);

@@ -2,17 +2,18 @@ import { single } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
 import { type Books, actionDone, createRecordOnce, refuseTakenExternalId } from '@acct/posting';
 import { BILL, BillSchema, billDto } from '../entities';
-import { createBill, newBill, postBill, reverseBill, sameBillContent, updateBill } from '../flows/bills';
-import { findBillByExternalId } from '../queries';
+import { createBill, newBill, postBill, reverseBill, sameBillContent, toStore, updateBill } from '../flows/bills';
+import { INSERT_BILLS_BATCH, findBillByExternalId } from '../queries';
 
 export function registerBillHandlers(server: RpcServer, books: Books): void {
   server.handle('bills.create', async (req) => {
     const b = req.body;
-    const row = newBill(scopeOf(req.ctx), b);
     const post = (b.status ?? 'posted') === 'posted';
+    const row = toStore(newBill(scopeOf(req.ctx), b), post);
     return createRecordOnce(BILL, {
       row,
-      store: () => books.transactGrouped(req.ctx, (tx) => createBill(tx, row, post)),
+      // Its group inserts every new bill in one statement (INSERT_BILLS_BATCH); run alone, the bill inserts its own.
+      store: () => books.transactGrouped(req.ctx, (tx, stored?: boolean) => createBill(tx, row, post, stored), { kind: INSERT_BILLS_BATCH, arg: row }),
       existing: () => findBillByExternalId(books.db(req.ctx), b.external_bill_id),
       same: (ex) => sameBillContent(ex, row),
     });

@@ -1,9 +1,9 @@
-import { type JetStreamClient, type JetStreamManager, type NatsConnection, RetentionPolicy, StorageType, headers as natsHeaders } from 'nats';
+import { type JetStreamManager, type NatsConnection, RetentionPolicy, StorageType, headers as natsHeaders } from 'nats';
 import { eventsStreamName, eventsSubjectFilter } from '@acct/contracts';
 import type { EntityManager, Orm } from './db';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
-import { encodeJson } from './rpc';
+import { encodeJson, publishToStream } from './rpc';
 import { statement, transactionQuery } from './sql';
 import { Gauge } from 'prom-client';
 
@@ -97,7 +97,6 @@ const MARK_LINGER_MS = 20;
  * crash left behind. A rolled-back transaction leaves no row, so nothing is ever published for it.
  */
 export class Outbox {
-  private readonly js: JetStreamClient;
   private timer?: NodeJS.Timeout;
   private relaying?: Promise<number>;
   /** Rows published inline, marked in batches off the reply path (see publish()). */
@@ -107,14 +106,12 @@ export class Outbox {
   private readonly updating = new Set<Promise<void>>();
 
   constructor(
-    nc: NatsConnection,
+    private readonly nc: NatsConnection,
     private readonly orm: Orm,
     private readonly log: Logger,
     private readonly metrics?: ServiceMetrics,
     private readonly opts: OutboxOptions = {},
-  ) {
-    this.js = nc.jetstream();
-  }
+  ) {}
 
   /** When add() wrote each message (for outbox_publish_lag_seconds); dropped with the message. */
   private readonly addedAt = new WeakMap<OutboxMessage, number>();
@@ -140,7 +137,7 @@ export class Outbox {
   private async send(m: OutboxMessage): Promise<void> {
     const h = natsHeaders();
     h.set('Content-Type', 'application/json');
-    await this.js.publish(m.subject, encodeJson(m.payload), { msgID: m.id, headers: h });
+    await publishToStream(this.nc, m.subject, encodeJson(m.payload), { msgID: m.id, headers: h });
   }
 
   /** One UPDATE for many rows; `em` is the relay's transaction, or none for the batched marks. */

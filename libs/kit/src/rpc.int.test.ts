@@ -1,7 +1,7 @@
-import { connect, type NatsConnection } from 'nats';
+import { StorageType, connect, headers as natsHeaders, type NatsConnection } from 'nats';
 import { AppError, type RpcOperation, type RpcRequest, operationsOf, rpcSubject } from '@acct/contracts';
 import { NATS_URL, silentLogger, uniquePrefix } from '@acct/testing';
-import { RpcClient, RpcServer, writeOncePerTurn } from './rpc';
+import { RpcClient, RpcServer, encodeJson, publishToStream, writeOncePerTurn } from './rpc';
 import { createMetrics } from './metrics';
 
 /**
@@ -229,5 +229,36 @@ describe('writeOncePerTurn', () => {
     const odd = { protocol: { sendCommand: 'not a function' } };
     writeOncePerTurn(odd as never);
     expect(odd.protocol.sendCommand).toBe('not a function');
+  });
+});
+
+describe('publishToStream', () => {
+  it('is acked by the stream, dropped by message id as a duplicate, and refused where no stream takes the subject', async () => {
+    const nc = await connect({ servers: NATS_URL });
+    const prefix = uniquePrefix();
+    const stream = `S_${prefix.replace(/[^A-Za-z0-9]/g, '_')}`;
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.add({ name: stream, subjects: [`${prefix}.s.>`], storage: StorageType.Memory, duplicate_window: 60_000_000_000 });
+    try {
+      const first = await publishToStream(nc, `${prefix}.s.a`, encodeJson({ n: 1 }), { msgID: 'm-1' });
+      expect(first).toEqual({ stream, seq: 1, duplicate: false });
+      const h = natsHeaders();
+      h.set('Content-Type', 'application/json');
+      const second = await publishToStream(nc, `${prefix}.s.b`, encodeJson({ n: 2 }), { msgID: 'm-2', headers: h });
+      expect(second).toEqual({ stream, seq: 2, duplicate: false });
+      expect(await publishToStream(nc, `${prefix}.s.a`, encodeJson({ n: 1 }), { msgID: 'm-1' })).toEqual({ stream, seq: 1, duplicate: true });
+      const stored = await jsm.streams.getMessage(stream, { seq: 2 });
+      expect([stored.subject, stored.header.get('Nats-Msg-Id'), stored.header.get('Content-Type'), stored.json()]).toEqual([`${prefix}.s.b`, 'm-2', 'application/json', { n: 2 }]);
+      expect((await jsm.streams.info(stream)).state.messages).toBe(2);
+      await expect(publishToStream(nc, `${prefix}.nostream`, encodeJson({}), { msgID: 'm-3', timeoutMs: 2000 })).rejects.toThrow(/no instance is running/);
+      // A stream that refuses the message (here: it expects another last sequence) answers with its error.
+      const wrong = natsHeaders();
+      wrong.set('Nats-Expected-Last-Sequence', '99');
+      await expect(publishToStream(nc, `${prefix}.s.c`, encodeJson({}), { msgID: 'm-4', headers: wrong })).rejects.toThrow(/refused.*wrong last sequence/i);
+      expect((await jsm.streams.info(stream)).state.messages).toBe(2);
+    } finally {
+      await jsm.streams.delete(stream);
+      await nc.drain();
+    }
   });
 });

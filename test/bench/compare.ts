@@ -38,7 +38,8 @@
  * Prints each run's tables, then the median of the runs per row (BENCH_JSON: also as JSON).
  *
  * BENCH_BASELINE_DIR: another built checkout (e.g. main at the commit before a change): its stack
- * runs beside this one, each scenario on both in turn ("build" column), for before/after in one run.
+ * runs beside this one, each scenario on both in turn ("build" column), for before/after in one run;
+ * the baseline first in odd runs, this build first in even ones (an even BENCH_RUNS balances them).
  *
  * Environment: BENCH_CLIENTS (16), BENCH_DURATION_S (10), BENCH_RATE (requests/s over all
  * connections; 0, the default: as fast as they go; set it to compare builds at one rate, as CPU per
@@ -159,7 +160,9 @@ async function main(): Promise<number> {
       const s = await pgbench(undefined, pgbDb, '-S', r);
       rows.push(n, s);
       for (const size of ORG_SIZES) {
-        for (const v of variants) {
+        // Odd runs start with the first build, even runs with the other: a build is not always the one
+        // measured on a machine the other just warmed (or loaded), so use an even BENCH_RUNS for a fair median.
+        for (const v of r % 2 === 1 ? variants : [...variants].reverse()) {
           const tag = `${id}-r${r}-${size}`;
           process.stdout.write(`run ${r}/${RUNS}: ${v.label}, organization with ${size} invoices and bills\n`);
           const org = await makeOrg(v, size, tag);

@@ -404,3 +404,87 @@ describe('ledger schema against real Postgres', () => {
     }
   });
 });
+
+describe("the ledger's checks on a journal that grew after a connection planned them", () => {
+  let db: TestDatabase;
+  const SCHEMA_GROWN = 'ledger_grown';
+  const org = randomUUID();
+  const connect = async () => {
+    const c = new Client({ connectionString: db.url });
+    await c.connect();
+    await c.query(`SET search_path TO ${SCHEMA_GROWN}`);
+    return c;
+  };
+
+  beforeAll(async () => {
+    db = await freshDatabase('acct_ledger_grown');
+  });
+
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('looks entries and lines up by index, not by scanning the journal, with plans made while it was empty', async () => {
+    const pg = await connect();
+    const bulk = await connect();
+    try {
+      await pg.query(`CREATE SCHEMA ${SCHEMA_GROWN}`);
+      await pg.query(`SET search_path TO ${SCHEMA_GROWN}`);
+      await pg.query(LEDGER_DDL.map((d) => d.sql).join('\n'));
+      await insertDefaultAccounts((sql, params) => pg.query(positional(sql), params), org, 'test');
+      const run: RunNamed = async <R>(s: { name: string; sql: string }, values: unknown[]) => (await pg.query({ ...statement(s.name, s.sql), values })).rows as R[];
+      const post = async () => {
+        await pg.query('BEGIN');
+        await insertJournalEntries(run, [
+          {
+            scope: { organizationId: org, environment: 'test' },
+            entry: {
+              id: randomUUID(),
+              entryDate: '2026-04-01',
+              sourceType: 'invoice',
+              sourceId: randomUUID(),
+              lines: [
+                { accountCode: ACCOUNT.receivable, side: 'debit', amountCents: 100 },
+                { accountCode: ACCOUNT.revenue, side: 'credit', amountCents: 100 },
+              ],
+            },
+          },
+        ]);
+        await pg.query('COMMIT');
+      };
+      // Planned, and kept for this connection, while the journal is all but empty (a generic plan
+      // after the fifth run of a statement with parameters).
+      for (let i = 0; i < 7; i++) await post();
+      // The journal grows by 30,000 entries from elsewhere, with no ANALYZE (its checks are not the point here).
+      await bulk.query(`SET session_replication_role = replica`);
+      await bulk.query(
+        `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id)
+         SELECT gen_random_uuid(), $1, 'test', '2026-04-01', 'invoice', gen_random_uuid() FROM generate_series(1, 30000)`,
+        [org],
+      );
+      await bulk.query(
+        `INSERT INTO journal_lines (entry_id, line_no, account_id, account_code, side, amount_cents)
+         SELECT e.id, s.n, $2, s.code, s.side, 100 FROM journal_entries e
+           CROSS JOIN (VALUES (1, '${ACCOUNT.receivable}', 'debit'), (2, '${ACCOUNT.revenue}', 'credit')) AS s (n, code, side)
+          WHERE e.organization_id = $1 AND e.chain_seq IS NULL`,
+        [org, accountId(org, 'test', ACCOUNT.receivable)],
+      );
+      // What the checks' statements ran as, on the next post of the first connection.
+      const plans: string[] = [];
+      pg.on('notice', (n) => plans.push(String(n.message)));
+      await pg.query(`LOAD 'auto_explain'`);
+      await pg.query(`SET auto_explain.log_min_duration = 0`);
+      await pg.query(`SET auto_explain.log_nested_statements = on`);
+      await pg.query(`SET auto_explain.log_level = notice`);
+      await post();
+      // The same-transaction check of the lines (per statement) and the balance check (per entry, at COMMIT).
+      const checks = plans.filter((p) => /FROM new_lines|FROM journal_lines l JOIN ledger_accounts/.test(p));
+      expect(checks).toHaveLength(2);
+      for (const p of checks) expect(p).not.toMatch(/Seq Scan on journal_(entries|lines)/);
+      expect(checks.join('\n')).toMatch(/Index Scan using journal_entries_pkey/);
+    } finally {
+      await bulk.end();
+      await pg.end();
+    }
+  });
+});

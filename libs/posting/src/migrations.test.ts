@@ -13,6 +13,7 @@ const FROZEN: Record<string, string> = {
   ledger_v1: 'd9da523df74175c0c5a57586f0a175bd27c5c7c9393e3a6fee1742ad8c366907',
   ledger_v2: '54392c504eeb0bebb3e83fe6b7004e8f378db3c2e430ff737e6b7bbd45286047',
   ledger_v3: '670a3060895b7ddb8ff777c49a88f545c685abc9c3c681d09a0ca1fa34a93b39',
+  ledger_v4: '990843cb8a93c5b2bbe647c9cdbab2963e74b510f17d1fac7052ed8720b609d4',
   outbox_v1: '9d5b6277fed4714d75d1af738cde808e50f291cc0ab6debc3c02cee679eeda0a',
   consumed_v1: '000c97678d0f259db7e21fc3effe9f9f00c108990a3195a0e573319915c9ad47',
   consumed_v2: 'cc6ddd52e5be5496e9504c572501240ebd002624aba3ddc2453934236cbe84f8',
@@ -37,7 +38,14 @@ describe('shared DDL versions', () => {
   });
 
   it('posting services run the shared migrations first, under stable names', () => {
-    expect(POSTING_MIGRATIONS.map((m) => m.name)).toEqual(['Posting_Ledger_v1', 'Posting_Outbox_v1', 'Posting_Ledger_v2', 'Posting_Ledger_v3', 'Posting_BooksLock_v1']);
+    expect(POSTING_MIGRATIONS.map((m) => m.name)).toEqual([
+      'Posting_Ledger_v1',
+      'Posting_Outbox_v1',
+      'Posting_Ledger_v2',
+      'Posting_Ledger_v3',
+      'Posting_BooksLock_v1',
+      'Posting_Ledger_v4',
+    ]);
     const own = { name: 'Migration20990101000000Own', class: POSTING_MIGRATIONS[0]!.class };
     expect(withPostingMigrations([own]).map((m) => m.name)).toEqual([
       'Posting_Ledger_v1',
@@ -45,6 +53,7 @@ describe('shared DDL versions', () => {
       'Posting_Ledger_v2',
       'Posting_Ledger_v3',
       'Posting_BooksLock_v1',
+      'Posting_Ledger_v4',
       own.name,
     ]);
   });

@@ -82,6 +82,15 @@ export class BooksLockCheck {
     return p;
   }
 
+  /**
+   * The scope's lock date as a statement of this transaction read it FOR SHARE (scopeLocks): no
+   * read of its own then. A scope read already keeps its value.
+   */
+  prime(scope: Scope, lockDate: string | null): void {
+    const key = `${scope.organizationId}/${scope.environment}`;
+    if (!this.read.has(key)) this.read.set(key, Promise.resolve(lockDate));
+  }
+
   /** Throws 409 period_locked when `date` is on or before the scope's lock date. */
   async assertOpen(scope: Scope, date: string, field?: string): Promise<void> {
     const lock = await this.lockDate(scope);
@@ -149,3 +158,33 @@ export async function readBooksLock(sql: Query, scope: Scope): Promise<BooksLock
   const [row] = await sql<BooksLockState>(currentStmt, [scope.organizationId, scope.environment]);
   return { version: row?.version ?? 0, lock_date: row?.lock_date ?? null };
 }
+
+/**
+ * The lock rows of a group's scopes read FOR SHARE inside the statement a GroupBatch makes anyway
+ * (its first), instead of in a statement of their own: one round trip less per group commit, in
+ * the section where an organization's groups run one at a time. `cte` (a WITH item named lk, two
+ * `?`: the scopes' organizations and environments, as `params` gives them) goes first in the
+ * statement; `returning(alias)` adds the lock of each returned row's scope (alias: the table
+ * written, with organization_id and environment); `prime` hands what came back to the
+ * transaction's BooksLockCheck. A scope with no row yet, or with no returned row, is read as
+ * before (lockDateForShare makes its row).
+ */
+export const scopeLocks = {
+  cte: `lk AS MATERIALIZED (
+    SELECT b.organization_id, b.environment, b.lock_date::text AS lock_date FROM books_lock b
+     WHERE (b.organization_id, b.environment) IN (SELECT * FROM unnest(?::uuid[], ?::text[])) FOR SHARE OF b
+  )`,
+  returning: (alias: string) =>
+    `(SELECT lk.lock_date FROM lk WHERE lk.organization_id = ${alias}.organization_id AND lk.environment = ${alias}.environment) AS books_lock_date,
+     EXISTS (SELECT 1 FROM lk WHERE lk.organization_id = ${alias}.organization_id AND lk.environment = ${alias}.environment) AS books_lock_row`,
+  params(scopes: readonly Scope[]): [string[], string[]] {
+    const unique = [...new Map(scopes.map((s) => [`${s.organizationId}/${s.environment}`, s])).values()];
+    return [unique.map((s) => s.organizationId), unique.map((s) => s.environment)];
+  },
+  prime(lock: BooksLockCheck, rows: readonly Record<string, unknown>[]): void {
+    for (const r of rows) {
+      if (r.books_lock_row === true)
+        lock.prime({ organizationId: String(r.organization_id), environment: r.environment as Environment }, (r.books_lock_date as string | null) ?? null);
+    }
+  },
+};

@@ -73,7 +73,8 @@ export interface Tx extends Db {
  * batched statement had run first, in queue order: one of the serial orders of concurrent requests.
  */
 export interface GroupBatch<A, R> {
-  run(db: { sql: Query; em: EntityManager }, items: readonly { scope: Scope; arg: A }[]): Promise<readonly (R | undefined)[]>;
+  /** `lock`: the transaction's lock check, which the statement may feed (scopeLocks). */
+  run(db: { sql: Query; em: EntityManager; lock: BooksLockCheck }, items: readonly { scope: Scope; arg: A }[]): Promise<readonly (R | undefined)[]>;
 }
 
 /**
@@ -222,7 +223,7 @@ export class Books {
         const sql = await transactionQuery(em);
         const lock = new BooksLockCheck(sql);
         const out: unknown[] = [];
-        const batched = await runBatches({ sql, em }, works);
+        const batched = await runBatches({ sql, em, lock }, works);
         for (const [i, { ctx, work }] of works.entries()) out.push(await work(this.tx(ctx, em, sql, lock, entries, pending), batched[i]));
         await em.flush();
         const charts = new Map(entries.map(({ scope }) => [scopeKeyOf(scope), scope]));
@@ -334,7 +335,7 @@ interface Queued {
 }
 
 /** Runs each kind of batch of a group's works once (GroupBatch); the result of each work, in order (undefined: none). */
-async function runBatches(db: { sql: Query; em: EntityManager }, works: readonly Pick<Queued, 'ctx' | 'batch'>[]): Promise<unknown[]> {
+async function runBatches(db: { sql: Query; em: EntityManager; lock: BooksLockCheck }, works: readonly Pick<Queued, 'ctx' | 'batch'>[]): Promise<unknown[]> {
   const out: unknown[] = new Array(works.length).fill(undefined);
   const kinds = new Map<GroupBatch<unknown, unknown>, number[]>();
   works.forEach((w, i) => {

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { JetStreamManager } from 'nats';
 import { type TrustedContext, compileBody, eventsStreamName, schemas } from '@acct/contracts';
 import { accountId } from '@acct/ledger';
-import { catalogueErrors } from '@acct/posting';
+import { BooksLockCheck, catalogueErrors } from '@acct/posting';
 import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest } from '@acct/testing';
 import { INSERT_BILLS_BATCH } from './queries';
 import { payablesService } from './service';
@@ -102,6 +102,7 @@ describe('payables against real Postgres and JetStream', () => {
       const c = ctx();
       const v = await vendor(c);
       const batch = jest.spyOn(INSERT_BILLS_BATCH, 'run');
+      const primed = jest.spyOn(BooksLockCheck.prototype, 'prime');
       try {
         const bodies = [100, 200, 0, 300].map((cents) => billBody(v, cents)).concat(billBody(v, 400, { status: 'draft' }));
         const made = await Promise.all(bodies.map((body) => call('bills.create', c, { body })));
@@ -141,8 +142,21 @@ describe('payables against real Postgres and JetStream', () => {
         ]);
         const { n } = firstRow(await sql(`SELECT count(*)::int AS n FROM bills WHERE organization_id = ?`, [c.organizationId]));
         expect(n).toBe(6);
+        // A group's statement reads the books' lock of its scopes too (once a scope has its row).
+        primed.mockClear();
+        const open = await Promise.all([100, 200, 300].map((cents) => call('bills.create', c, { body: billBody(v, cents) })));
+        expect(open.map((r) => r.ok && r.status)).toEqual([201, 201, 201]);
+        expect(primed.mock.calls.some(([scope, date]) => scope.organizationId === c.organizationId && date === null)).toBe(true);
+        // Locked books: the group's statement reads the lock date, every bill is refused, none stored.
+        await sql(`UPDATE books_lock SET lock_date = '2026-06-30', version = version + 1 WHERE organization_id = ?`, [c.organizationId]);
+        primed.mockClear();
+        const locked = await Promise.all([100, 200, 300].map((cents) => call('bills.create', c, { body: billBody(v, cents) })));
+        expect(locked.map((r) => (r.ok ? 'ok' : `${r.error.code} ${r.error.details[0]?.field}`))).toEqual(Array(3).fill('period_locked /issue_date'));
+        expect(primed.mock.calls.some(([scope, date]) => scope.organizationId === c.organizationId && date === '2026-06-30')).toBe(true);
+        expect(firstRow(await sql(`SELECT count(*)::int AS n FROM bills WHERE organization_id = ?`, [c.organizationId])).n).toBe(9);
       } finally {
         batch.mockRestore();
+        primed.mockRestore();
       }
     });
 

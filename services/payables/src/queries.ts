@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
 import { type Statement, entityRows, findAllInScope, findInScope, getInScope, statement } from '@acct/kit';
-import type { Db, GroupBatch, Tx } from '@acct/posting';
+import { type Db, type GroupBatch, type Tx, scopeLocks } from '@acct/posting';
 import { type Bill, BillSchema, type Vendor, type VendorPayment, VendorPaymentSchema, VendorSchema } from './entities';
 
 /**
@@ -87,15 +87,18 @@ let insertManyOfVendorStatement: Statement | undefined;
  * from bill_insert_of_vendor, which a bill created alone still uses (one row, a shorter plan).
  */
 export const INSERT_BILLS_BATCH: GroupBatch<Bill, boolean> = {
-  async run({ sql, em }, items) {
+  async run({ sql, em, lock }, items) {
     const rows = entityRows(em, BillSchema);
+    // It also reads the books' lock of the group's scopes (scopeLocks, libs/posting): no statement of its own.
     insertManyOfVendorStatement ??= statement(
       'bill_insert_of_vendors',
-      `INSERT INTO bills (${rows.columns}) SELECT k.* FROM ${rows.unnest('k')}
+      `WITH ${scopeLocks.cte}
+       INSERT INTO bills (${rows.columns}) SELECT k.* FROM ${rows.unnest('k')}
        WHERE EXISTS (SELECT 1 FROM vendors v WHERE v.id = k.vendor_id AND v.organization_id = k.organization_id AND v.environment = k.environment)
-       RETURNING id`,
+       RETURNING id, organization_id, environment, ${scopeLocks.returning('bills')}`,
     );
-    const stored = await sql<{ id: string }>(insertManyOfVendorStatement, rows.arrays(items.map((it) => it.arg)));
+    const stored = await sql<{ id: string }>(insertManyOfVendorStatement, [...scopeLocks.params(items.map((it) => it.scope)), ...rows.arrays(items.map((it) => it.arg))]);
+    scopeLocks.prime(lock, stored);
     const ids = new Set(stored.map((r) => r.id));
     return items.map((it) => ids.has(it.arg.id));
   },

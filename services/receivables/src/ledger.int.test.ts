@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { JetStreamManager } from 'nats';
 import { type RpcReply, type RpcRequest, type TrustedContext, eventsStreamName } from '@acct/contracts';
 import type { Outbox } from '@acct/kit';
-import { catalogueErrors } from '@acct/posting';
+import { BooksLockCheck, catalogueErrors } from '@acct/posting';
 import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest } from '@acct/testing';
 import { receivablesService } from './service';
 
@@ -94,6 +94,20 @@ describe('receivables books against real Postgres and JetStream', () => {
       expect(await sql(`SELECT id FROM journal_entries WHERE source_type = 'invoice' AND source_id = ?`, [r.id])).toEqual([{ id: r.journal_entry_id }]);
     }
     expect(rows[0]!.journal_entry_id).toBeNull();
+    // The group's statement reads the books' lock of its scope too: locked books refuse every post of
+    // the group (each run again alone), and leave every draft a draft with no entry.
+    const more = await Promise.all([700, 800, 900].map(draft));
+    await sql(`UPDATE books_lock SET lock_date = '2026-06-30', version = version + 1 WHERE organization_id = ?`, [c.organizationId]);
+    const primed = jest.spyOn(BooksLockCheck.prototype, 'prime');
+    try {
+      const locked = await Promise.all(more.map(post));
+      expect(locked.map((r) => (r.ok ? 'ok' : `${r.error.code} ${r.error.details[0]?.field}`))).toEqual(Array(3).fill('period_locked /issue_date'));
+      expect(primed.mock.calls.some(([scope, date]) => scope.organizationId === c.organizationId && date === '2026-06-30')).toBe(true);
+    } finally {
+      primed.mockRestore();
+    }
+    const still = await sql(`SELECT status, journal_entry_id FROM invoices WHERE id = ANY(?::uuid[])`, [`{${more.join(',')}}`]);
+    expect(still).toEqual(Array(3).fill({ status: 'draft', journal_entry_id: null }));
   });
 
   it('posts an invoice as one balanced entry and publishes its events before replying', async () => {

@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
 import { entityRows, findInScope, getInScope, statement } from '@acct/kit';
-import type { Db, GroupBatch, Tx } from '@acct/posting';
+import { type Db, type GroupBatch, type Tx, scopeLocks } from '@acct/posting';
 import type { EventSource } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
 import {
@@ -64,13 +64,15 @@ export async function postDraftRow(tx: Tx, id: string, postedAt: Date, entryId: 
 
 // The same marking for a group's drafts (POST_DRAFTS_BATCH). Kept apart from POST_DRAFT: run for
 // one draft, this form took 1.12 ms per call against 0.78 ms (bench:compare, 1 client).
+// It also reads the books' lock of the group's scopes (scopeLocks, libs/posting): no statement of its own.
 const POST_DRAFTS = statement(
   'invoice_post_drafts',
-  `UPDATE invoices i SET status = CASE WHEN i.total_cents = 0 THEN 'paid' ELSE 'open' END, posted_at = ?,
+  `WITH ${scopeLocks.cte}
+   UPDATE invoices i SET status = CASE WHEN i.total_cents = 0 THEN 'paid' ELSE 'open' END, posted_at = ?,
      journal_entry_id = CASE WHEN i.total_cents = 0 THEN NULL ELSE k.entry_id END
    FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::uuid[]) AS k (id, organization_id, environment, entry_id)
    WHERE i.id = k.id AND i.organization_id = k.organization_id AND i.environment = k.environment AND i.status = 'draft'
-   RETURNING i.*`,
+   RETURNING i.*, ${scopeLocks.returning('i')}`,
 );
 
 /** What a post of a draft needs before its group runs: the invoice and the journal entry id it will get. */
@@ -86,7 +88,7 @@ export interface DraftToPost {
  * undefined for a second post of the same invoice in the group (it runs its own, later).
  */
 export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
-  async run({ sql, em }, items) {
+  async run({ sql, em, lock }, items) {
     const first = new Map<string, number>();
     items.forEach((it, i) => {
       const key = `${it.scope.organizationId}/${it.scope.environment}/${it.arg.id.toLowerCase()}`;
@@ -94,12 +96,14 @@ export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
     });
     const at = [...first.values()];
     const rows = await sql<Record<string, unknown>>(POST_DRAFTS, [
+      ...scopeLocks.params(items.map((it) => it.scope)),
       new Date(),
       at.map((i) => items[i]!.arg.id),
       at.map((i) => items[i]!.scope.organizationId),
       at.map((i) => items[i]!.scope.environment),
       at.map((i) => items[i]!.arg.entryId),
     ]);
+    scopeLocks.prime(lock, rows);
     const read = entityRows(em, InvoiceSchema);
     const byKey = new Map(rows.map((r) => [`${String(r.organization_id)}/${String(r.environment)}/${String(r.id)}`, read.read(r)]));
     return items.map((it, i) => {

@@ -34,7 +34,10 @@ describe('journal entries: cursor pages and created bounds on the list index', (
     for (const query of [{ starting_after: deep.id }, { ending_before: deep.id }, { 'created[gte]': '2024-01-20', 'created[lt]': '2024-01-21T00:00:00Z' }]) {
       const p = await plan(reportQueries.journalEntries(s, {}, listQuery({ limit: 25, ...query })));
       expect({ query, p }).toMatchObject({ p: expect.stringMatching(/Index Scan (Backward )?using journal_entries_list on journal_entries/) });
-      expect({ query, sorted: /Sort|Seq Scan on journal_entries/.test(p) }).toEqual({ query, sorted: false });
+      // The page itself, not the subplan that aggregates each entry's lines in line order (which
+      // Postgres 16 and later show as a Sort of those few lines under its Aggregate).
+      const page = p.split(/\n\s*SubPlan/)[0]!;
+      expect({ query, sorted: /Sort|Seq Scan on journal_entries/.test(page) }).toEqual({ query, sorted: false });
     }
   });
 

@@ -12,6 +12,11 @@ export function scopeOf(ctx: TrustedContext): Scope {
   return { organizationId: ctx.organizationId, environment: ctx.environment };
 }
 
+/** One string per scope, for maps and sets keyed by organization and environment. */
+export function scopeKey(s: Scope): string {
+  return `${s.organizationId}/${s.environment}`;
+}
+
 /** A row that belongs to one organization and environment. */
 export interface ScopedRow {
   id: string;

@@ -1,5 +1,5 @@
 import { AppError, type Environment } from '@acct/contracts';
-import { type Query, type Scope, statement } from '@acct/kit';
+import { type Query, type Scope, scopeKey, statement } from '@acct/kit';
 
 /**
  * The books' lock date (API-DECISIONS §12), as every posting service enforces it.
@@ -73,7 +73,7 @@ export class BooksLockCheck {
   constructor(private readonly sql: Query) {}
 
   lockDate(scope: Scope): Promise<string | null> {
-    const key = `${scope.organizationId}/${scope.environment}`;
+    const key = scopeKey(scope);
     let p = this.read.get(key);
     if (!p) {
       p = lockDateForShare(this.sql, scope);
@@ -87,7 +87,7 @@ export class BooksLockCheck {
    * read of its own then. A scope read already keeps its value.
    */
   prime(scope: Scope, lockDate: string | null): void {
-    const key = `${scope.organizationId}/${scope.environment}`;
+    const key = scopeKey(scope);
     if (!this.read.has(key)) this.read.set(key, Promise.resolve(lockDate));
   }
 
@@ -178,7 +178,7 @@ export const scopeLocks = {
     `(SELECT lk.lock_date FROM lk WHERE lk.organization_id = ${alias}.organization_id AND lk.environment = ${alias}.environment) AS books_lock_date,
      EXISTS (SELECT 1 FROM lk WHERE lk.organization_id = ${alias}.organization_id AND lk.environment = ${alias}.environment) AS books_lock_row`,
   params(scopes: readonly Scope[]): [string[], string[]] {
-    const unique = [...new Map(scopes.map((s) => [`${s.organizationId}/${s.environment}`, s])).values()];
+    const unique = [...new Map(scopes.map((s) => [scopeKey(s), s])).values()];
     return [unique.map((s) => s.organizationId), unique.map((s) => s.environment)];
   },
   prime(lock: BooksLockCheck, rows: readonly Record<string, unknown>[]): void {

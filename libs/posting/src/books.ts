@@ -26,6 +26,7 @@ import {
   type RpcServer,
   type Scope,
   type ServiceWiring,
+  scopeKey,
   scopeOf,
   statement,
   transactionQuery,
@@ -164,7 +165,7 @@ export class Books {
       const scopes = new Set<string>();
       const waiting: Queued[] = [];
       for (const q of this.queued) {
-        const key = scopeKeyOf(scopeOf(q.ctx));
+        const key = scopeKey(scopeOf(q.ctx));
         if (group.length < GROUP_MAX && !this.scopesRunning.has(key)) {
           group.push(q);
           scopes.add(key);
@@ -226,7 +227,7 @@ export class Books {
         const batched = await runBatches({ sql, em, lock }, works);
         for (const [i, { ctx, work }] of works.entries()) out.push(await work(this.tx(ctx, em, sql, lock, entries, pending), batched[i]));
         await em.flush();
-        const charts = new Map(entries.map(({ scope }) => [scopeKeyOf(scope), scope]));
+        const charts = new Map(entries.map(({ scope }) => [scopeKey(scope), scope]));
         for (const [key, scope] of charts) {
           if (!this.chartsCommitted.has(key)) await insertDefaultAccounts((text, params) => em.execute(text, params, 'run'), scope.organizationId, scope.environment);
         }
@@ -242,7 +243,7 @@ export class Books {
         this.chainHeads.forget(entries.map(({ scope }) => scope));
         throw e;
       });
-    for (const { scope } of entries) this.chartsCommitted.add(scopeKeyOf(scope)); // committed: the chart exists from now on
+    for (const { scope } of entries) this.chartsCommitted.add(scopeKey(scope)); // committed: the chart exists from now on
     return { results, pending };
   }
 
@@ -350,8 +351,6 @@ async function runBatches(db: { sql: Query; em: EntityManager; lock: BooksLockCh
   }
   return out;
 }
-
-const scopeKeyOf = (s: Scope) => `${s.organizationId}/${s.environment}`;
 
 /**
  * A draft the flow built is checked by the ledger; one it cannot post (an amount out of range, an

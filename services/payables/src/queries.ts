@@ -84,7 +84,9 @@ let insertManyOfVendorStatement: Statement | undefined;
  * insertBillOfVendor stores it: a work gets true when its bill is stored, false when its vendor is
  * not one of its scope (nothing stored for it). An external id already taken fails the statement,
  * so the group, whose works then run again alone, as they would have without the batch. Kept apart
- * from bill_insert_of_vendor, which a bill created alone still uses (one row, a shorter plan).
+ * from bill_insert_of_vendor, which a bill created alone still uses, as invoice posts keep their
+ * one-draft UPDATE (measured there: the group's form took 1.12 ms per call for one row, against
+ * 0.78; not measured for bills).
  */
 export const INSERT_BILLS_BATCH: GroupBatch<Bill, boolean> = {
   async run({ sql, em, lock }, items) {

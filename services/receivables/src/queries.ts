@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { entityRows, findInScope, getInScope, statement } from '@acct/kit';
+import { entityRows, findInScope, getInScope, scopeKey, statement } from '@acct/kit';
 import { type Db, type GroupBatch, type Tx, scopeLocks } from '@acct/posting';
 import type { EventSource } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
@@ -89,9 +89,9 @@ export interface DraftToPost {
  */
 export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
   async run({ sql, em, lock }, items) {
+    const keys = items.map((it) => `${scopeKey(it.scope)}/${it.arg.id.toLowerCase()}`);
     const first = new Map<string, number>();
-    items.forEach((it, i) => {
-      const key = `${it.scope.organizationId}/${it.scope.environment}/${it.arg.id.toLowerCase()}`;
+    keys.forEach((key, i) => {
       if (!first.has(key)) first.set(key, i);
     });
     const at = [...first.values()];
@@ -105,11 +105,13 @@ export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
     ]);
     scopeLocks.prime(lock, rows);
     const read = entityRows(em, InvoiceSchema);
-    const byKey = new Map(rows.map((r) => [`${String(r.organization_id)}/${String(r.environment)}/${String(r.id)}`, read.read(r)]));
-    return items.map((it, i) => {
-      const key = `${it.scope.organizationId}/${it.scope.environment}/${it.arg.id.toLowerCase()}`;
-      return first.get(key) === i ? (byKey.get(key) ?? null) : undefined;
-    });
+    const byKey = new Map(
+      rows.map((r) => {
+        const invoice = read.read(r);
+        return [`${scopeKey(invoice)}/${invoice.id}`, invoice];
+      }),
+    );
+    return keys.map((key, i) => (first.get(key) === i ? (byKey.get(key) ?? null) : undefined));
   },
 };
 

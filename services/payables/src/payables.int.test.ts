@@ -160,6 +160,48 @@ describe('payables against real Postgres and JetStream', () => {
       }
     });
 
+    it('stores bills made together exactly as sent: quotes, backslashes, braces, NULL, far dates, the largest amount; bad ones refused before the group', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      const odd = ['O\'Brien "quoted" \\ back', '{a,b}', 'NULL', '', 'tab\tnew\nline', 'é ☃ 𝄞', ',"{}"\\'];
+      const bodies = odd.map((text, i) =>
+        billBody(v, 0, {
+          bill_number: text || 'empty memo',
+          memo: text,
+          issue_date: i % 2 ? '1900-01-01' : '9999-12-30',
+          due_date: '9999-12-31',
+          line_items: [{ description: text || 'x', quantity: i === 0 ? 1 : 1.2345, unit_amount_cents: i === 0 ? 100_000_000_000 : 100 + i }],
+          metadata: { [text || 'k']: text, nested: `{${text}}` },
+          status: i === 1 ? 'draft' : 'posted',
+        }),
+      );
+      const bad = [
+        billBody(v, 100, { memo: 'nul \u0000 byte' }),
+        billBody(v, 100, { memo: 'lone \ud800 surrogate' }),
+        billBody(v, 100_000_000_001),
+        billBody(v, 100, { issue_date: '1899-12-31' }),
+        billBody(v, 100, { vendor_id: `urn:uuid:${v}` }),
+      ];
+      const batch = jest.spyOn(INSERT_BILLS_BATCH, 'run');
+      const replies = await Promise.all([...bodies, ...bad].map((body) => call('bills.create', c, { body })));
+      // The good ones went through the group's one INSERT (its array parameters), not one INSERT each.
+      expect(Math.max(...batch.mock.calls.map(([, items]) => items.length))).toBeGreaterThan(1);
+      batch.mockRestore();
+      expect(replies.map((r) => (r.ok ? r.status : r.error.code))).toEqual([...bodies.map(() => 201), ...bad.map(() => 'validation_failed')]);
+      for (const [i, r] of replies.slice(0, bodies.length).entries()) {
+        const b = bodies[i]! as ReturnType<typeof billBody> & { memo: string; metadata: Record<string, string> };
+        const got = await svc.ok('bills.get', c, { params: { id: r.ok ? String(r.body.data.id) : '' } });
+        expect(got).toMatchObject({ bill_number: b.bill_number, memo: b.memo, issue_date: b.issue_date, due_date: b.due_date });
+        // Metadata as documented: a key set to "" is left out on create.
+        expect(got.metadata).toEqual(Object.fromEntries(Object.entries(b.metadata).filter(([, x]) => x !== '')));
+        expect(got.line_items[0].description).toBe(b.line_items[0]!.description);
+      }
+      const first = await svc.ok('bills.get', c, { params: { id: replies[0]!.ok ? String(replies[0]!.body.data.id) : '' } });
+      expect(first.total_cents).toBe(100_000_000_000);
+      const { n } = firstRow(await sql(`SELECT count(*)::int AS n FROM bills WHERE organization_id = ?`, [c.organizationId]));
+      expect(n).toBe(bodies.length);
+    });
+
     it('keeps a draft off the books until POST /post; posting again is a replay with no second entry', async () => {
       const c = ctx();
       const v = await vendor(c);

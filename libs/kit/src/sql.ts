@@ -98,6 +98,10 @@ export interface EntityRows<E> {
   arrays(es: readonly E[]): unknown[][];
   /** SELECT every column by primary key (`FOR UPDATE` when locking). */
   readonly byId: Statement;
+  /** SELECT every column of the rows whose primary key is in one array parameter (`id = ANY(?)`). */
+  readonly byIds: Statement;
+  /** The primary key's Postgres type (uuid, text, …). */
+  readonly idType: string;
   readonly lockById: Statement;
 }
 
@@ -142,6 +146,7 @@ export function entityRows<E extends object>(ormOrEm: Orm | EntityManager, schem
       };
     });
   const table = meta.tableName;
+  const idType = cols.find((c) => c.prop === 'id')!.type;
   const columns = cols.map((c) => c.field).join(', ');
   const rows: EntityRows<E> = {
     table,
@@ -174,6 +179,8 @@ export function entityRows<E extends object>(ormOrEm: Orm | EntityManager, schem
       return out;
     },
     byId: { name: `get_${table}`, text: positional(`SELECT ${columns} FROM ${table} WHERE id = ?`) },
+    byIds: { name: `gets_${table}`, text: positional(`SELECT ${columns} FROM ${table} WHERE id = ANY(?::${idType}[])`) },
+    idType,
     lockById: { name: `lock_${table}`, text: positional(`SELECT ${columns} FROM ${table} WHERE id = ? FOR UPDATE`) },
   };
   byOrm.set(name, rows);

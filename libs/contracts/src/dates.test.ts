@@ -62,6 +62,22 @@ describe('utcDateOf', () => {
   });
 });
 
+describe('utcDateOf of a UTC date-time', () => {
+  it('gives what a Date round trip gives, for every day of a leap year, and of the first and last years', () => {
+    const days: string[] = [];
+    for (const year of [1900, 2024, 9999]) {
+      for (let t = Date.UTC(year, 0, 1); new Date(t).getUTCFullYear() === year; t += 86_400_000) days.push(new Date(t).toISOString().slice(0, 10));
+    }
+    expect(days).toHaveLength(365 + 366 + 365);
+    for (const d of days) {
+      for (const time of ['00:00:00Z', '23:59:59.999999z', '12:34:56Z']) {
+        const v = `${d}T${time}`;
+        expect(utcDateOf(v)).toBe(new Date(Date.parse(v.toUpperCase())).toISOString().slice(0, 10));
+      }
+    }
+  });
+});
+
 describe("ajv's date and date-time formats use the same range", () => {
   const validate = compileBody(obj({ d: date, t: dateTime }));
   it('accepts dates and date-times in range', () => {

@@ -30,12 +30,12 @@ export function utcDateOf(value: string): string | null {
   if (!m || !isCalendarDate(m[1]!)) return null;
   const [hour, minute, second] = [Number(m[2]), Number(m[3]), Number(m[4])];
   if (hour > 23 || minute > 59 || second > 59) return null;
-  let offsetMinutes = 0;
-  if (m[6]) {
-    const [oh, om] = [Number(m[7]), Number(m[8])];
-    if (oh > 23 || om > 59) return null;
-    offsetMinutes = (m[6] === '-' ? -1 : 1) * (oh * 60 + om);
-  }
+  // In UTC already (every date-time the services write): its own date, checked above, with no
+  // Date round trip (4.8% of reporting's CPU in a post-invoice burst: it checks every event).
+  if (!m[6]) return m[1]!;
+  const [oh, om] = [Number(m[7]), Number(m[8])];
+  if (oh > 23 || om > 59) return null;
+  const offsetMinutes = (m[6] === '-' ? -1 : 1) * (oh * 60 + om);
   const t = Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4]}Z`) - offsetMinutes * 60_000;
   if (Number.isNaN(t)) return null;
   const utc = new Date(t).toISOString().slice(0, 10); // past year 9999 this reads "+010000-…": refused below

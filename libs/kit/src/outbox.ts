@@ -4,7 +4,7 @@ import type { EntityManager, Orm } from './db';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { encodeJson, publishToStream } from './rpc';
-import { statement, transactionQuery } from './sql';
+import { statement, transactionQuery, withQuery } from './sql';
 import { Gauge } from 'prom-client';
 
 /**
@@ -31,6 +31,9 @@ export const OUTBOX_INSERT_SQL =
   'INSERT INTO outbox (id, subject, payload) SELECT id, subject, payload::jsonb FROM unnest(?::uuid[], ?::text[], ?::text[]) AS t (id, subject, payload)';
 // Named (prepared once per connection): every posting writes its outbox rows (bench post-invoice).
 const INSERT_OUTBOX = statement('outbox_insert', OUTBOX_INSERT_SQL);
+// Named too, one text for any number of ids: an IN list of as many placeholders was a new
+// statement for Postgres to parse and plan at each count, through MikroORM's execute.
+const MARK_PUBLISHED = statement('outbox_mark_published', 'UPDATE outbox SET published_at = now() WHERE id = ANY(?::uuid[])');
 
 export interface OutboxMessage {
   /** Also the JetStream message id, so the stream drops a second publish of the same row. */
@@ -143,8 +146,8 @@ export class Outbox {
   /** One UPDATE for many rows; `em` is the relay's transaction, or none for the batched marks. */
   private async markPublished(ids: string[], em?: EntityManager): Promise<void> {
     if (!ids.length) return;
-    const sql = `UPDATE outbox SET published_at = now() WHERE id IN (${ids.map(() => '?').join(', ')})`;
-    await (em ? em.execute(sql, ids, 'run') : this.orm.em.getConnection().execute(sql, ids, 'run'));
+    if (em) await (await transactionQuery(em))(MARK_PUBLISHED, [ids]);
+    else await withQuery(this.orm, (q) => q(MARK_PUBLISHED, [ids]));
   }
 
   /**

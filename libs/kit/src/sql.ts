@@ -55,13 +55,14 @@ const queryOn =
   async <R>(s: Statement, values: readonly unknown[]) =>
     (await conn.query({ name: s.name, text: s.text, values: values as unknown[] })).rows as R[];
 
-function poolOf(orm: Orm): KnexClient {
-  return (orm.em.getConnection().getKnex() as unknown as { client: KnexClient }).client;
+function poolOf(ormOrEm: Orm | EntityManager): KnexClient {
+  const em = 'em' in ormOrEm ? ormOrEm.em : ormOrEm;
+  return (em.getConnection().getKnex() as unknown as { client: KnexClient }).client;
 }
 
 /** Runs `fn` on a connection of the ORM's pool (no transaction: each statement commits). */
-export async function withQuery<T>(orm: Orm, fn: (q: Query) => Promise<T>): Promise<T> {
-  const pool = poolOf(orm);
+export async function withQuery<T>(ormOrEm: Orm | EntityManager, fn: (q: Query) => Promise<T>): Promise<T> {
+  const pool = poolOf(ormOrEm);
   const conn = await pool.acquireConnection();
   try {
     return await fn(queryOn(conn));

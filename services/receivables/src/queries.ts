@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { entityRows, findInScope, getInScope, scopeKey, statement } from '@acct/kit';
+import { type Statement, entityRows, findInScope, getInScope, scopeKey, statement, withQuery } from '@acct/kit';
 import { type Db, type GroupBatch, type Tx, scopeLocks } from '@acct/posting';
 import type { EventSource } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
@@ -203,12 +203,34 @@ export async function insertInboundEvent(tx: Tx, row: InboundEvent): Promise<voi
 /** 404 naming /customer_id unless the customer exists in the scope. */
 export async function requireCustomer(db: Db, customerId: string): Promise<void> {
   const c = await findInScope(db.em, CustomerSchema, customerId, db.scope);
-  if (!c) {
-    throw new AppError('not_found', `Customer ${customerId} was not found.`, [
-      { field: '/customer_id', issue: 'not_found', message: 'No such customer in this organization and environment.' },
-    ]);
-  }
+  if (!c) throw customerNotFound(customerId);
 }
+
+/** 404 for a customer_id that is not a customer of the scope. */
+export function customerNotFound(customerId: string): AppError {
+  return new AppError('not_found', `Customer ${customerId} was not found.`, [
+    { field: '/customer_id', issue: 'not_found', message: 'No such customer in this organization and environment.' },
+  ]);
+}
+
+/**
+ * Stores a new invoice of a customer of the scope, in one statement on a connection of the pool (the
+ * customer's check rides in the INSERT: create-invoice's hot path, as bill_insert_of_vendor is
+ * create-bill's); false, with nothing stored, when the customer is not one of the scope. An external
+ * id already taken fails the statement with the unique violation the create answers from.
+ */
+export async function insertInvoiceOfCustomer(db: Db, invoice: Invoice): Promise<boolean> {
+  const rows = entityRows(db.em, InvoiceSchema);
+  const values = rows.values(invoice);
+  insertOfCustomerStatement ??= statement(
+    'invoice_insert_of_customer',
+    `INSERT INTO invoices (${rows.columns}) SELECT ${values.map(() => '?').join(', ')}
+     WHERE EXISTS (SELECT 1 FROM customers WHERE id = ? AND organization_id = ? AND environment = ?) RETURNING id`,
+  );
+  const stored = await withQuery(db.em, (q) => q(insertOfCustomerStatement!, [...values, invoice.customerId, db.scope.organizationId, db.scope.environment]));
+  return stored.length === 1;
+}
+let insertOfCustomerStatement: Statement | undefined;
 
 /** One recorded change of the books' lock date (books_lock_changes). */
 export interface BooksLockChangeRow {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type InvoiceCreateBody, type InvoiceUpdateBody, metadataOnCreate } from '@acct/contracts';
-import { type Scope, insertEntity } from '@acct/kit';
+import type { Scope } from '@acct/kit';
 import { requireOrder, reversalOf, todayUtc } from '@acct/ledger';
 import { type Db, type Outcome, type Tx, draftChanges, lineItemsInputOf, newLineDocument, sameDocumentContent } from '@acct/posting';
-import { type Invoice, InvoiceSchema, NOT_VOID, invoiceDto } from '../entities';
+import { type Invoice, NOT_VOID, invoiceDto } from '../entities';
 import { checkVoid } from '../domain/invoices';
 import { invoicePosting } from '../domain/postings';
-import { lockInvoice, lockInvoiceRow, postDraftRow, requireCustomer, saveVoidedInvoice } from '../queries';
+import { customerNotFound, insertInvoiceOfCustomer, lockInvoice, lockInvoiceRow, postDraftRow, requireCustomer, saveVoidedInvoice } from '../queries';
 
 /** A create body, or the body a draft's PATCH makes of the invoice (memo null clears it). */
 type InvoiceContent = Omit<InvoiceCreateBody, 'memo'> & { memo?: string | null };
@@ -71,8 +71,7 @@ export const sameInvoiceContent = sameDocumentContent<Invoice>((i) => ({ custome
 
 /** Stores a draft invoice for an existing customer (nothing is booked until it is posted). */
 export async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice> {
-  await requireCustomer(db, row.customerId);
-  await insertEntity(db.em, InvoiceSchema, row);
+  if (!(await insertInvoiceOfCustomer(db, row))) throw customerNotFound(row.customerId);
   return row;
 }
 

@@ -60,7 +60,10 @@ function poolOf(ormOrEm: Orm | EntityManager): KnexClient {
   return (em.getConnection().getKnex() as unknown as { client: KnexClient }).client;
 }
 
-/** Runs `fn` on a connection of the ORM's pool (no transaction: each statement commits). */
+/**
+ * Runs `fn` on a connection of the ORM's pool (no transaction: each statement commits). Given an
+ * EntityManager, on its pool too, never in its transaction: transactionQuery is for that.
+ */
 export async function withQuery<T>(ormOrEm: Orm | EntityManager, fn: (q: Query) => Promise<T>): Promise<T> {
   const pool = poolOf(ormOrEm);
   const conn = await pool.acquireConnection();

@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { freshDatabase, type TestDatabase } from '@acct/testing';
 import { moneyColumn, type Scoped, scopedColumns } from './columns';
 import { migrate, openOrm, type Orm } from './db';
-import { entityRows, getInScope, statement, transactionQuery, withQuery } from './sql';
+import { entityRows, getInScope, insertInScopeOf, statement, transactionQuery, withQuery } from './sql';
 
 interface Gadget extends Scoped {
   name: string;
@@ -113,6 +113,29 @@ describe('pg directly with named statements (entityRows) against real Postgres',
       expect({ ...viaOrm }).toEqual(g);
     }
     expect(rows.arrays([])).toEqual(rows.columns.split(', ').map(() => []));
+  });
+
+  it('inserts a row only when its parent is a row of the same scope (insertInScopeOf), in one statement', async () => {
+    const rows = entityRows(orm, GadgetSchema);
+    const parent = gadget();
+    await withQuery(orm, (q) => q(rows.insert, rows.values(parent)));
+    const child = (over: Partial<Gadget> = {}) => gadget({ organizationId: parent.organizationId, ...over });
+    const insert = (g: Gadget, parentId: string) => withQuery(orm, (q) => insertInScopeOf(q, rows, g, { table: 'gadgets', id: parentId }, 't_gadget_of_gadget'));
+    const mine = child({ name: 'NULL "q" \\ {b}' });
+    const otherOrg = gadget(); // same parent id, another organization
+    const otherEnv = child({ environment: 'live' });
+    const orphan = child();
+    expect(await insert(mine, parent.id)).toBe(true);
+    expect(await insert(otherOrg, parent.id)).toBe(false);
+    expect(await insert(otherEnv, parent.id)).toBe(false);
+    expect(await insert(orphan, randomUUID())).toBe(false);
+    const stored = await withQuery(orm, (q) =>
+      q<{ id: string }>(statement('t_gadgets_ids', 'SELECT id FROM gadgets WHERE id = ANY(?::uuid[])'), [[mine, otherOrg, otherEnv, orphan].map((g) => g.id)]),
+    );
+    expect(stored.map((r) => r.id)).toEqual([mine.id]);
+    expect({ ...(await orm.em.fork().findOneOrFail(GadgetSchema, { id: mine.id })) }).toEqual(mine);
+    // A taken id fails the statement, as a plain INSERT would.
+    await expect(insert(mine, parent.id)).rejects.toMatchObject({ code: '23505' });
   });
 
   it('refuses an entity that is not flat', () => {

@@ -216,6 +216,32 @@ export async function listKeyInScope<E extends ScopedRow>(
   return { at: at instanceof Date ? at.toISOString() : String(at), id: String(row.id) };
 }
 
+const parentInserts = new WeakMap<EntityRows<unknown>, Map<string, Statement>>();
+
+/**
+ * Inserts one entity of a scope only if `parent.id` is a row of `parent.table` in the same scope, in
+ * one named statement (`name`): the parent's check rides in the INSERT (`INSERT … SELECT … WHERE
+ * EXISTS`), so a create makes one round trip. True when stored; false, with nothing stored, when the
+ * parent is not one of the scope. A unique violation (an external id already taken) fails the
+ * statement as a plain INSERT would.
+ */
+export async function insertInScopeOf<E extends ScopedRow>(q: Query, rows: EntityRows<E>, e: E, parent: { table: string; id: string }, name: string): Promise<boolean> {
+  let byName = parentInserts.get(rows);
+  if (!byName) parentInserts.set(rows, (byName = new Map<string, Statement>()));
+  const values = rows.values(e);
+  let s = byName.get(name);
+  if (!s) {
+    s = statement(
+      name,
+      `INSERT INTO ${rows.table} (${rows.columns}) SELECT ${values.map(() => '?').join(', ')}
+       WHERE EXISTS (SELECT 1 FROM ${parent.table} WHERE id = ? AND organization_id = ? AND environment = ?) RETURNING id`,
+    );
+    byName.set(name, s);
+  }
+  const stored = await q(s, [...values, parent.id, e.organizationId, e.environment]);
+  return stored.length === 1;
+}
+
 /**
  * Inserts one entity on pg directly (entityRows' columns and values), in em's transaction if it has
  * one. For entities that hold caller-chosen JSON keys (metadata): MikroORM's em.insert walks every

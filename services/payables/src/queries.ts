@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { type Statement, entityRows, findAllInScope, findInScope, getInScope, statement } from '@acct/kit';
+import { type Statement, entityRows, findAllInScope, findInScope, getInScope, insertInScopeOf, statement } from '@acct/kit';
 import { type Db, type GroupBatch, type Tx, scopeLocks } from '@acct/posting';
 import { type Bill, BillSchema, type Vendor, type VendorPayment, VendorPaymentSchema, VendorSchema } from './entities';
 
@@ -59,21 +59,8 @@ export function findVendorPaymentByExternalId(db: Db, externalVendorPaymentId: s
  * Stores a new bill of a vendor of the scope, in one statement (the vendor's check rides in the
  * INSERT: create-bill's hot path); false, with nothing stored, when the vendor is not one of the scope.
  */
-export async function insertBillOfVendor(tx: Tx, bill: Bill): Promise<boolean> {
-  const rows = entityRows(tx.em, BillSchema);
-  const values = rows.values(bill);
-  const stored = await tx.sql(insertOfVendor(rows.columns, values.length), [...values, bill.vendorId, tx.scope.organizationId, tx.scope.environment]);
-  return stored.length === 1;
-}
-
-/** The named statement of insertBillOfVendor, made once (its columns are the entity's, as entityRows gives them). */
-let insertOfVendorStatement: Statement | undefined;
-function insertOfVendor(columns: string, count: number): Statement {
-  return (insertOfVendorStatement ??= statement(
-    'bill_insert_of_vendor',
-    `INSERT INTO bills (${columns}) SELECT ${Array<string>(count).fill('?').join(', ')}
-     WHERE EXISTS (SELECT 1 FROM vendors WHERE id = ? AND organization_id = ? AND environment = ?) RETURNING id`,
-  ));
+export function insertBillOfVendor(tx: Tx, bill: Bill): Promise<boolean> {
+  return insertInScopeOf(tx.sql, entityRows(tx.em, BillSchema), bill, { table: 'vendors', id: bill.vendorId }, 'bill_insert_of_vendor');
 }
 
 /** The named statement of INSERT_BILLS_BATCH: every bill of a group whose vendor is one of its scope, in one INSERT. */

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { type Statement, entityRows, findInScope, getInScope, scopeKey, statement, withQuery } from '@acct/kit';
+import { entityRows, findInScope, getInScope, insertInScopeOf, scopeKey, statement, withQuery } from '@acct/kit';
 import { type Db, type GroupBatch, type Tx, scopeLocks } from '@acct/posting';
 import type { EventSource } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
@@ -215,22 +215,14 @@ export function customerNotFound(customerId: string): AppError {
 
 /**
  * Stores a new invoice of a customer of the scope, in one statement on a connection of the pool (the
- * customer's check rides in the INSERT: create-invoice's hot path, as bill_insert_of_vendor is
- * create-bill's); false, with nothing stored, when the customer is not one of the scope. An external
- * id already taken fails the statement with the unique violation the create answers from.
+ * customer's check rides in the INSERT: create-invoice's hot path, as for create-bill); false, with
+ * nothing stored, when the customer is not one of the scope. An external id already taken fails the
+ * statement with the unique violation the create answers from.
  */
-export async function insertInvoiceOfCustomer(db: Db, invoice: Invoice): Promise<boolean> {
+export function insertInvoiceOfCustomer(db: Db, invoice: Invoice): Promise<boolean> {
   const rows = entityRows(db.em, InvoiceSchema);
-  const values = rows.values(invoice);
-  insertOfCustomerStatement ??= statement(
-    'invoice_insert_of_customer',
-    `INSERT INTO invoices (${rows.columns}) SELECT ${values.map(() => '?').join(', ')}
-     WHERE EXISTS (SELECT 1 FROM customers WHERE id = ? AND organization_id = ? AND environment = ?) RETURNING id`,
-  );
-  const stored = await withQuery(db.em, (q) => q(insertOfCustomerStatement!, [...values, invoice.customerId, db.scope.organizationId, db.scope.environment]));
-  return stored.length === 1;
+  return withQuery(db.em, (q) => insertInScopeOf(q, rows, invoice, { table: 'customers', id: invoice.customerId }, 'invoice_insert_of_customer'));
 }
-let insertOfCustomerStatement: Statement | undefined;
 
 /** One recorded change of the books' lock date (books_lock_changes). */
 export interface BooksLockChangeRow {

@@ -68,6 +68,34 @@ describe('receivables: creating an invoice', () => {
     ]);
   });
 
+  it('refuses hand-made bodies on the bus with 400 and stores nothing; an upper-case customer id is the same customer', async () => {
+    const c = ctx();
+    const cust = await customer(c);
+    let deep: unknown = 'x';
+    for (let i = 0; i < 200; i++) deep = { a: deep };
+    const bodies = [
+      body(cust, { invoice_number: 'I\u0000' }),
+      body(cust, { memo: 'm\ud800' }),
+      body(cust, { customer_id: `urn:uuid:${cust}` }),
+      body(cust, { customer_id: `{${cust}}` }),
+      body(cust, { line_items: [{ description: 'x', quantity: 1, unit_amount_cents: 2 ** 53 }] }),
+      body(cust, { line_items: [{ description: 'x', quantity: 1, unit_amount_cents: '1000' }] }),
+      body(cust, { issue_date: '1899-12-31' }),
+      body(cust, { due_date: '10000-01-01' }),
+      body(cust, { metadata: deep }),
+      body(cust, { organization_id: randomUUID() }),
+    ];
+    for (const b of bodies) {
+      const r = await svc.call('invoices.create', c, { body: b });
+      expect(r).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
+      expect(await stored(b.external_invoice_id)).toBe(0);
+    }
+    const upper = body(cust.toUpperCase());
+    const made = await svc.ok('invoices.create', c, { body: upper });
+    expect(made.customer_id).toBe(cust);
+    expect(await stored(upper.external_invoice_id)).toBe(1);
+  });
+
   it('stores one invoice when retries of one external id race: one 201, the rest replayed; other content 409', async () => {
     const c = ctx();
     const b = body(await customer(c));

@@ -9,6 +9,7 @@ import Stripe from 'stripe';
 import { ROUTES, type RouteDef, buildOpenApi } from '@acct/contracts';
 import fs from 'node:fs';
 import path from 'node:path';
+import { waitFor } from '@acct/testing';
 import { Conformance, type OpenApiDoc, type RecordedExample, shapeOf } from './conformance';
 import { FIXTURES, paramsOf } from './fixtures';
 import { type E2E, bootstrapOrg, startE2E } from './harness';
@@ -22,6 +23,7 @@ describe('e2e: the OpenAPI document against the server', () => {
   let conf: Conformance;
   let api: Api;
   let anon: Api;
+  let testKey: string;
   /** Ids made by the workflow, for the error cases that need a real record. */
   const made: Record<string, string> = {};
 
@@ -30,6 +32,7 @@ describe('e2e: the OpenAPI document against the server', () => {
     const keys = await bootstrapOrg(e2e.databaseUrl, 'Conformance org');
     conf = await Conformance.load(e2e.base);
     api = conf.client(e2e.base, keys.test_key);
+    testKey = keys.test_key;
     anon = conf.client(e2e.base);
   });
   afterAll(async () => e2e?.stop());
@@ -229,6 +232,13 @@ describe('e2e: the OpenAPI document against the server', () => {
     await ok(api('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, { expire_current_in_hours: 0 }));
     await ok(api('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, { expire_current_in_hours: -1 }), 400);
     const retryPath = `/api/v1/webhook-endpoints/${id}/deliveries/${delivery.json.data.id as string}/retry`;
+    // The retry is recorded after the test delivery's first attempt: wait for it off the record (a
+    // busy cluster had not made it yet, and the answer then showed no attempt).
+    await waitFor(async () => {
+      const r = await fetch(`${e2e.base}/api/v1/webhook-endpoints/${id}/deliveries`, { headers: { Authorization: `Bearer ${testKey}` } });
+      const list = (await r.json()) as { data: { id: string; attempt_count: number }[] };
+      return list.data.some((d) => d.id === delivery.json.data.id && d.attempt_count > 0);
+    }, 30_000);
     await ok(api('POST', retryPath), 202);
     await ok(api('POST', `/api/v1/webhook-endpoints/${id}/deliveries/${randomUUID()}/retry`), 404);
     await ok(api('PATCH', `/api/v1/webhook-endpoints/${id}`, { enabled: false }));

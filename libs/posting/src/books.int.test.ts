@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { Migration } from '@mikro-orm/migrations';
 import { AppError, type Environment, type PostingSource, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
-import { Outbox, ensureEventsStream, migrate, openOrm, statement, type Orm } from '@acct/kit';
-import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
+import { Outbox, ensureEventsStream, migrate, openOrm, scopeOf, statement, withQuery, type Orm } from '@acct/kit';
+import { ACCOUNT, type JournalEntryDraft, chainGuard } from '@acct/ledger';
 import { NATS_URL, ctx as newCtx, firstRow, freshDatabase, payoutSource, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { Books, type GroupBatch, type Tx, createOnce, isUniqueViolation, retryOnceOnUnique } from './books';
 import { withPostingMigrations } from './migrations';
+import { applyBooksLock, scopeLocks } from './books-lock';
+import { verifyChain } from './chain';
 
 class Widgets extends Migration {
   override async up(): Promise<void> {
@@ -239,6 +241,145 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       expect(ra.xact).not.toBe(rb.xact); // each committed in a transaction of its own
       expect(await entryCount([ra.id, rb.id])).toBe(2);
       expect(await streamMessages()).toBe(before + 2);
+    });
+  });
+
+  describe('one statement (GroupBatch.read)', () => {
+    const xact = async (tx: Tx) => String((await tx.sql<{ x: string }>(statement('t_xact', 'SELECT pg_current_xact_id()::text AS x'), []))[0]!.x);
+    const entryCount = (ids: string[]) => count('SELECT count(*) AS n FROM journal_entries WHERE id = ANY(?::uuid[])', [`{${ids.join(',')}}`]);
+    /**
+     * A made-up batch: marks widgets `posted`. Its read gives each work the widget as marked and a
+     * guard (the row's xmin as read); `between` runs after the read, before the write.
+     */
+    const marking = (calls: string[], between: (exts: string[]) => Promise<void> = async () => undefined): GroupBatch<string, string> => ({
+      async run({ sql }, items) {
+        calls.push('run');
+        const rows = await sql<{ ext: string }>(
+          statement('t_widgets_mark', `UPDATE widgets SET body = 'posted ' || ext WHERE ext = ANY(?::text[]) AND body NOT LIKE 'posted %' RETURNING ext`),
+          [items.map((i) => i.arg)],
+        );
+        return items.map((i) => (rows.some((r) => r.ext === i.arg) ? `posted ${i.arg}` : undefined));
+      },
+      async read({ sql, lock }, items) {
+        calls.push('read');
+        const exts = items.map((i) => i.arg);
+        const rows = await sql<Record<string, unknown>>(
+          statement(
+            't_widgets_read',
+            `WITH ${scopeLocks.readCte} SELECT w.ext, w.xmin::text AS v, x.organization_id, x.environment, ${scopeLocks.returning('x')}
+               FROM widgets w JOIN unnest(?::text[], ?::uuid[], ?::text[]) AS x (ext, organization_id, environment) ON w.ext = x.ext WHERE w.body NOT LIKE 'posted %'`,
+          ),
+          [...scopeLocks.params(items.map((i) => i.scope)), exts, items.map((i) => i.scope.organizationId), items.map((i) => i.scope.environment)],
+        );
+        scopeLocks.prime(lock, rows);
+        const lockPart = scopeLocks.guardPart(
+          lock,
+          items.map((i) => i.scope),
+        );
+        if (!lockPart || rows.length !== exts.length) return null;
+        await between(exts);
+        return {
+          results: exts.map((e) => `posted ${e}`),
+          guard: chainGuard('t_widgets', [
+            lockPart,
+            {
+              ctes: `held AS MATERIALIZED (SELECT w.id FROM widgets w JOIN unnest(?::text[], ?::text[]) AS d (ext, v) ON w.ext = d.ext WHERE w.xmin::text = d.v FOR UPDATE OF w)`,
+              ctesValues: [rows.map((r) => r.ext), rows.map((r) => r.v)],
+              ok: `(SELECT count(*) FROM held) = cardinality(?::text[])`,
+              okValues: [exts],
+              writes: `marked AS (UPDATE widgets w SET body = 'posted ' || w.ext WHERE w.id IN (SELECT id FROM held) AND (SELECT ok FROM ok))`,
+            },
+          ]),
+        };
+      },
+    });
+    const widgets = (exts: string[]) =>
+      orm.em.getConnection().execute<{ ext: string; body: string }[]>(`SELECT ext, body FROM widgets WHERE ext = ANY(?::text[]) ORDER BY ext`, [`{${exts.join(',')}}`]);
+    /** A scope whose chart and chain head this process knows (its first posting went the usual way). */
+    const known = async () => {
+      const c = ctx();
+      await books.transact(c, (tx) => tx.post(draft(1), source()));
+      await withQuery(orm, (q) => applyBooksLock(q, scopeOf(c), 1, '2026-01-31'));
+      return c;
+    };
+    const newWidgets = async (n: number) => {
+      const exts = Array.from({ length: n }, () => randomUUID());
+      for (const e of exts) await orm.em.getConnection().execute('INSERT INTO widgets (id, ext, body) VALUES (?, ?, ?)', [randomUUID(), e, `draft ${e}`]);
+      return exts;
+    };
+    const postEach = (c: TrustedContext, kind: GroupBatch<string, string>, exts: string[], date = '2026-11-01') =>
+      Promise.allSettled(
+        exts.map((arg) =>
+          books.transactGrouped(
+            c,
+            async (tx, got?: string) => {
+              const id = await tx.post({ ...draft(100), entryDate: date }, source());
+              return { id, got };
+            },
+            { kind, arg },
+          ),
+        ),
+      );
+    const values = <T>(settled: PromiseSettledResult<T>[]) => settled.map((r) => (r.status === 'fulfilled' ? r.value : r.reason));
+
+    it('writes a group in its one statement: the batch not run, every entry, mark and event written, nothing else', async () => {
+      const c = await known();
+      const exts = await newWidgets(3);
+      const calls: string[] = [];
+      const before = await streamMessages();
+      const done = values(await postEach(c, marking(calls), exts)) as { id: string; got: string }[];
+      expect(calls).toEqual(['read']);
+      expect(done.map((d) => d.got)).toEqual(exts.map((e) => `posted ${e}`));
+      expect(await entryCount(done.map((d) => d.id))).toBe(3);
+      expect((await widgets(exts)).map((w) => w.body)).toEqual([...exts].sort().map((e) => `posted ${e}`));
+      expect(await streamMessages()).toBe(before + 3);
+      // The chain is whole: the verifier finds every entry where the hashes say.
+      expect(await verifyChain(orm, scopeOf(c))).toMatchObject({ firstBrokenEntryId: null, entries: 4 });
+    });
+
+    it('writes nothing when a row changed after the read: the group then runs the usual way, its batch marking what is left', async () => {
+      const c = await known();
+      const exts = await newWidgets(2);
+      const calls: string[] = [];
+      const changed = marking(calls, async ([first]) => {
+        await orm.em.getConnection().execute(`UPDATE widgets SET body = 'posted ' || ext WHERE ext = ?`, [first]); // marked meanwhile
+      });
+      const done = values(await postEach(c, changed, exts)) as { id: string; got?: string }[];
+      expect(calls).toEqual(['read', 'run']);
+      expect(done.map((d) => d.got)).toEqual([undefined, `posted ${exts[1]}`]); // the first was no longer a draft
+      expect(await entryCount(done.map((d) => d.id))).toBe(2); // each posted once, the usual way
+      expect(await verifyChain(orm, scopeOf(c))).toMatchObject({ firstBrokenEntryId: null, entries: 3 });
+    });
+
+    it('writes nothing when the lock date moved after the read: the usual way then refuses the posts it covers', async () => {
+      const c = await known();
+      const exts = await newWidgets(2);
+      const calls: string[] = [];
+      const locking = marking(calls, async () => {
+        await withQuery(orm, (q) => applyBooksLock(q, scopeOf(c), 2, '2026-11-15'));
+      });
+      const done = values(await postEach(c, locking, exts, '2026-11-10'));
+      expect(calls).toEqual(['read', 'run']); // the group's batch; after its rollback each runs alone, without it
+      expect(done.map((e) => (e as AppError).code)).toEqual(['period_locked', 'period_locked']);
+      expect((await widgets(exts)).map((w) => w.body.startsWith('posted'))).toEqual([false, false]);
+      expect(await verifyChain(orm, scopeOf(c))).toMatchObject({ firstBrokenEntryId: null, entries: 1 });
+    });
+
+    it('goes the usual way for a work that reads or writes on its own, and for a scope it has not posted to yet', async () => {
+      const c = await known();
+      const exts = await newWidgets(2);
+      const calls: string[] = [];
+      const kind = marking(calls);
+      const done = await Promise.all(exts.map((arg) => books.transactGrouped(c, async (tx, got?: string) => ({ got, xact: await xact(tx) }), { kind, arg })));
+      expect(calls).toEqual(['read', 'run']);
+      expect(done.map((d) => d.got)).toEqual(exts.map((e) => `posted ${e}`));
+      expect(done[0]!.xact).toBe(done[1]!.xact);
+
+      const fresh = ctx();
+      calls.length = 0;
+      const others = await newWidgets(2);
+      expect(values(await postEach(fresh, marking(calls), others)).map((d) => (d as { got: string }).got)).toEqual(others.map((e) => `posted ${e}`));
+      expect(calls).toEqual(['run']);
     });
   });
 

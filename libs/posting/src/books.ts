@@ -30,10 +30,22 @@ import {
   scopeOf,
   statement,
   transactionQuery,
+  withQuery,
 } from '@acct/kit';
 import { BooksLockCheck } from './books-lock';
 import { registerChainVerification, stampEntryHashes } from './chain';
-import { ChainHeads, type EntryToWrite, type JournalEntryDraft, LedgerError, accountId, buildEntry, insertDefaultAccounts, insertJournalEntries } from '@acct/ledger';
+import {
+  type ChainGuard,
+  ChainHeads,
+  type EntryToWrite,
+  type JournalEntryDraft,
+  LedgerError,
+  accountId,
+  buildEntry,
+  insertDefaultAccounts,
+  insertJournalEntries,
+  writeJournalEntriesGuarded,
+} from '@acct/ledger';
 
 /** Where a flow reads and writes: an EntityManager of its own and the tenancy of the request. */
 export interface Db {
@@ -76,6 +88,15 @@ export interface Tx extends Db {
 export interface GroupBatch<A, R> {
   /** `lock`: the transaction's lock check, which the statement may feed (scopeLocks). */
   run(db: { sql: Query; em: EntityManager; lock: BooksLockCheck }, items: readonly { scope: Scope; arg: A }[]): Promise<readonly (R | undefined)[]>;
+  /**
+   * Optional, the group in ONE statement (Books' one-statement form, no BEGIN or COMMIT of its
+   * own): reads, with no transaction and no lock, what each work would get from run() as if run()
+   * had just run, and returns it with the guard (libs/ledger ChainGuard) that makes run()'s change
+   * in the journal's statement only if nothing read has changed since (rows still as read, the
+   * books' lock dates it primed in `lock` still in force: scopeLocks.guardPart). Null when any
+   * work cannot go this way (not a draft, twice in the group, ...): the group then runs as usual.
+   */
+  read?(db: { sql: Query; em: EntityManager; lock: BooksLockCheck }, items: readonly { scope: Scope; arg: A }[]): Promise<{ results: readonly R[]; guard: ChainGuard } | null>;
 }
 
 /**
@@ -193,6 +214,14 @@ export class Books {
 
   /** Runs a group; calls `release` once its transaction ended, before its events are published. */
   private async runGroup(group: Queued[], release: () => void): Promise<void> {
+    // Anything that kept the one-statement form from writing (nothing written then) sends the group the usual way.
+    const once = await this.inOneStatement(group).catch(() => null);
+    if (once) {
+      release();
+      await this.outbox.publish(once.pending);
+      group.forEach((q, i) => q.resolve(once.results[i]));
+      return;
+    }
     if (group.length === 1) {
       const [one] = group as [Queued];
       return this.transactThen(one.ctx, one.work, release).then(one.resolve, one.reject);
@@ -245,6 +274,43 @@ export class Books {
       });
     for (const { scope } of entries) this.chartsCommitted.add(scopeKey(scope)); // committed: the chart exists from now on
     return { results, pending };
+  }
+
+  /**
+   * The group as ONE statement that is its whole transaction, when its works' batch has a read
+   * (GroupBatch.read): a read with no transaction and no lock, the works (in memory: their journal
+   * entries and outbox rows), then one chained write (libs/ledger writeJournalEntriesGuarded) that
+   * locks what was read, checks it is unchanged, and makes the batch's change, the entries and the
+   * outbox rows, or nothing. Two round trips where the usual way makes four (BEGIN, the batch, the
+   * write, COMMIT), in the section where an organization's groups run one at a time. Null when it
+   * wrote nothing: a work that touched the database or threw (the usual way runs it again and
+   * answers), a scope whose chart or chain head this process does not know yet, or a guard that
+   * failed (a draft changed, the lock date moved, another writer moved the head).
+   */
+  private async inOneStatement(works: readonly Queued[]): Promise<{ results: unknown[]; pending: OutboxMessage[] } | null> {
+    const kind = works[0]?.batch?.kind;
+    if (!kind?.read || works.some((w) => w.batch?.kind !== kind)) return null;
+    const scopes = works.map((w) => scopeOf(w.ctx));
+    if (scopes.some((s) => !this.chartsCommitted.has(scopeKey(s)) || !this.chainHeads.get(s))) return null;
+    return withQuery(this.orm, async (sql) => {
+      const lock = new BooksLockCheck(noStatements);
+      const read = await kind.read!(
+        { sql, em: this.orm.em.fork(), lock },
+        works.map((w, i) => ({ scope: scopes[i]!, arg: w.batch!.arg })),
+      );
+      if (!read) return null;
+      const entries: EntryToWrite[] = [];
+      const pending: OutboxMessage[] = [];
+      const results: unknown[] = [];
+      try {
+        for (const [i, w] of works.entries()) results.push(await w.work(this.tx(w.ctx, noEntityManager, noStatements, lock, entries, pending), read.results[i]));
+      } catch {
+        return null;
+      }
+      const outbox = { name: 'outbox_insert', sql: OUTBOX_INSERT_SQL, values: (hashes: ReadonlyMap<string, string>) => this.outbox.rows(stampEntryHashes(pending, hashes)) };
+      const hashes = await writeJournalEntriesGuarded((s, values) => sql(statement(s.name, s.sql), values), entries, { heads: this.chainHeads, also: outbox, guard: read.guard });
+      return hashes && { results, pending };
+    });
   }
 
   /** The Tx of one work: its own tenancy, the group's transaction, entries and outbox rows. */
@@ -320,6 +386,19 @@ export class Books {
     };
   }
 }
+
+/** What a work meets when it touches the database in the one-statement form (Books.inOneStatement). */
+class NotInOneStatement extends Error {
+  constructor() {
+    super('this work reads or writes on its own: it runs in a transaction');
+  }
+}
+const noStatements: Query = () => Promise.reject(new NotInOneStatement());
+const noEntityManager = new Proxy({} as EntityManager, {
+  get() {
+    throw new NotInOneStatement();
+  },
+});
 
 /** Most works one group commit takes (the rest go to the next group, started at once). */
 export const GROUP_MAX = 32;

@@ -2,8 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { JetStreamManager } from 'nats';
 import { type RpcReply, type RpcRequest, type TrustedContext, eventsStreamName } from '@acct/contracts';
 import type { Outbox } from '@acct/kit';
-import { BooksLockCheck, catalogueErrors } from '@acct/posting';
+import { BooksLockCheck, catalogueErrors, verifyChain } from '@acct/posting';
 import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest } from '@acct/testing';
+import { POST_DRAFTS_BATCH } from './queries';
 import { receivablesService } from './service';
 
 /**
@@ -108,6 +109,54 @@ describe('receivables books against real Postgres and JetStream', () => {
     }
     const still = await sql(`SELECT status, journal_entry_id FROM invoices WHERE id = ANY(?::uuid[])`, [`{${more.join(',')}}`]);
     expect(still).toEqual(Array(3).fill({ status: 'draft', journal_entry_id: null }));
+  });
+
+  it('posts the drafts of a group in one statement once the scope has posted: replies as stored, one entry each, events published', async () => {
+    const c = ctx();
+    const first = await postedInvoice(c, 100); // the usual way: the scope's chart, chain head and lock row
+    const cust = await customer(c);
+    const drafts = await Promise.all(
+      [250, 0, 999].map(
+        async (cents) =>
+          (
+            await svc.ok('invoices.create', c, {
+              body: {
+                external_invoice_id: randomUUID(),
+                customer_id: cust,
+                invoice_number: 'G',
+                issue_date: '2026-01-10',
+                due_date: '2026-02-10',
+                line_items: [{ description: 'x', quantity: 1, unit_amount_cents: cents }],
+              },
+            })
+          ).id as string,
+      ),
+    );
+    const read = jest.spyOn(POST_DRAFTS_BATCH, 'read');
+    const run = jest.spyOn(POST_DRAFTS_BATCH, 'run');
+    const before = await streamMessages();
+    try {
+      const replies = await Promise.all(drafts.map((id) => svc.ok('invoices.post', c, { params: { id } })));
+      expect([read.mock.calls.length, run.mock.calls.length]).toEqual([1, 0]);
+      for (const [i, id] of drafts.entries()) expect(replies[i]).toEqual(await svc.ok('invoices.get', c, { params: { id } }));
+      expect(replies.map((r) => r.status)).toEqual(['open', 'paid', 'open']);
+    } finally {
+      read.mockRestore();
+      run.mockRestore();
+    }
+    const rows = (await sql(
+      `SELECT i.journal_entry_id, (SELECT count(*)::int FROM journal_entries e WHERE e.source_type = 'invoice' AND e.source_id = i.id) AS entries
+       FROM invoices i WHERE i.id = ANY(?::uuid[]) ORDER BY i.total_cents`,
+      [`{${drafts.join(',')}}`],
+    )) as { journal_entry_id: string | null; entries: number }[];
+    expect(rows.map((r) => [r.journal_entry_id === null, r.entries])).toEqual([
+      [true, 0],
+      [false, 1],
+      [false, 1],
+    ]);
+    expect(await streamMessages()).toBe(before + 5); // two posting events, three invoice.posted
+    expect(await verifyChain(svc.orm, { organizationId: c.organizationId, environment: c.environment })).toMatchObject({ firstBrokenEntryId: null, entries: 3 });
+    expect(first.id).toBeDefined();
   });
 
   it('posts an invoice as one balanced entry and publishes its events before replying', async () => {

@@ -365,7 +365,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       expect(await verifyChain(orm, scopeOf(c))).toMatchObject({ firstBrokenEntryId: null, entries: 1 });
     });
 
-    it('goes the usual way for a work that reads or writes on its own, and for a scope it has not posted to yet', async () => {
+    it('goes the usual way for a work that reads or writes on its own, a work alone, and a scope it has not posted to yet', async () => {
       const c = await known();
       const exts = await newWidgets(2);
       const calls: string[] = [];
@@ -374,6 +374,12 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       expect(calls).toEqual(['read', 'run']);
       expect(done.map((d) => d.got)).toEqual(exts.map((e) => `posted ${e}`));
       expect(done[0]!.xact).toBe(done[1]!.xact);
+
+      // A work alone: its own statements (ONE_STATEMENT_MIN), neither the read nor the batch.
+      calls.length = 0;
+      const [alone] = await newWidgets(1);
+      expect(values(await postEach(c, marking(calls), [alone!])).map((d) => (d as { got?: string }).got)).toEqual([undefined]);
+      expect(calls).toEqual([]);
 
       const fresh = ctx();
       calls.length = 0;

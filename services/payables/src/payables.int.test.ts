@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { JetStreamManager } from 'nats';
 import { type TrustedContext, compileBody, eventsStreamName, schemas } from '@acct/contracts';
 import { accountId } from '@acct/ledger';
-import { BooksLockCheck, catalogueErrors } from '@acct/posting';
+import { BooksLockCheck, catalogueErrors, verifyChain } from '@acct/posting';
 import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest } from '@acct/testing';
 import { INSERT_BILLS_BATCH } from './queries';
 import { payablesService } from './service';
@@ -157,6 +157,42 @@ describe('payables against real Postgres and JetStream', () => {
       } finally {
         batch.mockRestore();
         primed.mockRestore();
+      }
+    });
+
+    it('creates the bills of a group in one statement once the scope has posted: replies as stored, a repeat and a missing vendor the usual way', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      await call('bills.create', c, { body: billBody(v, 100) }); // the usual way: the scope's chart, chain head and lock row
+      const read = jest.spyOn(INSERT_BILLS_BATCH, 'read');
+      const run = jest.spyOn(INSERT_BILLS_BATCH, 'run');
+      try {
+        const bodies = [250, 0, 999].map((cents) => billBody(v, cents)).concat(billBody(v, 400, { status: 'draft' }));
+        const made = await Promise.all(bodies.map((body) => call('bills.create', c, { body })));
+        expect([read.mock.calls.length, run.mock.calls.length]).toEqual([1, 0]);
+        expect(made.map((r) => (r.ok ? `${r.status} ${String(r.body.data.status)}` : r.error.code))).toEqual(['201 posted', '201 posted', '201 posted', '201 draft']);
+        for (const r of made) expect(r.ok && r.body.data).toEqual(await svc.ok('bills.get', c, { params: { id: r.ok ? String(r.body.data.id) : '' } }));
+        const ids = made.map((r) => (r.ok ? String(r.body.data.id) : ''));
+        const entries = (await sql(
+          `SELECT (SELECT count(*)::int FROM journal_entries e WHERE e.source_type = 'bill' AND e.source_id = b.id AND e.id = b.journal_entry_id) AS n
+           FROM bills b JOIN unnest(?::uuid[]) WITH ORDINALITY AS x (id, i) ON b.id = x.id ORDER BY x.i`,
+          [`{${ids.join(',')}}`],
+        )) as { n: number }[];
+        expect(entries.map((e) => e.n)).toEqual([1, 0, 1, 0]);
+        // A repeat of an external id fails the one statement (nothing written); a vendor of no scope
+        // sends the group the usual way before it: each caller still gets its own answer.
+        read.mockClear();
+        run.mockClear();
+        const again = await Promise.all([call('bills.create', c, { body: bodies[0] }), call('bills.create', c, { body: billBody(v, 700) })]);
+        expect(again.map((r) => (r.ok ? `${r.status}${r.replayed ? ' replayed' : ''}` : r.error.code))).toEqual(['200 replayed', '201']);
+        expect(read.mock.calls.length).toBe(1);
+        const missing = await Promise.all([call('bills.create', c, { body: billBody(randomUUID(), 100) }), call('bills.create', c, { body: billBody(v, 800) })]);
+        expect(missing.map((r) => (r.ok ? String(r.status) : `${r.error.code} ${r.error.details[0]?.field}`))).toEqual(['not_found /vendor_id', '201']);
+        expect(firstRow(await sql(`SELECT count(*)::int AS n FROM bills WHERE organization_id = ?`, [c.organizationId])).n).toBe(7);
+        expect(await verifyChain(svc.orm, { organizationId: c.organizationId, environment: c.environment })).toMatchObject({ firstBrokenEntryId: null });
+      } finally {
+        read.mockRestore();
+        run.mockRestore();
       }
     });
 

@@ -1,6 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
 import { type Statement, entityRows, findAllInScope, findInScope, getInScope, insertInScopeOf, statement } from '@acct/kit';
+import { chainGuard } from '@acct/ledger';
 import { type Db, type GroupBatch, type Tx, scopeLocks } from '@acct/posting';
 import { type Bill, BillSchema, type Vendor, type VendorPayment, VendorPaymentSchema, VendorSchema } from './entities';
 
@@ -91,4 +92,46 @@ export const INSERT_BILLS_BATCH: GroupBatch<Bill, boolean> = {
     const ids = new Set(stored.map((r) => r.id));
     return items.map((it) => ids.has(it.arg.id));
   },
+
+  // The one-statement form (libs/posting Books): the group's vendors and lock dates read first, with
+  // no lock; the bills inserted in the journal's statement only if the lock dates are as read. A
+  // vendor keeps its scope and is never deleted, and the bills' foreign key holds it in the write:
+  // its check needs no guard. Any vendor not of its scope sends the group the usual way (its 404).
+  // An external id already taken fails the statement: the usual way then answers the replay.
+  async read({ sql, em, lock }, items) {
+    const scopes = items.map((it) => it.scope);
+    const found = await sql<Record<string, unknown>>(READ_VENDORS, [
+      ...scopeLocks.params(scopes),
+      items.map((it) => it.arg.vendorId),
+      items.map((it) => it.scope.organizationId),
+      items.map((it) => it.scope.environment),
+    ]);
+    scopeLocks.prime(lock, found);
+    const lockPart = scopeLocks.guardPart(lock, scopes);
+    const ofScope = new Set(found.map((r) => `${String(r.organization_id)}/${String(r.environment)}/${String(r.id)}`));
+    if (!lockPart || items.some((it) => !ofScope.has(`${it.scope.organizationId.toLowerCase()}/${it.scope.environment}/${it.arg.vendorId.toLowerCase()}`))) return null;
+    const rows = entityRows(em, BillSchema);
+    return {
+      results: items.map(() => true),
+      guard: chainGuard('bill_insert', [
+        {
+          ...lockPart,
+          writes: `bills_in AS (
+    INSERT INTO bills (${rows.columns}) SELECT k.* FROM ${rows.unnest('k')}
+    WHERE (SELECT ok FROM ok)
+  )`,
+          writesValues: rows.arrays(items.map((it) => it.arg)),
+        },
+      ]),
+    };
+  },
 };
+
+// INSERT_BILLS_BATCH.read: the group's vendors of their scopes, and the scopes' lock dates, with no lock.
+const READ_VENDORS = statement(
+  'vendor_read_of_bills',
+  `WITH ${scopeLocks.readCte}
+   SELECT DISTINCT v.id, v.organization_id, v.environment, ${scopeLocks.returning('v')}
+     FROM vendors v JOIN unnest(?::uuid[], ?::uuid[], ?::text[]) AS k (id, organization_id, environment)
+       ON v.id = k.id AND v.organization_id = k.organization_id AND v.environment = k.environment`,
+);

@@ -39,6 +39,18 @@ describe('receivables books against real Postgres and JetStream', () => {
     await svc.ok('invoices.post', c, { params: { id: inv.id } });
     return { id: inv.id, external };
   }
+  /** A draft invoice of one line of `cents` for the customer; its id. */
+  async function draftOf(c: Ctx, customerId: string, cents: number): Promise<string> {
+    const body = {
+      external_invoice_id: randomUUID(),
+      customer_id: customerId,
+      invoice_number: 'G',
+      issue_date: '2026-01-10',
+      due_date: '2026-02-10',
+      line_items: [{ description: 'x', quantity: 1, unit_amount_cents: cents }],
+    };
+    return (await svc.ok('invoices.create', c, { body })).id as string;
+  }
   const pay = (c: Ctx, invoiceId: string, amount: number, external = randomUUID()) =>
     call('payments.create', c, { body: { external_payment_id: external, invoice_id: invoiceId, amount_cents: amount, received_at: '2026-01-15' } });
 
@@ -58,19 +70,7 @@ describe('receivables books against real Postgres and JetStream', () => {
   it('posts the drafts that arrive together in one group: each once, a repeat replayed, a missing one 404, a void one 409', async () => {
     const c = ctx();
     const cust = await customer(c);
-    const draft = async (cents: number) =>
-      (
-        await svc.ok('invoices.create', c, {
-          body: {
-            external_invoice_id: randomUUID(),
-            customer_id: cust,
-            invoice_number: 'G',
-            issue_date: '2026-01-10',
-            due_date: '2026-02-10',
-            line_items: [{ description: 'x', quantity: 1, unit_amount_cents: cents }],
-          },
-        })
-      ).id as string;
+    const draft = (cents: number) => draftOf(c, cust, cents);
     const ids = await Promise.all([100, 200, 300, 0, 400].map(draft));
     const voided = await draft(500);
     await svc.ok('invoices.void', c, { params: { id: voided } });
@@ -115,23 +115,7 @@ describe('receivables books against real Postgres and JetStream', () => {
     const c = ctx();
     const first = await postedInvoice(c, 100); // the usual way: the scope's chart, chain head and lock row
     const cust = await customer(c);
-    const drafts = await Promise.all(
-      [250, 0, 999].map(
-        async (cents) =>
-          (
-            await svc.ok('invoices.create', c, {
-              body: {
-                external_invoice_id: randomUUID(),
-                customer_id: cust,
-                invoice_number: 'G',
-                issue_date: '2026-01-10',
-                due_date: '2026-02-10',
-                line_items: [{ description: 'x', quantity: 1, unit_amount_cents: cents }],
-              },
-            })
-          ).id as string,
-      ),
-    );
+    const drafts = await Promise.all([250, 0, 999].map((cents) => draftOf(c, cust, cents)));
     const read = jest.spyOn(POST_DRAFTS_BATCH, 'read');
     const run = jest.spyOn(POST_DRAFTS_BATCH, 'run');
     const before = await streamMessages();

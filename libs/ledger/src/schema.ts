@@ -474,13 +474,8 @@ export async function insertJournalEntries(
   options: { chart?: readonly AccountDef[]; heads?: ChainHeads; also?: AlsoInsert } = {},
 ): Promise<Map<string, string>> {
   if (!entries.length) return new Map();
-  const codes = (options.chart ?? DEFAULT_CHART).map((a) => a.code);
-  const built = entries.map(({ scope, entry }) => {
-    if (!isUuid(entry.id)) throw new LedgerError('bad_entry', `entry id ${entry.id} is not a uuid`);
-    return { scope, id: entry.id, v: buildEntry(entry, { accountCodes: codes }) };
-  });
   // Checked: now chain them, in order, per scope, after the heads as predicted.
-  const scopes = [...new Map(built.map(({ scope }) => [keyOf(scope), scope])).values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+  const { built, scopes } = checkedEntries(entries, options.chart);
   const keys = [scopes.map((s) => s.organizationId), scopes.map((s) => s.environment)];
   /** Locks the heads (made first where missing) and reads them: exact until COMMIT. */
   const lockHeads = async () => {
@@ -524,12 +519,7 @@ export async function writeJournalEntriesGuarded(
   options: { chart?: readonly AccountDef[]; heads: ChainHeads; also?: AlsoInsert; guard: ChainGuard },
 ): Promise<Map<string, string> | null> {
   if (!entries.length) return null;
-  const codes = (options.chart ?? DEFAULT_CHART).map((a) => a.code);
-  const built = entries.map(({ scope, entry }) => {
-    if (!isUuid(entry.id)) throw new LedgerError('bad_entry', `entry id ${entry.id} is not a uuid`);
-    return { scope, id: entry.id, v: buildEntry(entry, { accountCodes: codes }) };
-  });
-  const scopes = [...new Map(built.map(({ scope }) => [keyOf(scope), scope])).values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+  const { built, scopes } = checkedEntries(entries, options.chart);
   const predicted = scopes.map((s) => options.heads.get(s));
   if (predicted.some((h) => h === undefined)) return null;
   const { also, guard } = options;
@@ -548,6 +538,17 @@ export async function writeJournalEntriesGuarded(
   }
   for (const s of scopes) options.heads.set(s, write.heads.get(keyOf(s))!);
   return write.hashes;
+}
+
+/** The entries checked by the ledger (LedgerError if not), and their scopes in lock order (sorted: no deadlock between writers). */
+function checkedEntries(entries: readonly EntryToWrite[], chart: readonly AccountDef[] = DEFAULT_CHART) {
+  const codes = chart.map((a) => a.code);
+  const built = entries.map(({ scope, entry }) => {
+    if (!isUuid(entry.id)) throw new LedgerError('bad_entry', `entry id ${entry.id} is not a uuid`);
+    return { scope, id: entry.id, v: buildEntry(entry, { accountCodes: codes }) };
+  });
+  const scopes = [...new Map(built.map(({ scope }) => [keyOf(scope), scope])).values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+  return { built, scopes };
 }
 
 /** The k columns of the chained write (its first values: the scopes and their heads before and after). */

@@ -35,6 +35,7 @@ import {
 import { BooksLockCheck } from './books-lock';
 import { registerChainVerification, stampEntryHashes } from './chain';
 import {
+  type AlsoInsert,
   type ChainGuard,
   ChainHeads,
   type EntryToWrite,
@@ -262,7 +263,7 @@ export class Books {
         }
         // Chains the entries too (locks their chains' heads until COMMIT). The outbox rows go in the
         // same statement (their events carry the hashes), so that nothing runs between it and COMMIT.
-        const outbox = { name: 'outbox_insert', sql: OUTBOX_INSERT_SQL, values: (hashes: ReadonlyMap<string, string>) => this.outbox.rows(stampEntryHashes(pending, hashes)) };
+        const outbox = this.outboxRows(pending);
         await insertJournalEntries((s, values) => sql(statement(s.name, s.sql), values), entries, { heads: this.chainHeads, also: outbox });
         if (entries.length === 0) await this.outbox.add(em, pending);
         return out;
@@ -308,10 +309,15 @@ export class Books {
       } catch {
         return null;
       }
-      const outbox = { name: 'outbox_insert', sql: OUTBOX_INSERT_SQL, values: (hashes: ReadonlyMap<string, string>) => this.outbox.rows(stampEntryHashes(pending, hashes)) };
+      const outbox = this.outboxRows(pending);
       const hashes = await writeJournalEntriesGuarded((s, values) => sql(statement(s.name, s.sql), values), entries, { heads: this.chainHeads, also: outbox, guard: read.guard });
       return hashes && { results, pending };
     });
+  }
+
+  /** The outbox rows of `pending`, written in the journal's statement (their events carry the entries' hashes). */
+  private outboxRows(pending: OutboxMessage[]): AlsoInsert {
+    return { name: 'outbox_insert', sql: OUTBOX_INSERT_SQL, values: (hashes) => this.outbox.rows(stampEntryHashes(pending, hashes)) };
   }
 
   /** The Tx of one work: its own tenancy, the group's transaction, entries and outbox rows. */

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { entityRows, findInScope, getInScope, insertInScopeOf, scopeKey, statement, withQuery } from '@acct/kit';
+import { type Scope, entityRows, findInScope, getInScope, insertInScopeOf, scopeKey, statement, withQuery } from '@acct/kit';
 import { chainGuard } from '@acct/ledger';
 import { type Db, type GroupBatch, type Tx, scopeLocks } from '@acct/posting';
 import type { EventSource } from '@acct/contracts';
@@ -99,9 +99,12 @@ export interface DraftToPost {
  * when its id is no draft of its scope (it then looks at the invoice, as after postDraftRow), or
  * undefined for a second post of the same invoice in the group (it runs its own, later).
  */
+/** A draft of a group, by scope and id (any spelling of the id: the group's keys and the rows' agree). */
+const draftKey = (it: { scope: Scope; arg: DraftToPost }) => `${scopeKey(it.scope)}/${it.arg.id.toLowerCase()}`;
+
 export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
   async run({ sql, em, lock }, items) {
-    const keys = items.map((it) => `${scopeKey(it.scope)}/${it.arg.id.toLowerCase()}`);
+    const keys = items.map(draftKey);
     const first = new Map<string, number>();
     keys.forEach((key, i) => {
       if (!first.has(key)) first.set(key, i);
@@ -129,7 +132,7 @@ export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
   // The one-statement form (libs/posting Books): every item a draft of its scope, once in the group,
   // read with its row version (xmin), then marked in the journal's statement only if still that row.
   async read({ sql, em, lock }, items) {
-    const keys = items.map((it) => `${scopeKey(it.scope)}/${it.arg.id.toLowerCase()}`);
+    const keys = items.map(draftKey);
     if (new Set(keys).size !== keys.length) return null;
     const rows = await sql<Record<string, unknown>>(READ_DRAFTS, [
       ...scopeLocks.params(items.map((it) => it.scope)),

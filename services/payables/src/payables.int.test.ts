@@ -196,6 +196,42 @@ describe('payables against real Postgres and JetStream', () => {
       }
     });
 
+    it('stores hostile but valid bills of a group in one statement exactly as sent: quotes, braces, NULL, far dates, the largest amount', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      await call('bills.create', c, { body: billBody(v, 100) }); // the scope is known: the next group goes in one statement
+      const odd = ['O\'Brien "q" \\ back', '{a,b}', 'NULL', 'é ☃ 𝄞'];
+      const bodies = odd.map((text, i) =>
+        billBody(v.toUpperCase(), i === 0 ? 100_000_000_000 : 1 + i, {
+          bill_number: text,
+          memo: text,
+          issue_date: i % 2 ? '1900-01-01' : '9999-12-30',
+          due_date: '9999-12-31',
+          metadata: { [text]: text },
+        }),
+      );
+      const read = jest.spyOn(INSERT_BILLS_BATCH, 'read');
+      const run = jest.spyOn(INSERT_BILLS_BATCH, 'run');
+      try {
+        const made = await Promise.all(bodies.map((body) => call('bills.create', c, { body })));
+        expect([read.mock.calls.length, run.mock.calls.length]).toEqual([1, 0]);
+        expect(made.map((r) => (r.ok ? r.status : r.error.code))).toEqual([201, 201, 201, 201]);
+        for (const [i, r] of made.entries()) {
+          const got = await svc.ok('bills.get', c, { params: { id: r.ok ? String(r.body.data.id) : '' } });
+          expect(r.ok && r.body.data).toEqual(got);
+          expect(got).toMatchObject({ bill_number: odd[i], memo: odd[i], vendor_id: v, issue_date: bodies[i]!.issue_date, metadata: { [odd[i]!]: odd[i] } });
+        }
+        const dates = await sql(
+          `SELECT entry_date::text AS d FROM journal_entries e JOIN bills b ON b.journal_entry_id = e.id WHERE b.organization_id = ? AND b.memo IS NOT NULL ORDER BY d`,
+          [c.organizationId],
+        );
+        expect(dates.map((r: { d: string }) => r.d)).toEqual(['1900-01-01', '1900-01-01', '9999-12-30', '9999-12-30']);
+      } finally {
+        read.mockRestore();
+        run.mockRestore();
+      }
+    });
+
     it('stores bills made together exactly as sent: quotes, backslashes, braces, NULL, far dates, the largest amount; bad ones refused before the group', async () => {
       const c = ctx();
       const v = await vendor(c);

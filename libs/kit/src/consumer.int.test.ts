@@ -415,10 +415,21 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     await publishCopies(ids);
     const poison = ids[11]!;
     const batches: number[] = [];
-    const { c, metrics } = consumer('batched-hook', { fail: (e) => e.id === poison, maxDeliveries: 2, batches });
+    // Each delivered message is decoded and judged once, though the skip test, the batch and then
+    // (its neighbour failing) handle() each look at it.
+    const judged = new Map<string, number>();
+    const { c, metrics } = consumer('batched-hook', {
+      fail: (e) => e.id === poison,
+      maxDeliveries: 2,
+      batches,
+      refuse: (e) => void judged.set(e.id, (judged.get(e.id) ?? 0) + 1),
+      skip: (events) => Promise.resolve(events.map(() => false)),
+    });
     await c.start();
     await ackedAll('batched-hook');
     await c.stop();
+    expect(ids.filter((id) => id !== poison).map((id) => judged.get(id))).toEqual(ids.slice(1).map(() => 1));
+    expect(judged.get(poison)).toBe(2); // delivered twice, then parked
     const counts = await appliedCounts('batched-hook', ids);
     expect(counts.map((r) => r.event_id).sort()).toEqual(ids.filter((id) => id !== poison).sort());
     expect(counts.every((r) => r.n === 1)).toBe(true);

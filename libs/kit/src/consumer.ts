@@ -236,6 +236,9 @@ function decodeEvent(m: { data: Uint8Array }): { payload: ConsumedEvent['payload
   return { payload };
 }
 
+/** A delivered message as examined: not an event (why), or the event and why `refuse` refuses it. */
+type Examined = { malformed: string } | { event: ConsumedEvent; refused: string | undefined };
+
 interface ParkedRow {
   consumer: string;
   event_id: string | null;
@@ -309,6 +312,8 @@ export class EventConsumer {
   private run: Run = { stopping: false, wake: () => undefined };
   private readonly applied?: Counter<'consumer' | 'outcome'>;
   private admin?: Subscription;
+  /** examine()'s answers, dropped with their messages. */
+  private readonly examined = new WeakMap<JsMsg, Examined>();
 
   constructor(private readonly o: EventConsumerOptions) {
     this.applied = o.metrics?.eventsConsumed;
@@ -441,9 +446,8 @@ export class EventConsumer {
     const events: { m: JsMsg; event: ConsumedEvent }[] = [];
     const single: JsMsg[] = [];
     for (const m of batch) {
-      const decoded = decodeEvent(m);
-      const event = 'payload' in decoded ? { id: decoded.payload.id, subject: m.subject, seq: m.seq, payload: decoded.payload } : undefined;
-      if (event && !this.o.refuse?.(event)) events.push({ m, event });
+      const seen = this.examine(m);
+      if ('event' in seen && !seen.refused) events.push({ m, event: seen.event });
       else single.push(m); // handle() parks it, counted
     }
     let fresh: boolean[] | undefined;
@@ -482,10 +486,8 @@ export class EventConsumer {
   private async skipNoOps(batch: JsMsg[]): Promise<JsMsg[]> {
     const events: { m: JsMsg; event: ConsumedEvent }[] = [];
     for (const m of batch) {
-      const decoded = decodeEvent(m);
-      if (!('payload' in decoded)) continue;
-      const event = { id: decoded.payload.id, subject: m.subject, seq: m.seq, payload: decoded.payload };
-      if (!this.o.refuse?.(event)) events.push({ m, event });
+      const seen = this.examine(m);
+      if ('event' in seen && !seen.refused) events.push({ m, event: seen.event });
     }
     if (events.length === 0) return batch;
     let skip: boolean[];
@@ -540,6 +542,23 @@ export class EventConsumer {
     }
   }
 
+  /**
+   * What a delivered message holds, decoded and checked by `refuse` once per delivery: the batch,
+   * its skip test and handle() (a neighbour's failure sends each message there) all read this.
+   */
+  private examine(m: JsMsg): Examined {
+    let seen = this.examined.get(m);
+    if (!seen) {
+      const decoded = decodeEvent(m);
+      if ('payload' in decoded) {
+        const event: ConsumedEvent = { id: decoded.payload.id, subject: m.subject, seq: m.seq, payload: decoded.payload };
+        seen = { event, refused: this.o.refuse?.(event) };
+      } else seen = decoded;
+      this.examined.set(m, seen);
+    }
+    return seen;
+  }
+
   private acked(m: JsMsg, outcome: 'applied' | 'duplicate' | 'skipped'): void {
     const { name } = this.o;
     settle('ack')(m);
@@ -549,14 +568,13 @@ export class EventConsumer {
 
   private async handle(m: JsMsg): Promise<void> {
     const { name, log } = this.o;
-    const decoded = decodeEvent(m);
-    if (!('payload' in decoded)) {
+    const seen = this.examine(m);
+    if (!('event' in seen)) {
       // Not an event of ours: never applicable, so it must not block the consumer; kept for the operator.
-      return this.parkAtOnce(m, { reason: 'malformed', error: decoded.malformed, eventId: null, payload: null });
+      return this.parkAtOnce(m, { reason: 'malformed', error: seen.malformed, eventId: null, payload: null });
     }
-    const { payload } = decoded;
-    const event: ConsumedEvent = { id: payload.id, subject: m.subject, seq: m.seq, payload };
-    const refused = this.o.refuse?.(event);
+    const { event, refused } = seen;
+    const { payload } = event;
     if (refused) return this.parkAtOnce(m, { reason: 'refused', error: refused, eventId: event.id, payload });
     try {
       const fresh = await this.transaction([event], async (em) => {

@@ -203,6 +203,21 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     expect(firstRow(rows).n).toBe(0);
   });
 
+  it('outbox.publish sends the text its row holds: a payload changed after add() is not what the stream gets', async () => {
+    const outbox = new Outbox(nc, orm, silentLogger());
+    const id = randomUUID();
+    const msg = { id, subject: subject(), payload: { id, type: 'invoice.posted', data: { memo: 'as written \u{1F600} "quoted"' } as Record<string, unknown> } };
+    await orm.em.fork().transactional((em) => outbox.add(em, [msg]));
+    msg.payload.data = { memo: 'changed after the row was written' };
+    await outbox.publish([msg]);
+    await outbox.flushMarks();
+    const stored = firstRow(await sql(`SELECT payload FROM outbox WHERE id = ?`, [id])).payload;
+    const { seq } = await jsm.streams.getMessage(eventsStreamName(prefix), { last_by_subj: subject() });
+    const sent = await jsm.streams.getMessage(eventsStreamName(prefix), { seq });
+    expect(JSON.parse(new TextDecoder().decode(sent.data))).toEqual(stored);
+    expect(stored).toMatchObject({ id, data: { memo: 'as written \u{1F600} "quoted"' } });
+  });
+
   it('parks a message that is not an event (not JSON, no id) or that refuse() refuses, with its raw bytes, instead of blocking behind it', async () => {
     const js = nc.jetstream();
     const garbage = Uint8Array.from([0xff, 0xfe, 0x7b, 0x00]);

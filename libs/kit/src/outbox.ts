@@ -30,6 +30,7 @@ export const OUTBOX_DDL: readonly { version: number; sql: string }[] = Object.fr
 export const OUTBOX_INSERT_SQL =
   'INSERT INTO outbox (id, subject, payload) SELECT id, subject, payload::jsonb FROM unnest(?::uuid[], ?::text[], ?::text[]) AS t (id, subject, payload)';
 // Named (prepared once per connection): every posting writes its outbox rows (bench post-invoice).
+const utf8 = new TextEncoder();
 const INSERT_OUTBOX = statement('outbox_insert', OUTBOX_INSERT_SQL);
 // Named too, one text for any number of ids: an IN list of as many placeholders was a new
 // statement for Postgres to parse and plan at each count, through MikroORM's execute.
@@ -118,6 +119,8 @@ export class Outbox {
 
   /** When add() wrote each message (for outbox_publish_lag_seconds); dropped with the message. */
   private readonly addedAt = new WeakMap<OutboxMessage, number>();
+  /** The JSON text of each message's payload as its row holds it: publish() sends these bytes, not a second stringify. */
+  private readonly texts = new WeakMap<OutboxMessage, string>();
 
   /** Inside the caller's transaction (`em` is the transactional EntityManager). */
   async add(em: EntityManager, messages: OutboxMessage[]): Promise<void> {
@@ -133,14 +136,20 @@ export class Outbox {
    */
   rows(messages: readonly OutboxMessage[]): [string[], string[], string[]] {
     const now = Date.now();
-    for (const m of messages) this.addedAt.set(m, now);
-    return [messages.map((m) => m.id), messages.map((m) => m.subject), messages.map((m) => JSON.stringify(m.payload))];
+    const texts = messages.map((m) => {
+      const text = JSON.stringify(m.payload);
+      this.addedAt.set(m, now);
+      this.texts.set(m, text);
+      return text;
+    });
+    return [messages.map((m) => m.id), messages.map((m) => m.subject), texts];
   }
 
   private async send(m: OutboxMessage): Promise<void> {
     const h = natsHeaders();
     h.set('Content-Type', 'application/json');
-    await publishToStream(this.nc, m.subject, encodeJson(m.payload), { msgID: m.id, headers: h });
+    const text = this.texts.get(m);
+    await publishToStream(this.nc, m.subject, text === undefined ? encodeJson(m.payload) : utf8.encode(text), { msgID: m.id, headers: h });
   }
 
   /** One UPDATE for many rows; `em` is the relay's transaction, or none for the batched marks. */

@@ -218,6 +218,19 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     expect(stored).toMatchObject({ id, data: { memo: 'as written \u{1F600} "quoted"' } });
   });
 
+  it('outbox.add stores each payload as given, in the order given (seq), whatever its text holds', async () => {
+    const outbox = new Outbox(nc, orm, silentLogger());
+    const odd = ['", "x": {"}', 'back\\slash \\" and \\\\u0041', '{a,b}', 'NULL', '', '\u{1F600} \u00e9 \t\n', '[1,2]'];
+    const msgs = odd.map((memo, i) => {
+      const id = randomUUID();
+      return { id, subject: subject(), payload: { id, type: 'invoice.posted', data: { memo, n: i, nested: [{ memo }] } } };
+    });
+    await orm.em.fork().transactional((em) => outbox.add(em, msgs));
+    const rows = await sql(`SELECT id, payload FROM outbox WHERE id = ANY(?::uuid[]) ORDER BY seq`, [`{${msgs.map((m) => m.id).join(',')}}`]);
+    expect(rows.map((r) => r.id)).toEqual(msgs.map((m) => m.id));
+    expect(rows.map((r) => r.payload)).toEqual(msgs.map((m) => m.payload));
+  });
+
   it('parks a message that is not an event (not JSON, no id) or that refuse() refuses, with its raw bytes, instead of blocking behind it', async () => {
     const js = nc.jetstream();
     const garbage = Uint8Array.from([0xff, 0xfe, 0x7b, 0x00]);

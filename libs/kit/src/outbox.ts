@@ -26,9 +26,16 @@ const OUTBOX_DDL_V1 = `
 /** The outbox's DDL, oldest version first; every publishing service runs each as a migration. */
 export const OUTBOX_DDL: readonly { version: number; sql: string }[] = Object.freeze([{ version: 1, sql: OUTBOX_DDL_V1 }]);
 
-/** The outbox rows' INSERT, `?` placeholders, no WHERE clause (also run inside another statement: Outbox.rows). */
+/**
+ * The outbox rows' INSERT, `?` placeholders, no WHERE clause (also run inside another statement:
+ * Outbox.rows). The payloads come as ONE JSON array, not a text[] of JSON texts: a text[] element
+ * is escaped by the driver (every quote of the JSON) and unescaped by Postgres, and with 16 events
+ * of 0.5-1.7 KB per group (8 posts) that cost receivables 0.13 ms and Postgres 0.09 ms of CPU per
+ * statement (1,500 such INSERTs of real events, one build against the other). ROWS FROM zips the
+ * three lists in order, so the rows' seq follows the messages' order as before.
+ */
 export const OUTBOX_INSERT_SQL =
-  'INSERT INTO outbox (id, subject, payload) SELECT id, subject, payload::jsonb FROM unnest(?::uuid[], ?::text[], ?::text[]) AS t (id, subject, payload)';
+  'INSERT INTO outbox (id, subject, payload) SELECT id, subject, payload FROM ROWS FROM (unnest(?::uuid[]), unnest(?::text[]), jsonb_array_elements(?::jsonb)) AS t (id, subject, payload)';
 // Named (prepared once per connection): every posting writes its outbox rows (bench post-invoice).
 const utf8 = new TextEncoder();
 const INSERT_OUTBOX = statement('outbox_insert', OUTBOX_INSERT_SQL);
@@ -134,7 +141,7 @@ export class Outbox {
    * The values of OUTBOX_INSERT_SQL for these messages, for a caller that writes them inside one of
    * its own statements in its transaction (libs/posting: with the journal entries); as add() does.
    */
-  rows(messages: readonly OutboxMessage[]): [string[], string[], string[]] {
+  rows(messages: readonly OutboxMessage[]): [string[], string[], string] {
     const now = Date.now();
     const texts = messages.map((m) => {
       const text = JSON.stringify(m.payload);
@@ -142,7 +149,7 @@ export class Outbox {
       this.texts.set(m, text);
       return text;
     });
-    return [messages.map((m) => m.id), messages.map((m) => m.subject), texts];
+    return [messages.map((m) => m.id), messages.map((m) => m.subject), `[${texts.join(',')}]`];
   }
 
   private async send(m: OutboxMessage): Promise<void> {

@@ -18,6 +18,9 @@ export interface ServiceMetrics {
   outboxPublishLag: Histogram<'kind'>;
   /** Journal entries committed (postings), by source type (invoice, payment, ...). */
   journalEntries: Counter<'source_type'>;
+  /** Group commits of libs/posting Books by way; one-statement tries that fell back, by reason. */
+  groupCommits: Counter<'way'>;
+  oneStatementFallbacks: Counter<'reason'>;
   /** Events a durable consumer handled, by outcome. */
   eventsConsumed: Counter<'consumer' | 'outcome'>;
   /** Publish of an event to the stream to its apply by a consumer. */
@@ -102,6 +105,18 @@ export function createMetrics(service: string, withDefaults = true): ServiceMetr
       name: 'ledger_journal_entries_total',
       help: 'Journal entries committed (postings), by source type.',
       labelNames: ['source_type'],
+      registers,
+    }),
+    groupCommits: new Counter({
+      name: 'ledger_group_commits_total',
+      help: 'Group commits of postings (libs/posting Books), by the way they were written: one_statement (the group in ONE statement), transaction (the group in one transaction), alone (one work in its own transaction).',
+      labelNames: ['way'],
+      registers,
+    }),
+    oneStatementFallbacks: new Counter({
+      name: 'ledger_one_statement_fallbacks_total',
+      help: 'Groups that tried the one-statement write and went the usual way instead, by reason (guard: what was read changed; declined: the read left a work to the usual way; work: a work needed the database; error: the read or the write failed).',
+      labelNames: ['reason'],
       registers,
     }),
     eventsConsumed: new Counter({

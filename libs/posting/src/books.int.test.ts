@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { Migration } from '@mikro-orm/migrations';
 import { AppError, type Environment, type PostingSource, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
-import { Outbox, ensureEventsStream, migrate, openOrm, scopeOf, statement, withQuery, type Orm } from '@acct/kit';
+import { Outbox, createMetrics, ensureEventsStream, migrate, openOrm, scopeOf, statement, withQuery, type Orm } from '@acct/kit';
 import { ACCOUNT, type JournalEntryDraft, chainGuard } from '@acct/ledger';
 import { NATS_URL, ctx as newCtx, firstRow, freshDatabase, payoutSource, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { Books, type GroupBatch, type Tx, createOnce, isUniqueViolation, retryOnceOnUnique } from './books';
@@ -24,6 +24,21 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
   let jsm: JetStreamManager;
   let prefix: string;
   let books: Books;
+  const metrics = createMetrics('test', false);
+  /** ledger_group_commits_total by way and ledger_one_statement_fallbacks_total by reason, so far. */
+  const tally = async () => {
+    const out: Record<string, number> = {};
+    for (const v of (await metrics.groupCommits.get()).values) out[String(v.labels.way)] = v.value;
+    for (const v of (await metrics.oneStatementFallbacks.get()).values) out[`fallback ${String(v.labels.reason)}`] = v.value;
+    return out;
+  };
+  /** What `tally` counted while `run` ran (only the labels that moved). */
+  const counted = async (run: () => Promise<unknown>) => {
+    const before = await tally();
+    await run();
+    const after = await tally();
+    return Object.fromEntries(Object.entries(after).flatMap(([k, v]) => (v !== (before[k] ?? 0) ? [[k, v - (before[k] ?? 0)]] : [])));
+  };
 
   const ctx = (environment: Environment = 'test'): TrustedContext => newCtx({ environment });
   const draft = (amountCents: number, credit = amountCents, account: string = ACCOUNT.revenue): JournalEntryDraft => ({
@@ -46,7 +61,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
     nc = await connect({ servers: NATS_URL });
     prefix = uniquePrefix();
     jsm = await ensureEventsStream(nc, prefix);
-    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'receivables');
+    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'receivables', metrics);
   });
   afterAll(async () => {
     await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
@@ -327,7 +342,8 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       const exts = await newWidgets(3);
       const calls: string[] = [];
       const before = await streamMessages();
-      const done = values(await postEach(c, marking(calls), exts)) as { id: string; got: string }[];
+      let done: { id: string; got: string }[] = [];
+      expect(await counted(async () => (done = values(await postEach(c, marking(calls), exts)) as typeof done))).toEqual({ one_statement: 1 });
       expect(calls).toEqual(['read']);
       expect(done.map((d) => d.got)).toEqual(exts.map((e) => `posted ${e}`));
       expect(await entryCount(done.map((d) => d.id))).toBe(3);
@@ -344,7 +360,8 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       const changed = marking(calls, async ([first]) => {
         await orm.em.getConnection().execute(`UPDATE widgets SET body = 'posted ' || ext WHERE ext = ?`, [first]); // marked meanwhile
       });
-      const done = values(await postEach(c, changed, exts)) as { id: string; got?: string }[];
+      let done: { id: string; got?: string }[] = [];
+      expect(await counted(async () => (done = values(await postEach(c, changed, exts)) as typeof done))).toEqual({ 'fallback guard': 1, transaction: 1 });
       expect(calls).toEqual(['read', 'run']);
       expect(done.map((d) => d.got)).toEqual([undefined, `posted ${exts[1]}`]); // the first was no longer a draft
       expect(await entryCount(done.map((d) => d.id))).toBe(2); // each posted once, the usual way
@@ -358,11 +375,30 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       const locking = marking(calls, async () => {
         await withQuery(orm, (q) => applyBooksLock(q, scopeOf(c), 2, '2026-11-15'));
       });
-      const done = values(await postEach(c, locking, exts, '2026-11-10'));
+      let done: unknown[] = [];
+      expect(await counted(async () => (done = values(await postEach(c, locking, exts, '2026-11-10'))))).toEqual({ 'fallback guard': 1, alone: 2 });
       expect(calls).toEqual(['read', 'run']); // the group's batch; after its rollback each runs alone, without it
       expect(done.map((e) => (e as AppError).code)).toEqual(['period_locked', 'period_locked']);
       expect((await widgets(exts)).map((w) => w.body.startsWith('posted'))).toEqual([false, false]);
       expect(await verifyChain(orm, scopeOf(c))).toMatchObject({ firstBrokenEntryId: null, entries: 1 });
+    });
+
+    it('counts a read that declines the group, or fails, and then goes the usual way', async () => {
+      const c = await known();
+      const calls: string[] = [];
+      const [taken, free] = await newWidgets(2);
+      await orm.em.getConnection().execute(`UPDATE widgets SET body = 'posted ' || ext WHERE ext = ?`, [taken]); // no longer a draft: the read declines
+      let done: { got?: string }[] = [];
+      expect(await counted(async () => (done = values(await postEach(c, marking(calls), [taken!, free!])) as typeof done))).toEqual({ 'fallback declined': 1, transaction: 1 });
+      expect(done.map((d) => d.got)).toEqual([undefined, `posted ${free}`]);
+      expect(calls).toEqual(['read', 'run']);
+
+      calls.length = 0;
+      const broken: GroupBatch<string, string> = { ...marking(calls), read: () => Promise.reject(new Error('the read failed')) };
+      const exts = await newWidgets(2);
+      expect(await counted(async () => (done = values(await postEach(c, broken, exts)) as typeof done))).toEqual({ 'fallback error': 1, transaction: 1 });
+      expect(done.map((d) => d.got)).toEqual(exts.map((e) => `posted ${e}`));
+      expect(await verifyChain(orm, scopeOf(c))).toMatchObject({ firstBrokenEntryId: null, entries: 5 });
     });
 
     it('goes the usual way for a work that reads or writes on its own, a work alone, and a scope it has not posted to yet', async () => {
@@ -370,7 +406,12 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       const exts = await newWidgets(2);
       const calls: string[] = [];
       const kind = marking(calls);
-      const done = await Promise.all(exts.map((arg) => books.transactGrouped(c, async (tx, got?: string) => ({ got, xact: await xact(tx) }), { kind, arg })));
+      let done: { got?: string; xact: string }[] = [];
+      expect(
+        await counted(
+          async () => (done = await Promise.all(exts.map((arg) => books.transactGrouped(c, async (tx, got?: string) => ({ got, xact: await xact(tx) }), { kind, arg })))),
+        ),
+      ).toEqual({ 'fallback work': 1, transaction: 1 });
       expect(calls).toEqual(['read', 'run']);
       expect(done.map((d) => d.got)).toEqual(exts.map((e) => `posted ${e}`));
       expect(done[0]!.xact).toBe(done[1]!.xact);
@@ -378,13 +419,17 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       // A work alone: its own statements (ONE_STATEMENT_MIN), neither the read nor the batch.
       calls.length = 0;
       const [alone] = await newWidgets(1);
-      expect(values(await postEach(c, marking(calls), [alone!])).map((d) => (d as { got?: string }).got)).toEqual([undefined]);
+      expect(await counted(async () => expect(values(await postEach(c, marking(calls), [alone!])).map((d) => (d as { got?: string }).got)).toEqual([undefined]))).toEqual({
+        alone: 1,
+      });
       expect(calls).toEqual([]);
 
       const fresh = ctx();
       calls.length = 0;
       const others = await newWidgets(2);
-      expect(values(await postEach(fresh, marking(calls), others)).map((d) => (d as { got: string }).got)).toEqual(others.map((e) => `posted ${e}`));
+      expect(
+        await counted(async () => expect(values(await postEach(fresh, marking(calls), others)).map((d) => (d as { got: string }).got)).toEqual(others.map((e) => `posted ${e}`))),
+      ).toEqual({ transaction: 1 }); // not tried: no fallback counted
       expect(calls).toEqual(['run']);
     });
   });

@@ -18,6 +18,7 @@ import {
 } from '@acct/contracts';
 import {
   type EntityManager,
+  type Logger,
   type Orm,
   OUTBOX_INSERT_SQL,
   type Outbox,
@@ -25,6 +26,7 @@ import {
   type Query,
   type RpcServer,
   type Scope,
+  type ServiceMetrics,
   type ServiceWiring,
   scopeKey,
   scopeOf,
@@ -115,6 +117,8 @@ export class Books {
     private readonly prefix: string,
     /** The owning service: its posting events go to `<prefix>.events.posting.<service>`. */
     private readonly service: ServiceName,
+    private readonly metrics?: Pick<ServiceMetrics, 'groupCommits' | 'oneStatementFallbacks'>,
+    private readonly log?: Logger,
   ) {}
 
   /** A Db for work that needs no transaction of its own (a single insert, reads). */
@@ -215,9 +219,16 @@ export class Books {
 
   /** Runs a group; calls `release` once its transaction ended, before its events are published. */
   private async runGroup(group: Queued[], release: () => void): Promise<void> {
-    // Anything that kept the one-statement form from writing (nothing written then) sends the group the usual way.
-    const once = await this.inOneStatement(group).catch(() => null);
-    if (once) {
+    // Anything that kept the one-statement form from writing (nothing written then) sends the group
+    // the usual way; counted by reason, so that a statement a later change broke shows (not only as
+    // lost throughput).
+    const once = await this.inOneStatement(group).catch((err: unknown): OneStatement => {
+      this.log?.debug({ err, works: group.length }, 'one-statement group failed; writing it the usual way');
+      return { fallback: 'error' };
+    });
+    if (once && 'fallback' in once) this.metrics?.oneStatementFallbacks.inc({ reason: once.fallback });
+    else if (once) {
+      this.metrics?.groupCommits.inc({ way: 'one_statement' });
       release();
       await this.outbox.publish(once.pending);
       group.forEach((q, i) => q.resolve(once.results[i]));
@@ -225,13 +236,16 @@ export class Books {
     }
     if (group.length === 1) {
       const [one] = group as [Queued];
+      this.metrics?.groupCommits.inc({ way: 'alone' });
       return this.transactThen(one.ctx, one.work, release).then(one.resolve, one.reject);
     }
     let done: { results: unknown[]; pending: OutboxMessage[] };
     try {
       done = await this.together(group);
+      this.metrics?.groupCommits.inc({ way: 'transaction' });
     } catch {
       // Rolled back: each runs again alone, and answers with its own outcome (released after them).
+      this.metrics?.groupCommits.inc({ way: 'alone' }, group.length);
       await Promise.all(group.map((q) => this.transact(q.ctx, q.work).then(q.resolve, q.reject)));
       return;
     }
@@ -289,7 +303,7 @@ export class Books {
    * not know yet, or a guard that failed (a draft changed, the lock date moved, another writer moved
    * the head).
    */
-  private async inOneStatement(works: readonly Queued[]): Promise<{ results: unknown[]; pending: OutboxMessage[] } | null> {
+  private async inOneStatement(works: readonly Queued[]): Promise<OneStatement> {
     const kind = works[0]?.batch?.kind;
     if (works.length < ONE_STATEMENT_MIN || !kind?.read || works.some((w) => w.batch?.kind !== kind)) return null;
     const scopes = works.map((w) => scopeOf(w.ctx));
@@ -300,18 +314,18 @@ export class Books {
         { sql, em: this.orm.em.fork(), lock },
         works.map((w, i) => ({ scope: scopes[i]!, arg: w.batch!.arg })),
       );
-      if (!read) return null;
+      if (!read) return { fallback: 'declined' };
       const entries: EntryToWrite[] = [];
       const pending: OutboxMessage[] = [];
       const results: unknown[] = [];
       try {
         for (const [i, w] of works.entries()) results.push(await w.work(this.tx(w.ctx, noEntityManager, noStatements, lock, entries, pending), read.results[i]));
       } catch {
-        return null;
+        return { fallback: 'work' };
       }
       const outbox = this.outboxRows(pending);
       const hashes = await writeJournalEntriesGuarded((s, values) => sql(statement(s.name, s.sql), values), entries, { heads: this.chainHeads, also: outbox, guard: read.guard });
-      return hashes && { results, pending };
+      return hashes ? { results, pending } : { fallback: 'guard' };
     });
   }
 
@@ -406,6 +420,13 @@ const noEntityManager = new Proxy({} as EntityManager, {
     throw new NotInOneStatement();
   },
 });
+
+/**
+ * What Books.inOneStatement did: wrote the group (its works' results and events), tried and wrote
+ * nothing (why: the group goes the usual way), or did not try (null: a work alone, a batch with no
+ * read, a scope this process has not posted to yet).
+ */
+type OneStatement = { results: unknown[]; pending: OutboxMessage[] } | { fallback: 'guard' | 'declined' | 'work' | 'error' } | null;
 
 /**
  * The fewest works a group needs for its one statement (Books.inOneStatement). A work alone goes the
@@ -518,9 +539,9 @@ export function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /** The books of a wired posting service (its manifest entry says posts: true). */
-export function booksOf(w: Pick<ServiceWiring, 'name' | 'orm' | 'outbox' | 'prefix'>): Books {
+export function booksOf(w: Pick<ServiceWiring, 'name' | 'orm' | 'outbox' | 'prefix'> & Partial<Pick<ServiceWiring, 'metrics' | 'log'>>): Books {
   if (!w.outbox) throw new Error(`${w.name} posts, but it has no outbox: set posts: true in its SERVICE_MANIFEST entry`);
-  return new Books(w.orm, w.outbox, w.prefix, w.name);
+  return new Books(w.orm, w.outbox, w.prefix, w.name, w.metrics, w.log);
 }
 
 /** What registers the handlers of one resource of a posting service on its books. */

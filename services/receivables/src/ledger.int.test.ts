@@ -119,9 +119,12 @@ describe('receivables books against real Postgres and JetStream', () => {
     const read = jest.spyOn(POST_DRAFTS_BATCH, 'read');
     const run = jest.spyOn(POST_DRAFTS_BATCH, 'run');
     const before = await streamMessages();
+    const written = async () => (await svc.metrics.groupCommits.get()).values.find((v) => v.labels.way === 'one_statement')?.value ?? 0;
+    const writtenBefore = await written();
     try {
       const replies = await Promise.all(drafts.map((id) => svc.ok('invoices.post', c, { params: { id } })));
       expect([read.mock.calls.length, run.mock.calls.length]).toEqual([1, 0]);
+      expect(await written()).toBe(writtenBefore + 1); // the service's books count it (ledger_group_commits_total)
       for (const [i, id] of drafts.entries()) expect(replies[i]).toEqual(await svc.ok('invoices.get', c, { params: { id } }));
       expect(replies.map((r) => r.status)).toEqual(['open', 'paid', 'open']);
     } finally {

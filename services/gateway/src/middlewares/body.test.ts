@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { limits } from '@acct/contracts';
 import { appOf, json, serve, type Served } from '../testing/fakes';
@@ -29,6 +30,33 @@ describe('requireJson + parseJson', () => {
 
   it('lets a request without a body through', async () => {
     expect((await served.call('/', { method: 'POST' })).status).toBe(200);
+  });
+
+  /** Raw HTTP/1.1 requests written on ONE connection, and the raw responses read back. */
+  const onOneSocket = (requests: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      const { port } = new URL(served.base);
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(requests.join(''))); // the last asks the server to close
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (text += d));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+
+  it('reads no body where none was sent, and the connection serves the next request; a chunked body is still read', async () => {
+    const chunked = '{"a":1}';
+    const text = await onOneSocket([
+      'POST / HTTP/1.1\r\nHost: x\r\n\r\n',
+      'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 0\r\n\r\n',
+      `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunked.length.toString(16)}\r\n${chunked}\r\n0\r\n\r\n`,
+      'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{"b":2}',
+    ]);
+    // Each response: status line, headers, then its body (Content-Length bytes, no newline after it).
+    const responses = text.split(/(?=HTTP\/1\.1 )/).map((r) => ({ status: r.slice(9, 12), body: JSON.parse(r.slice(r.indexOf('\r\n\r\n') + 4)) as unknown }));
+    expect(responses.map((r) => r.status)).toEqual(['200', '200', '200', '200']);
+    const bodies = responses.map((r) => r.body);
+    expect(bodies).toEqual([{ parsed: {} }, { parsed: {} }, { parsed: { a: 1 } }, { parsed: { b: 2 } }]);
   });
 
   it.each([['application/x-www-form-urlencoded'], ['text/plain']])('refuses a %s body with 415', async (type) => {

@@ -45,6 +45,7 @@ const DECODERS: Record<string, () => Transform> = {
 };
 const STRICT_JSON_START = /^[ \t\n\r]*[[{]/;
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const NO_BYTES = Buffer.alloc(0);
 
 /** The body's bytes, decompressed, up to `limit` bytes (413 past it, 415 for an unknown Content-Encoding). */
 async function readBytes(ctx: Ctx, limit: number): Promise<Buffer> {
@@ -54,8 +55,13 @@ async function readBytes(ctx: Ctx, limit: number): Promise<Buffer> {
     const decoder = DECODERS[encoding];
     if (!decoder) throw bodyError({ status: 415, type: 'encoding.unsupported' });
     source = ctx.req.pipe(decoder());
-  } else if (Number(ctx.get('content-length') || 0) > limit) {
-    throw bodyError({ status: 413 }, limit);
+  } else {
+    const length = Number(ctx.get('content-length') || 0);
+    if (length > limit) throw bodyError({ status: 413 }, limit);
+    // No body to read (a POST that carries none, e.g. /invoices/{id}/post): a request with neither a
+    // length above 0 nor chunked transfer has none (RFC 9112 §6.3), and iterating its empty stream
+    // cost the gateway an async iterator and its listeners per request.
+    if (length === 0 && !ctx.get('transfer-encoding')) return NO_BYTES;
   }
   const chunks: Buffer[] = [];
   let size = 0;

@@ -17,6 +17,11 @@ export function scopeKey(s: Scope): string {
   return `${s.organizationId}/${s.environment}`;
 }
 
+/** One string per record of a scope (its id in any spelling: lower-cased), for maps and sets of records of several scopes. */
+export function scopedIdKey(s: Scope, id: string): string {
+  return `${scopeKey(s)}/${id.toLowerCase()}`;
+}
+
 /** A row that belongs to one organization and environment. */
 export interface ScopedRow {
   id: string;

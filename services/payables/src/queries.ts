@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { type Scope, type Statement, entityRows, findAllInScope, findInScope, getInScope, insertInScopeOf, scopeKey, statement } from '@acct/kit';
+import { type Scope, type Statement, entityRows, findAllInScope, findInScope, getInScope, insertInScopeOf, scopedIdKey, statement } from '@acct/kit';
 import { chainGuard } from '@acct/ledger';
 import { type Db, type GroupBatch, type Tx, scopeLocks } from '@acct/posting';
 import { type Bill, BillSchema, type Vendor, type VendorPayment, VendorPaymentSchema, VendorSchema } from './entities';
@@ -108,9 +108,8 @@ export const INSERT_BILLS_BATCH: GroupBatch<Bill, boolean> = {
     ]);
     scopeLocks.prime(lock, found);
     const lockPart = scopeLocks.guardPart(lock, scopes);
-    const vendorKey = (scope: Scope, id: string) => `${scopeKey(scope)}/${id.toLowerCase()}`;
-    const ofScope = new Set(found.map((r) => vendorKey({ organizationId: String(r.organization_id), environment: r.environment as Scope['environment'] }, String(r.id))));
-    if (!lockPart || items.some((it) => !ofScope.has(vendorKey(it.scope, it.arg.vendorId)))) return null;
+    const ofScope = new Set(found.map((r) => scopedIdKey({ organizationId: String(r.organization_id), environment: r.environment as Scope['environment'] }, String(r.id))));
+    if (!lockPart || items.some((it) => !ofScope.has(scopedIdKey(it.scope, it.arg.vendorId)))) return null;
     const rows = entityRows(em, BillSchema);
     return {
       results: items.map(() => true),

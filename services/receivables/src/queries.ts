@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { type Scope, entityRows, findInScope, getInScope, insertInScopeOf, scopeKey, statement, withQuery } from '@acct/kit';
+import { type Scope, entityRows, findInScope, getInScope, insertInScopeOf, scopedIdKey, statement, withQuery } from '@acct/kit';
 import { chainGuard } from '@acct/ledger';
 import { type Db, type GroupBatch, type Tx, scopeLocks } from '@acct/posting';
 import type { EventSource } from '@acct/contracts';
@@ -93,15 +93,15 @@ export interface DraftToPost {
   entryId: string;
 }
 
+/** A draft of a group, by scope and id (any spelling of the id: the group's keys and the rows' agree). */
+const draftKey = (it: { scope: Scope; arg: DraftToPost }) => scopedIdKey(it.scope, it.arg.id);
+
 /**
  * The posts of a group commit's drafts in ONE statement (GroupBatch, libs/posting): what
  * postDraftRow does for one, for all of them, in queue order. A work gets its posted row, null
  * when its id is no draft of its scope (it then looks at the invoice, as after postDraftRow), or
  * undefined for a second post of the same invoice in the group (it runs its own, later).
  */
-/** A draft of a group, by scope and id (any spelling of the id: the group's keys and the rows' agree). */
-const draftKey = (it: { scope: Scope; arg: DraftToPost }) => `${scopeKey(it.scope)}/${it.arg.id.toLowerCase()}`;
-
 export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
   async run({ sql, em, lock }, items) {
     const keys = items.map(draftKey);
@@ -123,7 +123,7 @@ export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
     const byKey = new Map(
       rows.map((r) => {
         const invoice = read.read(r);
-        return [`${scopeKey(invoice)}/${invoice.id}`, invoice];
+        return [scopedIdKey(invoice, invoice.id), invoice];
       }),
     );
     return keys.map((key, i) => (first.get(key) === i ? (byKey.get(key) ?? null) : undefined));
@@ -149,7 +149,7 @@ export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
     const byKey = new Map(
       rows.map((r) => {
         const draft = read.read(r);
-        return [`${scopeKey(draft)}/${draft.id}`, { draft, version: r.row_version }];
+        return [scopedIdKey(draft, draft.id), { draft, version: r.row_version }];
       }),
     );
     const drafts = keys.map((key) => byKey.get(key));

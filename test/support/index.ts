@@ -68,3 +68,4 @@ export * from './service';
 export { entryLines, payoutSource, postingLine } from './ledger';
 export { type ChainTampering, type Tamper, chainTamperings } from './chain-tampering';
 export { expectRelayHeals } from './outbox';
+export { withBatchSpies } from './spies';

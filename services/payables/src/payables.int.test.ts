@@ -4,7 +4,7 @@ import type { JetStreamManager } from 'nats';
 import { type TrustedContext, compileBody, eventsStreamName, schemas } from '@acct/contracts';
 import { accountId } from '@acct/ledger';
 import { BooksLockCheck, catalogueErrors, verifyChain } from '@acct/posting';
-import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest } from '@acct/testing';
+import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest, withBatchSpies } from '@acct/testing';
 import { INSERT_BILLS_BATCH } from './queries';
 import { payablesService } from './service';
 import { outcome, payablesCalls } from './testing/calls';
@@ -164,9 +164,7 @@ describe('payables against real Postgres and JetStream', () => {
       const c = ctx();
       const v = await vendor(c);
       await call('bills.create', c, { body: billBody(v, 100) }); // the usual way: the scope's chart, chain head and lock row
-      const read = jest.spyOn(INSERT_BILLS_BATCH, 'read');
-      const run = jest.spyOn(INSERT_BILLS_BATCH, 'run');
-      try {
+      await withBatchSpies(INSERT_BILLS_BATCH, async ({ read, run }) => {
         const bodies = [250, 0, 999].map((cents) => billBody(v, cents)).concat(billBody(v, 400, { status: 'draft' }));
         const made = await Promise.all(bodies.map((body) => call('bills.create', c, { body })));
         expect([read.mock.calls.length, run.mock.calls.length]).toEqual([1, 0]);
@@ -190,10 +188,7 @@ describe('payables against real Postgres and JetStream', () => {
         expect(missing.map((r) => (r.ok ? String(r.status) : `${r.error.code} ${r.error.details[0]?.field}`))).toEqual(['not_found /vendor_id', '201']);
         expect(firstRow(await sql(`SELECT count(*)::int AS n FROM bills WHERE organization_id = ?`, [c.organizationId])).n).toBe(7);
         expect(await verifyChain(svc.orm, { organizationId: c.organizationId, environment: c.environment })).toMatchObject({ firstBrokenEntryId: null });
-      } finally {
-        read.mockRestore();
-        run.mockRestore();
-      }
+      });
     });
 
     it('stores hostile but valid bills of a group in one statement exactly as sent: quotes, braces, NULL, far dates, the largest amount', async () => {
@@ -210,9 +205,7 @@ describe('payables against real Postgres and JetStream', () => {
           metadata: { [text]: text },
         }),
       );
-      const read = jest.spyOn(INSERT_BILLS_BATCH, 'read');
-      const run = jest.spyOn(INSERT_BILLS_BATCH, 'run');
-      try {
+      await withBatchSpies(INSERT_BILLS_BATCH, async ({ read, run }) => {
         const made = await Promise.all(bodies.map((body) => call('bills.create', c, { body })));
         expect([read.mock.calls.length, run.mock.calls.length]).toEqual([1, 0]);
         expect(made.map((r) => (r.ok ? r.status : r.error.code))).toEqual([201, 201, 201, 201]);
@@ -226,10 +219,7 @@ describe('payables against real Postgres and JetStream', () => {
           [c.organizationId],
         );
         expect(dates.map((r: { d: string }) => r.d)).toEqual(['1900-01-01', '1900-01-01', '9999-12-30', '9999-12-30']);
-      } finally {
-        read.mockRestore();
-        run.mockRestore();
-      }
+      });
     });
 
     it('stores bills made together exactly as sent: quotes, backslashes, braces, NULL, far dates, the largest amount; bad ones refused before the group', async () => {

@@ -3,7 +3,7 @@ import type { JetStreamManager } from 'nats';
 import { type RpcReply, type RpcRequest, type TrustedContext, eventsStreamName } from '@acct/contracts';
 import type { Outbox } from '@acct/kit';
 import { BooksLockCheck, catalogueErrors, verifyChain } from '@acct/posting';
-import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest } from '@acct/testing';
+import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest, withBatchSpies } from '@acct/testing';
 import { POST_DRAFTS_BATCH } from './queries';
 import { receivablesService } from './service';
 
@@ -116,21 +116,16 @@ describe('receivables books against real Postgres and JetStream', () => {
     const first = await postedInvoice(c, 100); // the usual way: the scope's chart, chain head and lock row
     const cust = await customer(c);
     const drafts = await Promise.all([250, 0, 999].map((cents) => draftOf(c, cust, cents)));
-    const read = jest.spyOn(POST_DRAFTS_BATCH, 'read');
-    const run = jest.spyOn(POST_DRAFTS_BATCH, 'run');
     const before = await streamMessages();
     const written = async () => (await svc.metrics.groupCommits.get()).values.find((v) => v.labels.way === 'one_statement')?.value ?? 0;
     const writtenBefore = await written();
-    try {
+    await withBatchSpies(POST_DRAFTS_BATCH, async ({ read, run }) => {
       const replies = await Promise.all(drafts.map((id) => svc.ok('invoices.post', c, { params: { id } })));
       expect([read.mock.calls.length, run.mock.calls.length]).toEqual([1, 0]);
       expect(await written()).toBe(writtenBefore + 1); // the service's books count it (ledger_group_commits_total)
       for (const [i, id] of drafts.entries()) expect(replies[i]).toEqual(await svc.ok('invoices.get', c, { params: { id } }));
       expect(replies.map((r) => r.status)).toEqual(['open', 'paid', 'open']);
-    } finally {
-      read.mockRestore();
-      run.mockRestore();
-    }
+    });
     const rows = (await sql(
       `SELECT i.journal_entry_id, (SELECT count(*)::int FROM journal_entries e WHERE e.source_type = 'invoice' AND e.source_id = i.id) AS entries
        FROM invoices i WHERE i.id = ANY(?::uuid[]) ORDER BY i.total_cents`,

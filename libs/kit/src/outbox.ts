@@ -124,10 +124,11 @@ export class Outbox {
     private readonly opts: OutboxOptions = {},
   ) {}
 
-  /** When add() wrote each message (for outbox_publish_lag_seconds); dropped with the message. */
-  private readonly addedAt = new WeakMap<OutboxMessage, number>();
-  /** The JSON text of each message's payload as its row holds it: publish() sends these bytes, not a second stringify. */
-  private readonly texts = new WeakMap<OutboxMessage, string>();
+  /**
+   * Each message as its row was written: when (for outbox_publish_lag_seconds) and its payload's
+   * JSON text (publish() sends these bytes, not a second stringify); dropped with the message.
+   */
+  private readonly written = new WeakMap<OutboxMessage, { at: number; text: string }>();
 
   /** Inside the caller's transaction (`em` is the transactional EntityManager). */
   async add(em: EntityManager, messages: OutboxMessage[]): Promise<void> {
@@ -145,8 +146,7 @@ export class Outbox {
     const now = Date.now();
     const texts = messages.map((m) => {
       const text = JSON.stringify(m.payload);
-      this.addedAt.set(m, now);
-      this.texts.set(m, text);
+      this.written.set(m, { at: now, text });
       return text;
     });
     return [messages.map((m) => m.id), messages.map((m) => m.subject), `[${texts.join(',')}]`];
@@ -155,7 +155,7 @@ export class Outbox {
   private async send(m: OutboxMessage): Promise<void> {
     const h = natsHeaders();
     h.set('Content-Type', 'application/json');
-    const text = this.texts.get(m);
+    const text = this.written.get(m)?.text;
     await publishToStream(this.nc, m.subject, text === undefined ? encodeJson(m.payload) : utf8.encode(text), { msgID: m.id, headers: h });
   }
 
@@ -181,7 +181,7 @@ export class Outbox {
       this.metrics?.outboxPublished.inc({ kind: 'inline' }, done.length);
       const now = Date.now();
       messages.forEach((m, i) => {
-        const at = this.addedAt.get(m);
+        const at = this.written.get(m)?.at;
         if (at !== undefined && sent[i]?.status === 'fulfilled') this.metrics?.outboxPublishLag.observe({ kind: 'inline' }, (now - at) / 1000);
       });
       this.toMark.push(...done);

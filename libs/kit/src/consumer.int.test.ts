@@ -438,6 +438,30 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     expect((await appliedCounts('linger', ids)).map((r) => r.n)).toEqual(Array<number>(10).fill(1));
   });
 
+  it('hurry(): a lingering batch is applied at once, and so is the next event after a hurry() that found none queued', async () => {
+    const batches: number[] = [];
+    // Lingering ten minutes: without hurry() nothing below would be applied within the test's waits.
+    const { c } = consumer('hurried', { batches, lingerMs: 600_000 });
+    await c.start();
+    const info = () => jsm.consumers.info(eventsStreamName(prefix), 'hurried');
+    await waitFor(async () => {
+      c.hurry(); // the earlier tests' events, batch after batch
+      return (await info()).num_ack_pending === 0 && (await info()).num_pending === 0;
+    }, 15_000);
+    const drained = batches.length;
+    const [lingering, next] = [randomUUID(), randomUUID()];
+    await publishCopies([lingering]);
+    await waitFor(async () => (await info()).num_ack_pending === 1, 15_000); // delivered: its batch lingers
+    c.hurry();
+    await ackedAll('hurried');
+    c.hurry(); // nothing queued: the next event to arrive is not kept waiting either
+    await publishCopies([next]);
+    await ackedAll('hurried');
+    await c.stop();
+    expect(batches.slice(drained)).toEqual([1, 1]);
+    expect((await appliedCounts('hurried', [lingering, next])).map((r) => r.n)).toEqual([1, 1]);
+  });
+
   it('a poison event in a batch applied by applyBatch fails none of its neighbours: each applied once, the poison parked alone', async () => {
     const ids = Array.from({ length: 30 }, () => randomUUID());
     await publishCopies(ids);

@@ -22,7 +22,11 @@ export function reportingService(opts: { config?: ReportingConfig } = {}): Servi
   const states = new WeakMap<ServiceWiring, RebuildTarget>();
   const stateOf = (w: ServiceWiring): RebuildTarget => {
     let s = states.get(w);
-    if (!s) states.set(w, (s = { consumer: projectionConsumer(w), fresh: new Freshness(w.nc, w.prefix, CONSUMERS.reportingPostings, cfg().freshnessWaitMs) }));
+    if (!s) {
+      const consumer = projectionConsumer(w);
+      const fresh = new Freshness(w.nc, w.prefix, CONSUMERS.reportingPostings, cfg().freshnessWaitMs, undefined, () => consumer.hurry());
+      states.set(w, (s = { consumer, fresh }));
+    }
     return s;
   };
   return {

@@ -3,8 +3,8 @@ import { AppError } from '@acct/contracts';
 import { Freshness } from './freshness';
 
 /** A Freshness whose stream and consumer positions are scripted. */
-function scripted(positions: () => { lastSeq: number; ackFloor: number }, waitMs = 200): Freshness {
-  const f = new Freshness({} as NatsConnection, 'acct', 'reporting-postings', waitMs, 5);
+function scripted(positions: () => { lastSeq: number; ackFloor: number }, waitMs = 200, hurry?: () => void): Freshness {
+  const f = new Freshness({} as NatsConnection, 'acct', 'reporting-postings', waitMs, 5, hurry);
   f.positions = () => Promise.resolve(positions());
   return f;
 }
@@ -23,6 +23,28 @@ describe('read-your-writes (Freshness)', () => {
     }, 60_000);
     await f.awaitCaughtUp();
     expect(calls).toBe(4);
+  });
+
+  it('hurries the consumer before every poll while it waits, and not at all when caught up', async () => {
+    let hurried = 0;
+    await scripted(
+      () => ({ lastSeq: 3, ackFloor: 3 }),
+      60_000,
+      () => (hurried += 1),
+    ).awaitCaughtUp();
+    expect(hurried).toBe(0);
+    let calls = 0;
+    const hurriedAt: number[] = [];
+    const f = scripted(
+      () => {
+        calls += 1;
+        return { lastSeq: 10, ackFloor: calls >= 3 ? 10 : 9 };
+      },
+      60_000,
+      () => hurriedAt.push(calls),
+    );
+    await f.awaitCaughtUp();
+    expect(hurriedAt).toEqual([1, 2]); // after the first reading, then after the second: the third finds it caught up
   });
 
   it('gives up after its bound with service_unavailable, never a stale answer', async () => {

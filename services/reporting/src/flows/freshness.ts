@@ -6,6 +6,8 @@ import { DEFAULT_FRESHNESS_WAIT_MS } from '../config';
  * Read-your-writes: before a read, note the stream's last sequence and wait (bounded) until the
  * durable consumer has acknowledged everything up to it. Acks follow commits, so the projection then
  * holds every event a 2xx reply published. Replica-independent: it asks the server, not this process.
+ * While it waits it calls `hurry` (the consumer's hurry()) at every poll, so this replica applies
+ * what it holds without lingering for more events.
  */
 export class Freshness {
   /** True while a rebuild empties and replays the projection: reads answer 503. */
@@ -17,6 +19,7 @@ export class Freshness {
     private readonly consumer: string,
     private readonly waitMs = DEFAULT_FRESHNESS_WAIT_MS,
     private readonly pollMs = 20,
+    private readonly hurry: () => void = () => undefined,
   ) {}
 
   /** The stream's last sequence and the consumer's ack floor (0 when missing). */
@@ -44,6 +47,7 @@ export class Freshness {
       throw unavailable();
     }
     while (Date.now() < deadline) {
+      this.hurry();
       await new Promise((r) => setTimeout(r, this.pollMs));
       const p = await this.positions().catch(() => null);
       if (p && p.ackFloor >= target && !this.rebuilding) return;

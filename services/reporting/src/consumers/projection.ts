@@ -12,7 +12,7 @@ import {
 import { BATCH_LINGER_MS, type ConsumedEvent, type EntityManager, EventConsumer, type ServiceWiring, type Worker, eventConsumerWorker, transactionQuery } from '@acct/kit';
 import { isUuid, postingEventProblem } from '@acct/ledger';
 import { type Row, entryRow, partyRow, postingRows, sumPostingRows } from '../domain/projection';
-import { addPostingRows, addPostingRowsOfBatch, addVendorPayment, addVendorPayments, insertEntries, insertEntry, upsertParties, upsertParty } from '../queries/projection';
+import { addEntries, addPostingRows, addPostingRowsOfBatch, addVendorPayment, addVendorPayments, insertEntry, upsertParties, upsertParty } from '../queries/projection';
 
 /**
  * Applies one event to the projection, in the consumer's transaction (after its claim). Every
@@ -33,10 +33,10 @@ export const isReportingEvent = (event: ConsumedEvent): boolean => event.payload
 
 /**
  * Applies a batch of events (claimed fresh, in stream order) set-based, with the effects of
- * applyEvent on each in turn: the entries in one statement (an entry id seen again, in the batch or
- * before it, is skipped), then for the new ones their lines and every table of totals summed per
- * key in memory (sumPostingRows), one multi-row upsert per table sorted by its key, and their
- * vendor payments in one statement; customers and vendors in one upsert.
+ * applyEvent on each in turn: the entries, their lines and every table of totals summed per key in
+ * memory (sumPostingRows) in one statement, sorted by key (an entry id seen again, in the batch or
+ * before it, is skipped: then the rows of the new ones go in a second statement), then their vendor
+ * payments in one statement; customers and vendors in one upsert.
  */
 export async function applyEvents(em: EntityManager, events: ConsumedEvent[]): Promise<void> {
   const postings: { e: PostingEvent<PostingSource>; eventId: string }[] = [];
@@ -55,13 +55,16 @@ export async function applyEvents(em: EntityManager, events: ConsumedEvent[]): P
   if (postings.length === 0 && parties.length === 0) return; // outbound events only (webhooks)
   const q = await transactionQuery(em);
   if (postings.length > 0) {
-    const inserted = await insertEntries(
+    const all = postings.map((p) => p.e);
+    const { inserted, withRows } = await addEntries(
       q,
       postings.map((p) => entryRow(p.e, p.eventId)),
+      sumPostingRows(all.map(postingRows)),
     );
-    const fresh = postings.filter((p) => inserted.has(String(p.e.entry.id).toLowerCase())).map((p) => p.e);
+    const fresh = withRows ? all : all.filter((e) => inserted.has(String(e.entry.id).toLowerCase()));
     if (fresh.length > 0) {
-      await addPostingRowsOfBatch(q, sumPostingRows(fresh.map(postingRows)));
+      // An entry was there already (under another event id): the rows of the others, summed again.
+      if (!withRows) await addPostingRowsOfBatch(q, sumPostingRows(fresh.map(postingRows)));
       const reversed = fresh.flatMap((e) => e.entry.reverses_entry_id ?? []);
       // Only vendor payments and the entries reversals reverse can change vendor_payment_years.
       if (reversed.length > 0 || fresh.some((e) => e.entry.source_type === 'vendor_payment')) {

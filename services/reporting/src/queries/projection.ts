@@ -105,42 +105,49 @@ export async function upsertParty(em: EntityManager, party: Row): Promise<void> 
 /** The values of rows as one array per column (unnest's arguments; undefined is NULL). */
 const columnsOf = (rows: Row[], n: number): unknown[][] => Array.from({ length: n }, (_, i) => rows.map((r) => r[i] ?? null));
 
-const INSERT_ENTRIES = statement(
-  'reporting_insert_entries',
-  `INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id, posted_at, event_id)
-   SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::date[], ?::text[], ?::uuid[], ?::text[], ?::uuid[], ?::timestamptz[], ?::uuid[]) ORDER BY 1
-   ON CONFLICT (id) DO NOTHING RETURNING id::text AS id`,
-);
-const INSERT_LINES = statement(
-  'reporting_insert_lines',
-  `INSERT INTO journal_lines (entry_id, line_no, organization_id, environment, entry_date, account_id, account_code, side, amount_cents, customer_id, invoice_id, vendor_id, bill_id)
-   SELECT * FROM unnest(?::uuid[], ?::int[], ?::uuid[], ?::text[], ?::date[], ?::uuid[], ?::text[], ?::text[], ?::bigint[], ?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[])`,
-);
-// The totals' rows come summed per key and sorted by it (sumPostingRows): unnest keeps their order.
-const ADD_ACCOUNT_DAYS = statement(
-  'reporting_add_account_days',
-  `INSERT INTO account_days (organization_id, environment, account_code, entry_date, debit_cents, credit_cents)
-   SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::date[], ?::bigint[], ?::bigint[])
-   ON CONFLICT (organization_id, environment, account_code, entry_date)
-   DO UPDATE SET debit_cents = account_days.debit_cents + EXCLUDED.debit_cents, credit_cents = account_days.credit_cents + EXCLUDED.credit_cents`,
-);
-const ADD_OPEN_DAYS = statement(
-  'reporting_add_open_days',
-  `INSERT INTO open_days (organization_id, environment, account_code, entry_date, party_id, due_date, open_cents)
-   SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::date[], ?::uuid[], ?::date[], ?::bigint[])
-   ON CONFLICT (organization_id, environment, account_code, entry_date, party_id, due_date) DO UPDATE SET open_cents = open_days.open_cents + EXCLUDED.open_cents`,
-);
-const ADD_PARTY_PERIODS = statement(
-  'reporting_add_party_periods',
-  `INSERT INTO party_periods (organization_id, environment, account_code, grain, period, party_id, open_cents)
-   SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::smallint[], ?::date[], ?::uuid[], ?::bigint[])
-   ON CONFLICT (organization_id, environment, account_code, grain, period, party_id) DO UPDATE SET open_cents = party_periods.open_cents + EXCLUDED.open_cents`,
-);
-const RAISE_OPEN_LEADS = statement(
-  'reporting_raise_open_leads',
-  `INSERT INTO open_leads (organization_id, environment, account_code, lead_days)
-   SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::int[])
-   ON CONFLICT (organization_id, environment, account_code) DO UPDATE SET lead_days = greatest(open_leads.lead_days, EXCLUDED.lead_days)`,
+/*
+ * A batch's new entries, their lines and their share of every table of totals in ONE statement (a
+ * round trip and a statement per table was six; each is a wake-up of two processes on a busy
+ * machine). The entries are inserted once by id; the rest only when every entry given was new
+ * (`ok`: as many inserted as expected), as the rows were summed for all of them. Otherwise the
+ * caller sums the rows of those it inserted (`ids`) and runs it again with no entries to insert.
+ * The totals' rows come summed per key and sorted by it (sumPostingRows): unnest keeps their order.
+ */
+const ADD_ENTRIES = statement(
+  'reporting_add_entries',
+  `WITH e AS (
+     INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id, posted_at, event_id)
+     SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::date[], ?::text[], ?::uuid[], ?::text[], ?::uuid[], ?::timestamptz[], ?::uuid[]) ORDER BY 1
+     ON CONFLICT (id) DO NOTHING RETURNING id
+   ), ok AS MATERIALIZED (
+     SELECT count(*) = ?::int AS ok FROM e
+   ), lines AS (
+     INSERT INTO journal_lines (entry_id, line_no, organization_id, environment, entry_date, account_id, account_code, side, amount_cents, customer_id, invoice_id, vendor_id, bill_id)
+     SELECT * FROM unnest(?::uuid[], ?::int[], ?::uuid[], ?::text[], ?::date[], ?::uuid[], ?::text[], ?::text[], ?::bigint[], ?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[])
+     WHERE (SELECT ok FROM ok)
+   ), days AS (
+     INSERT INTO account_days (organization_id, environment, account_code, entry_date, debit_cents, credit_cents)
+     SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::date[], ?::bigint[], ?::bigint[])
+     WHERE (SELECT ok FROM ok)
+     ON CONFLICT (organization_id, environment, account_code, entry_date)
+     DO UPDATE SET debit_cents = account_days.debit_cents + EXCLUDED.debit_cents, credit_cents = account_days.credit_cents + EXCLUDED.credit_cents
+   ), open AS (
+     INSERT INTO open_days (organization_id, environment, account_code, entry_date, party_id, due_date, open_cents)
+     SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::date[], ?::uuid[], ?::date[], ?::bigint[])
+     WHERE (SELECT ok FROM ok)
+     ON CONFLICT (organization_id, environment, account_code, entry_date, party_id, due_date) DO UPDATE SET open_cents = open_days.open_cents + EXCLUDED.open_cents
+   ), periods AS (
+     INSERT INTO party_periods (organization_id, environment, account_code, grain, period, party_id, open_cents)
+     SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::smallint[], ?::date[], ?::uuid[], ?::bigint[])
+     WHERE (SELECT ok FROM ok)
+     ON CONFLICT (organization_id, environment, account_code, grain, period, party_id) DO UPDATE SET open_cents = party_periods.open_cents + EXCLUDED.open_cents
+   ), leads AS (
+     INSERT INTO open_leads (organization_id, environment, account_code, lead_days)
+     SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::int[])
+     WHERE (SELECT ok FROM ok)
+     ON CONFLICT (organization_id, environment, account_code) DO UPDATE SET lead_days = greatest(open_leads.lead_days, EXCLUDED.lead_days)
+   )
+   SELECT (SELECT ok FROM ok) AS ok, array(SELECT id::text FROM e) AS ids`,
 );
 /*
  * addVendorPayment for every new entry of a batch (in batch order: n.pos) and every entry one of
@@ -188,21 +195,32 @@ const UPSERT_PARTIES = statement(
    WHERE parties.version < EXCLUDED.version`,
 );
 
-/** Inserts entries (one row per id) that are not there yet; the ids inserted, in lower case. */
-export async function insertEntries(q: Query, entries: Row[]): Promise<Set<string>> {
-  if (entries.length === 0) return new Set();
-  const rows = await q<{ id: string }>(INSERT_ENTRIES, columnsOf(entries, 10));
-  return new Set(rows.map((r) => r.id.toLowerCase()));
+/**
+ * Inserts the entries (one row per id) that are not there yet and, when every one of them was new,
+ * `rows` (their lines and totals, summed: sumPostingRows) in the same statement (ADD_ENTRIES).
+ * Returns the ids inserted, in lower case, and whether `rows` went in: when not, the caller adds the
+ * rows of the entries inserted (addPostingRowsOfBatch).
+ */
+export async function addEntries(q: Query, entries: Row[], rows: PostingRows): Promise<{ inserted: Set<string>; withRows: boolean }> {
+  const [result] = await q<{ ok: boolean; ids: string[] }>(ADD_ENTRIES, addEntriesValues(entries, rows));
+  return { inserted: new Set((result?.ids ?? []).map((id) => id.toLowerCase())), withRows: result?.ok === true };
 }
 
-/** New entries' lines and their totals (sumPostingRows: one row per key), one statement per table. */
+/** New entries' lines and their totals (sumPostingRows: one row per key): ADD_ENTRIES with no entry to insert. */
 export async function addPostingRowsOfBatch(q: Query, r: PostingRows): Promise<void> {
-  if (r.lines.length > 0) await q(INSERT_LINES, columnsOf(r.lines, 13));
-  if (r.days.length > 0) await q(ADD_ACCOUNT_DAYS, columnsOf(r.days, 6));
-  if (r.open.length > 0) await q(ADD_OPEN_DAYS, columnsOf(r.open, 7));
-  if (r.periods.length > 0) await q(ADD_PARTY_PERIODS, columnsOf(r.periods, 7));
-  if (r.leads.length > 0) await q(RAISE_OPEN_LEADS, columnsOf(r.leads, 4));
+  const [result] = await q<{ ok: boolean }>(ADD_ENTRIES, addEntriesValues([], r));
+  if (result?.ok !== true) throw new Error('reporting_add_entries wrote no rows with no entries to insert');
 }
+
+const addEntriesValues = (entries: Row[], r: PostingRows): unknown[] => [
+  ...columnsOf(entries, 10),
+  entries.length,
+  ...columnsOf(r.lines, 13),
+  ...columnsOf(r.days, 6),
+  ...columnsOf(r.open, 7),
+  ...columnsOf(r.periods, 7),
+  ...columnsOf(r.leads, 4),
+];
 
 /** The vendor payments of new entries (ids in batch order) and of the entries they reverse (ADD_VENDOR_PAYMENTS). */
 export async function addVendorPayments(q: Query, newEntryIds: string[], reversedIds: string[]): Promise<void> {

@@ -208,9 +208,12 @@ const BATCH_MAX = 128;
 
 /**
  * The lingerMs of the consumers that apply every event of a busy stream (reporting's projection, the
- * webhook dispatcher): against 10 ms, reporting's CPU per post fell 0.362 -> 0.295 ms and its
- * statements per post 0.68 -> 0.39 (bench:compare), for a posting -> reporting lag p50 of about 30 ms
- * instead of 22. deploy/README tells operators this floor of events_consumer_lag_seconds.
+ * webhook dispatcher). Against 10 ms, 25 ms took reporting's CPU per post from 0.362 to 0.295 ms and
+ * its statements per post from 0.68 to 0.39; 50 ms (with BATCH_MAX 128 against 64) took them from
+ * 0.557 to 0.400 ms and 0.47 to 0.27, and the dispatcher's from 0.253 to 0.180 ms (bench:compare,
+ * post-invoice, medians of 4). A posting reaches the projection up to 50 ms later; a report waiting
+ * for it cuts that short on its replica (hurry()). deploy/README tells operators this floor of
+ * events_consumer_lag_seconds.
  */
 export const BATCH_LINGER_MS = 50;
 

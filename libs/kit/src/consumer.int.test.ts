@@ -439,27 +439,38 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     expect((await appliedCounts('linger', ids)).map((r) => r.n)).toEqual(Array<number>(10).fill(1));
   });
 
-  it('hurry(): a lingering batch is applied at once, and so is the next event after a hurry() that found none queued', async () => {
+  it('hurry(upTo): a lingering batch holding an event up to upTo is applied at once, so is such an event arriving later, and later events linger', async () => {
     const batches: number[] = [];
     // Lingering ten minutes: without hurry() nothing below would be applied within the test's waits.
-    // Its own subject: no earlier test's event to drain first (a hurry() that drained them could
-    // still be in force when the first event below arrives).
+    // Its own subject: no earlier test's event to drain first.
     const own = `${prefix}.events.hurry`;
     const { c } = consumer('hurried', { batches, lingerMs: 600_000, filterSubject: own });
     await c.start();
     const info = () => jsm.consumers.info(eventsStreamName(prefix), 'hurried');
     const publishOwn = async (id: string) => (await nc.jetstream().publish(own, new TextEncoder().encode(JSON.stringify({ id, type: 'invoice.posted' })))).seq;
     const ackedUpTo = (seq: number) => waitFor(async () => (await info()).ack_floor.stream_seq >= seq, 15_000);
-    const [lingering, next] = [randomUUID(), randomUUID()];
+    const delivered = () => waitFor(async () => (await info()).num_ack_pending === 1, 15_000);
+    const [lingering, arriving, later] = [randomUUID(), randomUUID(), randomUUID()];
     const first = await publishOwn(lingering);
-    await waitFor(async () => (await info()).num_ack_pending === 1, 15_000); // delivered: its batch lingers
-    c.hurry();
+    await delivered(); // its batch lingers
+    c.hurry(first);
     await ackedUpTo(first);
-    c.hurry(); // nothing queued: the next event to arrive is not kept waiting either
-    await ackedUpTo(await publishOwn(next));
+    c.hurry(first + 1); // nothing queued up to it yet: the event that arrives with that sequence is not kept waiting
+    const second = await publishOwn(arriving);
+    expect(second).toBe(first + 1); // nothing else publishes to this stream meanwhile
+    await ackedUpTo(second);
+    // An event after the sequence hurried for lingers, even while hurry() is called again (a reader
+    // polling through a burst): the hurries did not switch lingering off.
+    const third = await publishOwn(later);
+    await delivered();
+    c.hurry(second);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await info()).ack_floor.stream_seq).toBe(second);
+    c.hurry(third);
+    await ackedUpTo(third);
     await c.stop();
-    expect(batches).toEqual([1, 1]);
-    expect((await appliedCounts('hurried', [lingering, next])).map((r) => r.n)).toEqual([1, 1]);
+    expect(batches).toEqual([1, 1, 1]);
+    expect((await appliedCounts('hurried', [lingering, arriving, later])).map((r) => r.n)).toEqual([1, 1, 1]);
   });
 
   it('a poison event in a batch applied by applyBatch fails none of its neighbours: each applied once, the poison parked alone', async () => {

@@ -189,9 +189,13 @@ export interface EventConsumerOptions {
 /** One start()–stop() of a consumer: stop() sets stopping; backend is the Postgres process of the apply transaction in flight. */
 interface Run {
   stopping: boolean;
-  /** Set by hurry(): the next batch is taken without lingering. */
+  /** The stream sequence hurry() asked for: a queued event at or below it is applied without lingering. */
+  hurryTo: number;
+  /** Whether the queue holds such an event (or hurry() came with nothing queued at or below it yet). */
   hurried: boolean;
   wake: () => void;
+  /** What the reader received and the applier has not taken yet. */
+  queue: readonly JsMsg[];
   backend?: number;
 }
 
@@ -314,7 +318,7 @@ export class EventConsumer {
   private messages?: ConsumerMessages;
   private loop?: Promise<void>;
   /** Set by stop(): the loops of this run hand back what they hold and end. */
-  private run: Run = { stopping: false, hurried: false, wake: () => undefined };
+  private run: Run = { stopping: false, hurryTo: 0, hurried: false, wake: () => undefined, queue: [] };
   private readonly applied?: Counter<'consumer' | 'outcome'>;
   private admin?: Subscription;
   /** examine()'s answers, dropped with their messages. */
@@ -362,12 +366,12 @@ export class EventConsumer {
     });
     if (isConsumerName(name) && !this.admin) this.admin = this.serveAdmin(parkedEventsSubject(prefix, name));
     const consumer = await nc.jetstream().consumers.get(stream, name);
-    const run: Run = (this.run = { stopping: false, hurried: false, wake: () => undefined });
-    this.messages = await consumer.consume({ max_messages: BATCH_MAX });
-    const messages = this.messages;
     // The reader queues what the server delivers (at most 2 × BATCH_MAX ahead); the applier takes
     // everything queued (up to BATCH_MAX) into one transaction.
     const queue: JsMsg[] = [];
+    const run: Run = (this.run = { stopping: false, hurryTo: 0, hurried: false, wake: () => undefined, queue });
+    this.messages = await consumer.consume({ max_messages: BATCH_MAX });
+    const messages = this.messages;
     let done = false;
     let wakeApplier: (() => void) | undefined;
     let wakeReader: (() => void) | undefined;
@@ -379,6 +383,7 @@ export class EventConsumer {
             continue;
           }
           queue.push(m);
+          if (m.seq <= run.hurryTo) run.hurried = true;
           wakeApplier?.();
           while (queue.length >= 2 * BATCH_MAX && !run.stopping) await new Promise<void>((r) => (wakeReader = r));
         }
@@ -413,8 +418,8 @@ export class EventConsumer {
           );
         }
         wakeApplier = undefined;
-        run.hurried = false;
         const batch = queue.splice(0, BATCH_MAX);
+        run.hurried = queue.some((m) => m.seq <= run.hurryTo);
         wakeReader?.();
         wakeReader = undefined;
         await this.handleBatch(batch);
@@ -746,13 +751,17 @@ export class EventConsumer {
   }
 
   /**
-   * Cuts the linger short: what is queued, or else the next event to arrive, is applied without
-   * waiting lingerMs for more. For a reader of this process waiting for the events it knows of to
-   * be applied (read-your-writes): it pays the batch's linger only when another replica holds them.
+   * Cuts the linger short for the events up to stream sequence `upTo`: a batch that
+   * holds one of them, queued now or arriving later, is applied without waiting lingerMs for more;
+   * events after `upTo` linger as usual. For a reader of this process waiting for the events it knows
+   * of to be applied (read-your-writes): it pays the batch's linger only when another replica holds
+   * them, and a reader polling all through a burst does not switch batching off for what follows.
    */
-  hurry(): void {
-    this.run.hurried = true;
-    this.run.wake();
+  hurry(upTo: number): void {
+    const run = this.run;
+    run.hurryTo = Math.max(run.hurryTo, upTo);
+    if (run.queue.some((m) => m.seq <= run.hurryTo)) run.hurried = true;
+    run.wake();
   }
 
   /**

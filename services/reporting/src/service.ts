@@ -24,7 +24,7 @@ export function reportingService(opts: { config?: ReportingConfig } = {}): Servi
     let s = states.get(w);
     if (!s) {
       const consumer = projectionConsumer(w);
-      const fresh = new Freshness(w.nc, w.prefix, CONSUMERS.reportingPostings, cfg().freshnessWaitMs, undefined, () => consumer.hurry());
+      const fresh = new Freshness(w.nc, w.prefix, CONSUMERS.reportingPostings, { waitMs: cfg().freshnessWaitMs, hurry: (upTo) => consumer.hurry(upTo) });
       states.set(w, (s = { consumer, fresh }));
     }
     return s;

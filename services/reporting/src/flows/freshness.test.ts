@@ -3,8 +3,8 @@ import { AppError } from '@acct/contracts';
 import { Freshness } from './freshness';
 
 /** A Freshness whose stream and consumer positions are scripted. */
-function scripted(positions: () => { lastSeq: number; ackFloor: number }, waitMs = 200, hurry?: () => void): Freshness {
-  const f = new Freshness({} as NatsConnection, 'acct', 'reporting-postings', waitMs, 5, hurry);
+function scripted(positions: () => { lastSeq: number; ackFloor: number }, waitMs = 200, hurry?: (upTo: number) => void): Freshness {
+  const f = new Freshness({} as NatsConnection, 'acct', 'reporting-postings', { waitMs, pollMs: 5, hurry });
   f.positions = () => Promise.resolve(positions());
   return f;
 }
@@ -25,7 +25,7 @@ describe('read-your-writes (Freshness)', () => {
     expect(calls).toBe(4);
   });
 
-  it('hurries the consumer before every poll while it waits, and not at all when caught up', async () => {
+  it('hurries the consumer up to the sequence noted first, before every poll while it waits, and not at all when caught up', async () => {
     let hurried = 0;
     await scripted(
       () => ({ lastSeq: 3, ackFloor: 3 }),
@@ -34,17 +34,22 @@ describe('read-your-writes (Freshness)', () => {
     ).awaitCaughtUp();
     expect(hurried).toBe(0);
     let calls = 0;
-    const hurriedAt: number[] = [];
+    const hurriedAt: [number, number][] = [];
     const f = scripted(
       () => {
         calls += 1;
-        return { lastSeq: 10, ackFloor: calls >= 3 ? 10 : 9 };
+        // Events keep arriving after the first reading: those after 10 are not this read's to hurry.
+        return { lastSeq: 9 + calls, ackFloor: calls >= 3 ? 10 : 9 };
       },
       60_000,
-      () => hurriedAt.push(calls),
+      (upTo) => hurriedAt.push([calls, upTo]),
     );
     await f.awaitCaughtUp();
-    expect(hurriedAt).toEqual([1, 2]); // after the first reading, then after the second: the third finds it caught up
+    // After the first reading, then after the second (the third finds it caught up); always up to 10.
+    expect(hurriedAt).toEqual([
+      [1, 10],
+      [2, 10],
+    ]);
   });
 
   it('gives up after its bound with service_unavailable, never a stale answer', async () => {

@@ -473,6 +473,29 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     expect((await appliedCounts('hurried', [lingering, arriving, later])).map((r) => r.n)).toEqual([1, 1, 1]);
   });
 
+  it('a consumer whose durable is deleted and made again (a rebuild on another replica) pulls again within seconds', async () => {
+    const own = `${prefix}.events.remade`;
+    const { c } = consumer('remade', { filterSubject: own });
+    await c.start();
+    const stream = eventsStreamName(prefix);
+    const publishOwn = async (id: string) => (await nc.jetstream().publish(own, new TextEncoder().encode(JSON.stringify({ id, type: 'invoice.posted' })))).seq;
+    const ackedUpTo = (seq: number, ms: number) => waitFor(async () => (await jsm.consumers.info(stream, 'remade')).ack_floor.stream_seq >= seq, ms);
+    const [before, after] = [randomUUID(), randomUUID()];
+    await ackedUpTo(await publishOwn(before), 15_000);
+    // What a rebuild does: the durable goes, and comes back (delivering from the first message).
+    const { config } = await jsm.consumers.info(stream, 'remade');
+    await jsm.consumers.delete(stream, 'remade');
+    await new Promise((r) => setTimeout(r, 200)); // the pull requests in flight hear of the deletion
+    await jsm.consumers.add(stream, config);
+    const started = Date.now();
+    // The pull that was waiting went with the old durable; nats.js pulls again once its idle
+    // heartbeat is missed: with the default expires (30 s) after ~30 s, with 5 s after ~7 s.
+    await ackedUpTo(await publishOwn(after), 15_000);
+    console.log(`remade durable: pulled again and applied ${Date.now() - started} ms after it was made again`);
+    await c.stop();
+    expect((await appliedCounts('remade', [before, after])).map((r) => r.n)).toEqual([1, 1]);
+  }, 30_000);
+
   it('a poison event in a batch applied by applyBatch fails none of its neighbours: each applied once, the poison parked alone', async () => {
     const ids = Array.from({ length: 30 }, () => randomUUID());
     await publishCopies(ids);

@@ -224,6 +224,15 @@ describe('e2e: the OpenAPI document against the server', () => {
     await ok(api('GET', '/api/v1/webhook-endpoints?limit=5'));
     await ok(api('GET', `/api/v1/webhook-endpoints/${id}`));
     const delivery = await ok(api('POST', `/api/v1/webhook-endpoints/${id}/test`), 201);
+    // The list and the retry below are recorded once the test delivery's first attempt is: wait for
+    // it off the record. attempt_count counts an attempt when it starts (its lease), its row comes
+    // when it ends: how soon depends on the machine's network (192.0.2.10 answers nothing), and an
+    // answer with no attempt yet recorded another shape than the examples.
+    await waitFor(async () => {
+      const r = await fetch(`${e2e.base}/api/v1/webhook-endpoints/${id}/deliveries`, { headers: { Authorization: `Bearer ${testKey}` } });
+      const list = (await r.json()) as { data: { id: string; attempts: unknown[] }[] };
+      return list.data.some((d) => d.id === delivery.json.data.id && d.attempts.length > 0);
+    }, 30_000);
     await ok(api('GET', `/api/v1/webhook-endpoints/${id}/deliveries`));
     // API-DECISIONS §11: PATCH, rotate-secret, retry of a delivery.
     await ok(api('PATCH', `/api/v1/webhook-endpoints/${id}`, { description: 'Conformance', metadata: { k: 'v' } }));
@@ -232,13 +241,6 @@ describe('e2e: the OpenAPI document against the server', () => {
     await ok(api('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, { expire_current_in_hours: 0 }));
     await ok(api('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, { expire_current_in_hours: -1 }), 400);
     const retryPath = `/api/v1/webhook-endpoints/${id}/deliveries/${delivery.json.data.id as string}/retry`;
-    // The retry is recorded after the test delivery's first attempt: wait for it off the record (a
-    // busy cluster had not made it yet, and the answer then showed no attempt).
-    await waitFor(async () => {
-      const r = await fetch(`${e2e.base}/api/v1/webhook-endpoints/${id}/deliveries`, { headers: { Authorization: `Bearer ${testKey}` } });
-      const list = (await r.json()) as { data: { id: string; attempt_count: number }[] };
-      return list.data.some((d) => d.id === delivery.json.data.id && d.attempt_count > 0);
-    }, 30_000);
     await ok(api('POST', retryPath), 202);
     await ok(api('POST', `/api/v1/webhook-endpoints/${id}/deliveries/${randomUUID()}/retry`), 404);
     await ok(api('PATCH', `/api/v1/webhook-endpoints/${id}`, { enabled: false }));

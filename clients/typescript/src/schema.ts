@@ -4304,8 +4304,8 @@ export interface operations {
                      *       "data": {
                      *         "authenticated": true,
                      *         "environment": "test",
-                     *         "connected_app_id": "2acd01fd-c5fe-4a0b-ab66-fae95142e1c6",
-                     *         "organization_id": "1a1dc862-9f47-4f90-80d4-d4ebed978009"
+                     *         "connected_app_id": "c0324c2f-2658-43dd-84f8-1c9b5a838053",
+                     *         "organization_id": "d2bd7a12-2a15-4224-bd6f-13a59959b431"
                      *       }
                      *     }
                      */
@@ -4334,7 +4334,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "39172ebc-bc92-4eb5-b166-8211b09917cd"
+                     *         "request_id": "9691cce4-a84d-484c-9cc5-8305499a755a"
                      *       }
                      *     }
                      */
@@ -4391,26 +4391,26 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *           "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
+                     *           "id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *           "external_customer_id": "cus-742c143a-fadb-4e98-9dcd-2c440af96b12",
                      *           "name": "Conformance customer",
                      *           "email": "c@example.com",
                      *           "status": "active",
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T08:57:35.372Z",
-                     *           "updated_at": "2026-11-26T08:57:35.372Z"
+                     *           "created_at": "2026-11-27T13:02:12.784Z",
+                     *           "updated_at": "2026-11-27T13:02:12.784Z"
                      *         }
                      *       ],
                      *       "customers": [
                      *         {
-                     *           "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *           "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
+                     *           "id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *           "external_customer_id": "cus-742c143a-fadb-4e98-9dcd-2c440af96b12",
                      *           "name": "Conformance customer",
                      *           "email": "c@example.com",
                      *           "status": "active",
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T08:57:35.372Z",
-                     *           "updated_at": "2026-11-26T08:57:35.372Z"
+                     *           "created_at": "2026-11-27T13:02:12.784Z",
+                     *           "updated_at": "2026-11-27T13:02:12.784Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -4451,7 +4451,7 @@ export interface operations {
                      *             "message": "ending_before cannot be combined with starting_after."
                      *           }
                      *         ],
-                     *         "request_id": "d550dc0f-3c32-41f3-ae11-0dbb2f83c766"
+                     *         "request_id": "470372be-9c6d-4700-805d-91cbd4ff7f01"
                      *       }
                      *     }
                      */
@@ -4479,7 +4479,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
+                 *       "external_customer_id": "cus-742c143a-fadb-4e98-9dcd-2c440af96b12",
                  *       "name": "Conformance customer",
                  *       "email": "c@example.com"
                  *     }
@@ -4546,24 +4546,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
+                     *         "id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "external_customer_id": "cus-742c143a-fadb-4e98-9dcd-2c440af96b12",
                      *         "name": "Conformance customer",
                      *         "email": "c@example.com",
                      *         "status": "active",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:35.372Z",
-                     *         "updated_at": "2026-11-26T08:57:35.372Z"
+                     *         "created_at": "2026-11-27T13:02:12.784Z",
+                     *         "updated_at": "2026-11-27T13:02:12.784Z"
                      *       },
                      *       "customer": {
-                     *         "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
+                     *         "id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "external_customer_id": "cus-742c143a-fadb-4e98-9dcd-2c440af96b12",
                      *         "name": "Conformance customer",
                      *         "email": "c@example.com",
                      *         "status": "active",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:35.372Z",
-                     *         "updated_at": "2026-11-26T08:57:35.372Z"
+                     *         "created_at": "2026-11-27T13:02:12.784Z",
+                     *         "updated_at": "2026-11-27T13:02:12.784Z"
                      *       }
                      *     }
                      */
@@ -4592,7 +4592,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "5ab342f5-d1a6-4149-b1fd-90cdb48dde7b"
+                     *         "request_id": "c12beac6-e6f3-43e2-b08b-32696e46d696"
                      *       }
                      *     }
                      */
@@ -4635,24 +4635,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
+                     *         "id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "external_customer_id": "cus-742c143a-fadb-4e98-9dcd-2c440af96b12",
                      *         "name": "Conformance customer",
                      *         "email": "c@example.com",
                      *         "status": "active",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:35.372Z",
-                     *         "updated_at": "2026-11-26T08:57:35.372Z"
+                     *         "created_at": "2026-11-27T13:02:12.784Z",
+                     *         "updated_at": "2026-11-27T13:02:12.784Z"
                      *       },
                      *       "customer": {
-                     *         "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
+                     *         "id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "external_customer_id": "cus-742c143a-fadb-4e98-9dcd-2c440af96b12",
                      *         "name": "Conformance customer",
                      *         "email": "c@example.com",
                      *         "status": "active",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:35.372Z",
-                     *         "updated_at": "2026-11-26T08:57:35.372Z"
+                     *         "created_at": "2026-11-27T13:02:12.784Z",
+                     *         "updated_at": "2026-11-27T13:02:12.784Z"
                      *       }
                      *     }
                      */
@@ -4681,7 +4681,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "9807624c-5456-4ebe-8bfa-35afa8d6850b"
+                     *         "request_id": "dc539b0d-7421-4c07-982b-c3b8396feac6"
                      *       }
                      *     }
                      */
@@ -4739,28 +4739,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
+                     *         "id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "external_customer_id": "cus-742c143a-fadb-4e98-9dcd-2c440af96b12",
                      *         "name": "Conformance customer, renamed",
                      *         "email": null,
                      *         "status": "active",
                      *         "metadata": {
                      *           "crm": "1"
                      *         },
-                     *         "created_at": "2026-11-26T08:57:35.372Z",
-                     *         "updated_at": "2026-11-26T08:57:35.718Z"
+                     *         "created_at": "2026-11-27T13:02:12.784Z",
+                     *         "updated_at": "2026-11-27T13:02:12.986Z"
                      *       },
                      *       "customer": {
-                     *         "id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "external_customer_id": "cus-94793773-28ea-41bb-81c1-05a9db0dd705",
+                     *         "id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "external_customer_id": "cus-742c143a-fadb-4e98-9dcd-2c440af96b12",
                      *         "name": "Conformance customer, renamed",
                      *         "email": null,
                      *         "status": "active",
                      *         "metadata": {
                      *           "crm": "1"
                      *         },
-                     *         "created_at": "2026-11-26T08:57:35.372Z",
-                     *         "updated_at": "2026-11-26T08:57:35.718Z"
+                     *         "created_at": "2026-11-27T13:02:12.784Z",
+                     *         "updated_at": "2026-11-27T13:02:12.986Z"
                      *       }
                      *     }
                      */
@@ -4789,7 +4789,7 @@ export interface operations {
                      *             "message": "/metadata/a[b] must match pattern \"^[^\\[\\]\\u0000]*$\"."
                      *           }
                      *         ],
-                     *         "request_id": "0db11e31-2fa1-44cf-ab14-895198cd71fb"
+                     *         "request_id": "eeec181f-17bd-4508-9458-e7dc18749187"
                      *       }
                      *     }
                      */
@@ -4854,10 +4854,10 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *           "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
-                     *           "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *           "invoice_number": "INV-4a2e7a7c",
+                     *           "id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *           "external_invoice_id": "inv-23bd9adc-ba98-48b0-af76-89bc02654161",
+                     *           "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *           "invoice_number": "INV-23bd9adc",
                      *           "issue_date": "2026-03-01",
                      *           "due_date": "2026-03-31",
                      *           "line_items": [
@@ -4879,15 +4879,15 @@ export interface operations {
                      *           "void_date": null,
                      *           "voided_at": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T08:57:35.835Z"
+                     *           "created_at": "2026-11-27T13:02:13.075Z"
                      *         }
                      *       ],
                      *       "invoices": [
                      *         {
-                     *           "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *           "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
-                     *           "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *           "invoice_number": "INV-4a2e7a7c",
+                     *           "id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *           "external_invoice_id": "inv-23bd9adc-ba98-48b0-af76-89bc02654161",
+                     *           "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *           "invoice_number": "INV-23bd9adc",
                      *           "issue_date": "2026-03-01",
                      *           "due_date": "2026-03-31",
                      *           "line_items": [
@@ -4909,7 +4909,7 @@ export interface operations {
                      *           "void_date": null,
                      *           "voided_at": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T08:57:35.835Z"
+                     *           "created_at": "2026-11-27T13:02:13.075Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -4945,7 +4945,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "339e3055-f72e-4627-8900-e9578c1ef632"
+                     *         "request_id": "74317dde-ac4a-41b2-9469-8ebe7477592e"
                      *       }
                      *     }
                      */
@@ -4973,9 +4973,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
-                 *       "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                 *       "invoice_number": "INV-4a2e7a7c",
+                 *       "external_invoice_id": "inv-23bd9adc-ba98-48b0-af76-89bc02654161",
+                 *       "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                 *       "invoice_number": "INV-23bd9adc",
                  *       "issue_date": "2026-03-01",
                  *       "due_date": "2026-03-31",
                  *       "line_items": [
@@ -5085,10 +5085,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
-                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "invoice_number": "INV-4a2e7a7c",
+                     *         "id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *         "external_invoice_id": "inv-23bd9adc-ba98-48b0-af76-89bc02654161",
+                     *         "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "invoice_number": "INV-23bd9adc",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5110,13 +5110,13 @@ export interface operations {
                      *         "void_date": null,
                      *         "voided_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:35.835Z"
+                     *         "created_at": "2026-11-27T13:02:13.075Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
-                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "invoice_number": "INV-4a2e7a7c",
+                     *         "id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *         "external_invoice_id": "inv-23bd9adc-ba98-48b0-af76-89bc02654161",
+                     *         "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "invoice_number": "INV-23bd9adc",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5138,7 +5138,7 @@ export interface operations {
                      *         "void_date": null,
                      *         "voided_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:35.835Z"
+                     *         "created_at": "2026-11-27T13:02:13.075Z"
                      *       }
                      *     }
                      */
@@ -5167,7 +5167,7 @@ export interface operations {
                      *             "message": "due_date 2026-02-01 is before issue_date 2026-03-01."
                      *           }
                      *         ],
-                     *         "request_id": "82e4f163-1a2b-4e56-b7da-a0ceb80d8198"
+                     *         "request_id": "a985c82e-89ca-4005-a5cf-d7c3981f28b9"
                      *       }
                      *     }
                      */
@@ -5211,10 +5211,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
-                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "invoice_number": "INV-4a2e7a7c",
+                     *         "id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *         "external_invoice_id": "inv-23bd9adc-ba98-48b0-af76-89bc02654161",
+                     *         "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "invoice_number": "INV-23bd9adc",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5236,13 +5236,13 @@ export interface operations {
                      *         "void_date": null,
                      *         "voided_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:35.835Z"
+                     *         "created_at": "2026-11-27T13:02:13.075Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
-                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "invoice_number": "INV-4a2e7a7c",
+                     *         "id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *         "external_invoice_id": "inv-23bd9adc-ba98-48b0-af76-89bc02654161",
+                     *         "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "invoice_number": "INV-23bd9adc",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5264,7 +5264,7 @@ export interface operations {
                      *         "void_date": null,
                      *         "voided_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:35.835Z"
+                     *         "created_at": "2026-11-27T13:02:13.075Z"
                      *       }
                      *     }
                      */
@@ -5293,7 +5293,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "89fe1695-5b7f-4d4e-aa5f-437920d28fc9"
+                     *         "request_id": "c98ebc91-8170-48bc-90cc-fd1f4e597df5"
                      *       }
                      *     }
                      */
@@ -5362,10 +5362,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
-                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "invoice_number": "INV-4a2e7a7c",
+                     *         "id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *         "external_invoice_id": "inv-23bd9adc-ba98-48b0-af76-89bc02654161",
+                     *         "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "invoice_number": "INV-23bd9adc",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5395,13 +5395,13 @@ export interface operations {
                      *         "metadata": {
                      *           "order": "o-1"
                      *         },
-                     *         "created_at": "2026-11-26T08:57:35.835Z"
+                     *         "created_at": "2026-11-27T13:02:13.075Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
-                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "invoice_number": "INV-4a2e7a7c",
+                     *         "id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *         "external_invoice_id": "inv-23bd9adc-ba98-48b0-af76-89bc02654161",
+                     *         "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "invoice_number": "INV-23bd9adc",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5431,7 +5431,7 @@ export interface operations {
                      *         "metadata": {
                      *           "order": "o-1"
                      *         },
-                     *         "created_at": "2026-11-26T08:57:35.835Z"
+                     *         "created_at": "2026-11-27T13:02:13.075Z"
                      *       }
                      *     }
                      */
@@ -5460,7 +5460,7 @@ export interface operations {
                      *             "message": "due_date 2026-02-01 is before issue_date 2026-03-01."
                      *           }
                      *         ],
-                     *         "request_id": "3a76bef1-87c4-4c00-b7b7-b671352508e5"
+                     *         "request_id": "ea8c7e0c-4bf3-4aa2-a55e-dde903006b23"
                      *       }
                      *     }
                      */
@@ -5513,10 +5513,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
-                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "invoice_number": "INV-4a2e7a7c",
+                     *         "id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *         "external_invoice_id": "inv-23bd9adc-ba98-48b0-af76-89bc02654161",
+                     *         "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "invoice_number": "INV-23bd9adc",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5540,19 +5540,19 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": "Patched",
                      *         "estimate_id": null,
-                     *         "posted_at": "2026-11-26T08:57:36.036Z",
+                     *         "posted_at": "2026-11-27T13:02:13.198Z",
                      *         "void_date": null,
                      *         "voided_at": null,
                      *         "metadata": {
                      *           "order": "o-1"
                      *         },
-                     *         "created_at": "2026-11-26T08:57:35.835Z"
+                     *         "created_at": "2026-11-27T13:02:13.075Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *         "external_invoice_id": "inv-4a2e7a7c-0631-4cb9-87d1-01d4d5997cf1",
-                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "invoice_number": "INV-4a2e7a7c",
+                     *         "id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *         "external_invoice_id": "inv-23bd9adc-ba98-48b0-af76-89bc02654161",
+                     *         "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "invoice_number": "INV-23bd9adc",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5576,13 +5576,13 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": "Patched",
                      *         "estimate_id": null,
-                     *         "posted_at": "2026-11-26T08:57:36.036Z",
+                     *         "posted_at": "2026-11-27T13:02:13.198Z",
                      *         "void_date": null,
                      *         "voided_at": null,
                      *         "metadata": {
                      *           "order": "o-1"
                      *         },
-                     *         "created_at": "2026-11-26T08:57:35.835Z"
+                     *         "created_at": "2026-11-27T13:02:13.075Z"
                      *       },
                      *       "action": {
                      *         "type": "posted",
@@ -5615,7 +5615,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "bd768eb3-7963-426e-8b40-cf59c5f9ac64"
+                     *         "request_id": "9550f0c3-1ff9-4342-9da7-f8da866c97f6"
                      *       }
                      *     }
                      */
@@ -5672,10 +5672,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
-                     *         "external_invoice_id": "inv-8e4c395d-4eb6-440d-9d11-b72e48f73df5",
-                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "invoice_number": "INV-8e4c395d",
+                     *         "id": "11ff9f22-8984-47a6-828f-804c6396c7dc",
+                     *         "external_invoice_id": "inv-e220fd51-3910-4f65-bce4-6f31c0d29f24",
+                     *         "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "invoice_number": "INV-e220fd51",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5693,17 +5693,17 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "estimate_id": null,
-                     *         "posted_at": "2026-11-26T08:57:36.246Z",
+                     *         "posted_at": "2026-11-27T13:02:13.309Z",
                      *         "void_date": "2026-03-10",
-                     *         "voided_at": "2026-11-26T08:57:36.266Z",
+                     *         "voided_at": "2026-11-27T13:02:13.325Z",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:36.234Z"
+                     *         "created_at": "2026-11-27T13:02:13.299Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
-                     *         "external_invoice_id": "inv-8e4c395d-4eb6-440d-9d11-b72e48f73df5",
-                     *         "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *         "invoice_number": "INV-8e4c395d",
+                     *         "id": "11ff9f22-8984-47a6-828f-804c6396c7dc",
+                     *         "external_invoice_id": "inv-e220fd51-3910-4f65-bce4-6f31c0d29f24",
+                     *         "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *         "invoice_number": "INV-e220fd51",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
                      *         "line_items": [
@@ -5721,11 +5721,11 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "estimate_id": null,
-                     *         "posted_at": "2026-11-26T08:57:36.246Z",
+                     *         "posted_at": "2026-11-27T13:02:13.309Z",
                      *         "void_date": "2026-03-10",
-                     *         "voided_at": "2026-11-26T08:57:36.266Z",
+                     *         "voided_at": "2026-11-27T13:02:13.325Z",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:36.234Z"
+                     *         "created_at": "2026-11-27T13:02:13.299Z"
                      *       },
                      *       "action": {
                      *         "type": "voided",
@@ -5758,7 +5758,7 @@ export interface operations {
                      *             "message": "void_date 2026-02-28 is before issue_date 2026-03-01: send a void_date on or after it."
                      *           }
                      *         ],
-                     *         "request_id": "b3b1f8e1-5358-45fa-9693-5e62ebf84e8f"
+                     *         "request_id": "ce928746-e9b9-4608-a44c-88ddbac7b8b6"
                      *       }
                      *     }
                      */
@@ -5821,9 +5821,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "262e7fce-077c-4ad7-a770-2253df1e232a",
-                     *           "external_payment_id": "pay-82d0b07a-e013-4669-b104-e4505b739485",
-                     *           "invoice_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *           "id": "e68f5c28-8f85-4adc-ba91-8dc7a3fcb109",
+                     *           "external_payment_id": "pay-39b18efe-61bb-4ac9-ad19-ed488270203e",
+                     *           "invoice_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
                      *           "amount_cents": 1000,
                      *           "received_date": "2026-03-05",
                      *           "source": "manual",
@@ -5832,14 +5832,14 @@ export interface operations {
                      *           "status": "posted",
                      *           "event_id": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T08:57:36.529Z"
+                     *           "created_at": "2026-11-27T13:02:13.481Z"
                      *         }
                      *       ],
                      *       "payments": [
                      *         {
-                     *           "id": "262e7fce-077c-4ad7-a770-2253df1e232a",
-                     *           "external_payment_id": "pay-82d0b07a-e013-4669-b104-e4505b739485",
-                     *           "invoice_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *           "id": "e68f5c28-8f85-4adc-ba91-8dc7a3fcb109",
+                     *           "external_payment_id": "pay-39b18efe-61bb-4ac9-ad19-ed488270203e",
+                     *           "invoice_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
                      *           "amount_cents": 1000,
                      *           "received_date": "2026-03-05",
                      *           "source": "manual",
@@ -5848,7 +5848,7 @@ export interface operations {
                      *           "status": "posted",
                      *           "event_id": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T08:57:36.529Z"
+                     *           "created_at": "2026-11-27T13:02:13.481Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -5884,7 +5884,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "afa9ab26-c577-4f93-84c6-6caca15a6d37"
+                     *         "request_id": "4e7069d5-6958-4547-893d-73cc7e229734"
                      *       }
                      *     }
                      */
@@ -5912,8 +5912,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_payment_id": "pay-f26b0d89-672b-437f-8ab6-a8a275bbcf05",
-                 *       "invoice_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
+                 *       "external_payment_id": "pay-368e787d-6c42-4644-94de-e5a641ed9cf3",
+                 *       "invoice_id": "16928787-b9ab-4c23-ab71-ca0ce1a4de6c",
                  *       "amount_cents": 100,
                  *       "received_at": "2026-03-05"
                  *     }
@@ -5988,9 +5988,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "de16e3ef-ba88-4afa-88fc-dde451c7e098",
-                     *         "external_payment_id": "pay-f26b0d89-672b-437f-8ab6-a8a275bbcf05",
-                     *         "invoice_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
+                     *         "id": "99c3121d-2c70-4ea6-9003-20267014e20e",
+                     *         "external_payment_id": "pay-368e787d-6c42-4644-94de-e5a641ed9cf3",
+                     *         "invoice_id": "16928787-b9ab-4c23-ab71-ca0ce1a4de6c",
                      *         "amount_cents": 100,
                      *         "received_date": "2026-03-05",
                      *         "source": "manual",
@@ -5999,12 +5999,12 @@ export interface operations {
                      *         "status": "posted",
                      *         "event_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:36.426Z"
+                     *         "created_at": "2026-11-27T13:02:13.441Z"
                      *       },
                      *       "payment": {
-                     *         "id": "de16e3ef-ba88-4afa-88fc-dde451c7e098",
-                     *         "external_payment_id": "pay-f26b0d89-672b-437f-8ab6-a8a275bbcf05",
-                     *         "invoice_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
+                     *         "id": "99c3121d-2c70-4ea6-9003-20267014e20e",
+                     *         "external_payment_id": "pay-368e787d-6c42-4644-94de-e5a641ed9cf3",
+                     *         "invoice_id": "16928787-b9ab-4c23-ab71-ca0ce1a4de6c",
                      *         "amount_cents": 100,
                      *         "received_date": "2026-03-05",
                      *         "source": "manual",
@@ -6013,7 +6013,7 @@ export interface operations {
                      *         "status": "posted",
                      *         "event_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:36.426Z"
+                     *         "created_at": "2026-11-27T13:02:13.441Z"
                      *       }
                      *     }
                      */
@@ -6042,7 +6042,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "30bfed2d-9b17-4490-8ee1-4c4fc8eee1e6"
+                     *         "request_id": "4fe7ec86-5c85-42c8-b22e-40b437474b69"
                      *       }
                      *     }
                      */
@@ -6086,9 +6086,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "262e7fce-077c-4ad7-a770-2253df1e232a",
-                     *         "external_payment_id": "pay-82d0b07a-e013-4669-b104-e4505b739485",
-                     *         "invoice_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "id": "e68f5c28-8f85-4adc-ba91-8dc7a3fcb109",
+                     *         "external_payment_id": "pay-39b18efe-61bb-4ac9-ad19-ed488270203e",
+                     *         "invoice_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
                      *         "amount_cents": 1000,
                      *         "received_date": "2026-03-05",
                      *         "source": "manual",
@@ -6097,12 +6097,12 @@ export interface operations {
                      *         "status": "posted",
                      *         "event_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:36.529Z"
+                     *         "created_at": "2026-11-27T13:02:13.481Z"
                      *       },
                      *       "payment": {
-                     *         "id": "262e7fce-077c-4ad7-a770-2253df1e232a",
-                     *         "external_payment_id": "pay-82d0b07a-e013-4669-b104-e4505b739485",
-                     *         "invoice_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "id": "e68f5c28-8f85-4adc-ba91-8dc7a3fcb109",
+                     *         "external_payment_id": "pay-39b18efe-61bb-4ac9-ad19-ed488270203e",
+                     *         "invoice_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
                      *         "amount_cents": 1000,
                      *         "received_date": "2026-03-05",
                      *         "source": "manual",
@@ -6111,7 +6111,7 @@ export interface operations {
                      *         "status": "posted",
                      *         "event_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:36.529Z"
+                     *         "created_at": "2026-11-27T13:02:13.481Z"
                      *       }
                      *     }
                      */
@@ -6140,7 +6140,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "8042650a-8dea-4ad1-97b2-0d911bfc2401"
+                     *         "request_id": "411be7a1-0993-4022-80d0-0912b4a68dfc"
                      *       }
                      *     }
                      */
@@ -6200,8 +6200,8 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7bfb347e-185d-40be-ab00-6bd36bf76668",
-                     *           "external_payout_id": "po-c67c0977-9f59-49ef-a7ad-3c4914a5cad3",
+                     *           "id": "d096aa1a-f5e9-470a-b8e2-105a6ae3be7d",
+                     *           "external_payout_id": "po-de8bd965-fe75-4191-a4cf-0b0a57c7cb01",
                      *           "processor": "stripe",
                      *           "payout_date": "2026-03-10",
                      *           "gross_cents": 10000,
@@ -6210,13 +6210,13 @@ export interface operations {
                      *           "currency": "USD",
                      *           "status": "created",
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T08:57:36.682Z"
+                     *           "created_at": "2026-11-27T13:02:13.573Z"
                      *         }
                      *       ],
                      *       "processor_payouts": [
                      *         {
-                     *           "id": "7bfb347e-185d-40be-ab00-6bd36bf76668",
-                     *           "external_payout_id": "po-c67c0977-9f59-49ef-a7ad-3c4914a5cad3",
+                     *           "id": "d096aa1a-f5e9-470a-b8e2-105a6ae3be7d",
+                     *           "external_payout_id": "po-de8bd965-fe75-4191-a4cf-0b0a57c7cb01",
                      *           "processor": "stripe",
                      *           "payout_date": "2026-03-10",
                      *           "gross_cents": 10000,
@@ -6225,7 +6225,7 @@ export interface operations {
                      *           "currency": "USD",
                      *           "status": "created",
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T08:57:36.682Z"
+                     *           "created_at": "2026-11-27T13:02:13.573Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -6261,7 +6261,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "503d63d2-056b-41df-b1ac-0c623205dee3"
+                     *         "request_id": "9354cb92-07d4-4e77-aab7-aaa5258e7eab"
                      *       }
                      *     }
                      */
@@ -6289,7 +6289,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_payout_id": "po-c67c0977-9f59-49ef-a7ad-3c4914a5cad3",
+                 *       "external_payout_id": "po-de8bd965-fe75-4191-a4cf-0b0a57c7cb01",
                  *       "processor": "stripe",
                  *       "payout_date": "2026-03-10",
                  *       "gross_cents": 10000,
@@ -6365,8 +6365,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "7bfb347e-185d-40be-ab00-6bd36bf76668",
-                     *         "external_payout_id": "po-c67c0977-9f59-49ef-a7ad-3c4914a5cad3",
+                     *         "id": "d096aa1a-f5e9-470a-b8e2-105a6ae3be7d",
+                     *         "external_payout_id": "po-de8bd965-fe75-4191-a4cf-0b0a57c7cb01",
                      *         "processor": "stripe",
                      *         "payout_date": "2026-03-10",
                      *         "gross_cents": 10000,
@@ -6375,11 +6375,11 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "created",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:36.682Z"
+                     *         "created_at": "2026-11-27T13:02:13.573Z"
                      *       },
                      *       "processor_payout": {
-                     *         "id": "7bfb347e-185d-40be-ab00-6bd36bf76668",
-                     *         "external_payout_id": "po-c67c0977-9f59-49ef-a7ad-3c4914a5cad3",
+                     *         "id": "d096aa1a-f5e9-470a-b8e2-105a6ae3be7d",
+                     *         "external_payout_id": "po-de8bd965-fe75-4191-a4cf-0b0a57c7cb01",
                      *         "processor": "stripe",
                      *         "payout_date": "2026-03-10",
                      *         "gross_cents": 10000,
@@ -6388,7 +6388,7 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "created",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:36.682Z"
+                     *         "created_at": "2026-11-27T13:02:13.573Z"
                      *       }
                      *     }
                      */
@@ -6417,7 +6417,7 @@ export interface operations {
                      *             "message": "Expected net_cents 97."
                      *           }
                      *         ],
-                     *         "request_id": "e0784310-bf2b-4db2-bca7-3e81db19bf6e"
+                     *         "request_id": "3d859a0d-0bd5-463a-a3f1-321072cda924"
                      *       }
                      *     }
                      */
@@ -6460,8 +6460,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "7bfb347e-185d-40be-ab00-6bd36bf76668",
-                     *         "external_payout_id": "po-c67c0977-9f59-49ef-a7ad-3c4914a5cad3",
+                     *         "id": "d096aa1a-f5e9-470a-b8e2-105a6ae3be7d",
+                     *         "external_payout_id": "po-de8bd965-fe75-4191-a4cf-0b0a57c7cb01",
                      *         "processor": "stripe",
                      *         "payout_date": "2026-03-10",
                      *         "gross_cents": 10000,
@@ -6470,11 +6470,11 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "created",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:36.682Z"
+                     *         "created_at": "2026-11-27T13:02:13.573Z"
                      *       },
                      *       "processor_payout": {
-                     *         "id": "7bfb347e-185d-40be-ab00-6bd36bf76668",
-                     *         "external_payout_id": "po-c67c0977-9f59-49ef-a7ad-3c4914a5cad3",
+                     *         "id": "d096aa1a-f5e9-470a-b8e2-105a6ae3be7d",
+                     *         "external_payout_id": "po-de8bd965-fe75-4191-a4cf-0b0a57c7cb01",
                      *         "processor": "stripe",
                      *         "payout_date": "2026-03-10",
                      *         "gross_cents": 10000,
@@ -6483,7 +6483,7 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "created",
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:36.682Z"
+                     *         "created_at": "2026-11-27T13:02:13.573Z"
                      *       }
                      *     }
                      */
@@ -6512,7 +6512,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "3a9349c9-16a0-4135-998f-2a4dbc0c8e05"
+                     *         "request_id": "681a7374-ebfd-4cdd-9ff5-2492ea208b6c"
                      *       }
                      *     }
                      */
@@ -6574,9 +6574,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
-                     *           "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
-                     *           "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
+                     *           "id": "2c3c1060-ef0c-4699-aebb-c04dc5641fc7",
+                     *           "external_estimate_id": "est-dba54941-087a-4d16-b810-4280c2738f20",
+                     *           "customer_id": "52332de8-5e89-4a56-983e-5f5472b6c4f9",
                      *           "issue_date": "2026-03-01",
                      *           "expiry_date": null,
                      *           "line_items": [
@@ -6593,14 +6593,14 @@ export interface operations {
                      *           "memo": null,
                      *           "invoice_id": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T08:57:36.816Z"
+                     *           "created_at": "2026-11-27T13:02:13.654Z"
                      *         }
                      *       ],
                      *       "estimates": [
                      *         {
-                     *           "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
-                     *           "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
-                     *           "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
+                     *           "id": "2c3c1060-ef0c-4699-aebb-c04dc5641fc7",
+                     *           "external_estimate_id": "est-dba54941-087a-4d16-b810-4280c2738f20",
+                     *           "customer_id": "52332de8-5e89-4a56-983e-5f5472b6c4f9",
                      *           "issue_date": "2026-03-01",
                      *           "expiry_date": null,
                      *           "line_items": [
@@ -6617,7 +6617,7 @@ export interface operations {
                      *           "memo": null,
                      *           "invoice_id": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T08:57:36.816Z"
+                     *           "created_at": "2026-11-27T13:02:13.654Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -6653,7 +6653,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "3c18c701-7181-47b2-8091-1386dc41d2c2"
+                     *         "request_id": "4e96d65c-bf42-4dae-9e76-ab4926711763"
                      *       }
                      *     }
                      */
@@ -6681,8 +6681,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
-                 *       "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
+                 *       "external_estimate_id": "est-dba54941-087a-4d16-b810-4280c2738f20",
+                 *       "customer_id": "52332de8-5e89-4a56-983e-5f5472b6c4f9",
                  *       "issue_date": "2026-03-01",
                  *       "line_items": [
                  *         {
@@ -6779,9 +6779,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
-                     *         "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
-                     *         "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
+                     *         "id": "2c3c1060-ef0c-4699-aebb-c04dc5641fc7",
+                     *         "external_estimate_id": "est-dba54941-087a-4d16-b810-4280c2738f20",
+                     *         "customer_id": "52332de8-5e89-4a56-983e-5f5472b6c4f9",
                      *         "issue_date": "2026-03-01",
                      *         "expiry_date": null,
                      *         "line_items": [
@@ -6798,12 +6798,12 @@ export interface operations {
                      *         "memo": null,
                      *         "invoice_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:36.816Z"
+                     *         "created_at": "2026-11-27T13:02:13.654Z"
                      *       },
                      *       "estimate": {
-                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
-                     *         "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
-                     *         "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
+                     *         "id": "2c3c1060-ef0c-4699-aebb-c04dc5641fc7",
+                     *         "external_estimate_id": "est-dba54941-087a-4d16-b810-4280c2738f20",
+                     *         "customer_id": "52332de8-5e89-4a56-983e-5f5472b6c4f9",
                      *         "issue_date": "2026-03-01",
                      *         "expiry_date": null,
                      *         "line_items": [
@@ -6820,7 +6820,7 @@ export interface operations {
                      *         "memo": null,
                      *         "invoice_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:36.816Z"
+                     *         "created_at": "2026-11-27T13:02:13.654Z"
                      *       }
                      *     }
                      */
@@ -6849,7 +6849,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "77ba77e5-f180-4e8d-a0c8-76ddf449b225"
+                     *         "request_id": "f82636ba-bf9a-46c8-9789-caac09c6992c"
                      *       }
                      *     }
                      */
@@ -6893,9 +6893,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
-                     *         "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
-                     *         "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
+                     *         "id": "2c3c1060-ef0c-4699-aebb-c04dc5641fc7",
+                     *         "external_estimate_id": "est-dba54941-087a-4d16-b810-4280c2738f20",
+                     *         "customer_id": "52332de8-5e89-4a56-983e-5f5472b6c4f9",
                      *         "issue_date": "2026-03-01",
                      *         "expiry_date": null,
                      *         "line_items": [
@@ -6912,12 +6912,12 @@ export interface operations {
                      *         "memo": null,
                      *         "invoice_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:36.816Z"
+                     *         "created_at": "2026-11-27T13:02:13.654Z"
                      *       },
                      *       "estimate": {
-                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
-                     *         "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
-                     *         "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
+                     *         "id": "2c3c1060-ef0c-4699-aebb-c04dc5641fc7",
+                     *         "external_estimate_id": "est-dba54941-087a-4d16-b810-4280c2738f20",
+                     *         "customer_id": "52332de8-5e89-4a56-983e-5f5472b6c4f9",
                      *         "issue_date": "2026-03-01",
                      *         "expiry_date": null,
                      *         "line_items": [
@@ -6934,7 +6934,7 @@ export interface operations {
                      *         "memo": null,
                      *         "invoice_id": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:36.816Z"
+                     *         "created_at": "2026-11-27T13:02:13.654Z"
                      *       }
                      *     }
                      */
@@ -6963,7 +6963,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "5483e70a-eabc-477d-b5b1-d671dc4b8e47"
+                     *         "request_id": "53aeb8a0-69ad-47ca-9282-fb16319d9260"
                      *       }
                      *     }
                      */
@@ -7021,9 +7021,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
-                     *         "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
-                     *         "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
+                     *         "id": "2c3c1060-ef0c-4699-aebb-c04dc5641fc7",
+                     *         "external_estimate_id": "est-dba54941-087a-4d16-b810-4280c2738f20",
+                     *         "customer_id": "52332de8-5e89-4a56-983e-5f5472b6c4f9",
                      *         "issue_date": "2026-03-01",
                      *         "expiry_date": "2026-04-01",
                      *         "line_items": [
@@ -7042,12 +7042,12 @@ export interface operations {
                      *         "metadata": {
                      *           "quote": "q-1"
                      *         },
-                     *         "created_at": "2026-11-26T08:57:36.816Z"
+                     *         "created_at": "2026-11-27T13:02:13.654Z"
                      *       },
                      *       "estimate": {
-                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
-                     *         "external_estimate_id": "est-f2997eb0-61ee-4e8d-9651-f7e43f7b432f",
-                     *         "customer_id": "83d7a9f7-cf4d-4dfd-b601-14f83c27ce79",
+                     *         "id": "2c3c1060-ef0c-4699-aebb-c04dc5641fc7",
+                     *         "external_estimate_id": "est-dba54941-087a-4d16-b810-4280c2738f20",
+                     *         "customer_id": "52332de8-5e89-4a56-983e-5f5472b6c4f9",
                      *         "issue_date": "2026-03-01",
                      *         "expiry_date": "2026-04-01",
                      *         "line_items": [
@@ -7066,7 +7066,7 @@ export interface operations {
                      *         "metadata": {
                      *           "quote": "q-1"
                      *         },
-                     *         "created_at": "2026-11-26T08:57:36.816Z"
+                     *         "created_at": "2026-11-27T13:02:13.654Z"
                      *       }
                      *     }
                      */
@@ -7095,7 +7095,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "fd7bd030-cfc5-438c-bc71-4be7c8de7385"
+                     *         "request_id": "d84c8bc1-c033-483c-8a57-61f804965c14"
                      *       }
                      *     }
                      */
@@ -7152,11 +7152,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
+                     *         "id": "2c3c1060-ef0c-4699-aebb-c04dc5641fc7",
                      *         "status": "sent"
                      *       },
                      *       "estimate": {
-                     *         "id": "0465b3e3-d652-47bb-b789-2eee17568eda",
+                     *         "id": "2c3c1060-ef0c-4699-aebb-c04dc5641fc7",
                      *         "status": "sent"
                      *       }
                      *     }
@@ -7186,7 +7186,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "94a122ed-95e1-466c-bac8-84d7641c7eec"
+                     *         "request_id": "d95baee9-d4bc-4070-97ea-34860eed746e"
                      *       }
                      *     }
                      */
@@ -7246,8 +7246,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "estimate_id": "0465b3e3-d652-47bb-b789-2eee17568eda",
-                     *         "invoice_id": "cf272191-4db1-4699-ab44-e40f9038bc44",
+                     *         "estimate_id": "2c3c1060-ef0c-4699-aebb-c04dc5641fc7",
+                     *         "invoice_id": "9e411e31-4925-4710-b228-ca90aca73d55",
                      *         "invoice_status": "draft"
                      *       }
                      *     }
@@ -7277,7 +7277,7 @@ export interface operations {
                      *             "message": "due_date 2026-04-01 is before issue_date 2026-04-10."
                      *           }
                      *         ],
-                     *         "request_id": "bf6d23ce-2fe3-460d-b4f7-563be14b6bdd"
+                     *         "request_id": "17f4ab25-a893-4d09-9046-76e7fb04455a"
                      *       }
                      *     }
                      */
@@ -7344,30 +7344,30 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
-                     *           "event_id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
+                     *           "id": "5c93e97c-b3e6-4ed8-a747-3efe904bbcf5",
+                     *           "event_id": "5c93e97c-b3e6-4ed8-a747-3efe904bbcf5",
                      *           "event_type": "customer.created",
-                     *           "external_event_id": "evt-458695cd-0219-4ac1-bab8-c5f4c4d6ba9d",
+                     *           "external_event_id": "evt-3217bc2e-b36f-4069-823a-c7daff95884e",
                      *           "source": "api",
                      *           "duplicate": false,
                      *           "status": "stored",
                      *           "payment_id": null,
                      *           "details": [],
-                     *           "created_at": "2026-11-26T08:57:37.197Z"
+                     *           "created_at": "2026-11-27T13:02:13.893Z"
                      *         }
                      *       ],
                      *       "events": [
                      *         {
-                     *           "id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
-                     *           "event_id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
+                     *           "id": "5c93e97c-b3e6-4ed8-a747-3efe904bbcf5",
+                     *           "event_id": "5c93e97c-b3e6-4ed8-a747-3efe904bbcf5",
                      *           "event_type": "customer.created",
-                     *           "external_event_id": "evt-458695cd-0219-4ac1-bab8-c5f4c4d6ba9d",
+                     *           "external_event_id": "evt-3217bc2e-b36f-4069-823a-c7daff95884e",
                      *           "source": "api",
                      *           "duplicate": false,
                      *           "status": "stored",
                      *           "payment_id": null,
                      *           "details": [],
-                     *           "created_at": "2026-11-26T08:57:37.197Z"
+                     *           "created_at": "2026-11-27T13:02:13.893Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -7403,7 +7403,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "3570d3dc-d7f3-460d-b405-7277f5b5cce2"
+                     *         "request_id": "2af6517a-182c-4d3f-9e88-1049a31e8ba9"
                      *       }
                      *     }
                      */
@@ -7432,7 +7432,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "event_type": "customer.created",
-                 *       "external_event_id": "evt-458695cd-0219-4ac1-bab8-c5f4c4d6ba9d",
+                 *       "external_event_id": "evt-3217bc2e-b36f-4069-823a-c7daff95884e",
                  *       "payload": {
                  *         "id": "c1",
                  *         "nested": {
@@ -7518,28 +7518,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
-                     *         "event_id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
+                     *         "id": "5c93e97c-b3e6-4ed8-a747-3efe904bbcf5",
+                     *         "event_id": "5c93e97c-b3e6-4ed8-a747-3efe904bbcf5",
                      *         "event_type": "customer.created",
-                     *         "external_event_id": "evt-458695cd-0219-4ac1-bab8-c5f4c4d6ba9d",
+                     *         "external_event_id": "evt-3217bc2e-b36f-4069-823a-c7daff95884e",
                      *         "source": "api",
                      *         "duplicate": false,
                      *         "status": "stored",
                      *         "payment_id": null,
                      *         "details": [],
-                     *         "created_at": "2026-11-26T08:57:37.197Z"
+                     *         "created_at": "2026-11-27T13:02:13.893Z"
                      *       },
                      *       "event": {
-                     *         "id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
-                     *         "event_id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
+                     *         "id": "5c93e97c-b3e6-4ed8-a747-3efe904bbcf5",
+                     *         "event_id": "5c93e97c-b3e6-4ed8-a747-3efe904bbcf5",
                      *         "event_type": "customer.created",
-                     *         "external_event_id": "evt-458695cd-0219-4ac1-bab8-c5f4c4d6ba9d",
+                     *         "external_event_id": "evt-3217bc2e-b36f-4069-823a-c7daff95884e",
                      *         "source": "api",
                      *         "duplicate": false,
                      *         "status": "stored",
                      *         "payment_id": null,
                      *         "details": [],
-                     *         "created_at": "2026-11-26T08:57:37.197Z"
+                     *         "created_at": "2026-11-27T13:02:13.893Z"
                      *       }
                      *     }
                      */
@@ -7568,7 +7568,7 @@ export interface operations {
                      *             "message": "/payload/k contains a NUL character (U+0000)."
                      *           }
                      *         ],
-                     *         "request_id": "037db7d3-b36a-45c2-b35f-569ac7c3a1fb"
+                     *         "request_id": "ddabdc97-5e9b-43a2-8914-028acbe968a2"
                      *       }
                      *     }
                      */
@@ -7611,28 +7611,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
-                     *         "event_id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
+                     *         "id": "5c93e97c-b3e6-4ed8-a747-3efe904bbcf5",
+                     *         "event_id": "5c93e97c-b3e6-4ed8-a747-3efe904bbcf5",
                      *         "event_type": "customer.created",
-                     *         "external_event_id": "evt-458695cd-0219-4ac1-bab8-c5f4c4d6ba9d",
+                     *         "external_event_id": "evt-3217bc2e-b36f-4069-823a-c7daff95884e",
                      *         "source": "api",
                      *         "duplicate": false,
                      *         "status": "stored",
                      *         "payment_id": null,
                      *         "details": [],
-                     *         "created_at": "2026-11-26T08:57:37.197Z"
+                     *         "created_at": "2026-11-27T13:02:13.893Z"
                      *       },
                      *       "event": {
-                     *         "id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
-                     *         "event_id": "7c8f77fc-6f79-428b-b745-c4ff9c20f462",
+                     *         "id": "5c93e97c-b3e6-4ed8-a747-3efe904bbcf5",
+                     *         "event_id": "5c93e97c-b3e6-4ed8-a747-3efe904bbcf5",
                      *         "event_type": "customer.created",
-                     *         "external_event_id": "evt-458695cd-0219-4ac1-bab8-c5f4c4d6ba9d",
+                     *         "external_event_id": "evt-3217bc2e-b36f-4069-823a-c7daff95884e",
                      *         "source": "api",
                      *         "duplicate": false,
                      *         "status": "stored",
                      *         "payment_id": null,
                      *         "details": [],
-                     *         "created_at": "2026-11-26T08:57:37.197Z"
+                     *         "created_at": "2026-11-27T13:02:13.893Z"
                      *       }
                      *     }
                      */
@@ -7661,7 +7661,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "cbec7303-3f57-45c2-bab1-9d9cfa7bad98"
+                     *         "request_id": "d0d39cf6-ab77-4bbc-b6d0-78aa4af36a96"
                      *       }
                      *     }
                      */
@@ -7700,21 +7700,21 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "provider": "stripe",
-                     *         "source_id": "119acc81-37e3-41e3-b16b-70c361363d4c",
-                     *         "webhook_url": "/hooks/stripe/119acc81-37e3-41e3-b16b-70c361363d4c",
+                     *         "source_id": "a9c23a13-d1e5-4ecf-97d5-84d6f3016e17",
+                     *         "webhook_url": "/hooks/stripe/a9c23a13-d1e5-4ecf-97d5-84d6f3016e17",
                      *         "status": "unverified",
                      *         "verified_at": null,
-                     *         "created_at": "2026-11-26T08:57:37.384Z",
-                     *         "updated_at": "2026-11-26T08:57:37.384Z"
+                     *         "created_at": "2026-11-27T13:02:13.989Z",
+                     *         "updated_at": "2026-11-27T13:02:13.989Z"
                      *       },
                      *       "payment_processor": {
                      *         "provider": "stripe",
-                     *         "source_id": "119acc81-37e3-41e3-b16b-70c361363d4c",
-                     *         "webhook_url": "/hooks/stripe/119acc81-37e3-41e3-b16b-70c361363d4c",
+                     *         "source_id": "a9c23a13-d1e5-4ecf-97d5-84d6f3016e17",
+                     *         "webhook_url": "/hooks/stripe/a9c23a13-d1e5-4ecf-97d5-84d6f3016e17",
                      *         "status": "unverified",
                      *         "verified_at": null,
-                     *         "created_at": "2026-11-26T08:57:37.384Z",
-                     *         "updated_at": "2026-11-26T08:57:37.384Z"
+                     *         "created_at": "2026-11-27T13:02:13.989Z",
+                     *         "updated_at": "2026-11-27T13:02:13.989Z"
                      *       }
                      *     }
                      */
@@ -7743,7 +7743,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "5185541d-96c4-4654-9655-2d48e0c16d55"
+                     *         "request_id": "5962bddf-ef4b-446d-a74e-3dbdc7c9ac76"
                      *       }
                      *     }
                      */
@@ -7782,7 +7782,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "provider": "stripe",
-                 *       "signing_secret": "whsec_f1913a71ad16449aa83d19dcb8c0e8c6"
+                 *       "signing_secret": "whsec_e6dd54b143cb4f66bfe3462139e8c45b"
                  *     }
                  */
                 "application/json": components["schemas"]["PutPaymentProcessorRequest"];
@@ -7804,21 +7804,21 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "provider": "stripe",
-                     *         "source_id": "119acc81-37e3-41e3-b16b-70c361363d4c",
-                     *         "webhook_url": "/hooks/stripe/119acc81-37e3-41e3-b16b-70c361363d4c",
+                     *         "source_id": "a9c23a13-d1e5-4ecf-97d5-84d6f3016e17",
+                     *         "webhook_url": "/hooks/stripe/a9c23a13-d1e5-4ecf-97d5-84d6f3016e17",
                      *         "status": "unverified",
                      *         "verified_at": null,
-                     *         "created_at": "2026-11-26T08:57:37.384Z",
-                     *         "updated_at": "2026-11-26T08:57:37.384Z"
+                     *         "created_at": "2026-11-27T13:02:13.989Z",
+                     *         "updated_at": "2026-11-27T13:02:13.989Z"
                      *       },
                      *       "payment_processor": {
                      *         "provider": "stripe",
-                     *         "source_id": "119acc81-37e3-41e3-b16b-70c361363d4c",
-                     *         "webhook_url": "/hooks/stripe/119acc81-37e3-41e3-b16b-70c361363d4c",
+                     *         "source_id": "a9c23a13-d1e5-4ecf-97d5-84d6f3016e17",
+                     *         "webhook_url": "/hooks/stripe/a9c23a13-d1e5-4ecf-97d5-84d6f3016e17",
                      *         "status": "unverified",
                      *         "verified_at": null,
-                     *         "created_at": "2026-11-26T08:57:37.384Z",
-                     *         "updated_at": "2026-11-26T08:57:37.384Z"
+                     *         "created_at": "2026-11-27T13:02:13.989Z",
+                     *         "updated_at": "2026-11-27T13:02:13.989Z"
                      *       }
                      *     }
                      */
@@ -7847,7 +7847,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "15972a6b-8a15-4d04-a94f-91a26b13a618"
+                     *         "request_id": "98a3b99d-4fe7-4eba-b1aa-844feb9ba90f"
                      *       }
                      *     }
                      */
@@ -7888,12 +7888,12 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "provider": "stripe",
-                     *         "source_id": "119acc81-37e3-41e3-b16b-70c361363d4c",
+                     *         "source_id": "a9c23a13-d1e5-4ecf-97d5-84d6f3016e17",
                      *         "deleted": true
                      *       },
                      *       "payment_processor": {
                      *         "provider": "stripe",
-                     *         "source_id": "119acc81-37e3-41e3-b16b-70c361363d4c",
+                     *         "source_id": "a9c23a13-d1e5-4ecf-97d5-84d6f3016e17",
                      *         "deleted": true
                      *       }
                      *     }
@@ -7923,7 +7923,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "145803db-dc0d-4220-95fc-5bacf8bc96d0"
+                     *         "request_id": "aaf40571-d585-4777-a06e-f4f7257d85b7"
                      *       }
                      *     }
                      */
@@ -7967,20 +7967,20 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt-92bfd29d-de58-4402-89b2-b114c0d3f308",
+                 *       "id": "evt-f98bc852-6d38-4ba9-a5ef-a0efcb1de31b",
                  *       "object": "event",
                  *       "created": 1772712000,
                  *       "type": "payment_intent.succeeded",
                  *       "data": {
                  *         "object": {
-                 *           "id": "pi-e1a6c100-777c-4dd2-84b2-56e2c3aa998e",
+                 *           "id": "pi-08991e54-10a0-428f-a9a3-b9eacc0b26e9",
                  *           "object": "payment_intent",
                  *           "amount": 3000,
                  *           "amount_received": 3000,
                  *           "currency": "usd",
                  *           "created": 1772712000,
                  *           "metadata": {
-                 *             "invoice_id": "7256b669-6b56-44f0-9aa6-57239fbd4098"
+                 *             "invoice_id": "49fcf262-264b-4dbb-8868-7a58fb99adab"
                  *           }
                  *         }
                  *       }
@@ -8003,28 +8003,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "b8342273-eb89-47f7-b84c-7a2610f118a8",
-                     *         "event_id": "b8342273-eb89-47f7-b84c-7a2610f118a8",
+                     *         "id": "1915fa5e-ecb0-4f98-aaca-7136af14cb86",
+                     *         "event_id": "1915fa5e-ecb0-4f98-aaca-7136af14cb86",
                      *         "event_type": "payment_intent.succeeded",
-                     *         "external_event_id": "evt-92bfd29d-de58-4402-89b2-b114c0d3f308",
+                     *         "external_event_id": "evt-f98bc852-6d38-4ba9-a5ef-a0efcb1de31b",
                      *         "source": "stripe",
                      *         "duplicate": false,
                      *         "status": "processed",
-                     *         "payment_id": "f7642e0a-3b88-4bcd-ad08-1b4de407524f",
+                     *         "payment_id": "2a9c0c7d-b18c-4342-b97d-d54fce24a84d",
                      *         "details": [],
-                     *         "created_at": "2026-11-26T08:57:37.492Z"
+                     *         "created_at": "2026-11-27T13:02:14.048Z"
                      *       },
                      *       "event": {
-                     *         "id": "b8342273-eb89-47f7-b84c-7a2610f118a8",
-                     *         "event_id": "b8342273-eb89-47f7-b84c-7a2610f118a8",
+                     *         "id": "1915fa5e-ecb0-4f98-aaca-7136af14cb86",
+                     *         "event_id": "1915fa5e-ecb0-4f98-aaca-7136af14cb86",
                      *         "event_type": "payment_intent.succeeded",
-                     *         "external_event_id": "evt-92bfd29d-de58-4402-89b2-b114c0d3f308",
+                     *         "external_event_id": "evt-f98bc852-6d38-4ba9-a5ef-a0efcb1de31b",
                      *         "source": "stripe",
                      *         "duplicate": false,
                      *         "status": "processed",
-                     *         "payment_id": "f7642e0a-3b88-4bcd-ad08-1b4de407524f",
+                     *         "payment_id": "2a9c0c7d-b18c-4342-b97d-d54fce24a84d",
                      *         "details": [],
-                     *         "created_at": "2026-11-26T08:57:37.492Z"
+                     *         "created_at": "2026-11-27T13:02:14.048Z"
                      *       }
                      *     }
                      */
@@ -8053,7 +8053,7 @@ export interface operations {
                      *             "message": "The Stripe-Signature header needs t=<unix seconds> and at least one v1=<hex HMAC-SHA-256>."
                      *           }
                      *         ],
-                     *         "request_id": "37ed094b-5d9d-42fd-bda9-b5a1efa41ba0"
+                     *         "request_id": "e12955d8-5ece-465f-a5b0-eaf065378fb9"
                      *       }
                      *     }
                      */
@@ -8152,30 +8152,30 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
-                     *           "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
+                     *           "id": "15ff757d-7808-421a-b178-086eef1b471b",
+                     *           "external_vendor_id": "ven-3ff163b7-4922-4227-8215-0d4b4ac65207",
                      *           "display_name": "Fixture vendor",
                      *           "vendor_type": "contractor",
                      *           "email": null,
                      *           "is_1099_eligible": false,
                      *           "w9_on_file": false,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T08:57:37.609Z",
-                     *           "updated_at": "2026-11-26T08:57:37.609Z"
+                     *           "created_at": "2026-11-27T13:02:14.146Z",
+                     *           "updated_at": "2026-11-27T13:02:14.146Z"
                      *         }
                      *       ],
                      *       "vendors": [
                      *         {
-                     *           "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
-                     *           "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
+                     *           "id": "15ff757d-7808-421a-b178-086eef1b471b",
+                     *           "external_vendor_id": "ven-3ff163b7-4922-4227-8215-0d4b4ac65207",
                      *           "display_name": "Fixture vendor",
                      *           "vendor_type": "contractor",
                      *           "email": null,
                      *           "is_1099_eligible": false,
                      *           "w9_on_file": false,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T08:57:37.609Z",
-                     *           "updated_at": "2026-11-26T08:57:37.609Z"
+                     *           "created_at": "2026-11-27T13:02:14.146Z",
+                     *           "updated_at": "2026-11-27T13:02:14.146Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -8211,7 +8211,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "e0b31e34-5b73-48b8-9fa5-54b35887a46e"
+                     *         "request_id": "fcb092a0-8d50-4c9f-a36d-0511f913394a"
                      *       }
                      *     }
                      */
@@ -8239,7 +8239,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
+                 *       "external_vendor_id": "ven-3ff163b7-4922-4227-8215-0d4b4ac65207",
                  *       "display_name": "Fixture vendor"
                  *     }
                  */
@@ -8309,28 +8309,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
-                     *         "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
+                     *         "id": "15ff757d-7808-421a-b178-086eef1b471b",
+                     *         "external_vendor_id": "ven-3ff163b7-4922-4227-8215-0d4b4ac65207",
                      *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
                      *         "email": null,
                      *         "is_1099_eligible": false,
                      *         "w9_on_file": false,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:37.609Z",
-                     *         "updated_at": "2026-11-26T08:57:37.609Z"
+                     *         "created_at": "2026-11-27T13:02:14.146Z",
+                     *         "updated_at": "2026-11-27T13:02:14.146Z"
                      *       },
                      *       "vendor": {
-                     *         "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
-                     *         "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
+                     *         "id": "15ff757d-7808-421a-b178-086eef1b471b",
+                     *         "external_vendor_id": "ven-3ff163b7-4922-4227-8215-0d4b4ac65207",
                      *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
                      *         "email": null,
                      *         "is_1099_eligible": false,
                      *         "w9_on_file": false,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:37.609Z",
-                     *         "updated_at": "2026-11-26T08:57:37.609Z"
+                     *         "created_at": "2026-11-27T13:02:14.146Z",
+                     *         "updated_at": "2026-11-27T13:02:14.146Z"
                      *       }
                      *     }
                      */
@@ -8359,7 +8359,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "c7c5ebef-f862-4755-8e83-1bd0797756ee"
+                     *         "request_id": "a181ad64-9e99-475a-9562-0fc6cbde9ee2"
                      *       }
                      *     }
                      */
@@ -8402,28 +8402,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
-                     *         "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
+                     *         "id": "15ff757d-7808-421a-b178-086eef1b471b",
+                     *         "external_vendor_id": "ven-3ff163b7-4922-4227-8215-0d4b4ac65207",
                      *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
                      *         "email": null,
                      *         "is_1099_eligible": false,
                      *         "w9_on_file": false,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:37.609Z",
-                     *         "updated_at": "2026-11-26T08:57:37.609Z"
+                     *         "created_at": "2026-11-27T13:02:14.146Z",
+                     *         "updated_at": "2026-11-27T13:02:14.146Z"
                      *       },
                      *       "vendor": {
-                     *         "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
-                     *         "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
+                     *         "id": "15ff757d-7808-421a-b178-086eef1b471b",
+                     *         "external_vendor_id": "ven-3ff163b7-4922-4227-8215-0d4b4ac65207",
                      *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
                      *         "email": null,
                      *         "is_1099_eligible": false,
                      *         "w9_on_file": false,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:37.609Z",
-                     *         "updated_at": "2026-11-26T08:57:37.609Z"
+                     *         "created_at": "2026-11-27T13:02:14.146Z",
+                     *         "updated_at": "2026-11-27T13:02:14.146Z"
                      *       }
                      *     }
                      */
@@ -8452,7 +8452,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "92a465ce-64ef-4afb-8928-924c819f2d30"
+                     *         "request_id": "e1489e18-dff2-489b-b4fc-6ace3741b4db"
                      *       }
                      *     }
                      */
@@ -8507,28 +8507,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
-                     *         "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
+                     *         "id": "15ff757d-7808-421a-b178-086eef1b471b",
+                     *         "external_vendor_id": "ven-3ff163b7-4922-4227-8215-0d4b4ac65207",
                      *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
                      *         "email": null,
                      *         "is_1099_eligible": true,
                      *         "w9_on_file": true,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:37.609Z",
-                     *         "updated_at": "2026-11-26T08:57:37.784Z"
+                     *         "created_at": "2026-11-27T13:02:14.146Z",
+                     *         "updated_at": "2026-11-27T13:02:14.253Z"
                      *       },
                      *       "vendor": {
-                     *         "id": "df013f0a-462f-447a-b7ce-62b517db2b90",
-                     *         "external_vendor_id": "ven-54e2b38e-5800-4cb6-ac17-b801ac790fea",
+                     *         "id": "15ff757d-7808-421a-b178-086eef1b471b",
+                     *         "external_vendor_id": "ven-3ff163b7-4922-4227-8215-0d4b4ac65207",
                      *         "display_name": "Fixture vendor",
                      *         "vendor_type": "contractor",
                      *         "email": null,
                      *         "is_1099_eligible": true,
                      *         "w9_on_file": true,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:37.609Z",
-                     *         "updated_at": "2026-11-26T08:57:37.784Z"
+                     *         "created_at": "2026-11-27T13:02:14.146Z",
+                     *         "updated_at": "2026-11-27T13:02:14.253Z"
                      *       }
                      *     }
                      */
@@ -8557,7 +8557,7 @@ export interface operations {
                      *             "message": "/ must NOT have fewer than 1 properties."
                      *           }
                      *         ],
-                     *         "request_id": "2573b8ee-9349-42a7-863a-4a87c3b8a116"
+                     *         "request_id": "597b4e22-cee5-4de5-b127-48138b9f8c61"
                      *       }
                      *     }
                      */
@@ -8626,9 +8626,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
-                     *           "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
-                     *           "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *           "id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
+                     *           "external_bill_id": "bill-9edcbe4a-57f5-4065-8af5-0939db2328c7",
+                     *           "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *           "bill_number": "B-1",
                      *           "issue_date": "2026-03-01",
                      *           "due_date": "2026-03-31",
@@ -8644,21 +8644,21 @@ export interface operations {
                      *           "total_cents": 2500,
                      *           "amount_paid_cents": 0,
                      *           "open_balance_cents": 2500,
-                     *           "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *           "expense_account_id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *           "currency": "USD",
                      *           "memo": null,
                      *           "metadata": {},
-                     *           "posted_at": "2026-11-26T08:57:37.849Z",
+                     *           "posted_at": "2026-11-27T13:02:14.290Z",
                      *           "reversed_at": null,
                      *           "reversal_reason": null,
-                     *           "created_at": "2026-11-26T08:57:37.844Z"
+                     *           "created_at": "2026-11-27T13:02:14.290Z"
                      *         }
                      *       ],
                      *       "bills": [
                      *         {
-                     *           "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
-                     *           "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
-                     *           "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *           "id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
+                     *           "external_bill_id": "bill-9edcbe4a-57f5-4065-8af5-0939db2328c7",
+                     *           "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *           "bill_number": "B-1",
                      *           "issue_date": "2026-03-01",
                      *           "due_date": "2026-03-31",
@@ -8674,14 +8674,14 @@ export interface operations {
                      *           "total_cents": 2500,
                      *           "amount_paid_cents": 0,
                      *           "open_balance_cents": 2500,
-                     *           "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *           "expense_account_id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *           "currency": "USD",
                      *           "memo": null,
                      *           "metadata": {},
-                     *           "posted_at": "2026-11-26T08:57:37.849Z",
+                     *           "posted_at": "2026-11-27T13:02:14.290Z",
                      *           "reversed_at": null,
                      *           "reversal_reason": null,
-                     *           "created_at": "2026-11-26T08:57:37.844Z"
+                     *           "created_at": "2026-11-27T13:02:14.290Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -8717,7 +8717,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "ac286aef-b7b1-4d03-ada8-0d8024b950b9"
+                     *         "request_id": "0a957e88-0aae-4c0b-aab9-da47ac04c731"
                      *       }
                      *     }
                      */
@@ -8745,8 +8745,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
-                 *       "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                 *       "external_bill_id": "bill-9edcbe4a-57f5-4065-8af5-0939db2328c7",
+                 *       "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                  *       "bill_number": "B-1",
                  *       "issue_date": "2026-03-01",
                  *       "due_date": "2026-03-31",
@@ -8857,9 +8857,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
-                     *         "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
+                     *         "external_bill_id": "bill-9edcbe4a-57f5-4065-8af5-0939db2328c7",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -8875,19 +8875,19 @@ export interface operations {
                      *         "total_cents": 2500,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 2500,
-                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *         "expense_account_id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T08:57:37.849Z",
+                     *         "posted_at": "2026-11-27T13:02:14.290Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T08:57:37.844Z"
+                     *         "created_at": "2026-11-27T13:02:14.290Z"
                      *       },
                      *       "bill": {
-                     *         "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
-                     *         "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
+                     *         "external_bill_id": "bill-9edcbe4a-57f5-4065-8af5-0939db2328c7",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -8903,14 +8903,14 @@ export interface operations {
                      *         "total_cents": 2500,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 2500,
-                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *         "expense_account_id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T08:57:37.849Z",
+                     *         "posted_at": "2026-11-27T13:02:14.290Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T08:57:37.844Z"
+                     *         "created_at": "2026-11-27T13:02:14.290Z"
                      *       }
                      *     }
                      */
@@ -8939,7 +8939,7 @@ export interface operations {
                      *             "message": "due_date 2026-02-01 is before issue_date 2026-03-01."
                      *           }
                      *         ],
-                     *         "request_id": "6146b8f3-819b-4864-83fa-840e429639dc"
+                     *         "request_id": "15118acd-4d1d-4517-96cc-8f683ab036b7"
                      *       }
                      *     }
                      */
@@ -8983,9 +8983,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
-                     *         "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
+                     *         "external_bill_id": "bill-9edcbe4a-57f5-4065-8af5-0939db2328c7",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9001,19 +9001,19 @@ export interface operations {
                      *         "total_cents": 2500,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 2500,
-                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *         "expense_account_id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T08:57:37.849Z",
+                     *         "posted_at": "2026-11-27T13:02:14.290Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T08:57:37.844Z"
+                     *         "created_at": "2026-11-27T13:02:14.290Z"
                      *       },
                      *       "bill": {
-                     *         "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
-                     *         "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
+                     *         "external_bill_id": "bill-9edcbe4a-57f5-4065-8af5-0939db2328c7",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9029,14 +9029,14 @@ export interface operations {
                      *         "total_cents": 2500,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 2500,
-                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *         "expense_account_id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T08:57:37.849Z",
+                     *         "posted_at": "2026-11-27T13:02:14.290Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T08:57:37.844Z"
+                     *         "created_at": "2026-11-27T13:02:14.290Z"
                      *       }
                      *     }
                      */
@@ -9065,7 +9065,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "d571d1a0-bdc2-41aa-b882-c8be33271780"
+                     *         "request_id": "ae6f0f2d-9ac5-4764-8793-b704fb74a0dd"
                      *       }
                      *     }
                      */
@@ -9134,9 +9134,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "a101d4b7-1359-473c-a2e7-012f07d4b2d6",
-                     *         "external_bill_id": "bill-8200fb9a-ea7d-4c8d-b82a-f5817d7c8335",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "68a5a58e-137c-43fb-aaba-5b7f3ee73d2d",
+                     *         "external_bill_id": "bill-bdd7fba4-369b-45a2-a4f2-6ef5b896b4d9",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "bill_number": "B-1a",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9158,7 +9158,7 @@ export interface operations {
                      *         "total_cents": 5000,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 0,
-                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *         "expense_account_id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {
@@ -9167,12 +9167,12 @@ export interface operations {
                      *         "posted_at": null,
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T08:57:37.910Z"
+                     *         "created_at": "2026-11-27T13:02:14.331Z"
                      *       },
                      *       "bill": {
-                     *         "id": "a101d4b7-1359-473c-a2e7-012f07d4b2d6",
-                     *         "external_bill_id": "bill-8200fb9a-ea7d-4c8d-b82a-f5817d7c8335",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "68a5a58e-137c-43fb-aaba-5b7f3ee73d2d",
+                     *         "external_bill_id": "bill-bdd7fba4-369b-45a2-a4f2-6ef5b896b4d9",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "bill_number": "B-1a",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9194,7 +9194,7 @@ export interface operations {
                      *         "total_cents": 5000,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 0,
-                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *         "expense_account_id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {
@@ -9203,7 +9203,7 @@ export interface operations {
                      *         "posted_at": null,
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T08:57:37.910Z"
+                     *         "created_at": "2026-11-27T13:02:14.331Z"
                      *       }
                      *     }
                      */
@@ -9232,7 +9232,7 @@ export interface operations {
                      *             "message": "/status is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "bce5fce0-ea9b-45a0-a122-2c29780e7494"
+                     *         "request_id": "3467fdcb-b25f-4ca4-8a68-e6a7814842db"
                      *       }
                      *     }
                      */
@@ -9285,9 +9285,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "a101d4b7-1359-473c-a2e7-012f07d4b2d6",
-                     *         "external_bill_id": "bill-8200fb9a-ea7d-4c8d-b82a-f5817d7c8335",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "68a5a58e-137c-43fb-aaba-5b7f3ee73d2d",
+                     *         "external_bill_id": "bill-bdd7fba4-369b-45a2-a4f2-6ef5b896b4d9",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "bill_number": "B-1a",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9309,21 +9309,21 @@ export interface operations {
                      *         "total_cents": 5000,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 5000,
-                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *         "expense_account_id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {
                      *           "po": "PO-1"
                      *         },
-                     *         "posted_at": "2026-11-26T08:57:38.127Z",
+                     *         "posted_at": "2026-11-27T13:02:14.483Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T08:57:37.910Z"
+                     *         "created_at": "2026-11-27T13:02:14.331Z"
                      *       },
                      *       "bill": {
-                     *         "id": "a101d4b7-1359-473c-a2e7-012f07d4b2d6",
-                     *         "external_bill_id": "bill-8200fb9a-ea7d-4c8d-b82a-f5817d7c8335",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "68a5a58e-137c-43fb-aaba-5b7f3ee73d2d",
+                     *         "external_bill_id": "bill-bdd7fba4-369b-45a2-a4f2-6ef5b896b4d9",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "bill_number": "B-1a",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9345,16 +9345,16 @@ export interface operations {
                      *         "total_cents": 5000,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 5000,
-                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *         "expense_account_id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {
                      *           "po": "PO-1"
                      *         },
-                     *         "posted_at": "2026-11-26T08:57:38.127Z",
+                     *         "posted_at": "2026-11-27T13:02:14.483Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T08:57:37.910Z"
+                     *         "created_at": "2026-11-27T13:02:14.331Z"
                      *       },
                      *       "action": {
                      *         "type": "posted",
@@ -9387,7 +9387,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "07d07e9a-8d6c-4a6c-8a5d-11db4a780a45"
+                     *         "request_id": "7ccf43cf-1ea4-42da-8133-52511904bc54"
                      *       }
                      *     }
                      */
@@ -9444,9 +9444,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
-                     *         "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
+                     *         "external_bill_id": "bill-9edcbe4a-57f5-4065-8af5-0939db2328c7",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9462,21 +9462,21 @@ export interface operations {
                      *         "total_cents": 2500,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 0,
-                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *         "expense_account_id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {
                      *           "po": "PO-2"
                      *         },
-                     *         "posted_at": "2026-11-26T08:57:37.849Z",
-                     *         "reversed_at": "2026-11-26T08:57:38.407Z",
+                     *         "posted_at": "2026-11-27T13:02:14.290Z",
+                     *         "reversed_at": "2026-11-27T13:02:14.659Z",
                      *         "reversal_reason": "Entered twice",
-                     *         "created_at": "2026-11-26T08:57:37.844Z"
+                     *         "created_at": "2026-11-27T13:02:14.290Z"
                      *       },
                      *       "bill": {
-                     *         "id": "59e31175-41aa-43a9-972f-904c0d417e9c",
-                     *         "external_bill_id": "bill-4745c7cc-4cd8-4501-98fd-fdb50ab879e4",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
+                     *         "external_bill_id": "bill-9edcbe4a-57f5-4065-8af5-0939db2328c7",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "bill_number": "B-1",
                      *         "issue_date": "2026-03-01",
                      *         "due_date": "2026-03-31",
@@ -9492,16 +9492,16 @@ export interface operations {
                      *         "total_cents": 2500,
                      *         "amount_paid_cents": 0,
                      *         "open_balance_cents": 0,
-                     *         "expense_account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *         "expense_account_id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {
                      *           "po": "PO-2"
                      *         },
-                     *         "posted_at": "2026-11-26T08:57:37.849Z",
-                     *         "reversed_at": "2026-11-26T08:57:38.407Z",
+                     *         "posted_at": "2026-11-27T13:02:14.290Z",
+                     *         "reversed_at": "2026-11-27T13:02:14.659Z",
                      *         "reversal_reason": "Entered twice",
-                     *         "created_at": "2026-11-26T08:57:37.844Z"
+                     *         "created_at": "2026-11-27T13:02:14.290Z"
                      *       },
                      *       "action": {
                      *         "type": "reversed",
@@ -9534,7 +9534,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "206c8cd9-c983-41ae-95ff-6c723b9b0d8c"
+                     *         "request_id": "ff5d1dfb-6b49-4c93-9077-62ac56fa36e5"
                      *       }
                      *     }
                      */
@@ -9599,15 +9599,15 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
-                     *           "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
-                     *           "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *           "id": "fba0222f-9814-4b4f-bab5-0a5806065a3f",
+                     *           "external_vendor_payment_id": "vp-5ab8791e-4971-4c67-8cec-0d6f113997b0",
+                     *           "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *           "amount_cents": 1000,
                      *           "payment_date": "2026-03-10",
-                     *           "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *           "cash_account_id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *           "allocations": [
                      *             {
-                     *               "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *               "bill_id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
                      *               "amount_cents": 1000
                      *             }
                      *           ],
@@ -9618,20 +9618,20 @@ export interface operations {
                      *           "posted_at": null,
                      *           "reversed_at": null,
                      *           "reversal_reason": null,
-                     *           "created_at": "2026-11-26T08:57:38.177Z"
+                     *           "created_at": "2026-11-27T13:02:14.520Z"
                      *         }
                      *       ],
                      *       "vendor_payments": [
                      *         {
-                     *           "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
-                     *           "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
-                     *           "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *           "id": "fba0222f-9814-4b4f-bab5-0a5806065a3f",
+                     *           "external_vendor_payment_id": "vp-5ab8791e-4971-4c67-8cec-0d6f113997b0",
+                     *           "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *           "amount_cents": 1000,
                      *           "payment_date": "2026-03-10",
-                     *           "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *           "cash_account_id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *           "allocations": [
                      *             {
-                     *               "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *               "bill_id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
                      *               "amount_cents": 1000
                      *             }
                      *           ],
@@ -9642,7 +9642,7 @@ export interface operations {
                      *           "posted_at": null,
                      *           "reversed_at": null,
                      *           "reversal_reason": null,
-                     *           "created_at": "2026-11-26T08:57:38.177Z"
+                     *           "created_at": "2026-11-27T13:02:14.520Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -9678,7 +9678,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "703f1694-0122-487d-aeae-5d1e73f43ae6"
+                     *         "request_id": "209231cc-5e1b-442a-b539-3fe01feea425"
                      *       }
                      *     }
                      */
@@ -9706,13 +9706,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
-                 *       "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                 *       "external_vendor_payment_id": "vp-5ab8791e-4971-4c67-8cec-0d6f113997b0",
+                 *       "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                  *       "amount_cents": 1000,
                  *       "payment_date": "2026-03-10",
                  *       "allocations": [
                  *         {
-                 *           "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                 *           "bill_id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
                  *           "amount_cents": 1000
                  *         }
                  *       ],
@@ -9805,15 +9805,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
-                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "fba0222f-9814-4b4f-bab5-0a5806065a3f",
+                     *         "external_vendor_payment_id": "vp-5ab8791e-4971-4c67-8cec-0d6f113997b0",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *         "cash_account_id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *             "bill_id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -9824,18 +9824,18 @@ export interface operations {
                      *         "posted_at": null,
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T08:57:38.177Z"
+                     *         "created_at": "2026-11-27T13:02:14.520Z"
                      *       },
                      *       "vendor_payment": {
-                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
-                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "fba0222f-9814-4b4f-bab5-0a5806065a3f",
+                     *         "external_vendor_payment_id": "vp-5ab8791e-4971-4c67-8cec-0d6f113997b0",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *         "cash_account_id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *             "bill_id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -9846,7 +9846,7 @@ export interface operations {
                      *         "posted_at": null,
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T08:57:38.177Z"
+                     *         "created_at": "2026-11-27T13:02:14.520Z"
                      *       }
                      *     }
                      */
@@ -9875,7 +9875,7 @@ export interface operations {
                      *             "message": "The allocations must sum to amount_cents (999); they sum to 1000."
                      *           }
                      *         ],
-                     *         "request_id": "1b169db8-5002-4b6c-8cec-1eb60ac418bb"
+                     *         "request_id": "a9f5051d-16fe-412c-a9d7-51cadbe31b4f"
                      *       }
                      *     }
                      */
@@ -9919,15 +9919,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
-                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "fba0222f-9814-4b4f-bab5-0a5806065a3f",
+                     *         "external_vendor_payment_id": "vp-5ab8791e-4971-4c67-8cec-0d6f113997b0",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *         "cash_account_id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *             "bill_id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -9938,18 +9938,18 @@ export interface operations {
                      *         "posted_at": null,
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T08:57:38.177Z"
+                     *         "created_at": "2026-11-27T13:02:14.520Z"
                      *       },
                      *       "vendor_payment": {
-                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
-                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "fba0222f-9814-4b4f-bab5-0a5806065a3f",
+                     *         "external_vendor_payment_id": "vp-5ab8791e-4971-4c67-8cec-0d6f113997b0",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *         "cash_account_id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *             "bill_id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -9960,7 +9960,7 @@ export interface operations {
                      *         "posted_at": null,
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T08:57:38.177Z"
+                     *         "created_at": "2026-11-27T13:02:14.520Z"
                      *       }
                      *     }
                      */
@@ -9989,7 +9989,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "6ad6852b-8efd-42cb-8f19-17a47604d97f"
+                     *         "request_id": "987814a7-4db9-4e70-9067-7bbb64e9516a"
                      *       }
                      *     }
                      */
@@ -10039,15 +10039,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
-                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "fba0222f-9814-4b4f-bab5-0a5806065a3f",
+                     *         "external_vendor_payment_id": "vp-5ab8791e-4971-4c67-8cec-0d6f113997b0",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *         "cash_account_id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *             "bill_id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -10055,21 +10055,21 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T08:57:38.301Z",
+                     *         "posted_at": "2026-11-27T13:02:14.599Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T08:57:38.177Z"
+                     *         "created_at": "2026-11-27T13:02:14.520Z"
                      *       },
                      *       "vendor_payment": {
-                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
-                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "fba0222f-9814-4b4f-bab5-0a5806065a3f",
+                     *         "external_vendor_payment_id": "vp-5ab8791e-4971-4c67-8cec-0d6f113997b0",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *         "cash_account_id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *             "bill_id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -10077,10 +10077,10 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T08:57:38.301Z",
+                     *         "posted_at": "2026-11-27T13:02:14.599Z",
                      *         "reversed_at": null,
                      *         "reversal_reason": null,
-                     *         "created_at": "2026-11-26T08:57:38.177Z"
+                     *         "created_at": "2026-11-27T13:02:14.520Z"
                      *       },
                      *       "action": {
                      *         "type": "posted",
@@ -10113,7 +10113,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "67627553-1ef7-4dee-860e-a105e3705ade"
+                     *         "request_id": "cb668c3e-cbd6-4ac7-b004-69eb3308c808"
                      *       }
                      *     }
                      */
@@ -10170,15 +10170,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
-                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "fba0222f-9814-4b4f-bab5-0a5806065a3f",
+                     *         "external_vendor_payment_id": "vp-5ab8791e-4971-4c67-8cec-0d6f113997b0",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *         "cash_account_id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *             "bill_id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -10186,21 +10186,21 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T08:57:38.301Z",
-                     *         "reversed_at": "2026-11-26T08:57:38.354Z",
+                     *         "posted_at": "2026-11-27T13:02:14.599Z",
+                     *         "reversed_at": "2026-11-27T13:02:14.630Z",
                      *         "reversal_reason": "Paid twice",
-                     *         "created_at": "2026-11-26T08:57:38.177Z"
+                     *         "created_at": "2026-11-27T13:02:14.520Z"
                      *       },
                      *       "vendor_payment": {
-                     *         "id": "f41d3879-e56f-4f8c-8ba4-a2a26245c1d4",
-                     *         "external_vendor_payment_id": "vp-70df965b-38c6-4d33-a3bb-29ae8e65b869",
-                     *         "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *         "id": "fba0222f-9814-4b4f-bab5-0a5806065a3f",
+                     *         "external_vendor_payment_id": "vp-5ab8791e-4971-4c67-8cec-0d6f113997b0",
+                     *         "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *         "amount_cents": 1000,
                      *         "payment_date": "2026-03-10",
-                     *         "cash_account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *         "cash_account_id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *         "allocations": [
                      *           {
-                     *             "bill_id": "59e31175-41aa-43a9-972f-904c0d417e9c",
+                     *             "bill_id": "0447f05a-00db-4075-99bb-a5c3a77faf65",
                      *             "amount_cents": 1000
                      *           }
                      *         ],
@@ -10208,10 +10208,10 @@ export interface operations {
                      *         "currency": "USD",
                      *         "memo": null,
                      *         "metadata": {},
-                     *         "posted_at": "2026-11-26T08:57:38.301Z",
-                     *         "reversed_at": "2026-11-26T08:57:38.354Z",
+                     *         "posted_at": "2026-11-27T13:02:14.599Z",
+                     *         "reversed_at": "2026-11-27T13:02:14.630Z",
                      *         "reversal_reason": "Paid twice",
-                     *         "created_at": "2026-11-26T08:57:38.177Z"
+                     *         "created_at": "2026-11-27T13:02:14.520Z"
                      *       },
                      *       "action": {
                      *         "type": "reversed",
@@ -10244,7 +10244,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "cd3727d7-2845-4244-a613-b2340f03a27f"
+                     *         "request_id": "49aad632-89a5-43b9-8d5c-c1d7e3f89855"
                      *       }
                      *     }
                      */
@@ -10303,7 +10303,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *           "id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
                      *           "url": "https://192.0.2.10/hook",
                      *           "event_types": [
                      *             "invoice.partially_paid"
@@ -10313,12 +10313,12 @@ export interface operations {
                      *           "disabled_reason": null,
                      *           "previous_secret_expires_at": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T08:57:38.442Z"
+                     *           "created_at": "2026-11-27T13:02:14.716Z"
                      *         }
                      *       ],
                      *       "webhook_endpoints": [
                      *         {
-                     *           "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *           "id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
                      *           "url": "https://192.0.2.10/hook",
                      *           "event_types": [
                      *             "invoice.partially_paid"
@@ -10328,7 +10328,7 @@ export interface operations {
                      *           "disabled_reason": null,
                      *           "previous_secret_expires_at": null,
                      *           "metadata": {},
-                     *           "created_at": "2026-11-26T08:57:38.442Z"
+                     *           "created_at": "2026-11-27T13:02:14.716Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -10364,7 +10364,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "0e40e49f-9789-4d8d-a9a1-0c121f35b92e"
+                     *         "request_id": "d987b700-b916-48ac-a1bd-f0a13470204d"
                      *       }
                      *     }
                      */
@@ -10417,7 +10417,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *         "id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10427,11 +10427,11 @@ export interface operations {
                      *         "disabled_reason": null,
                      *         "previous_secret_expires_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:38.442Z",
-                     *         "secret": "whsec_C/ML8fN5HMAxZdk9CJMvQIityW8D6bt2iCyH8kwq5UE="
+                     *         "created_at": "2026-11-27T13:02:14.716Z",
+                     *         "secret": "whsec_ZXt1fWk5GwPLRyXeop8Jak+IfUBeelc+qd/ACrWSzXY="
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *         "id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10441,8 +10441,8 @@ export interface operations {
                      *         "disabled_reason": null,
                      *         "previous_secret_expires_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:38.442Z",
-                     *         "secret": "whsec_C/ML8fN5HMAxZdk9CJMvQIityW8D6bt2iCyH8kwq5UE="
+                     *         "created_at": "2026-11-27T13:02:14.716Z",
+                     *         "secret": "whsec_ZXt1fWk5GwPLRyXeop8Jak+IfUBeelc+qd/ACrWSzXY="
                      *       }
                      *     }
                      */
@@ -10471,7 +10471,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "94f284a4-0fda-4524-ac1a-291c8290be14"
+                     *         "request_id": "13da35fe-aa57-41c5-a50b-f3dc9b8f1317"
                      *       }
                      *     }
                      */
@@ -10514,7 +10514,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *         "id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10524,10 +10524,10 @@ export interface operations {
                      *         "disabled_reason": null,
                      *         "previous_secret_expires_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:38.442Z"
+                     *         "created_at": "2026-11-27T13:02:14.716Z"
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *         "id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10537,7 +10537,7 @@ export interface operations {
                      *         "disabled_reason": null,
                      *         "previous_secret_expires_at": null,
                      *         "metadata": {},
-                     *         "created_at": "2026-11-26T08:57:38.442Z"
+                     *         "created_at": "2026-11-27T13:02:14.716Z"
                      *       }
                      *     }
                      */
@@ -10566,7 +10566,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "5e6d3a2a-b286-4066-9851-61e03cd65def"
+                     *         "request_id": "f4fc565f-12b4-4fff-a1ce-8579c690ce50"
                      *       }
                      *     }
                      */
@@ -10607,11 +10607,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *         "id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
                      *         "deleted": true
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *         "id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
                      *         "deleted": true
                      *       }
                      *     }
@@ -10641,7 +10641,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "c7012bee-2cf2-4f8b-9000-f22bee450ecb"
+                     *         "request_id": "979f9dde-d3d2-4aaa-b38a-cea8ebb48d7f"
                      *       }
                      *     }
                      */
@@ -10698,7 +10698,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *         "id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10710,10 +10710,10 @@ export interface operations {
                      *         "metadata": {
                      *           "k": "v"
                      *         },
-                     *         "created_at": "2026-11-26T08:57:38.442Z"
+                     *         "created_at": "2026-11-27T13:02:14.716Z"
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *         "id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10725,7 +10725,7 @@ export interface operations {
                      *         "metadata": {
                      *           "k": "v"
                      *         },
-                     *         "created_at": "2026-11-26T08:57:38.442Z"
+                     *         "created_at": "2026-11-27T13:02:14.716Z"
                      *       }
                      *     }
                      */
@@ -10754,7 +10754,7 @@ export interface operations {
                      *             "message": "/metadata/a[b] must match pattern \"^[^\\[\\]\\u0000]*$\"."
                      *           }
                      *         ],
-                     *         "request_id": "b72c9164-fbc3-40b3-82b3-377e6b4ea3db"
+                     *         "request_id": "8143fc26-2d1a-475f-8ac3-07b5a118c173"
                      *       }
                      *     }
                      */
@@ -10811,7 +10811,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *         "id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10819,15 +10819,15 @@ export interface operations {
                      *         "description": "Conformance",
                      *         "status": "enabled",
                      *         "disabled_reason": null,
-                     *         "previous_secret_expires_at": "2026-11-27T08:57:38.652Z",
+                     *         "previous_secret_expires_at": "2026-11-28T13:02:17.986Z",
                      *         "metadata": {
                      *           "k": "v"
                      *         },
-                     *         "created_at": "2026-11-26T08:57:38.442Z",
-                     *         "secret": "whsec_dNCxoPsI5e1bQ19oVrnxXFWPndPoZuSx8eb0Qw+YZNk="
+                     *         "created_at": "2026-11-27T13:02:14.716Z",
+                     *         "secret": "whsec_G/fhq87mufBygp3CHUoJ2cUG7jWFA3AwVNgjgPMjNPo="
                      *       },
                      *       "webhook_endpoint": {
-                     *         "id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
+                     *         "id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
                      *         "url": "https://192.0.2.10/hook",
                      *         "event_types": [
                      *           "invoice.partially_paid"
@@ -10835,12 +10835,12 @@ export interface operations {
                      *         "description": "Conformance",
                      *         "status": "enabled",
                      *         "disabled_reason": null,
-                     *         "previous_secret_expires_at": "2026-11-27T08:57:38.652Z",
+                     *         "previous_secret_expires_at": "2026-11-28T13:02:17.986Z",
                      *         "metadata": {
                      *           "k": "v"
                      *         },
-                     *         "created_at": "2026-11-26T08:57:38.442Z",
-                     *         "secret": "whsec_dNCxoPsI5e1bQ19oVrnxXFWPndPoZuSx8eb0Qw+YZNk="
+                     *         "created_at": "2026-11-27T13:02:14.716Z",
+                     *         "secret": "whsec_G/fhq87mufBygp3CHUoJ2cUG7jWFA3AwVNgjgPMjNPo="
                      *       }
                      *     }
                      */
@@ -10869,7 +10869,7 @@ export interface operations {
                      *             "message": "/expire_current_in_hours must be >= 0."
                      *           }
                      *         ],
-                     *         "request_id": "ccd29908-7e6c-4646-a7e8-ed53f3bd6a2b"
+                     *         "request_id": "873ec02e-0165-4a20-be84-f9a54d6c412a"
                      *       }
                      *     }
                      */
@@ -10924,28 +10924,44 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "c1af0c7d-814f-4087-9532-0c94ab589489",
-                     *         "endpoint_id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
-                     *         "event_id": "3b164e68-0c07-47b0-8f9c-945a53fb7e57",
+                     *         "id": "969469f6-274f-49d2-b3d8-f26125a00384",
+                     *         "endpoint_id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
+                     *         "event_id": "715b47c4-beaf-4a6f-9d0d-7fb35d807727",
                      *         "event_type": "webhook.test",
                      *         "status": "pending",
                      *         "attempt_count": 1,
-                     *         "next_attempt_at": "2026-11-26T08:58:18.536Z",
+                     *         "next_attempt_at": "2026-11-27T13:02:18.021Z",
                      *         "delivered_at": null,
-                     *         "created_at": "2026-11-26T08:57:38.529Z",
-                     *         "attempts": []
+                     *         "created_at": "2026-11-27T13:02:14.820Z",
+                     *         "attempts": [
+                     *           {
+                     *             "attempted_at": "2026-11-27T13:02:14.829Z",
+                     *             "status_code": null,
+                     *             "duration_ms": 3065,
+                     *             "error": "EHOSTUNREACH: connect EHOSTUNREACH 192.0.2.10:443",
+                     *             "response_body": null
+                     *           }
+                     *         ]
                      *       },
                      *       "webhook_delivery": {
-                     *         "id": "c1af0c7d-814f-4087-9532-0c94ab589489",
-                     *         "endpoint_id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
-                     *         "event_id": "3b164e68-0c07-47b0-8f9c-945a53fb7e57",
+                     *         "id": "969469f6-274f-49d2-b3d8-f26125a00384",
+                     *         "endpoint_id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
+                     *         "event_id": "715b47c4-beaf-4a6f-9d0d-7fb35d807727",
                      *         "event_type": "webhook.test",
                      *         "status": "pending",
                      *         "attempt_count": 1,
-                     *         "next_attempt_at": "2026-11-26T08:58:18.536Z",
+                     *         "next_attempt_at": "2026-11-27T13:02:18.021Z",
                      *         "delivered_at": null,
-                     *         "created_at": "2026-11-26T08:57:38.529Z",
-                     *         "attempts": []
+                     *         "created_at": "2026-11-27T13:02:14.820Z",
+                     *         "attempts": [
+                     *           {
+                     *             "attempted_at": "2026-11-27T13:02:14.829Z",
+                     *             "status_code": null,
+                     *             "duration_ms": 3065,
+                     *             "error": "EHOSTUNREACH: connect EHOSTUNREACH 192.0.2.10:443",
+                     *             "response_body": null
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -10974,7 +10990,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "8d3ace7b-ecc1-4213-9d48-82ee856904c8"
+                     *         "request_id": "e3d0fd52-f1f9-407e-9ae0-1a4086d3d0b8"
                      *       }
                      *     }
                      */
@@ -11027,27 +11043,27 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "c1af0c7d-814f-4087-9532-0c94ab589489",
-                     *         "endpoint_id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
-                     *         "event_id": "3b164e68-0c07-47b0-8f9c-945a53fb7e57",
+                     *         "id": "969469f6-274f-49d2-b3d8-f26125a00384",
+                     *         "endpoint_id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
+                     *         "event_id": "715b47c4-beaf-4a6f-9d0d-7fb35d807727",
                      *         "event_type": "webhook.test",
                      *         "status": "pending",
                      *         "attempt_count": 0,
-                     *         "next_attempt_at": "2026-11-26T08:57:38.529Z",
+                     *         "next_attempt_at": "2026-11-27T13:02:14.820Z",
                      *         "delivered_at": null,
-                     *         "created_at": "2026-11-26T08:57:38.529Z",
+                     *         "created_at": "2026-11-27T13:02:14.820Z",
                      *         "attempts": []
                      *       },
                      *       "webhook_delivery": {
-                     *         "id": "c1af0c7d-814f-4087-9532-0c94ab589489",
-                     *         "endpoint_id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
-                     *         "event_id": "3b164e68-0c07-47b0-8f9c-945a53fb7e57",
+                     *         "id": "969469f6-274f-49d2-b3d8-f26125a00384",
+                     *         "endpoint_id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
+                     *         "event_id": "715b47c4-beaf-4a6f-9d0d-7fb35d807727",
                      *         "event_type": "webhook.test",
                      *         "status": "pending",
                      *         "attempt_count": 0,
-                     *         "next_attempt_at": "2026-11-26T08:57:38.529Z",
+                     *         "next_attempt_at": "2026-11-27T13:02:14.820Z",
                      *         "delivered_at": null,
-                     *         "created_at": "2026-11-26T08:57:38.529Z",
+                     *         "created_at": "2026-11-27T13:02:14.820Z",
                      *         "attempts": []
                      *       }
                      *     }
@@ -11077,7 +11093,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "104f9923-1688-4bab-b294-c762a6e3ed65"
+                     *         "request_id": "c17395d6-3410-4941-837b-1892bb956ec4"
                      *       }
                      *     }
                      */
@@ -11139,30 +11155,46 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "c1af0c7d-814f-4087-9532-0c94ab589489",
-                     *           "endpoint_id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
-                     *           "event_id": "3b164e68-0c07-47b0-8f9c-945a53fb7e57",
+                     *           "id": "969469f6-274f-49d2-b3d8-f26125a00384",
+                     *           "endpoint_id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
+                     *           "event_id": "715b47c4-beaf-4a6f-9d0d-7fb35d807727",
                      *           "event_type": "webhook.test",
                      *           "status": "pending",
                      *           "attempt_count": 1,
-                     *           "next_attempt_at": "2026-11-26T08:58:18.536Z",
+                     *           "next_attempt_at": "2026-11-27T13:03:17.678Z",
                      *           "delivered_at": null,
-                     *           "created_at": "2026-11-26T08:57:38.529Z",
-                     *           "attempts": []
+                     *           "created_at": "2026-11-27T13:02:14.820Z",
+                     *           "attempts": [
+                     *             {
+                     *               "attempted_at": "2026-11-27T13:02:14.829Z",
+                     *               "status_code": null,
+                     *               "duration_ms": 3065,
+                     *               "error": "EHOSTUNREACH: connect EHOSTUNREACH 192.0.2.10:443",
+                     *               "response_body": null
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "webhook_deliveries": [
                      *         {
-                     *           "id": "c1af0c7d-814f-4087-9532-0c94ab589489",
-                     *           "endpoint_id": "0789b0c9-887e-4453-98a7-eb0839ea19d2",
-                     *           "event_id": "3b164e68-0c07-47b0-8f9c-945a53fb7e57",
+                     *           "id": "969469f6-274f-49d2-b3d8-f26125a00384",
+                     *           "endpoint_id": "f008abdc-c45b-4c62-be52-bb252edf0fcd",
+                     *           "event_id": "715b47c4-beaf-4a6f-9d0d-7fb35d807727",
                      *           "event_type": "webhook.test",
                      *           "status": "pending",
                      *           "attempt_count": 1,
-                     *           "next_attempt_at": "2026-11-26T08:58:18.536Z",
+                     *           "next_attempt_at": "2026-11-27T13:03:17.678Z",
                      *           "delivered_at": null,
-                     *           "created_at": "2026-11-26T08:57:38.529Z",
-                     *           "attempts": []
+                     *           "created_at": "2026-11-27T13:02:14.820Z",
+                     *           "attempts": [
+                     *             {
+                     *               "attempted_at": "2026-11-27T13:02:14.829Z",
+                     *               "status_code": null,
+                     *               "duration_ms": 3065,
+                     *               "error": "EHOSTUNREACH: connect EHOSTUNREACH 192.0.2.10:443",
+                     *               "response_body": null
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "pagination": {
@@ -11198,7 +11230,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "e223dc63-12e9-4d1a-88dd-38f1885c2ce4"
+                     *         "request_id": "d1abc108-9782-4318-8e66-bcfcf4fb7e0b"
                      *       }
                      *     }
                      */
@@ -11260,7 +11292,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
+                     *           "id": "f959ffed-9abe-4624-9210-865d6f7eca17",
                      *           "file_name": "fixture.txt",
                      *           "document_type": "receipt",
                      *           "source": null,
@@ -11269,12 +11301,12 @@ export interface operations {
                      *           "size_bytes": 15,
                      *           "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
                      *           "links": [],
-                     *           "created_at": "2026-11-26T08:57:38.866Z"
+                     *           "created_at": "2026-11-27T13:02:18.085Z"
                      *         }
                      *       ],
                      *       "documents": [
                      *         {
-                     *           "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
+                     *           "id": "f959ffed-9abe-4624-9210-865d6f7eca17",
                      *           "file_name": "fixture.txt",
                      *           "document_type": "receipt",
                      *           "source": null,
@@ -11283,7 +11315,7 @@ export interface operations {
                      *           "size_bytes": 15,
                      *           "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
                      *           "links": [],
-                     *           "created_at": "2026-11-26T08:57:38.866Z"
+                     *           "created_at": "2026-11-27T13:02:18.085Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -11319,7 +11351,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "85631e9c-b15c-4e2a-ab73-b3c687061e3c"
+                     *         "request_id": "81ed3a14-2bc0-4025-9a6a-120aab8299e0"
                      *       }
                      *     }
                      */
@@ -11441,7 +11473,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
+                     *         "id": "f959ffed-9abe-4624-9210-865d6f7eca17",
                      *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
                      *         "source": null,
@@ -11450,10 +11482,10 @@ export interface operations {
                      *         "size_bytes": 15,
                      *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
                      *         "links": [],
-                     *         "created_at": "2026-11-26T08:57:38.866Z"
+                     *         "created_at": "2026-11-27T13:02:18.085Z"
                      *       },
                      *       "document": {
-                     *         "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
+                     *         "id": "f959ffed-9abe-4624-9210-865d6f7eca17",
                      *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
                      *         "source": null,
@@ -11462,7 +11494,7 @@ export interface operations {
                      *         "size_bytes": 15,
                      *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
                      *         "links": [],
-                     *         "created_at": "2026-11-26T08:57:38.866Z"
+                     *         "created_at": "2026-11-27T13:02:18.085Z"
                      *       }
                      *     }
                      */
@@ -11491,7 +11523,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "54be3e0a-eb17-4a7b-9dd1-2f2d6d830b28"
+                     *         "request_id": "101dc469-3560-4f49-ab86-7d5ef1179b68"
                      *       }
                      *     }
                      */
@@ -11535,7 +11567,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
+                     *         "id": "f959ffed-9abe-4624-9210-865d6f7eca17",
                      *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
                      *         "source": null,
@@ -11544,10 +11576,10 @@ export interface operations {
                      *         "size_bytes": 15,
                      *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
                      *         "links": [],
-                     *         "created_at": "2026-11-26T08:57:38.866Z"
+                     *         "created_at": "2026-11-27T13:02:18.085Z"
                      *       },
                      *       "document": {
-                     *         "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
+                     *         "id": "f959ffed-9abe-4624-9210-865d6f7eca17",
                      *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
                      *         "source": null,
@@ -11556,7 +11588,7 @@ export interface operations {
                      *         "size_bytes": 15,
                      *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
                      *         "links": [],
-                     *         "created_at": "2026-11-26T08:57:38.866Z"
+                     *         "created_at": "2026-11-27T13:02:18.085Z"
                      *       }
                      *     }
                      */
@@ -11585,7 +11617,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "bc87b01e-2c3f-4d93-80f4-ff635b8c3288"
+                     *         "request_id": "615a1bb9-1206-4067-a443-10dc6fa77fe9"
                      *       }
                      *     }
                      */
@@ -11682,7 +11714,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "record_type": "customer",
-                 *       "record_id": "e686aafa-3858-4a6f-a13b-b4594ced542e"
+                 *       "record_id": "f3b2484d-3188-47c3-b771-cde719ae2653"
                  *     }
                  */
                 "application/json": components["schemas"]["LinkDocumentRequest"];
@@ -11704,11 +11736,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
-                     *         "linked_record_id": "e686aafa-3858-4a6f-a13b-b4594ced542e"
+                     *         "id": "f959ffed-9abe-4624-9210-865d6f7eca17",
+                     *         "linked_record_id": "f3b2484d-3188-47c3-b771-cde719ae2653"
                      *       },
                      *       "document": {
-                     *         "id": "0b95f637-465e-46f9-9d0a-ec0f29c7c247",
+                     *         "id": "f959ffed-9abe-4624-9210-865d6f7eca17",
                      *         "file_name": "fixture.txt",
                      *         "document_type": "receipt",
                      *         "source": null,
@@ -11716,15 +11748,15 @@ export interface operations {
                      *         "content_type": "text/plain",
                      *         "size_bytes": 15,
                      *         "sha256": "f82c237e520fe3a42f4af20e4b3f6e3dd4b3d4423d9b6cda73f0850c3024dddb",
-                     *         "linked_record_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *         "linked_record_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
                      *         "links": [
                      *           {
                      *             "record_type": "customer",
-                     *             "record_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *             "linked_at": "2026-11-26T08:57:39.091Z"
+                     *             "record_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *             "linked_at": "2026-11-27T13:02:18.217Z"
                      *           }
                      *         ],
-                     *         "created_at": "2026-11-26T08:57:38.866Z"
+                     *         "created_at": "2026-11-27T13:02:18.085Z"
                      *       },
                      *       "action": {
                      *         "type": "linked",
@@ -11757,7 +11789,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "21bed814-174d-4568-9dc0-a63d0aded01c"
+                     *         "request_id": "dd6d5726-ad99-44f7-a888-dad1300de7e4"
                      *       }
                      *     }
                      */
@@ -11790,7 +11822,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "record_type": "invoice",
-                 *       "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd"
+                 *       "record_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateDocumentShareRequest"];
@@ -11812,23 +11844,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "a13df3e9-f91b-4c76-9b9f-aa104b4245b1",
+                     *         "id": "cbea873c-fd2d-48e5-9013-943ad4cd39f0",
                      *         "status": "active",
                      *         "record_type": "invoice",
-                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *         "render_id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
-                     *         "url": "http://127.0.0.1:41269/portal/A3RVzG1bNhQZfHkYk48j3hXHIgXGLXLD7WzonKrOZxo",
-                     *         "created_at": "2026-11-26T08:57:39.176Z",
+                     *         "record_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *         "render_id": "7b03ff5d-3c26-41f5-bc24-76a00098d605",
+                     *         "url": "http://127.0.0.1:45487/portal/DMOFAD0ESpXpPH_iFHMyuZ_DFObn8aClZwLDfPcSxRQ",
+                     *         "created_at": "2026-11-27T13:02:18.259Z",
                      *         "revoked_at": null
                      *       },
                      *       "document_share": {
-                     *         "id": "a13df3e9-f91b-4c76-9b9f-aa104b4245b1",
+                     *         "id": "cbea873c-fd2d-48e5-9013-943ad4cd39f0",
                      *         "status": "active",
                      *         "record_type": "invoice",
-                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *         "render_id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
-                     *         "url": "http://127.0.0.1:41269/portal/A3RVzG1bNhQZfHkYk48j3hXHIgXGLXLD7WzonKrOZxo",
-                     *         "created_at": "2026-11-26T08:57:39.176Z",
+                     *         "record_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *         "render_id": "7b03ff5d-3c26-41f5-bc24-76a00098d605",
+                     *         "url": "http://127.0.0.1:45487/portal/DMOFAD0ESpXpPH_iFHMyuZ_DFObn8aClZwLDfPcSxRQ",
+                     *         "created_at": "2026-11-27T13:02:18.259Z",
                      *         "revoked_at": null
                      *       }
                      *     }
@@ -11858,7 +11890,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "a13b7edc-f863-4bcf-a19f-fa6c68097316"
+                     *         "request_id": "f83b87d3-cb2a-4c52-b3a8-6bcee7da1c30"
                      *       }
                      *     }
                      */
@@ -11902,23 +11934,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "a13df3e9-f91b-4c76-9b9f-aa104b4245b1",
+                     *         "id": "cbea873c-fd2d-48e5-9013-943ad4cd39f0",
                      *         "status": "active",
                      *         "record_type": "invoice",
-                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *         "render_id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
-                     *         "url": "http://127.0.0.1:41269/portal/A3RVzG1bNhQZfHkYk48j3hXHIgXGLXLD7WzonKrOZxo",
-                     *         "created_at": "2026-11-26T08:57:39.176Z",
+                     *         "record_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *         "render_id": "7b03ff5d-3c26-41f5-bc24-76a00098d605",
+                     *         "url": "http://127.0.0.1:45487/portal/DMOFAD0ESpXpPH_iFHMyuZ_DFObn8aClZwLDfPcSxRQ",
+                     *         "created_at": "2026-11-27T13:02:18.259Z",
                      *         "revoked_at": null
                      *       },
                      *       "document_share": {
-                     *         "id": "a13df3e9-f91b-4c76-9b9f-aa104b4245b1",
+                     *         "id": "cbea873c-fd2d-48e5-9013-943ad4cd39f0",
                      *         "status": "active",
                      *         "record_type": "invoice",
-                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *         "render_id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
-                     *         "url": "http://127.0.0.1:41269/portal/A3RVzG1bNhQZfHkYk48j3hXHIgXGLXLD7WzonKrOZxo",
-                     *         "created_at": "2026-11-26T08:57:39.176Z",
+                     *         "record_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *         "render_id": "7b03ff5d-3c26-41f5-bc24-76a00098d605",
+                     *         "url": "http://127.0.0.1:45487/portal/DMOFAD0ESpXpPH_iFHMyuZ_DFObn8aClZwLDfPcSxRQ",
+                     *         "created_at": "2026-11-27T13:02:18.259Z",
                      *         "revoked_at": null
                      *       }
                      *     }
@@ -11948,7 +11980,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "caa9aae5-8933-46a6-b36f-879684b4ac0f"
+                     *         "request_id": "fcd83cb2-851a-45a3-8007-4ee0edab9af4"
                      *       }
                      *     }
                      */
@@ -11989,24 +12021,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "a13df3e9-f91b-4c76-9b9f-aa104b4245b1",
+                     *         "id": "cbea873c-fd2d-48e5-9013-943ad4cd39f0",
                      *         "status": "revoked",
                      *         "record_type": "invoice",
-                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *         "render_id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
-                     *         "url": "http://127.0.0.1:41269/portal/A3RVzG1bNhQZfHkYk48j3hXHIgXGLXLD7WzonKrOZxo",
-                     *         "created_at": "2026-11-26T08:57:39.176Z",
-                     *         "revoked_at": "2026-11-26T08:57:39.404Z"
+                     *         "record_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *         "render_id": "7b03ff5d-3c26-41f5-bc24-76a00098d605",
+                     *         "url": "http://127.0.0.1:45487/portal/DMOFAD0ESpXpPH_iFHMyuZ_DFObn8aClZwLDfPcSxRQ",
+                     *         "created_at": "2026-11-27T13:02:18.259Z",
+                     *         "revoked_at": "2026-11-27T13:02:18.375Z"
                      *       },
                      *       "document_share": {
-                     *         "id": "a13df3e9-f91b-4c76-9b9f-aa104b4245b1",
+                     *         "id": "cbea873c-fd2d-48e5-9013-943ad4cd39f0",
                      *         "status": "revoked",
                      *         "record_type": "invoice",
-                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *         "render_id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
-                     *         "url": "http://127.0.0.1:41269/portal/A3RVzG1bNhQZfHkYk48j3hXHIgXGLXLD7WzonKrOZxo",
-                     *         "created_at": "2026-11-26T08:57:39.176Z",
-                     *         "revoked_at": "2026-11-26T08:57:39.404Z"
+                     *         "record_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *         "render_id": "7b03ff5d-3c26-41f5-bc24-76a00098d605",
+                     *         "url": "http://127.0.0.1:45487/portal/DMOFAD0ESpXpPH_iFHMyuZ_DFObn8aClZwLDfPcSxRQ",
+                     *         "created_at": "2026-11-27T13:02:18.259Z",
+                     *         "revoked_at": "2026-11-27T13:02:18.375Z"
                      *       }
                      *     }
                      */
@@ -12035,7 +12067,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "f77c327f-6764-46d8-a376-670101c20398"
+                     *         "request_id": "d18fb96e-4c67-414a-bab9-0795122ce1a3"
                      *       }
                      *     }
                      */
@@ -12076,24 +12108,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
+                     *         "id": "7b03ff5d-3c26-41f5-bc24-76a00098d605",
                      *         "status": "ready",
                      *         "document_type": "invoice",
-                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "record_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
                      *         "content_type": "application/pdf",
-                     *         "file_name": "invoice-INV-4a2e7a7c.pdf",
+                     *         "file_name": "invoice-INV-23bd9adc.pdf",
                      *         "size_bytes": 2076,
-                     *         "created_at": "2026-11-26T08:57:39.176Z"
+                     *         "created_at": "2026-11-27T13:02:18.259Z"
                      *       },
                      *       "document_render": {
-                     *         "id": "30077d2f-9817-4d29-8996-8b724ddd60a4",
+                     *         "id": "7b03ff5d-3c26-41f5-bc24-76a00098d605",
                      *         "status": "ready",
                      *         "document_type": "invoice",
-                     *         "record_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *         "record_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
                      *         "content_type": "application/pdf",
-                     *         "file_name": "invoice-INV-4a2e7a7c.pdf",
+                     *         "file_name": "invoice-INV-23bd9adc.pdf",
                      *         "size_bytes": 2076,
-                     *         "created_at": "2026-11-26T08:57:39.176Z"
+                     *         "created_at": "2026-11-27T13:02:18.259Z"
                      *       }
                      *     }
                      */
@@ -12122,7 +12154,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "55ffdc73-82e6-4ff1-ac31-a4b836f312f4"
+                     *         "request_id": "d550ac1a-e6f2-4a52-b6e3-9b583cba1e0e"
                      *       }
                      *     }
                      */
@@ -12388,7 +12420,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "6dd033f5-7c2c-4d8e-9eb0-caac8d370890"
+                     *         "request_id": "fb8d7a86-4f82-4003-8fec-d9ce2846cd9c"
                      *       }
                      *     }
                      */
@@ -12463,7 +12495,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "8b84c65f-d072-4be3-bafa-ddc6ae563f42"
+                     *         "request_id": "da0a7977-0f7d-40aa-a0b0-d2ffc51ce361"
                      *       }
                      *     }
                      */
@@ -12548,7 +12580,7 @@ export interface operations {
                      *             "message": "/nope is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "01a68396-cd96-4068-a7b4-a1207f6994a8"
+                     *         "request_id": "0f74fa10-77a7-4cf2-b1dd-3f495e4d51b4"
                      *       }
                      *     }
                      */
@@ -12627,7 +12659,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "17b7553c-2201-46ab-914b-6c68f6b9dd4a"
+                     *         "request_id": "234e99bf-d47f-4981-8f5a-9e5879be28db"
                      *       }
                      *     }
                      */
@@ -12712,7 +12744,7 @@ export interface operations {
                      *             "message": "/nope is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "296c365f-6c6f-46ec-b355-59594660f53e"
+                     *         "request_id": "34237214-c341-4f8d-9ddf-63d596fd0859"
                      *       }
                      *     }
                      */
@@ -12788,7 +12820,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "e4e5300a-d30d-489f-af54-b85f141503ce"
+                     *         "request_id": "412d8aa3-9d39-4a68-b341-f60fba44629e"
                      *       }
                      *     }
                      */
@@ -12870,7 +12902,7 @@ export interface operations {
                      *             "message": "/nope is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "cf961d87-bb9f-4abd-b39a-da9405d3d663"
+                     *         "request_id": "48dcd640-5635-4486-a721-856c8f53c18f"
                      *       }
                      *     }
                      */
@@ -12944,7 +12976,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "a142bca9-d905-409c-b3c8-e61ce193d686"
+                     *         "request_id": "6c6f9ed4-065c-412b-836a-fa2b26047fa6"
                      *       }
                      *     }
                      */
@@ -12993,10 +13025,10 @@ export interface operations {
                      *         "lock_date": "1900-01-01",
                      *         "changes": [
                      *           {
-                     *             "id": "a0c60507-eb0a-4b54-80d7-16fbbbf7fda3",
-                     *             "changed_at": "2026-11-26T08:57:39.697Z",
-                     *             "api_key_id": "fa036739-bc2c-49a2-b7ce-74aa7f608272",
-                     *             "connected_app_id": "2acd01fd-c5fe-4a0b-ab66-fae95142e1c6",
+                     *             "id": "4c378055-0e0b-46bf-99b4-01d184d49e09",
+                     *             "changed_at": "2026-11-27T13:02:18.551Z",
+                     *             "api_key_id": "da803b9d-657e-490f-ad26-7fe9110e8ea4",
+                     *             "connected_app_id": "c0324c2f-2658-43dd-84f8-1c9b5a838053",
                      *             "previous_lock_date": null,
                      *             "lock_date": "1900-01-01"
                      *           }
@@ -13006,10 +13038,10 @@ export interface operations {
                      *         "lock_date": "1900-01-01",
                      *         "changes": [
                      *           {
-                     *             "id": "a0c60507-eb0a-4b54-80d7-16fbbbf7fda3",
-                     *             "changed_at": "2026-11-26T08:57:39.697Z",
-                     *             "api_key_id": "fa036739-bc2c-49a2-b7ce-74aa7f608272",
-                     *             "connected_app_id": "2acd01fd-c5fe-4a0b-ab66-fae95142e1c6",
+                     *             "id": "4c378055-0e0b-46bf-99b4-01d184d49e09",
+                     *             "changed_at": "2026-11-27T13:02:18.551Z",
+                     *             "api_key_id": "da803b9d-657e-490f-ad26-7fe9110e8ea4",
+                     *             "connected_app_id": "c0324c2f-2658-43dd-84f8-1c9b5a838053",
                      *             "previous_lock_date": null,
                      *             "lock_date": "1900-01-01"
                      *           }
@@ -13042,7 +13074,7 @@ export interface operations {
                      *             "message": "/lock_date must be a valid date."
                      *           }
                      *         ],
-                     *         "request_id": "38215610-c01b-4fe1-ac88-48f7f7ef7de8"
+                     *         "request_id": "2ec1bd37-01f5-4088-a658-d888aa1d6b36"
                      *       }
                      *     }
                      */
@@ -13100,7 +13132,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *           "id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *           "code": "1000",
                      *           "name": "Cash",
                      *           "type": "asset",
@@ -13111,7 +13143,7 @@ export interface operations {
                      *           "balance_cents": 1110
                      *         },
                      *         {
-                     *           "id": "9d31aa6c-1df2-5763-8ffe-705c20d8093f",
+                     *           "id": "5b5513a5-3ce1-50a7-9179-5ca45539fa69",
                      *           "code": "1010",
                      *           "name": "Operating bank",
                      *           "type": "asset",
@@ -13124,7 +13156,7 @@ export interface operations {
                      *       ],
                      *       "accounts": [
                      *         {
-                     *           "id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *           "id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *           "code": "1000",
                      *           "name": "Cash",
                      *           "type": "asset",
@@ -13135,7 +13167,7 @@ export interface operations {
                      *           "balance_cents": 1110
                      *         },
                      *         {
-                     *           "id": "9d31aa6c-1df2-5763-8ffe-705c20d8093f",
+                     *           "id": "5b5513a5-3ce1-50a7-9179-5ca45539fa69",
                      *           "code": "1010",
                      *           "name": "Operating bank",
                      *           "type": "asset",
@@ -13146,7 +13178,7 @@ export interface operations {
                      *           "balance_cents": 9700
                      *         },
                      *         {
-                     *           "id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
+                     *           "id": "2fdc8003-e190-5fc6-908a-81eae379d008",
                      *           "code": "1100",
                      *           "name": "Accounts Receivable",
                      *           "type": "asset",
@@ -13157,7 +13189,7 @@ export interface operations {
                      *           "balance_cents": 4790
                      *         },
                      *         {
-                     *           "id": "23c43929-a4b1-5abb-82a4-2da0a6595b2f",
+                     *           "id": "527d80c2-9b3f-523b-bbbb-4a8cd92927f2",
                      *           "code": "1200",
                      *           "name": "Processor clearing",
                      *           "type": "asset",
@@ -13168,7 +13200,7 @@ export interface operations {
                      *           "balance_cents": -7000
                      *         },
                      *         {
-                     *           "id": "95892eb2-37c9-5b4c-b7eb-3dfbf42cecf0",
+                     *           "id": "17c57ca4-4795-5c93-a795-a72bc722335e",
                      *           "code": "2000",
                      *           "name": "Accounts Payable",
                      *           "type": "liability",
@@ -13179,7 +13211,7 @@ export interface operations {
                      *           "balance_cents": 5000
                      *         },
                      *         {
-                     *           "id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
+                     *           "id": "0f243fa7-5f72-5bf8-8bf3-8077e83c8b8b",
                      *           "code": "4000",
                      *           "name": "Revenue",
                      *           "type": "revenue",
@@ -13190,7 +13222,7 @@ export interface operations {
                      *           "balance_cents": 8900
                      *         },
                      *         {
-                     *           "id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *           "id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *           "code": "5000",
                      *           "name": "Expenses",
                      *           "type": "expense",
@@ -13201,7 +13233,7 @@ export interface operations {
                      *           "balance_cents": 5000
                      *         },
                      *         {
-                     *           "id": "a21d4087-db81-5fcb-842d-b497a36965f9",
+                     *           "id": "2b291c27-4bc3-5eb0-903e-4b1ed7ff9150",
                      *           "code": "5200",
                      *           "name": "Processor fees",
                      *           "type": "expense",
@@ -13245,7 +13277,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "ba9483c3-0460-4ecb-802a-09ea3bb7a7db"
+                     *         "request_id": "d70fdb7d-c07b-4f3f-91d4-d963aa30426c"
                      *       }
                      *     }
                      */
@@ -13285,7 +13317,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *         "id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *         "code": "1000",
                      *         "name": "Cash",
                      *         "type": "asset",
@@ -13296,7 +13328,7 @@ export interface operations {
                      *         "balance_cents": 1110
                      *       },
                      *       "account": {
-                     *         "id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *         "id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *         "code": "1000",
                      *         "name": "Cash",
                      *         "type": "asset",
@@ -13333,7 +13365,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "36f2037c-62e3-4cc5-b986-84e22c511ebc"
+                     *         "request_id": "b30bc4de-5622-4935-aa6d-03be09c2c2fa"
                      *       }
                      *     }
                      */
@@ -13397,62 +13429,62 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "0a913327-ac8b-41c6-b341-c2fc8886cc36",
+                     *           "id": "c79ac32c-2e70-4786-a814-2b8de90da0a8",
                      *           "entry_date": "2026-03-01",
                      *           "source_type": "invoice",
-                     *           "source_id": "7256b669-6b56-44f0-9aa6-57239fbd4098",
-                     *           "memo": "Invoice INV-aae1de2d",
+                     *           "source_id": "49fcf262-264b-4dbb-8868-7a58fb99adab",
+                     *           "memo": "Invoice INV-51e05d0a",
                      *           "reverses_entry_id": null,
-                     *           "posted_at": "2026-11-26T08:57:37.444Z",
+                     *           "posted_at": "2026-11-27T13:02:14.024Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
+                     *               "account_id": "2fdc8003-e190-5fc6-908a-81eae379d008",
                      *               "account_code": "1100",
                      *               "side": "debit",
                      *               "amount_cents": 3000,
-                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *               "invoice_id": "7256b669-6b56-44f0-9aa6-57239fbd4098",
+                     *               "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *               "invoice_id": "49fcf262-264b-4dbb-8868-7a58fb99adab",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             },
                      *             {
-                     *               "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
+                     *               "account_id": "0f243fa7-5f72-5bf8-8bf3-8077e83c8b8b",
                      *               "account_code": "4000",
                      *               "side": "credit",
                      *               "amount_cents": 3000,
-                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *               "invoice_id": "7256b669-6b56-44f0-9aa6-57239fbd4098",
+                     *               "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *               "invoice_id": "49fcf262-264b-4dbb-8868-7a58fb99adab",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             }
                      *           ]
                      *         },
                      *         {
-                     *           "id": "22b26217-0a63-4651-841a-0def06a6698d",
+                     *           "id": "943029b1-f6ff-4681-9eb6-5605d5072746",
                      *           "entry_date": "2026-03-01",
                      *           "source_type": "invoice",
-                     *           "source_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
-                     *           "memo": "Invoice INV-442d8cb8",
+                     *           "source_id": "16928787-b9ab-4c23-ab71-ca0ce1a4de6c",
+                     *           "memo": "Invoice INV-be7d487d",
                      *           "reverses_entry_id": null,
-                     *           "posted_at": "2026-11-26T08:57:36.371Z",
+                     *           "posted_at": "2026-11-27T13:02:13.401Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
+                     *               "account_id": "2fdc8003-e190-5fc6-908a-81eae379d008",
                      *               "account_code": "1100",
                      *               "side": "debit",
                      *               "amount_cents": 900,
-                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *               "invoice_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
+                     *               "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *               "invoice_id": "16928787-b9ab-4c23-ab71-ca0ce1a4de6c",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             },
                      *             {
-                     *               "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
+                     *               "account_id": "0f243fa7-5f72-5bf8-8bf3-8077e83c8b8b",
                      *               "account_code": "4000",
                      *               "side": "credit",
                      *               "amount_cents": 900,
-                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *               "invoice_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
+                     *               "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *               "invoice_id": "16928787-b9ab-4c23-ab71-ca0ce1a4de6c",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             }
@@ -13461,155 +13493,155 @@ export interface operations {
                      *       ],
                      *       "journal_entries": [
                      *         {
-                     *           "id": "0a913327-ac8b-41c6-b341-c2fc8886cc36",
+                     *           "id": "c79ac32c-2e70-4786-a814-2b8de90da0a8",
                      *           "entry_date": "2026-03-01",
                      *           "source_type": "invoice",
-                     *           "source_id": "7256b669-6b56-44f0-9aa6-57239fbd4098",
-                     *           "memo": "Invoice INV-aae1de2d",
+                     *           "source_id": "49fcf262-264b-4dbb-8868-7a58fb99adab",
+                     *           "memo": "Invoice INV-51e05d0a",
                      *           "reverses_entry_id": null,
-                     *           "posted_at": "2026-11-26T08:57:37.444Z",
+                     *           "posted_at": "2026-11-27T13:02:14.024Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
+                     *               "account_id": "2fdc8003-e190-5fc6-908a-81eae379d008",
                      *               "account_code": "1100",
                      *               "side": "debit",
                      *               "amount_cents": 3000,
-                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *               "invoice_id": "7256b669-6b56-44f0-9aa6-57239fbd4098",
+                     *               "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *               "invoice_id": "49fcf262-264b-4dbb-8868-7a58fb99adab",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             },
                      *             {
-                     *               "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
+                     *               "account_id": "0f243fa7-5f72-5bf8-8bf3-8077e83c8b8b",
                      *               "account_code": "4000",
                      *               "side": "credit",
                      *               "amount_cents": 3000,
-                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *               "invoice_id": "7256b669-6b56-44f0-9aa6-57239fbd4098",
+                     *               "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *               "invoice_id": "49fcf262-264b-4dbb-8868-7a58fb99adab",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             }
                      *           ]
                      *         },
                      *         {
-                     *           "id": "22b26217-0a63-4651-841a-0def06a6698d",
+                     *           "id": "943029b1-f6ff-4681-9eb6-5605d5072746",
                      *           "entry_date": "2026-03-01",
                      *           "source_type": "invoice",
-                     *           "source_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
-                     *           "memo": "Invoice INV-442d8cb8",
+                     *           "source_id": "16928787-b9ab-4c23-ab71-ca0ce1a4de6c",
+                     *           "memo": "Invoice INV-be7d487d",
                      *           "reverses_entry_id": null,
-                     *           "posted_at": "2026-11-26T08:57:36.371Z",
+                     *           "posted_at": "2026-11-27T13:02:13.401Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
+                     *               "account_id": "2fdc8003-e190-5fc6-908a-81eae379d008",
                      *               "account_code": "1100",
                      *               "side": "debit",
                      *               "amount_cents": 900,
-                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *               "invoice_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
+                     *               "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *               "invoice_id": "16928787-b9ab-4c23-ab71-ca0ce1a4de6c",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             },
                      *             {
-                     *               "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
+                     *               "account_id": "0f243fa7-5f72-5bf8-8bf3-8077e83c8b8b",
                      *               "account_code": "4000",
                      *               "side": "credit",
                      *               "amount_cents": 900,
-                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *               "invoice_id": "ff85b178-8cfb-4f44-85c8-0a95f597cde1",
+                     *               "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *               "invoice_id": "16928787-b9ab-4c23-ab71-ca0ce1a4de6c",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             }
                      *           ]
                      *         },
                      *         {
-                     *           "id": "b6194d15-44e6-485b-ab9f-fac428d4b3c4",
+                     *           "id": "5fe72c3c-e6a1-47dc-91bd-3a1f8e88e677",
                      *           "entry_date": "2026-03-10",
                      *           "source_type": "invoice",
-                     *           "source_id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
-                     *           "memo": "Void of invoice INV-8e4c395d",
-                     *           "reverses_entry_id": "2468a41c-b7f7-46e7-a94f-a3dff3df0493",
-                     *           "posted_at": "2026-11-26T08:57:36.266Z",
+                     *           "source_id": "11ff9f22-8984-47a6-828f-804c6396c7dc",
+                     *           "memo": "Void of invoice INV-e220fd51",
+                     *           "reverses_entry_id": "0dc793a6-d0fc-44c8-9e17-7fd8cd6ac8fe",
+                     *           "posted_at": "2026-11-27T13:02:13.326Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
+                     *               "account_id": "2fdc8003-e190-5fc6-908a-81eae379d008",
                      *               "account_code": "1100",
                      *               "side": "credit",
                      *               "amount_cents": 700,
-                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *               "invoice_id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
+                     *               "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *               "invoice_id": "11ff9f22-8984-47a6-828f-804c6396c7dc",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             },
                      *             {
-                     *               "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
+                     *               "account_id": "0f243fa7-5f72-5bf8-8bf3-8077e83c8b8b",
                      *               "account_code": "4000",
                      *               "side": "debit",
                      *               "amount_cents": 700,
-                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *               "invoice_id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
+                     *               "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *               "invoice_id": "11ff9f22-8984-47a6-828f-804c6396c7dc",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             }
                      *           ]
                      *         },
                      *         {
-                     *           "id": "2468a41c-b7f7-46e7-a94f-a3dff3df0493",
+                     *           "id": "0dc793a6-d0fc-44c8-9e17-7fd8cd6ac8fe",
                      *           "entry_date": "2026-03-01",
                      *           "source_type": "invoice",
-                     *           "source_id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
-                     *           "memo": "Invoice INV-8e4c395d",
+                     *           "source_id": "11ff9f22-8984-47a6-828f-804c6396c7dc",
+                     *           "memo": "Invoice INV-e220fd51",
                      *           "reverses_entry_id": null,
-                     *           "posted_at": "2026-11-26T08:57:36.246Z",
+                     *           "posted_at": "2026-11-27T13:02:13.310Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
+                     *               "account_id": "2fdc8003-e190-5fc6-908a-81eae379d008",
                      *               "account_code": "1100",
                      *               "side": "debit",
                      *               "amount_cents": 700,
-                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *               "invoice_id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
+                     *               "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *               "invoice_id": "11ff9f22-8984-47a6-828f-804c6396c7dc",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             },
                      *             {
-                     *               "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
+                     *               "account_id": "0f243fa7-5f72-5bf8-8bf3-8077e83c8b8b",
                      *               "account_code": "4000",
                      *               "side": "credit",
                      *               "amount_cents": 700,
-                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *               "invoice_id": "e47a3e40-e852-474b-8b22-2b98aaad690a",
+                     *               "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *               "invoice_id": "11ff9f22-8984-47a6-828f-804c6396c7dc",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             }
                      *           ]
                      *         },
                      *         {
-                     *           "id": "b5edced1-4d05-4876-ab9a-448af3a83054",
+                     *           "id": "9621deb9-89f8-45ec-ab0f-77dcb0560a13",
                      *           "entry_date": "2026-03-01",
                      *           "source_type": "invoice",
-                     *           "source_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
-                     *           "memo": "Invoice INV-4a2e7a7c",
+                     *           "source_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
+                     *           "memo": "Invoice INV-23bd9adc",
                      *           "reverses_entry_id": null,
-                     *           "posted_at": "2026-11-26T08:57:36.037Z",
+                     *           "posted_at": "2026-11-27T13:02:13.202Z",
                      *           "lines": [
                      *             {
-                     *               "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
+                     *               "account_id": "2fdc8003-e190-5fc6-908a-81eae379d008",
                      *               "account_code": "1100",
                      *               "side": "debit",
                      *               "amount_cents": 5000,
-                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *               "invoice_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *               "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *               "invoice_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             },
                      *             {
-                     *               "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
+                     *               "account_id": "0f243fa7-5f72-5bf8-8bf3-8077e83c8b8b",
                      *               "account_code": "4000",
                      *               "side": "credit",
                      *               "amount_cents": 5000,
-                     *               "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
-                     *               "invoice_id": "a5f38261-a7c9-440c-b823-26e61d7b52cd",
+                     *               "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
+                     *               "invoice_id": "781ebd2c-248b-46f2-a660-7e998c8a99a1",
                      *               "vendor_id": null,
                      *               "bill_id": null
                      *             }
@@ -13649,7 +13681,7 @@ export interface operations {
                      *             "message": "from must not be after to."
                      *           }
                      *         ],
-                     *         "request_id": "fe82db32-1307-43c3-9ca5-03dbc6de440c"
+                     *         "request_id": "d5bd8702-a48f-4b8e-9f3d-cdb3b71ec0c0"
                      *       }
                      *     }
                      */
@@ -13692,13 +13724,13 @@ export interface operations {
                      *           {
                      *             "service": "receivables",
                      *             "entries": 10,
-                     *             "head_hash": "5542db173edb89fac79b535baba85408a81bc2692f33d6b7ab289b864f34e66a",
+                     *             "head_hash": "f856b98f14c9a57c68d7741bb49c51be28f20b8065053b9826bc216ea1f833d8",
                      *             "first_broken_entry_id": null
                      *           },
                      *           {
                      *             "service": "payables",
                      *             "entries": 5,
-                     *             "head_hash": "123118b5399e9258adacd988796f77c7acca2f842881ae8d6c881b2174f6593a",
+                     *             "head_hash": "56793925432ee8ab23b56c5aaa6d5797474d2caa3c1805271b9b1493ee4bf095",
                      *             "first_broken_entry_id": null
                      *           }
                      *         ]
@@ -13710,13 +13742,13 @@ export interface operations {
                      *           {
                      *             "service": "receivables",
                      *             "entries": 10,
-                     *             "head_hash": "5542db173edb89fac79b535baba85408a81bc2692f33d6b7ab289b864f34e66a",
+                     *             "head_hash": "f856b98f14c9a57c68d7741bb49c51be28f20b8065053b9826bc216ea1f833d8",
                      *             "first_broken_entry_id": null
                      *           },
                      *           {
                      *             "service": "payables",
                      *             "entries": 5,
-                     *             "head_hash": "123118b5399e9258adacd988796f77c7acca2f842881ae8d6c881b2174f6593a",
+                     *             "head_hash": "56793925432ee8ab23b56c5aaa6d5797474d2caa3c1805271b9b1493ee4bf095",
                      *             "first_broken_entry_id": null
                      *           }
                      *         ]
@@ -13748,7 +13780,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "1cf702aa-b9f4-4fa7-9f19-b62878be00c7"
+                     *         "request_id": "9a5d63ea-483f-4d9d-9af6-960c638deb10"
                      *       }
                      *     }
                      */
@@ -13830,7 +13862,7 @@ export interface operations {
                      *             "message": "from must not be after to."
                      *           }
                      *         ],
-                     *         "request_id": "0a5d5c1c-262a-4920-972f-34f709f355cd"
+                     *         "request_id": "a1e875e7-1134-40e4-b3fb-563882d58028"
                      *       }
                      *     }
                      */
@@ -13882,7 +13914,7 @@ export interface operations {
                      *         },
                      *         "customers": [
                      *           {
-                     *             "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *             "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
                      *             "display_name": "Conformance customer, renamed",
                      *             "open_cents": 4790,
                      *             "aging": {
@@ -13908,7 +13940,7 @@ export interface operations {
                      *         },
                      *         "customers": [
                      *           {
-                     *             "customer_id": "e686aafa-3858-4a6f-a13b-b4594ced542e",
+                     *             "customer_id": "f3b2484d-3188-47c3-b771-cde719ae2653",
                      *             "display_name": "Conformance customer, renamed",
                      *             "open_cents": 4790,
                      *             "aging": {
@@ -13948,7 +13980,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "1fe70c95-a670-43b7-8860-e1ae0234074a"
+                     *         "request_id": "78e1e0e0-f7c1-4543-8c0c-bc6eed34f5b1"
                      *       }
                      *     }
                      */
@@ -13988,7 +14020,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "as_of": "2026-11-26",
+                     *         "as_of": "2026-11-27",
                      *         "total_open_cents": 5000,
                      *         "vendor_count": 1,
                      *         "aging": {
@@ -14000,7 +14032,7 @@ export interface operations {
                      *         },
                      *         "vendors": [
                      *           {
-                     *             "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *             "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *             "display_name": "Fixture vendor",
                      *             "open_cents": 5000,
                      *             "aging": {
@@ -14014,7 +14046,7 @@ export interface operations {
                      *         ]
                      *       },
                      *       "accounts_payable": {
-                     *         "as_of": "2026-11-26",
+                     *         "as_of": "2026-11-27",
                      *         "total_open_cents": 5000,
                      *         "vendor_count": 1,
                      *         "aging": {
@@ -14026,7 +14058,7 @@ export interface operations {
                      *         },
                      *         "vendors": [
                      *           {
-                     *             "vendor_id": "df013f0a-462f-447a-b7ce-62b517db2b90",
+                     *             "vendor_id": "15ff757d-7808-421a-b178-086eef1b471b",
                      *             "display_name": "Fixture vendor",
                      *             "open_cents": 5000,
                      *             "aging": {
@@ -14066,7 +14098,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "02e05aaf-23af-4878-93c8-3fe986232944"
+                     *         "request_id": "ceca1408-f3a0-461d-81fa-1d4b8a8f79e0"
                      *       }
                      *     }
                      */
@@ -14155,7 +14187,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "d9654764-e600-4eb7-9ea6-6ace88052961"
+                     *         "request_id": "55e8a19e-01f0-4a9a-9418-4a62c95fc6d2"
                      *       }
                      *     }
                      */
@@ -14198,7 +14230,7 @@ export interface operations {
                      *         "as_of": "2026-12-31",
                      *         "accounts": [
                      *           {
-                     *             "account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *             "account_id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *             "code": "1000",
                      *             "name": "Cash",
                      *             "type": "asset",
@@ -14206,7 +14238,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "9d31aa6c-1df2-5763-8ffe-705c20d8093f",
+                     *             "account_id": "5b5513a5-3ce1-50a7-9179-5ca45539fa69",
                      *             "code": "1010",
                      *             "name": "Operating bank",
                      *             "type": "asset",
@@ -14214,7 +14246,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
+                     *             "account_id": "2fdc8003-e190-5fc6-908a-81eae379d008",
                      *             "code": "1100",
                      *             "name": "Accounts Receivable",
                      *             "type": "asset",
@@ -14222,7 +14254,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "23c43929-a4b1-5abb-82a4-2da0a6595b2f",
+                     *             "account_id": "527d80c2-9b3f-523b-bbbb-4a8cd92927f2",
                      *             "code": "1200",
                      *             "name": "Processor clearing",
                      *             "type": "asset",
@@ -14230,7 +14262,7 @@ export interface operations {
                      *             "credit_cents": 7000
                      *           },
                      *           {
-                     *             "account_id": "95892eb2-37c9-5b4c-b7eb-3dfbf42cecf0",
+                     *             "account_id": "17c57ca4-4795-5c93-a795-a72bc722335e",
                      *             "code": "2000",
                      *             "name": "Accounts Payable",
                      *             "type": "liability",
@@ -14238,7 +14270,7 @@ export interface operations {
                      *             "credit_cents": 5000
                      *           },
                      *           {
-                     *             "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
+                     *             "account_id": "0f243fa7-5f72-5bf8-8bf3-8077e83c8b8b",
                      *             "code": "4000",
                      *             "name": "Revenue",
                      *             "type": "revenue",
@@ -14246,7 +14278,7 @@ export interface operations {
                      *             "credit_cents": 8900
                      *           },
                      *           {
-                     *             "account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *             "account_id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *             "code": "5000",
                      *             "name": "Expenses",
                      *             "type": "expense",
@@ -14254,7 +14286,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "a21d4087-db81-5fcb-842d-b497a36965f9",
+                     *             "account_id": "2b291c27-4bc3-5eb0-903e-4b1ed7ff9150",
                      *             "code": "5200",
                      *             "name": "Processor fees",
                      *             "type": "expense",
@@ -14270,7 +14302,7 @@ export interface operations {
                      *         "as_of": "2026-12-31",
                      *         "accounts": [
                      *           {
-                     *             "account_id": "8e9d8a5c-f85c-5cdf-8919-37a9109978e1",
+                     *             "account_id": "dd96b7bd-f0ea-55d9-9a52-a10a65bb0024",
                      *             "code": "1000",
                      *             "name": "Cash",
                      *             "type": "asset",
@@ -14278,7 +14310,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "9d31aa6c-1df2-5763-8ffe-705c20d8093f",
+                     *             "account_id": "5b5513a5-3ce1-50a7-9179-5ca45539fa69",
                      *             "code": "1010",
                      *             "name": "Operating bank",
                      *             "type": "asset",
@@ -14286,7 +14318,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "fd0d54c2-255c-59a5-aca0-46240f33893a",
+                     *             "account_id": "2fdc8003-e190-5fc6-908a-81eae379d008",
                      *             "code": "1100",
                      *             "name": "Accounts Receivable",
                      *             "type": "asset",
@@ -14294,7 +14326,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "23c43929-a4b1-5abb-82a4-2da0a6595b2f",
+                     *             "account_id": "527d80c2-9b3f-523b-bbbb-4a8cd92927f2",
                      *             "code": "1200",
                      *             "name": "Processor clearing",
                      *             "type": "asset",
@@ -14302,7 +14334,7 @@ export interface operations {
                      *             "credit_cents": 7000
                      *           },
                      *           {
-                     *             "account_id": "95892eb2-37c9-5b4c-b7eb-3dfbf42cecf0",
+                     *             "account_id": "17c57ca4-4795-5c93-a795-a72bc722335e",
                      *             "code": "2000",
                      *             "name": "Accounts Payable",
                      *             "type": "liability",
@@ -14310,7 +14342,7 @@ export interface operations {
                      *             "credit_cents": 5000
                      *           },
                      *           {
-                     *             "account_id": "b4ae6fb4-e0fb-5aae-87cd-8ff9b71dbadc",
+                     *             "account_id": "0f243fa7-5f72-5bf8-8bf3-8077e83c8b8b",
                      *             "code": "4000",
                      *             "name": "Revenue",
                      *             "type": "revenue",
@@ -14318,7 +14350,7 @@ export interface operations {
                      *             "credit_cents": 8900
                      *           },
                      *           {
-                     *             "account_id": "df01a0d2-a303-5bb9-8cb9-e629b839f266",
+                     *             "account_id": "695f252f-4d03-57c3-a9f8-fa1f47b8401e",
                      *             "code": "5000",
                      *             "name": "Expenses",
                      *             "type": "expense",
@@ -14326,7 +14358,7 @@ export interface operations {
                      *             "credit_cents": 0
                      *           },
                      *           {
-                     *             "account_id": "a21d4087-db81-5fcb-842d-b497a36965f9",
+                     *             "account_id": "2b291c27-4bc3-5eb0-903e-4b1ed7ff9150",
                      *             "code": "5200",
                      *             "name": "Processor fees",
                      *             "type": "expense",
@@ -14365,7 +14397,7 @@ export interface operations {
                      *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "8e18849c-35e0-4cbe-ba6f-4b743d62ff1b"
+                     *         "request_id": "31228bd3-fae5-4bee-a9ad-36967abc1537"
                      *       }
                      *     }
                      */

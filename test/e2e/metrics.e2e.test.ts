@@ -68,6 +68,7 @@ describe('e2e: /metrics of every service', () => {
     expect(value(text, 'ledger_journal_entries_total', { source_type: 'invoice' })).toBeGreaterThanOrEqual(1);
     expect(value(text, 'outbox_published_total', { kind: 'inline' })).toBeGreaterThanOrEqual(1);
     expect(value(text, 'outbox_publish_lag_seconds_count', { kind: 'inline' })).toBeGreaterThanOrEqual(1);
+    expect(value(text, 'outbox_publish_ack_seconds_count', {})).toBeGreaterThanOrEqual(1);
     expect(text).toMatch(/^outbox_unpublished_rows\{[^}]*\} \d+/m);
     expect(text).toMatch(/^process_cpu_seconds_total\{[^}]*\} /m);
   });

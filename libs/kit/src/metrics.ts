@@ -16,6 +16,8 @@ export interface ServiceMetrics {
   outboxPublished: Counter<'kind'>;
   /** Commit of an outbox row to its publish to JetStream, by who published it. */
   outboxPublishLag: Histogram<'kind'>;
+  /** A transaction's inline publish: its events sent to JetStream to the stream's last ack. */
+  outboxPublishAck: Histogram;
   /** Journal entries committed (postings), by source type (invoice, payment, ...). */
   journalEntries: Counter<'source_type'>;
   /** Group commits of libs/posting Books by way; one-statement tries that fell back, by reason. */
@@ -92,6 +94,12 @@ export function createMetrics(service: string, withDefaults = true): ServiceMetr
       name: 'outbox_published_total',
       help: 'Outbox rows published to JetStream, by who published them (inline or relay).',
       labelNames: ['kind'],
+      registers,
+    }),
+    outboxPublishAck: new Histogram({
+      name: 'outbox_publish_ack_seconds',
+      help: "Time from sending a committed transaction's events to JetStream to the stream's ack of the last (inline publish: the reply waits for it).",
+      buckets: LATENCY_BUCKETS,
       registers,
     }),
     outboxPublishLag: new Histogram({

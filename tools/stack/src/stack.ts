@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { SERVICE_MANIFEST, type ServiceManifestEntry, serviceDir } from '@acct/contracts';
 import { type ListeningReport, ensureDatabase } from '@acct/kit';
+import { tailLines } from './log-tail';
 import { startRoundRobin } from './round-robin';
 import { type LocalS3, startLocalS3 } from './s3';
 
@@ -132,6 +133,14 @@ function run(cmd: string[], env: NodeJS.ProcessEnv, logs: StackOptions['logs'], 
   // STACK_NODE_ARGS: extra node flags for every service process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
   return spawn(process.execPath, [...nodeArgs, ...cmd], { cwd: ROOT, env, stdio });
+}
+
+/** The last lines of a service's log file, as text to append to an error ('' with logs 'inherit'). */
+export function logTail(logs: StackOptions['logs'], logName: string, lines = 15): string {
+  if (logs === 'inherit') return '';
+  const file = path.join(logs.dir, `${logName}.log`);
+  const tail = tailLines(file, lines);
+  return tail.length ? `; the last lines of ${file}:\n${tail.join('\n')}` : '';
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -294,7 +303,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     });
     child.once('exit', (code, signal) => onExit(svc, code, signal));
     services.set(instance, svc);
-    await waitReady(svc, timeout);
+    await waitReady(svc, timeout).catch((e: unknown) => {
+      // The reason is in the process's own log: its last lines go with the error (a CI run that
+      // fails here keeps only its output).
+      throw new Error(`${e instanceof Error ? e.message : String(e)}${logTail(opts.logs, instance.replace('#', '-'))}`);
+    });
     if (def.public && replicas === 1 && publicPort === 0) setPublicPort(svc.httpPort!);
   };
   const startService = async (name: string) => {
@@ -359,7 +372,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     for (const def of SERVICE_MANIFEST) {
       const child = track(run([path.join(serviceDir(def.name), 'dist', 'migrate.js')], baseEnv, opts.logs, `${def.name}.migrate`));
       const code = await exited(child);
-      if (code !== 0) throw new Error(`migrations of ${def.name} failed (exit ${code})`);
+      if (code !== 0) throw new Error(`migrations of ${def.name} failed (exit ${code})${logTail(opts.logs, `${def.name}.migrate`)}`);
     }
     // Every service of the manifest, in its order (services first, the gateway last); except that
     // a single gateway on a port of its choosing starts first, as the others need its URL

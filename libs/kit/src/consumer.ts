@@ -5,6 +5,7 @@ import { retryOnConflict } from './conflicts';
 import { type EntityManager, type MigrationDef, type Orm, ddlMigration } from './db';
 import { statement, transactionQuery } from './sql';
 import type { Logger } from './logger';
+import { retryJetStreamSetup } from './jetstream-setup';
 import type { ServiceMetrics } from './metrics';
 import { ensureEventsStream } from './outbox';
 import { decodeJson, encodeJson } from './rpc';
@@ -342,7 +343,8 @@ export class EventConsumer {
   async start(): Promise<void> {
     const { nc, prefix, name } = this.o;
     const stream = eventsStreamName(prefix);
-    const jsm = await nc.jetstreamManager();
+    const retry = <T>(what: string, fn: () => Promise<T>) => retryJetStreamSetup(`${what} (consumer ${name})`, fn, { log: this.o.log });
+    const jsm = await retry('jetstream manager', () => nc.jetstreamManager());
     const config = {
       durable_name: name,
       ack_policy: AckPolicy.Explicit,
@@ -351,16 +353,18 @@ export class EventConsumer {
       ack_wait: (this.o.ackWaitMs ?? 30_000) * NS_PER_MS,
       max_deliver: -1,
     };
-    try {
-      await jsm.consumers.info(stream, name);
-    } catch {
-      await jsm.consumers.add(stream, config).catch(async (e) => {
-        // Another replica created it in between.
-        await jsm.consumers.info(stream, name).catch(() => {
-          throw e;
+    await retry('durable consumer setup', async () => {
+      try {
+        await jsm.consumers.info(stream, name);
+      } catch {
+        await jsm.consumers.add(stream, config).catch(async (e) => {
+          // Another replica created it in between.
+          await jsm.consumers.info(stream, name).catch(() => {
+            throw e;
+          });
         });
-      });
-    }
+      }
+    });
     // Backlog at scrape time: delivered-but-unacknowledged plus not yet delivered.
     this.o.metrics?.pendingReaders.set(name, async () => {
       const info = await jsm.consumers.info(stream, name);
@@ -375,7 +379,7 @@ export class EventConsumer {
       return Number(row?.n ?? 0);
     });
     if (isConsumerName(name) && !this.admin) this.admin = this.serveAdmin(parkedEventsSubject(prefix, name));
-    const consumer = await nc.jetstream().consumers.get(stream, name);
+    const consumer = await retry('durable consumer lookup', () => nc.jetstream().consumers.get(stream, name));
     // The reader queues what the server delivers (at most 2 × BATCH_MAX ahead); the applier takes
     // everything queued (up to BATCH_MAX) into one transaction.
     const queue: JsMsg[] = [];
@@ -808,11 +812,11 @@ export class EventConsumer {
  * A durable consumer as a service worker: started beside the RPC server once the events stream
  * exists (made if not: a consumer may start before any publisher), stopped with the service.
  */
-export function eventConsumerWorker(name: string, w: { nc: NatsConnection; prefix: string }, consumer: EventConsumer): Worker {
+export function eventConsumerWorker(name: string, w: { nc: NatsConnection; prefix: string; log?: Logger }, consumer: EventConsumer): Worker {
   return {
     name,
     start: async () => {
-      await ensureEventsStream(w.nc, w.prefix);
+      await ensureEventsStream(w.nc, w.prefix, { log: w.log });
       await consumer.start();
     },
     stop: () => consumer.stop(),

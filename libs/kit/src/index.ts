@@ -21,3 +21,4 @@ export * from './secrets';
 export * from './lists';
 export * from './nats-auth';
 export * from './conflicts';
+export * from './jetstream-setup';

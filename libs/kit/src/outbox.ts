@@ -4,6 +4,7 @@ import type { EntityManager, Orm } from './db';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { encodeJson, publishToStream } from './rpc';
+import { retryJetStreamSetup } from './jetstream-setup';
 import { statement, transactionQuery, withQuery } from './sql';
 import { Gauge } from 'prom-client';
 
@@ -60,9 +61,19 @@ export const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
 const NS_PER_MS = 1_000_000;
 
 /** Creates the stack's events stream if it does not exist yet (idempotent, safe to race). */
-export async function ensureEventsStream(nc: NatsConnection, prefix: string, opts: { duplicateWindowMs?: number; replicas?: number } = {}): Promise<JetStreamManager> {
-  const jsm = await nc.jetstreamManager();
+export async function ensureEventsStream(
+  nc: NatsConnection,
+  prefix: string,
+  opts: { duplicateWindowMs?: number; replicas?: number; log?: Logger } = {},
+): Promise<JetStreamManager> {
   const name = eventsStreamName(prefix);
+  const retry = <T>(what: string, fn: () => Promise<T>) => retryJetStreamSetup(`${what} (stream ${name})`, fn, { log: opts.log });
+  const jsm = await retry('jetstream manager', () => nc.jetstreamManager());
+  await retry('events stream setup', () => addEventsStream(jsm, name, prefix, opts));
+  return jsm;
+}
+
+async function addEventsStream(jsm: JetStreamManager, name: string, prefix: string, opts: { duplicateWindowMs?: number; replicas?: number }): Promise<void> {
   try {
     await jsm.streams.info(name);
   } catch {
@@ -88,7 +99,6 @@ export async function ensureEventsStream(nc: NatsConnection, prefix: string, opt
       });
     }
   }
-  return jsm;
 }
 
 export interface OutboxOptions {

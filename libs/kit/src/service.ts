@@ -106,7 +106,8 @@ export function startService(def: ServiceDefinition): void {
       },
     });
     const posts = manifestOf(def.name).posts;
-    if (posts) await ensureEventsStream(rt.nc, config.NATS_PREFIX, { duplicateWindowMs: config.EVENTS_DUPLICATE_WINDOW_S * 1000, replicas: config.EVENTS_STREAM_REPLICAS });
+    if (posts)
+      await ensureEventsStream(rt.nc, config.NATS_PREFIX, { duplicateWindowMs: config.EVENTS_DUPLICATE_WINDOW_S * 1000, replicas: config.EVENTS_STREAM_REPLICAS, log: rt.log });
     const outbox = posts ? new Outbox(rt.nc, rt.orm, rt.log, metrics, { relayIntervalMs: config.OUTBOX_RELAY_INTERVAL_MS }) : undefined;
     wiring = wireService(def, { nc: rt.nc, prefix: config.NATS_PREFIX, orm: rt.orm, log: rt.log, metrics, outbox });
     wiring.server.start();

@@ -141,6 +141,6 @@ export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm
 }
 
 /** Runs the consumer beside the RPC server; the stream may not exist yet (reporting can start before any posting service). */
-export function consumerWorker(w: Pick<ServiceWiring, 'nc' | 'prefix'>, consumer: EventConsumer): Worker {
+export function consumerWorker(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'log'>, consumer: EventConsumer): Worker {
   return eventConsumerWorker('consumer', w, consumer);
 }

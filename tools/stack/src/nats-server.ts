@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { BusPrincipal } from '@acct/contracts';
 import { generateBusNkeys, natsAuthOptions } from '@acct/kit';
 import { type ConnectionOptions, connect } from 'nats';
+import { tailLines } from './log-tail';
 
 /** The nats-server binary: NATS_SERVER_BIN, else the one on PATH, else the Debian package's. */
 export function natsServerBin(env: NodeJS.ProcessEnv = process.env): string {
@@ -99,7 +100,7 @@ export class OwnNatsServer {
     for (;;) {
       if (exited) {
         this.child = undefined;
-        const message = `nats-server exited before it was ready (${exited}); see ${this.logFile}`;
+        const message = `nats-server exited before it was ready (${exited}); see ${this.logFile}${lastLines(this.logFile, logFrom)}`;
         throw portInUse(this.logFile, logFrom) ? new PortInUseError(`${message}: address already in use`) : new Error(message);
       }
       try {
@@ -118,7 +119,7 @@ export class OwnNatsServer {
       } catch {
         // not up yet, or JetStream still recovering
       }
-      if (Date.now() > deadline) throw new Error(`nats-server was not ready within ${timeoutMs} ms; see ${this.logFile}`);
+      if (Date.now() > deadline) throw new Error(`nats-server was not ready within ${timeoutMs} ms; see ${this.logFile}${lastLines(this.logFile, logFrom)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -257,4 +258,10 @@ async function distinctPorts(n: number, pick: () => Promise<number>): Promise<nu
     ports.add(await pick());
   }
   return [...ports];
+}
+
+/** This start's last log lines, to go with an error (a CI run keeps its output, not the log). */
+function lastLines(file: string, from: number): string {
+  const tail = tailLines(file, 10, from);
+  return tail.length ? `; its last lines:\n${tail.join('\n')}` : '';
 }

@@ -1,6 +1,7 @@
 /** Shared helpers of the receivables e2e tests (invoices, payments, estimates, payouts, events). */
 import { randomUUID } from 'node:crypto';
 import { compileBody } from '@acct/contracts';
+import { NO_RATE_LIMITS } from '@acct/testing';
 import { type E2E, type Keys, bootstrapOrg, client, startE2E } from './harness';
 
 export type Api = ReturnType<typeof client>;
@@ -8,7 +9,7 @@ export type Res = Awaited<ReturnType<Api>>;
 type Validator = ReturnType<typeof compileBody>;
 
 /** Rate limits out of the way: these files send many requests per second on purpose. */
-export const E2E_ENV = { RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000', RATE_LIMIT_CLIENT_RPS: '100000', RATE_LIMIT_CLIENT_BURST: '100000' };
+export const E2E_ENV = NO_RATE_LIMITS;
 
 export const uid = (prefix: string): string => `${prefix}-${randomUUID()}`;
 

@@ -13,7 +13,7 @@ import pino from 'pino';
 import { SERVICE_MANIFEST } from '@acct/contracts';
 import { CONSUMER_MIGRATIONS, EventConsumer, connectNats, createLogger, createMetrics, ddlMigration, ensureDatabase, migrate, openOrm, schemaOf, type Orm } from '@acct/kit';
 import { NatsCluster, type OwnNatsServer, OwnPostgres, adminCli, freePort, startOwnNats, startStack, type Stack } from '@acct/stack';
-import { uniqueName, uniquePrefix } from '@acct/testing';
+import { NO_RATE_LIMITS, uniqueName, uniquePrefix } from '@acct/testing';
 
 /** The stream's dedupe window: the long NATS outage of the test lasts longer than this. */
 export const DUPLICATE_WINDOW_S = 2;
@@ -93,10 +93,7 @@ export class FaultSystem {
         // per-address limit (200/s), and a worker answered 429 at a chain's first step starts the
         // next chain at once, so one 429 became 1,390 (cluster faults, CI of b37c4ed). Rate
         // limits have tests of their own; this suite is about faults.
-        RATE_LIMIT_RPS: '100000',
-        RATE_LIMIT_BURST: '100000',
-        RATE_LIMIT_CLIENT_RPS: '100000',
-        RATE_LIMIT_CLIENT_BURST: '100000',
+        ...NO_RATE_LIMITS,
       },
     });
     this.keys = await adminCli(this.databaseUrl, 'bootstrap', '--json', '--name', 'Faults org');

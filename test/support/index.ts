@@ -25,6 +25,12 @@ export async function freshDatabase(prefix = 'acct_it'): Promise<TestDatabase> {
   return { url, drop: () => dropDatabase(url) };
 }
 
+/**
+ * Rate limits out of the way, for a stack whose tests send many requests per second from one address
+ * on purpose (e2e files, the fault suite). Rate limits have tests of their own.
+ */
+export const NO_RATE_LIMITS = { RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000', RATE_LIMIT_CLIENT_RPS: '100000', RATE_LIMIT_CLIENT_BURST: '100000' } as const;
+
 /** A NATS subject prefix (and stream name prefix) no other run uses. */
 export function uniquePrefix(): string {
   return uniqueName('t').replace(/_/g, '-');

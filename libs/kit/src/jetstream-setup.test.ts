@@ -53,7 +53,29 @@ describe('retryJetStreamSetup', () => {
     expect(waits).toEqual([]);
     expect(isPermanentJetStreamError(clash)).toBe(true);
     expect(isPermanentJetStreamError(apiError(503, 'x'))).toBe(false);
+    // What nats.js rejects with when the user may not publish to $JS.API.* (seen against a
+    // nats-server whose user denies it: in 4 ms, with no api_error).
+    expect(isPermanentJetStreamError(new NatsError('Permissions Violation for Publish to "$JS.API.INFO"', 'PERMISSIONS_VIOLATION'))).toBe(true);
+    expect(isPermanentJetStreamError(new NatsError('Authorization Violation', 'AUTHORIZATION_VIOLATION'))).toBe(true);
+    expect(isPermanentJetStreamError(new NatsError('TIMEOUT', 'TIMEOUT'))).toBe(false);
     expect(isPermanentJetStreamError(new Error('x'))).toBe(false);
+  });
+
+  it('gives up at once when the bus refuses the user the JetStream API', async () => {
+    let calls = 0;
+    const denied = new NatsError('Permissions Violation for Publish to "$JS.API.INFO"', 'PERMISSIONS_VIOLATION');
+    await expect(
+      retryJetStreamSetup(
+        'jetstream manager',
+        async () => {
+          calls++;
+          throw denied;
+        },
+        { sleep },
+      ),
+    ).rejects.toBe(denied);
+    expect(calls).toBe(1);
+    expect(waits).toEqual([]);
   });
 
   it('throws the last failure once the next wait would pass the deadline', async () => {

@@ -9,13 +9,17 @@ import type { Logger } from './logger';
  */
 export const JETSTREAM_SETUP_DEADLINE_MS = 60_000;
 
-/** A refusal that asking again cannot change: a request JetStream calls bad (400: a config that clashes, ...). */
+/**
+ * A refusal that asking again cannot change: a request JetStream calls bad (400: a config that
+ * clashes, ...), or one the bus refuses this process's user (a permissions violation, an
+ * authorization error: a NATS user whose rights lack the JetStream API).
+ */
 export function isPermanentJetStreamError(e: unknown): boolean {
-  return e instanceof NatsError && e.api_error?.code === 400;
+  return e instanceof NatsError && (e.api_error?.code === 400 || e.isPermissionError() || e.isAuthError());
 }
 
 /**
- * `fn` until it succeeds, a permanent refusal, or the deadline: waits 100 ms, then twice as long
+ * `fn` until it succeeds, a permanent refusal (isPermanentJetStreamError), or the deadline: waits 100 ms, then twice as long
  * each time (at most 2 s) between tries, logging each failure.
  */
 export async function retryJetStreamSetup<T>(

@@ -136,7 +136,7 @@ function run(cmd: string[], env: NodeJS.ProcessEnv, logs: StackOptions['logs'], 
 }
 
 /** The last lines of a service's log file, as text to append to an error ('' with logs 'inherit'). */
-export function logTail(logs: StackOptions['logs'], logName: string, lines = 15): string {
+function logTail(logs: StackOptions['logs'], logName: string, lines = 15): string {
   if (logs === 'inherit') return '';
   const file = path.join(logs.dir, `${logName}.log`);
   const tail = tailLines(file, lines);
@@ -293,7 +293,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       httpPort = replicas === 1 ? publicPort : 0;
       env.GATEWAY_PORT = String(httpPort);
     }
-    const child = track(run([path.join(serviceDir(def.name), 'dist', 'main.js')], env, opts.logs, instance.replace('#', '-')));
+    const logName = instance.replace('#', '-');
+    const child = track(run([path.join(serviceDir(def.name), 'dist', 'main.js')], env, opts.logs, logName));
     const replica = instance === name ? 0 : Number(instance.split('#')[1]);
     const svc: RunningService = { def, instance, opsPort, child, httpPort, replica, restarts: restartsOf.get(instance) ?? 0, readyAt: 0 };
     child.on('message', (m: Partial<ListeningReport>) => {
@@ -306,7 +307,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await waitReady(svc, timeout).catch((e: unknown) => {
       // The reason is in the process's own log: its last lines go with the error (a CI run that
       // fails here keeps only its output).
-      throw new Error(`${e instanceof Error ? e.message : String(e)}${logTail(opts.logs, instance.replace('#', '-'))}`);
+      throw new Error(`${e instanceof Error ? e.message : String(e)}${logTail(opts.logs, logName)}`);
     });
     if (def.public && replicas === 1 && publicPort === 0) setPublicPort(svc.httpPort!);
   };

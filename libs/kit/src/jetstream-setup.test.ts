@@ -14,6 +14,17 @@ describe('retryJetStreamSetup', () => {
     return Promise.resolve();
   };
   beforeEach(() => waits.splice(0));
+  /** A setup call that always fails with `err`, and how often it was called. */
+  const alwaysFailing = (err: Error) => {
+    let calls = 0;
+    return {
+      fn: async () => {
+        calls++;
+        throw err;
+      },
+      calls: () => calls,
+    };
+  };
 
   it('tries a timed-out or leaderless call again, waiting twice as long each time up to 2 s', async () => {
     let calls = 0;
@@ -37,19 +48,10 @@ describe('retryJetStreamSetup', () => {
   });
 
   it('gives up on a 400 at once: asking again cannot change a clashing config', async () => {
-    let calls = 0;
     const clash = apiError(400, 'consumer name already in use');
-    await expect(
-      retryJetStreamSetup(
-        'consumer setup',
-        async () => {
-          calls++;
-          throw clash;
-        },
-        { sleep },
-      ),
-    ).rejects.toBe(clash);
-    expect(calls).toBe(1);
+    const setup = alwaysFailing(clash);
+    await expect(retryJetStreamSetup('consumer setup', setup.fn, { sleep })).rejects.toBe(clash);
+    expect(setup.calls()).toBe(1);
     expect(waits).toEqual([]);
     expect(isPermanentJetStreamError(clash)).toBe(true);
     expect(isPermanentJetStreamError(apiError(503, 'x'))).toBe(false);
@@ -62,36 +64,18 @@ describe('retryJetStreamSetup', () => {
   });
 
   it('gives up at once when the bus refuses the user the JetStream API', async () => {
-    let calls = 0;
     const denied = new NatsError('Permissions Violation for Publish to "$JS.API.INFO"', 'PERMISSIONS_VIOLATION');
-    await expect(
-      retryJetStreamSetup(
-        'jetstream manager',
-        async () => {
-          calls++;
-          throw denied;
-        },
-        { sleep },
-      ),
-    ).rejects.toBe(denied);
-    expect(calls).toBe(1);
+    const setup = alwaysFailing(denied);
+    await expect(retryJetStreamSetup('jetstream manager', setup.fn, { sleep })).rejects.toBe(denied);
+    expect(setup.calls()).toBe(1);
     expect(waits).toEqual([]);
   });
 
   it('throws the last failure once the next wait would pass the deadline', async () => {
-    let calls = 0;
     const down = new NatsError('TIMEOUT', 'TIMEOUT');
-    await expect(
-      retryJetStreamSetup(
-        'stream setup',
-        async () => {
-          calls++;
-          throw down;
-        },
-        { deadlineMs: 250, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },
-      ),
-    ).rejects.toBe(down);
+    const setup = alwaysFailing(down);
+    await expect(retryJetStreamSetup('stream setup', setup.fn, { deadlineMs: 250, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) })).rejects.toBe(down);
     // 100 ms, then 200 ms would end past 250 ms: two calls.
-    expect(calls).toBe(2);
+    expect(setup.calls()).toBe(2);
   });
 });

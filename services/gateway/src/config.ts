@@ -14,7 +14,7 @@ export const gatewayConfigSpec = {
   MODULE_ENFORCEMENT: v.oneOf(['soft', 'hard'] as const, 'soft', 'soft: Module-Warning header; hard: 403 module_disabled'),
   AUTH_CACHE_TTL_MS: v.int(5000, 'how long a key lookup, known or unknown key, is cached (revocation delay), ms', 0, 300_000),
   HTTP_REQUEST_TIMEOUT_MS: v.int(30_000, 'a request (headers and body) must arrive within this, ms (408 and close otherwise)', 1000, 600_000),
-  HTTP_HEADERS_TIMEOUT_MS: v.int(10_000, 'request headers must arrive within this, ms (at most HTTP_REQUEST_TIMEOUT_MS)', 1000, 600_000),
+  HTTP_HEADERS_TIMEOUT_MS: v.int(10_000, 'request headers must arrive within this, ms (at most HTTP_REQUEST_TIMEOUT_MS; 408 and close otherwise)', 1000, 600_000),
   HTTP_DRAIN_GRACE_MS: v.int(
     1000,
     'on SIGTERM, how long the gateway keeps listening (readiness already 503) and answers with Connection: close before it closes idle connections, ms',

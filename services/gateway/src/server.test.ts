@@ -1,8 +1,10 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
+import { createGatewayApp } from './app';
 import { loadGatewayConfig } from './config';
 import { createGatewayServer } from './server';
+import { TEST_KEY, fakeGatewayDeps } from './testing/fakes';
 
 /** Sends `text` on a raw socket and resolves with what came back and when the server closed it. */
 function rawExchange(port: number, text: string, giveUpMs: number): Promise<{ reply: string; closedAfterMs: number | null }> {
@@ -74,6 +76,61 @@ describe('createGatewayServer', () => {
     expect(r.reply).toMatch(/^HTTP\/1\.1 400/);
     expect(JSON.parse(r.reply.slice(r.reply.indexOf('\r\n\r\n') + 4)).error.code).toBe('validation_failed');
   });
+});
+
+/**
+ * A slow-loris client: sends a request line, then one header line every `everyMs`, never the blank
+ * line that ends the headers; like most raw clients it does not close its side when the server
+ * closes its own (a half-open connection), and keeps writing until the connection is gone.
+ */
+function trickler(port: number, everyMs: number) {
+  const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+  let reply = '';
+  let lines = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const started = new Promise<void>((resolve) =>
+    socket.once('connect', () => {
+      socket.write('GET /api/v1/auth/check HTTP/1.1\r\nHost: t\r\n', () => resolve());
+      timer = setInterval(() => socket.write(`X-Line-${lines++}: x\r\n`), everyMs);
+    }),
+  );
+  socket.on('data', (d) => (reply += d.toString('latin1')));
+  socket.on('error', () => undefined); // the write after the server closed: ECONNRESET or EPIPE
+  const closed = new Promise<{ reply: string }>((resolve) =>
+    socket.once('close', () => {
+      clearInterval(timer);
+      resolve({ reply });
+    }),
+  );
+  return { started, closed, destroy: () => socket.destroy() };
+}
+
+describe('createGatewayServer under a flood of clients that send their headers slowly', () => {
+  it('closes every such connection after the headers timeout and serves a normal client meanwhile', async () => {
+    const { app } = createGatewayApp(fakeGatewayDeps());
+    const server = createGatewayServer(app, { requestTimeoutMs: 1000, headersTimeoutMs: 500 });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const { port } = server.address() as AddressInfo;
+    const slow = Array.from({ length: 200 }, () => trickler(port, 100));
+    try {
+      const started = Date.now();
+      await Promise.all(slow.map((c) => c.started));
+      const normal = await fetch(`http://127.0.0.1:${port}/api/v1/auth/check`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+      expect(normal.status).toBe(200);
+      // Wait until every one is closed, or give up after 10 s and count those still open.
+      let open = slow.length;
+      const all = Promise.all(slow.map((c) => c.closed.finally(() => open--)));
+      const deadline = new Promise<'deadline'>((r) => setTimeout(() => r('deadline'), 10_000).unref());
+      const replies = await Promise.race([all, deadline]);
+      expect({ stillOpen: open }).toEqual({ stillOpen: 0 });
+      expect(Date.now() - started).toBeLessThan(5000); // headers timeout 0.5 s, checked every 0.125 s, 0.5 s to close
+      for (const r of replies as Array<{ reply: string }>) expect(r.reply).toMatch(/^HTTP\/1\.1 408 /);
+    } finally {
+      for (const c of slow) c.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  }, 20_000);
 });
 
 describe('gateway config', () => {

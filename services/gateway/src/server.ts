@@ -13,6 +13,8 @@ export interface ServerTimeouts {
 /** Node checks the timeouts above only this often (its default, 30 s, would let them overrun that much). */
 const CHECK_EVERY_MS_MAX = 1000;
 const CHECK_EVERY_MS_MIN = 50;
+/** How long a client refused before the app ran has to read the answer and close before it is cut. */
+const CLOSE_AFTER_ANSWER_MS = 500;
 
 /**
  * What Node refuses before the app runs (a head over the size limit, bytes that are not HTTP, a
@@ -36,6 +38,11 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );
+  // Node's HTTP sockets allow half-open connections: end() only closes our side, and a client that
+  // never closes its own (a slow loris sending a header line every few seconds) would hold the
+  // connection for good. It gets a moment to read the answer and close; then the socket is cut.
+  const cut = setTimeout(() => socket.destroy(), CLOSE_AFTER_ANSWER_MS);
+  socket.once('close', () => clearTimeout(cut));
 }
 
 export interface DrainOptions {

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import Koa from 'koa';
 import pino from 'pino';
 import type { RpcOperation, RpcReply, RpcReplyOf, RpcRequest, RpcRequestOf } from '@acct/contracts';
+import type { GatewayDeps } from '../app';
 import type { Begin } from '../idempotency';
 import type { Principal } from '../key-store';
 import { createGatewayMetrics, type GatewayMetrics } from '../metrics';
@@ -13,6 +14,7 @@ import { errors } from '../middlewares/errors';
 import type { RpcCaller } from '../middlewares/forward';
 import type { IdempotencyRecords } from '../middlewares/idempotency';
 import type { Middleware } from '../middlewares/state';
+import { TokenBuckets } from '../rate-limit';
 
 export const TEST_KEY = `svc_test_${'a'.repeat(40)}`;
 
@@ -96,6 +98,22 @@ export function capturedLog(level: pino.Level): { log: pino.Logger; lines: Array
   return { log: pino({ level }, sink), lines };
 }
 export const testMetrics = (): GatewayMetrics => createGatewayMetrics(false);
+
+/** What createGatewayApp needs, all fakes: TEST_KEY is known, generous limits, every RPC answers 200 {}. */
+export function fakeGatewayDeps(over: Partial<GatewayDeps> = {}): GatewayDeps {
+  return {
+    keys: fakeKeys({ [TEST_KEY]: principal() }),
+    idempotency: fakeIdempotency(),
+    rpc: fakeRpc(() => ({ ok: true, status: 200, body: {} })),
+    log: silentLog(),
+    metrics: testMetrics(),
+    buckets: new TokenBuckets(1000, 1000),
+    clientBuckets: new TokenBuckets(1000, 1000),
+    moduleEnforcement: 'soft',
+    openapiYaml: 'openapi: 3.1.0\n',
+    ...over,
+  };
+}
 
 /**
  * A Koa app of just the given middlewares behind a fixed request id and the error envelope, as

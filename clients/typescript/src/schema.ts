@@ -3999,7 +3999,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description validation_failed: the Content-Type is not application/json. */
+        /** @description validation_failed: the Content-Type is not application/json, or its charset is not utf-8. */
         UnsupportedMediaType: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -11535,7 +11535,19 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            /** @description validation_failed: the Content-Type is not multipart/form-data, or the type sniffed from the file is not one allowed (nothing stored). */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

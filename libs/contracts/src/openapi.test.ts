@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { DATE_PATTERN, NO_NUL_PATTERN, RECORDED_EXAMPLES, buildOpenApi, requestSchema } from './openapi';
 import { ROUTES, findRoute } from './api/index';
-import type { RouteDef } from './routes';
+import { type RouteDef, requestMediaType } from './routes';
 import { compileBody } from './validate';
 import { errorSchema, uuid } from './schemas/common';
 import { DOCUMENT_CONTENT_TYPES } from './api/documents';
@@ -140,6 +140,19 @@ describe('buildOpenApi', () => {
     expect(opOf(findRoute('putInvoiceDefaults')).requestBody?.required).toBe(false);
     expect(opOf(findRoute('createInvoice')).requestBody?.required).toBe(true);
     expect(opOf(findRoute('updateVendor')).requestBody?.required).toBe(true);
+  });
+
+  it('documents a request body only in its requestMediaType, the one type the gateway takes, and a 415 naming that type', () => {
+    for (const r of ROUTES) {
+      const op = opOf(r);
+      const type = requestMediaType(r);
+      if (op.requestBody) expect({ op: r.operationId, types: Object.keys(op.requestBody.content) }).toEqual({ op: r.operationId, types: [type] });
+      const refused = (deref(op.responses['415']) as { description: string } | undefined)?.description;
+      expect({ op: r.operationId, refused: refused?.startsWith(`validation_failed: the Content-Type is not ${type}`) ?? 'none' }).toEqual({
+        op: r.operationId,
+        refused: type ? true : 'none',
+      });
+    }
   });
 
   it('a POST, PUT or PATCH without fields documents an optional empty object (no body, or {})', () => {

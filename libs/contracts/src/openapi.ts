@@ -1,5 +1,5 @@
 import { ROUTES } from './api/index';
-import { type RouteDef, takesIdempotencyKey } from './routes';
+import { type RouteDef, requestMediaType, takesIdempotencyKey } from './routes';
 import { errorDetail, errorSchema, type JsonSchema, pagination } from './schemas/common';
 import { metadataRecord } from './schemas/metadata';
 import { ERROR_CODES } from './errors';
@@ -19,7 +19,7 @@ const ERROR_RESPONSES: Record<string, string> = {
     'conflict: the current state forbids it, the external id or Idempotency-Key was used with other content, or the first request with this Idempotency-Key is still in flight; ' +
     'period_locked: the accounting date of a posting write (post, payment, payout, reversal, void) is on or before the lock date (GET /settings/books-lock); nothing was stored.',
   '413': `validation_failed: the JSON body is over ${limits.json_body_bytes_max} bytes.`,
-  '415': 'validation_failed: the Content-Type is not application/json.',
+  '415': 'validation_failed: the Content-Type is not application/json, or its charset is not utf-8.',
   '429': 'rate_limited: the key used up its token bucket; retry after Retry-After seconds.',
   '500': 'internal_error.',
   '503': 'service_unavailable: a backing service is down or timed out; retry after Retry-After seconds.',
@@ -220,6 +220,8 @@ function errorResponses(route: RouteDef): Record<string, string> {
   const out: Record<string, string> = {};
   for (const c of codes) out[c] = (route.kind === 'raw' ? RAW_ERROR_RESPONSES[c] : undefined) ?? ERROR_RESPONSES[c]!;
   if (!route.auth) out['429'] = out['429']!.replace('the key', 'the client address');
+  const type = requestMediaType(route);
+  if (out['415'] && type !== 'application/json') out['415'] = `validation_failed: the Content-Type is not ${type}.`;
   return { ...out, ...route.moreErrors };
 }
 
@@ -227,23 +229,24 @@ function errorResponses(route: RouteDef): Record<string, string> {
 const PORTAL_NOT_FOUND =
   'not_found: the token is unknown or the share revoked (the two look alike). A request that prefers text/html (a browser) gets a page saying the link is not valid; any other gets the error envelope.';
 
-/** What a route takes as its JSON body: its schema, or, for a POST/PUT/PATCH without one, nothing or {}. */
+/** What a route takes as its body, as its requestMediaType: its schema, or, for a JSON POST/PUT/PATCH without one, nothing or {}. */
 function requestBody(route: RouteDef, names: SchemaNames): Record<string, unknown> | undefined {
+  const type = requestMediaType(route);
+  if (!type) return undefined;
   const name = `${pascal(route.operationId)}Request`;
   if (route.kind === 'raw') {
     if (!route.rawBody) return undefined;
     const raw = names.ref(route.rawBody, name);
     const sent = recordedOf(route)?.request;
-    return { required: true, content: { 'application/json': { schema: raw, example: sent !== undefined ? sent : exampleOf(raw, '', true, names.components) } } };
+    return { required: true, content: { [type]: { schema: raw, example: sent !== undefined ? sent : exampleOf(raw, '', true, names.components) } } };
   }
-  if (route.kind === 'upload') return route.body ? { required: true, content: { 'multipart/form-data': { schema: requestSchema(route.body) } } } : undefined;
-  if (route.method !== 'POST' && route.method !== 'PUT' && route.method !== 'PATCH') return undefined;
+  if (route.kind === 'upload') return route.body ? { required: true, content: { [type]: { schema: requestSchema(route.body) } } } : undefined;
   const schema = route.body ? requestSchema(route.body) : { type: 'object', properties: {}, additionalProperties: false, description: 'No fields: send no body, or {}.' };
   // No body at all is read as {}: the body is required only when {} would be refused.
   const required = ((schema.required as unknown[] | undefined)?.length ?? 0) > 0 || ((schema.minProperties as number | undefined) ?? 0) > 0;
   const ref = names.ref(schema, route.body ? name : 'EmptyRequest');
   const sent = recordedOf(route)?.request;
-  return { required, content: { 'application/json': { schema: ref, example: sent !== undefined ? sent : exampleOf(ref, '', true, names.components) } } };
+  return { required, content: { [type]: { schema: ref, example: sent !== undefined ? sent : exampleOf(ref, '', true, names.components) } } };
 }
 
 /** An error body as the gateway sends it. */

@@ -42,6 +42,17 @@ export const takesIdempotencyKey = (route: Pick<RouteDef, 'method' | 'kind'>): b
  */
 export type RouteKind = 'json' | 'upload' | 'download' | 'public' | 'raw';
 
+/**
+ * The one media type a route's request body is sent as, as the OpenAPI document declares it:
+ * multipart/form-data for an upload, application/json for a raw route and any other POST, PUT or
+ * PATCH; undefined for a route that takes no body. The gateway refuses any other with 415.
+ */
+export function requestMediaType(route: Pick<RouteDef, 'method' | 'kind'>): 'application/json' | 'multipart/form-data' | undefined {
+  if (route.kind === 'upload') return 'multipart/form-data';
+  if (route.kind === 'raw' || route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH') return 'application/json';
+  return undefined;
+}
+
 export interface SuccessResponse {
   status: 200 | 201 | 202;
   description: string;

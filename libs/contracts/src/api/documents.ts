@@ -111,6 +111,7 @@ export const documentRoutes: RouteDef[] = [
     body: documentUploadBody,
     reply: documentResponse,
     statuses: { 201: 'Document stored.', 200: 'Replay of the same Idempotency-Key: the document it made, with Idempotent-Replayed: true.' },
+    moreErrors: { '415': 'validation_failed: the Content-Type is not multipart/form-data, or the type sniffed from the file is not one allowed (nothing stored).' },
   }),
   route('documents.list', {
     operationId: 'listDocuments',

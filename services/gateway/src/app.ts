@@ -1,12 +1,12 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { ROUTES, type RouteDef } from '@acct/contracts';
+import { ROUTES, type RouteDef, requestMediaType } from '@acct/contracts';
 import type { Logger } from '@acct/kit';
 import type { GatewayMetrics } from './metrics';
 import type { TokenBuckets } from './rate-limit';
 import { checkRoute, kindOf, takesBody } from './route-kind';
 import { type KeyResolver, authenticate } from './middlewares/authenticate';
-import { parseJson, readRaw, requireJson } from './middlewares/body';
+import { parseJson, readRaw, requireMediaType } from './middlewares/body';
 import { clientRateLimit } from './middlewares/client-rate-limit';
 import { requestContext } from './middlewares/context';
 import { errors, sendError } from './middlewares/errors';
@@ -150,7 +150,9 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
     };
   const byClient = clientRateLimit(deps);
   const withKey = (route: RouteDef): Middleware[] => [byClient, authenticate(deps), rateLimit(deps), moduleGuidance(route, deps.moduleEnforcement)];
-  const jsonBody = (route: RouteDef): Middleware[] => (takesBody(route) ? [requireJson, parseJson] : []);
+  // The body's media type is the one the route declares in the OpenAPI document (415 otherwise).
+  const declaredType = (route: RouteDef): Middleware => requireMediaType(requestMediaType(route)!);
+  const jsonBody = (route: RouteDef): Middleware[] => (takesBody(route) ? [declaredType(route), parseJson] : []);
   const input = (route: RouteDef, body = takesBody(route)): Middleware => checkInput({ hasBody: body });
 
   // One chain per route, by its kind, named by its parts.
@@ -161,7 +163,7 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
     // No key: limited per client address (the portal's pages, the OpenAPI document and its reference page).
     public: (r: RouteDef) => [mark(r), byClient, ...jsonBody(r), input(r), validate(r), localHandler(r)],
     // No key: limited per client address; the bytes go unparsed to the service, which checks their signature.
-    raw: (r: RouteDef) => [mark(r), byClient, requireJson, input(r, false), validate(r), readRaw, forward(r, deps)],
+    raw: (r: RouteDef) => [mark(r), byClient, declaredType(r), input(r, false), validate(r), readRaw, forward(r, deps)],
   } satisfies Record<NonNullable<RouteDef['kind']>, (r: RouteDef) => Middleware[]>;
 
   const routes = deps.routes ?? ROUTES;

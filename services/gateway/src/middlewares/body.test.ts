@@ -2,14 +2,14 @@ import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { limits } from '@acct/contracts';
 import { appOf, json, serve, type Served } from '../testing/fakes';
-import { bodyError, parseJson, requireJson } from './body';
+import { bodyError, parseJson, requireMediaType } from './body';
 
-describe('requireJson + parseJson', () => {
+describe('requireMediaType(application/json) + parseJson', () => {
   let served: Served;
 
   beforeAll(async () => {
     served = await serve(
-      appOf(requireJson, parseJson, async (ctx) => {
+      appOf(requireMediaType('application/json'), parseJson, async (ctx) => {
         ctx.body = { parsed: ctx.request.body ?? null };
       }),
     );
@@ -24,8 +24,40 @@ describe('requireJson + parseJson', () => {
     expect((await json(r)).parsed).toEqual({ a: 1, b: [true] });
   });
 
-  it('takes a +json media type', async () => {
-    expect((await post('{"a":1}', 'application/merge-patch+json')).status).toBe(200);
+  it.each([
+    ['application/json; charset=utf-8'],
+    ['application/json; charset="UTF-8"'],
+    ['Application/JSON;Charset=Utf-8'],
+    ['application/json ; charset = utf-8'],
+    ['application/json; v=1'],
+  ])('takes a JSON body sent as %s', async (type) => {
+    const r = await post('{"a":1}', type);
+    expect(r.status).toBe(200);
+    expect((await json(r)).parsed).toEqual({ a: 1 });
+  });
+
+  it.each([['application/json; charset=utf-16'], ['application/json; charset="UTF-16"'], ['application/json; charset=latin1'], ['application/json; charset=""']])(
+    'refuses a UTF-8 JSON body labelled %s with 415: JSON bodies are UTF-8',
+    async (type) => {
+      const r = await post('{"a":1}', type);
+      expect(r.status).toBe(415);
+      expect((await json(r)).error).toMatchObject({
+        code: 'validation_failed',
+        message: 'Send the body as application/json in UTF-8.',
+        details: [{ field: 'Content-Type', issue: 'unsupported_media_type' }],
+      });
+    },
+  );
+
+  it('refuses a body sent without a Content-Type with 415', async () => {
+    const r = await served.call('/', { method: 'POST', body: Buffer.from('{"a":1}') });
+    expect(r.status).toBe(415);
+    expect((await json(r)).error.details[0].message).toBe('Content-Type (none) is not supported.');
+  });
+
+  it('refuses real UTF-16 bytes labelled charset=utf-16 with 415, before reading them', async () => {
+    const r = await served.call('/', { method: 'POST', body: Buffer.from('{"a":1}', 'utf16le'), headers: { 'content-type': 'application/json; charset=utf-16le' } });
+    expect(r.status).toBe(415);
   });
 
   it('lets a request without a body through', async () => {
@@ -59,7 +91,18 @@ describe('requireJson + parseJson', () => {
     expect(bodies).toEqual([{ parsed: {} }, { parsed: {} }, { parsed: { a: 1 } }, { parsed: { b: 2 } }]);
   });
 
-  it.each([['application/x-www-form-urlencoded'], ['text/plain']])('refuses a %s body with 415', async (type) => {
+  it.each([
+    ['application/x-www-form-urlencoded'],
+    ['text/plain'],
+    ['application/json-patch+json'],
+    ['application/merge-patch+json'],
+    ['application/vnd.api+json'],
+    ['multipart/form-data; boundary=x'],
+    ['application/json, text/plain'],
+    ['application/json; charset=utf-16;'], // a Content-Type that does not parse (an empty parameter) is refused whole
+    ['application/json;'],
+    ['application/jsonx'],
+  ])('refuses a %s body with 415: only the declared type is taken', async (type) => {
     const r = await post('name=x', type);
     expect(r.status).toBe(415);
     expect((await json(r)).error).toMatchObject({
@@ -109,6 +152,28 @@ describe('requireJson + parseJson', () => {
     const r = await served.call('/', { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json', 'content-encoding': 'bogus' } });
     expect(r.status).toBe(415);
     expect((await json(r)).error.message).toBe('The body uses an unsupported encoding or charset.');
+  });
+});
+
+describe('requireMediaType(multipart/form-data)', () => {
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve(
+      appOf(requireMediaType('multipart/form-data'), async (ctx) => {
+        ctx.req.resume();
+        ctx.body = { ok: true };
+      }),
+    );
+  });
+  afterAll(() => served.close());
+
+  it('takes a multipart body with its boundary and refuses JSON with 415', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('hello')]), 'hello.txt');
+    expect((await served.call('/', { method: 'POST', body: form })).status).toBe(200);
+    const r = await served.call('/', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(415);
+    expect((await json(r)).error.message).toBe('Send the body as multipart/form-data.');
   });
 });
 

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
+import contentType from 'content-type';
 import { AppError, isAppError, limits } from '@acct/contracts';
 import type { Ctx, Middleware } from './state';
 
@@ -15,20 +16,40 @@ export function bodyError(err: { status?: number; type?: string }, limit: number
   return AppError.validation('The request body is not valid JSON.', [{ field: '/', issue: 'malformed_json', message: 'The body could not be parsed as JSON.' }]);
 }
 
-/** A request that carries a body must say it is JSON: anything else is 415. */
-export const requireJson: Middleware = async (ctx, next) => {
-  const length = Number(ctx.get('content-length') || 0);
-  const chunked = Boolean(ctx.get('transfer-encoding'));
-  if ((length > 0 || chunked) && !ctx.is('application/json', '+json')) {
-    throw new AppError(
-      'validation_failed',
-      'Send the body as application/json.',
-      [{ field: 'Content-Type', issue: 'unsupported_media_type', message: `Content-Type ${ctx.get('content-type') || '(none)'} is not supported.` }],
-      415,
-    );
+/** Whether a request carries a body: a Content-Length above 0, or chunked (RFC 9112 §6.3). */
+const carriesBody = (ctx: Ctx): boolean => Number(ctx.get('content-length') || 0) > 0 || Boolean(ctx.get('transfer-encoding'));
+
+/** The media type (lower-cased) and parameters (names lower-cased, values unquoted) of a Content-Type; undefined when it does not parse. */
+function parsedContentType(header: string): contentType.ParsedMediaType | undefined {
+  try {
+    return contentType.parse(header);
+  } catch {
+    return undefined;
   }
-  await next();
-};
+}
+
+/**
+ * A request that carries a body must send it as `type`, the one media type its route declares
+ * (contracts' requestMediaType; no other, a +json one neither), in UTF-8: no charset parameter, or
+ * utf-8 (case-insensitive, maybe quoted). Anything else, or a Content-Type that does not parse, is
+ * 415 (API-DECISIONS §1).
+ */
+export function requireMediaType(type: string): Middleware {
+  const refuse = (message: string, detail: string) =>
+    new AppError('validation_failed', message, [{ field: 'Content-Type', issue: 'unsupported_media_type', message: detail }], 415);
+  return async (ctx, next) => {
+    if (carriesBody(ctx)) {
+      const sent = ctx.get('content-type');
+      const parsed = parsedContentType(sent);
+      if (parsed?.type !== type) throw refuse(`Send the body as ${type}.`, `Content-Type ${sent || '(none)'} is not supported.`);
+      const charset = parsed.parameters.charset?.toLowerCase();
+      if (charset !== undefined && charset !== 'utf-8') {
+        throw refuse(`Send the body as ${type} in UTF-8.`, `Content-Type ${sent}: the charset ${charset} is not supported; send utf-8, or no charset.`);
+      }
+    }
+    await next();
+  };
+}
 
 declare module 'koa' {
   interface Request {

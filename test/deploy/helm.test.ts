@@ -4,10 +4,11 @@ import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 import { type BusPrincipal, SERVICE_MANIFEST } from '@acct/contracts';
 import { renderNatsAuthorization } from '@acct/kit';
-import { ROOT, ensureK8sTools } from './tools';
+import { ALL, CHART, DEV, type Doc, EXISTING, find, helmRun, render } from './helm-support';
+import { ROOT } from './tools';
 
 /**
  * The Helm chart, rendered with the real helm binary (from the npm package
@@ -15,31 +16,6 @@ import { ROOT, ensureK8sTools } from './tools';
  * Kubernetes OpenAPI schemas compiled in the npm packages kubernetes-models and
  * @kubernetes-models/prometheus-operator (offline; ESM, so in a child node process).
  */
-const CHART = path.join(ROOT, 'helm', 'accounting-api');
-const ALL = path.join(CHART, 'ci', 'all-features-values.yaml');
-const EXISTING = path.join(CHART, 'ci', 'existing-secret-values.yaml');
-
-type Doc = {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  spec?: any;
-  data?: any;
-  stringData?: any;
-};
-
-let helm = '';
-function helmRun(args: string[]): { status: number; out: string } {
-  const r = spawnSync(helm, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
-  return { status: r.status ?? 1, out: `${r.stdout}${r.stderr}` };
-}
-function render(...extra: string[]): Doc[] {
-  const out = execFileSync(helm, ['template', 'rel', CHART, '--namespace', 'acct', ...extra], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  return parseAllDocuments(out)
-    .map((d) => d.toJS() as Doc)
-    .filter(Boolean);
-}
-
 /** Validates every document in a child process (kubernetes-models is ESM only); returns the failures. */
 function validate(docs: Doc[]): { checked: number; errors: string[] } {
   const code = `
@@ -66,17 +42,15 @@ function validate(docs: Doc[]): { checked: number; errors: string[] } {
 const values = parse(fs.readFileSync(path.join(CHART, 'values.yaml'), 'utf8'));
 let byDefault: Doc[];
 let allOn: Doc[];
-const find = (docs: Doc[], kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name);
 
 beforeAll(() => {
-  helm = ensureK8sTools().helm;
-  byDefault = render();
+  byDefault = render(...DEV);
   allOn = render('-f', ALL);
 }, 120_000);
 
 describe('helm lint and template', () => {
   it.each([
-    ['defaults', []],
+    ['development: true (the defaults, a local try)', DEV],
     ['all features', ['-f', ALL]],
     ['existingSecret', ['-f', EXISTING]],
   ])('lints with %s', (_, extra) => {
@@ -85,7 +59,7 @@ describe('helm lint and template', () => {
   });
 
   it.each([
-    ['defaults', () => byDefault],
+    ['development: true', () => byDefault],
     ['all features', () => allOn],
     ['existingSecret', () => render('-f', EXISTING)],
   ])('every manifest rendered with %s is valid against the Kubernetes schemas', (_, docs) => {
@@ -112,9 +86,9 @@ describe('helm lint and template', () => {
   });
 
   it('refuses values the schema forbids and a grace period shorter than the drain', () => {
-    expect(helmRun(['template', 'rel', CHART, '--set', 'services.gateway.opsPort=notaport']).status).not.toBe(0);
-    expect(helmRun(['template', 'rel', CHART, '--set', 'unknownValue=1']).status).not.toBe(0);
-    const short = helmRun(['template', 'rel', CHART, '--set', 'terminationGracePeriodSeconds=15']);
+    expect(helmRun(['template', 'rel', CHART, ...DEV, '--set', 'services.gateway.opsPort=notaport']).status).not.toBe(0);
+    expect(helmRun(['template', 'rel', CHART, ...DEV, '--set', 'unknownValue=1']).status).not.toBe(0);
+    const short = helmRun(['template', 'rel', CHART, ...DEV, '--set', 'terminationGracePeriodSeconds=15']);
     expect([short.status, short.out]).toEqual([1, expect.stringContaining('must be longer than preStopSleepSeconds + SHUTDOWN_TIMEOUT_MS')]);
   });
 });
@@ -130,8 +104,8 @@ describe('the chart follows SERVICE_MANIFEST', () => {
       expect([s.name, c.ports.some((p: any) => p.name === 'http'), env.includes('GATEWAY_PORT')]).toEqual([s.name, s.public, s.public]);
       expect([s.name, env.includes('S3_BUCKET')]).toEqual([s.name, s.s3]);
     }
-    expect(helmRun(['template', 'rel', CHART, '--set', 'services.nosuch.enabled=true']).status).not.toBe(0);
-    const off = render('--set', 'services.payables.enabled=false', '--set', 'services.reporting.replicas=3', '--set', 'services.reporting.autoscaling.enabled=false');
+    expect(helmRun(['template', 'rel', CHART, ...DEV, '--set', 'services.nosuch.enabled=true']).status).not.toBe(0);
+    const off = render(...DEV, '--set', 'services.payables.enabled=false', '--set', 'services.reporting.replicas=3', '--set', 'services.reporting.autoscaling.enabled=false');
     expect(find(off, 'Deployment', 'rel-accounting-api-payables')).toBeUndefined();
     expect(find(off, 'Deployment', 'rel-accounting-api-reporting')!.spec.replicas).toBe(3);
     // Reporting scales like the others (its replicas partition the apply by organization): no pin to one replica.
@@ -232,7 +206,7 @@ describe('the chart follows SERVICE_MANIFEST', () => {
 
   it('nats.auth: a NATS user per service in a Secret of its own, and the server config from busPermissions', () => {
     const principals = [...SERVICE_MANIFEST.map((m) => m.name), 'admin'] as BusPrincipal[];
-    const docs = render('--set', 'nats.prefix=prod1', '--set', 'nats.auth.passwords.payables=given-password-1');
+    const docs = render(...DEV, '--set', 'nats.prefix=prod1', '--set', 'nats.auth.passwords.payables=given-password-1');
     const passwords: Record<string, string> = {};
     for (const p of principals) {
       const secret = find(docs, 'Secret', `rel-accounting-api-nats-${p}`)!;
@@ -255,7 +229,7 @@ describe('the chart follows SERVICE_MANIFEST', () => {
       expect([r.status, `${r.stdout}${r.stderr}`]).toEqual([0, expect.stringContaining('is valid')]);
       fs.rmSync(path.dirname(file), { recursive: true, force: true });
     }
-    const off = render('--set', 'nats.auth.enabled=false');
+    const off = render(...DEV, '--set', 'nats.auth.enabled=false');
     expect(off.filter((d) => d.metadata.name.startsWith('rel-accounting-api-nats-'))).toEqual([]);
     for (const d of off.filter((x) => x.kind === 'Deployment')) expect(JSON.stringify(d.spec.template.spec.containers[0].envFrom)).not.toContain('-nats-');
   });
@@ -269,7 +243,7 @@ describe('the chart follows SERVICE_MANIFEST', () => {
     expect(secret.stringData).toMatchObject({ S3_ACCESS_KEY_ID: 'minio-access-key', S3_SECRET_ACCESS_KEY: 'minio-secret-key' });
     const config = docs.find((d) => d.kind === 'ConfigMap' && d.data?.PUBLIC_BASE_URL)!;
     expect(config.data.PUBLIC_BASE_URL).toBe('https://api.example.com');
-    expect(helmRun(['template', 'rel', CHART, '--set', 'publicBaseUrl=javascript:alert(1)']).status).not.toBe(0);
+    expect(helmRun(['template', 'rel', CHART, ...DEV, '--set', 'publicBaseUrl=javascript:alert(1)']).status).not.toBe(0);
   });
 
   it('keeps the webhook address rule on (WEBHOOK_ALLOW_PRIVATE_URLS=false) unless webhooks.allowPrivateUrls says otherwise', () => {
@@ -277,12 +251,12 @@ describe('the chart follows SERVICE_MANIFEST', () => {
       Object.fromEntries(
         (find(docs, 'Deployment', `rel-accounting-api-${name}`)!.spec.template.spec.containers[0].env as { name: string; value: string }[]).map((e) => [e.name, e.value]),
       );
-    const docs = render();
+    const docs = render(...DEV);
     expect(envOf(docs, 'webhook-dispatcher').WEBHOOK_ALLOW_PRIVATE_URLS).toBe('false');
     expect(envOf(docs, 'gateway').WEBHOOK_ALLOW_PRIVATE_URLS).toBeUndefined();
     for (const d of docs.filter((x) => x.kind === 'ConfigMap' || x.kind === 'Secret')) expect(JSON.stringify(d)).not.toContain('WEBHOOK_ALLOW_PRIVATE_URLS');
-    expect(envOf(render('--set', 'webhooks.allowPrivateUrls=true'), 'webhook-dispatcher').WEBHOOK_ALLOW_PRIVATE_URLS).toBe('true');
-    expect(helmRun(['template', 'rel', CHART, '--set-string', 'webhooks.allowPrivateUrls=yes']).status).not.toBe(0);
+    expect(envOf(render(...DEV, '--set', 'webhooks.allowPrivateUrls=true'), 'webhook-dispatcher').WEBHOOK_ALLOW_PRIVATE_URLS).toBe('true');
+    expect(helmRun(['template', 'rel', CHART, ...DEV, '--set-string', 'webhooks.allowPrivateUrls=yes']).status).not.toBe(0);
   });
 
   it('gives the services listed in database.perService a database of their own (<SERVICE>_DATABASE_URL), in the pods and the migrations Job', () => {
@@ -296,10 +270,10 @@ describe('the chart follows SERVICE_MANIFEST', () => {
     expect(secret.stringData.PAYABLES_DATABASE_URL).toBeUndefined();
     const hook = docs.find((d) => d.kind === 'Secret' && d.metadata.annotations?.['helm.sh/hook'])!;
     expect(hook.stringData.RECEIVABLES_DATABASE_URL).toBe('postgres://acct@pg-receivables:5432/accounting');
-    expect(helmRun(['template', 'rel', CHART, '--set', 'database.perService.nosuch=postgres://x/y']).status).not.toBe(0);
+    expect(helmRun(['template', 'rel', CHART, ...DEV, '--set', 'database.perService.nosuch=postgres://x/y']).status).not.toBe(0);
     const schema = JSON.parse(fs.readFileSync(path.join(CHART, 'values.schema.json'), 'utf8'));
     expect(schema.properties.database.properties.perService.propertyNames.enum).toEqual(SERVICE_MANIFEST.map((s) => s.name));
-    expect(helmRun(['template', 'rel', CHART, '--set', 'database.perService.payables=mysql://x/y']).status).not.toBe(0);
+    expect(helmRun(['template', 'rel', CHART, ...DEV, '--set', 'database.perService.payables=mysql://x/y']).status).not.toBe(0);
   });
 
   it('monitoring: the ServiceMonitor scrapes every ops Service, the PrometheusRule carries deploy/ alerts', () => {
@@ -325,7 +299,7 @@ describe('the chart follows SERVICE_MANIFEST', () => {
     for (const u of urls) expect(u).toMatch(/^https:\/\/git\.example\.com\/acct\/accounting-api\/blob\/v1\.2\.3\/deploy\/RUNBOOK\.md#[a-z0-9]+$/);
     const plain = find(allOn, 'PrometheusRule', 'rel-accounting-api')!;
     expect(plain.spec.groups[0].rules[0].annotations.runbook_url).toBe('deploy/RUNBOOK.md#accountingservicedown');
-    expect(helmRun(['template', 'rel', CHART, '--set', 'metrics.prometheusRule.runbookBaseUrl=https://git.example.com/x']).status).not.toBe(0);
+    expect(helmRun(['template', 'rel', CHART, ...DEV, '--set', 'metrics.prometheusRule.runbookBaseUrl=https://git.example.com/x']).status).not.toBe(0);
   });
 
   it('the chart copies of the alert rules and dashboard are identical to deploy/', () => {
@@ -397,7 +371,7 @@ describe('helm test', () => {
       expect(pod.automountServiceAccountToken).toBe(false);
       expect(c.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
     }
-    expect(testPods(render('--set', 'services.gateway.enabled=false'))).toEqual([]);
+    expect(testPods(render(...DEV, '--set', 'services.gateway.enabled=false'))).toEqual([]);
   });
 
   it('is let through to the gateway ops port when NetworkPolicies are on', () => {
@@ -436,38 +410,4 @@ describe('helm test', () => {
       server.close();
     }
   }, 30_000);
-});
-
-describe('CHANGELOG.md and UPGRADING.md', () => {
-  const chart = parse(fs.readFileSync(path.join(CHART, 'Chart.yaml'), 'utf8')) as { version: string; appVersion: string };
-  const changelog = fs.readFileSync(path.join(CHART, 'CHANGELOG.md'), 'utf8');
-  const upgrading = fs.readFileSync(path.join(CHART, 'UPGRADING.md'), 'utf8');
-
-  it("the changelog's newest version is Chart.yaml's, below an Unreleased section, and names its appVersion", () => {
-    const versions = [...changelog.matchAll(/^## \[([^\]]+)\]/gm)].map((m) => m[1]!);
-    expect(versions[0]).toBe('Unreleased');
-    expect(versions[1]).toBe(chart.version);
-    for (const v of versions.slice(1)) expect(v).toMatch(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/);
-    const newest = changelog.slice(changelog.indexOf(`## [${chart.version}]`)).split(/^## /m)[1]!;
-    expect(newest).toContain(`appVersion ${chart.appVersion}`);
-  });
-
-  it('UPGRADING says what major, minor and patch mean, how migrations run, and has notes for the current version', () => {
-    for (const word of ['**major**', '**minor**', '**patch**', 'appVersion', 'pre-install,pre-upgrade', 'helm rollback', 'helm test'])
-      expect([word, upgrading.includes(word)]).toEqual([word, true]);
-    expect(upgrading).toMatch(new RegExp(`^### ${chart.version.replace(/\./g, '\\.')}$`, 'm'));
-  });
-
-  it('are packaged with the chart, with the test pod', () => {
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'chart-'));
-    try {
-      const r = helmRun(['package', CHART, '--destination', out]);
-      expect([r.status, r.out]).toEqual([0, expect.stringContaining('Successfully packaged')]);
-      const tgz = path.join(out, `accounting-api-${chart.version}.tgz`);
-      const files = execFileSync('tar', ['-tzf', tgz], { encoding: 'utf8' }).split('\n');
-      for (const f of ['CHANGELOG.md', 'UPGRADING.md', 'templates/tests/gateway-readyz.yaml']) expect([f, files.includes(`accounting-api/${f}`)]).toEqual([f, true]);
-    } finally {
-      fs.rmSync(out, { recursive: true, force: true });
-    }
-  });
 });

@@ -49,26 +49,17 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 
-{{/* Secret data (string values): DATABASE_URL, NATS_URL, WEBHOOK_SECRET_KEY, PROCESSOR_SECRET_KEY, S3 keys. */}}
+{{/*
+Secret data (string values): DATABASE_URL, NATS_URL, WEBHOOK_SECRET_KEY, PROCESSOR_SECRET_KEY, S3 keys.
+The two encryption keys come from the values (acct.checkRequired fails the render without them);
+only with development: true does a key left empty fall back to the one this release already has
+(lookup) or a random one: under helm template, Argo CD or Flux there is no lookup, and a new random
+key on every sync would make every stored endpoint and processor secret undecryptable.
+*/}}
 {{- define "acct.secretData" -}}
 {{- $name := printf "%s-secret" (include "acct.fullname" .) -}}
-{{- $existing := lookup "v1" "Secret" .Release.Namespace $name -}}
-{{- $key := .Values.webhooks.secretKey -}}
-{{- if not $key -}}
-{{- if and $existing $existing.data (hasKey $existing.data "WEBHOOK_SECRET_KEY") -}}
-{{- $key = index $existing.data "WEBHOOK_SECRET_KEY" | b64dec -}}
-{{- else -}}
-{{- $key = randAlphaNum 48 -}}
-{{- end -}}
-{{- end -}}
-{{- $processorKey := .Values.paymentProcessor.secretKey -}}
-{{- if not $processorKey -}}
-{{- if and $existing $existing.data (hasKey $existing.data "PROCESSOR_SECRET_KEY") -}}
-{{- $processorKey = index $existing.data "PROCESSOR_SECRET_KEY" | b64dec -}}
-{{- else -}}
-{{- $processorKey = randAlphaNum 48 -}}
-{{- end -}}
-{{- end -}}
+{{- $key := include "acct.devSecret" (dict "root" . "secret" $name "key" "WEBHOOK_SECRET_KEY" "value" .Values.webhooks.secretKey "length" 48) -}}
+{{- $processorKey := include "acct.devSecret" (dict "root" . "secret" $name "key" "PROCESSOR_SECRET_KEY" "value" .Values.paymentProcessor.secretKey "length" 48) -}}
 DATABASE_URL: {{ .Values.database.url | quote }}
 {{ include "acct.perServiceDatabases" . }}
 NATS_URL: {{ .Values.nats.url | quote }}
@@ -139,4 +130,69 @@ opsPort and s3, then services.<name>; httpPort only for the public service.
 {{- $names := list -}}
 {{- range (.Files.Get "files/services.yaml" | fromYaml).services }}{{ $names = append $names .name }}{{ end -}}
 {{- toJson $names -}}
+{{- end -}}
+
+{{/*
+A secret value: the given one; else, with development: true only, the one the Secret of this
+release already holds (lookup), else a random one. (dict "root" $ "secret" NAME "key" KEY "value" V "length" N)
+*/}}
+{{- define "acct.devSecret" -}}
+{{- $v := .value | default "" -}}
+{{- if and (not $v) .root.Values.development -}}
+{{- $existing := lookup "v1" "Secret" .root.Release.Namespace .secret -}}
+{{- if and $existing $existing.data (hasKey $existing.data .key) -}}
+{{- $v = index $existing.data .key | b64dec -}}
+{{- else -}}
+{{- $v = randAlphaNum (int .length) -}}
+{{- end -}}
+{{- end -}}
+{{- $v -}}
+{{- end -}}
+
+{{/* The chart's placeholders: values that must be set for anything but a local try (development: true). */}}
+{{- define "acct.placeholders" -}}
+{"image.repository": "ghcr.io/example/accounting-api", "database.url": "postgres://postgres@postgres:5432/accounting"}
+{{- end -}}
+
+{{/*
+Fails the render, naming every value missing, unless development: true: the image and the
+database URL still at the chart's placeholders, the encryption keys (webhooks.secretKey,
+paymentProcessor.secretKey; or existingSecret for those and database.url), and with nats.auth
+the NATS users' passwords.
+*/}}
+{{- define "acct.checkRequired" -}}
+{{- if not .Values.development -}}
+{{- $missing := list -}}
+{{- $placeholders := include "acct.placeholders" . | fromJson -}}
+{{- if eq .Values.image.repository (index $placeholders "image.repository") -}}
+{{- $missing = append $missing "image.repository (the chart's placeholder: your registry's image)" -}}
+{{- end -}}
+{{- if not .Values.existingSecret -}}
+{{- if eq .Values.database.url (index $placeholders "database.url") -}}
+{{- $missing = append $missing "database.url (the chart's placeholder: your Postgres; or existingSecret)" -}}
+{{- end -}}
+{{- if not .Values.webhooks.secretKey -}}
+{{- $missing = append $missing "webhooks.secretKey (WEBHOOK_SECRET_KEY, encrypts webhook endpoint secrets; or existingSecret)" -}}
+{{- end -}}
+{{- if not .Values.paymentProcessor.secretKey -}}
+{{- $missing = append $missing "paymentProcessor.secretKey (PROCESSOR_SECRET_KEY, encrypts payment-processor secrets; or existingSecret)" -}}
+{{- end -}}
+{{- end -}}
+{{- if .Values.nats.auth.enabled -}}
+{{- range $name := include "acct.natsUsers" . | fromJsonArray -}}
+{{- if not (index $.Values.nats.auth.passwords $name) -}}
+{{- $missing = append $missing (printf "nats.auth.passwords.%s" $name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if $missing -}}
+{{- fail (printf "\n\nmissing values (set them, or development: true for a local try, where keys and passwords are generated):\n  - %s\n\nAn upgrade of a release whose keys or passwords the chart generated: copy them from its Secrets into the values first (helm/accounting-api/UPGRADING.md, \"Keys and passwords are values\")." (join "\n  - " $missing)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The NATS users (nats.auth): every service of files/services.yaml, and admin, as JSON. */}}
+{{- define "acct.natsUsers" -}}
+{{- $names := include "acct.serviceOrder" . | fromJsonArray -}}
+{{- toJson (append $names "admin") -}}
 {{- end -}}

@@ -95,7 +95,17 @@ describe('documented metrics', () => {
     const ownedByDocuments = documented.filter((d) => d.exposedBy === 'documents');
     expect(ownedByDocuments.map((m) => m.name)).toContain('s3_errors_total');
     for (const m of ownedByDocuments) expect([m.name, docsRegistered.get(m.name)]).toEqual([m.name, m.type]);
-    for (const m of documented.filter((d) => !outboxGauges.includes(d.name) && d.exposedBy !== 'webhook-dispatcher' && d.exposedBy !== 'documents'))
+    // The scheduled ledger verification of the posting services registers its own (libs/posting ChainVerifier).
+    const { ChainVerifier } = await import('@acct/posting');
+    const posting = createMetrics('payables', false);
+    new ChainVerifier({ orm: undefined as never, service: 'payables', log: undefined as never, metrics: posting }, { intervalMs: 1000, firstDelayMs: 0 });
+    const postingRegistered = new Map((await posting.registry.getMetricsAsJSON()).map((j) => [j.name, String(j.type)]));
+    const chainMetrics = documented.filter((d) => d.name.startsWith('ledger_chain_'));
+    expect(chainMetrics.map((m) => m.exposedBy)).toEqual(['posting services', 'posting services', 'posting services', 'posting services']);
+    for (const m of chainMetrics) expect([m.name, postingRegistered.get(m.name)]).toEqual([m.name, m.type]);
+    for (const m of documented.filter(
+      (d) => !outboxGauges.includes(d.name) && !d.name.startsWith('ledger_chain_') && d.exposedBy !== 'webhook-dispatcher' && d.exposedBy !== 'documents',
+    ))
       expect([m.name, registered.get(m.name)]).toEqual([m.name, m.type]);
   });
 });
@@ -116,6 +126,12 @@ describe('alert rules', () => {
     for (const n of ['http_request_duration_seconds', 'nats_rpc_server_duration_seconds', 'outbox_unpublished_rows', 'events_consumer_pending_messages', 'up'])
       expect([n, used.has(n)]).toEqual([n, true]);
     expect(rules.some((r) => r.expr.includes('histogram_quantile(0.99'))).toBe(true);
+  });
+
+  it('cover a broken ledger chain, a verification that no longer finishes, and JetStream unreachable', () => {
+    const used = new Set(rules.flatMap((r) => metricNames(r.expr).map(base)));
+    for (const n of ['ledger_chain_broken_chains', 'ledger_chain_last_verified_timestamp_seconds']) expect([n, used.has(n)]).toEqual([n, true]);
+    expect(rules.some((r) => r.expr.includes('events_consumer_pending_messages) < 0'))).toBe(true);
   });
 
   it('cover webhook failures and backlog, the rate-limit store failing open, S3 errors, malformed, refused and parked events', () => {
@@ -169,6 +185,7 @@ describe('alert rules', () => {
       const body = sections.get(url.slice(url.indexOf('#') + 1));
       expect([r.alert, body !== undefined]).toEqual([r.alert, true]);
       expect([r.alert, /\*\*Means\*\*/.test(body!), /\*\*Check\*\*/.test(body!), /\*\*[Ff]ix\*\*/.test(body!)]).toEqual([r.alert, true, true, true]);
+      expect([r.alert, body!.trimStart().split('\n')[0]]).toEqual([r.alert, expect.stringMatching(new RegExp(`^\\*\\*Severity\\*\\*: ${r.labels.severity}: `))]);
     }
     // The links between sections lead somewhere too.
     const links = [...runbook.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]!);
@@ -192,6 +209,9 @@ describe('alert rules', () => {
       'AccountingEventMalformed',
       'AccountingEventRefused',
       'AccountingParkedEventsWaiting',
+      'AccountingLedgerChainBroken',
+      'AccountingLedgerVerificationStale',
+      'AccountingJetStreamUnreachable',
     ]) {
       expect([a, rules.some((r) => r.alert === a)]).toEqual([a, true]);
       expect([a, cases.some((c) => c.alertname === a && c.exp_alerts.length > 0)]).toEqual([a, true]);

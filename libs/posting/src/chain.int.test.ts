@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { type PostingEvent, type PostingSource, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
-import { Outbox, ensureEventsStream, migrate, openOrm, type Orm } from '@acct/kit';
+import { Outbox, createMetrics, ensureEventsStream, migrate, openOrm, type Orm } from '@acct/kit';
 import { ACCOUNT, GENESIS_HASH, type JournalEntryDraft } from '@acct/ledger';
 import { NATS_URL, chainTamperings, ctx as newCtx, freshDatabase, payoutSource, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { Books } from './books';
 import { verifyChain, verifyEveryChain } from './chain';
+import { ChainVerifier } from './chain-verifier';
 import { withPostingMigrations } from './migrations';
 
 const SCHEMA = 'chain_it';
@@ -151,5 +152,55 @@ describe('journal hash chain against real Postgres', () => {
     expect(all.broken.every((b) => b.service === 'receivables' && b.environment === 'live' && b.verification.firstBrokenEntryId !== null)).toBe(true);
     expect(all.chains).toBeGreaterThan(cases.length);
     expect(seen.length).toBeGreaterThan(0);
+  });
+
+  describe('the scheduled verifier (ChainVerifier, ledger_chain_* metrics)', () => {
+    const series = async (m: ReturnType<typeof createMetrics>, name: string) =>
+      [...(await m.registry.metrics()).matchAll(new RegExp(`^${name}(\\{[^}]*\\})? (\\S+)$`, 'gm'))].map((x) => `${x[1] ?? ''} ${x[2]}`);
+
+    it('reports the broken chains of the journal as metrics, and logs each at error', async () => {
+      const metrics = createMetrics('receivables', false);
+      const log = silentLogger();
+      const errors = jest.spyOn(log, 'error');
+      const verifier = new ChainVerifier({ orm, service: 'receivables', log, metrics }, { intervalMs: 3_600_000, firstDelayMs: 3_600_000 });
+      expect(await series(metrics, 'ledger_chain_last_verified_timestamp_seconds')).toEqual(['{service="receivables"} 0']);
+      // The chains the tests above tampered with.
+      expect(await verifier.runOnce()).toBe('broken');
+      expect(await series(metrics, 'ledger_chain_broken_chains')).toEqual([`{service="receivables"} ${cases.length}`]);
+      expect(await series(metrics, 'ledger_chain_verifications_total')).toEqual(['{outcome="broken",service="receivables"} 1']);
+      const [at] = await series(metrics, 'ledger_chain_last_verified_timestamp_seconds');
+      expect(Math.abs(Number(at!.split(' ')[1]) - Date.now() / 1000)).toBeLessThan(60);
+      expect(errors.mock.calls.filter((c) => c[1] === 'ledger chain broken')).toHaveLength(cases.length);
+    });
+
+    it('runs on its timer once started, and counts a run that cannot finish as failed', async () => {
+      const metrics = createMetrics('receivables', false);
+      const log = silentLogger();
+      const ran = new Promise<void>((resolve) => jest.spyOn(log, 'info').mockImplementation(() => resolve()));
+      const verifier = new ChainVerifier({ orm, service: 'receivables', log, metrics }, { intervalMs: 3_600_000, firstDelayMs: 0 });
+      await verifier.start();
+      await ran;
+      await verifier.stop();
+      expect(await series(metrics, 'ledger_chain_verifications_total')).toEqual(['{outcome="broken",service="receivables"} 1']);
+      // A schema without a journal: the verification cannot finish.
+      const empty = await openOrm({ url: db.url, schema: 'no_journal_here', entities: [], migrations: [], poolMax: 1 });
+      try {
+        const other = createMetrics('receivables', false);
+        const failing = new ChainVerifier({ orm: empty, service: 'receivables', log: silentLogger(), metrics: other }, { intervalMs: 3_600_000, firstDelayMs: 3_600_000 });
+        expect(await failing.runOnce()).toBe('failed');
+        expect(await series(other, 'ledger_chain_verifications_total')).toEqual(['{outcome="failed",service="receivables"} 1']);
+        expect(await series(other, 'ledger_chain_last_verified_timestamp_seconds')).toEqual(['{service="receivables"} 0']);
+      } finally {
+        await empty.close(true);
+      }
+    });
+
+    it('exposes no series when disabled (LEDGER_VERIFY_INTERVAL_MS=0)', async () => {
+      const metrics = createMetrics('receivables', false);
+      const verifier = new ChainVerifier({ orm, service: 'receivables', log: silentLogger(), metrics }, { intervalMs: 0, firstDelayMs: 0 });
+      await verifier.start();
+      await verifier.stop();
+      expect(await metrics.registry.metrics()).not.toContain('ledger_chain_');
+    });
   });
 });

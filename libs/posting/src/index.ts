@@ -7,3 +7,4 @@ export * from './line-documents';
 export * from './replies';
 export * from './updates';
 export * from './chain';
+export * from './chain-verifier';

@@ -1,5 +1,5 @@
 import type { ServiceDefinition } from '@acct/kit';
-import { booksLockFeedWorker, registerOnBooks } from '@acct/posting';
+import { booksLockFeedWorker, chainVerifierWorker, registerOnBooks } from '@acct/posting';
 import { entities } from './entities';
 import { registerBillHandlers } from './handlers/bills.handler';
 import { registerVendorPaymentHandlers } from './handlers/vendor-payments.handler';
@@ -17,6 +17,6 @@ export function payablesService(): ServiceDefinition {
     entities,
     migrations,
     register: (wiring) => registerOnBooks(wiring, [registerVendorHandlers, registerBillHandlers, registerVendorPaymentHandlers, registerBooksLockApplyHandler]),
-    workers: (wiring) => [booksLockFeedWorker(wiring, 'payables')],
+    workers: (wiring) => [booksLockFeedWorker(wiring, 'payables'), chainVerifierWorker(wiring)],
   };
 }

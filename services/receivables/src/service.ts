@@ -1,5 +1,5 @@
 import { RpcClient, type ServiceDefinition } from '@acct/kit';
-import { registerOnBooks } from '@acct/posting';
+import { chainVerifierWorker, registerOnBooks } from '@acct/posting';
 import { entities } from './entities';
 import { registerCustomerHandlers } from './handlers/customers.handler';
 import { registerEstimateHandlers, termsFromDocuments } from './handlers/estimates.handler';
@@ -40,5 +40,7 @@ export function receivablesService(opts: { config?: ReceivablesConfig } = {}): S
         (server, books) => registerBooksLockHandlers(server, books, new RpcClient(wiring.nc, wiring.prefix, BOOKS_LOCK_PUSH_TIMEOUT_MS, wiring.metrics, wiring.log)),
       ]);
     },
+    // The scheduled verification of its journal's hash chains (ledger_chain_* metrics).
+    workers: (wiring) => [chainVerifierWorker(wiring)],
   };
 }

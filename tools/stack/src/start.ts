@@ -19,7 +19,7 @@ runMain(async () => {
   };
   try {
     const log = (line: string) => process.stdout.write(`${line}\n`);
-    const pg = await localPostgres({ dataDir: path.join(LOCAL_DATA_DIR, 'postgres'), database: 'accounting', log });
+    const pg = await localPostgres({ dataDir: path.join(LOCAL_DATA_DIR, 'postgres'), database: 'accounting' });
     local.push(pg);
     const { NATS_PREFIX } = loadConfig({ NATS_PREFIX: baseConfigSpec.NATS_PREFIX });
     const nats = await localNats({ storeDir: path.join(LOCAL_DATA_DIR, 'nats'), logFile: path.join(LOCAL_DATA_DIR, 'nats-server.log'), prefix: NATS_PREFIX });

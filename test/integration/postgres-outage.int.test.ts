@@ -28,6 +28,7 @@ describe('a Postgres outage answers service_unavailable, never internal_error', 
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-pg-outage-'));
+    fs.chmodSync(dir, 0o755); // as root, Postgres runs as the postgres user, which must enter its data dir
     pg = await OwnPostgres.create(path.join(dir, 'data'), path.join(dir, 'postgres.log'), freePort);
     const url = pg.url('acct_outage');
     await ensureDatabase(url);
@@ -35,7 +36,8 @@ describe('a Postgres outage answers service_unavailable, never internal_error', 
   }, 120_000);
 
   afterAll(async () => {
-    if (!pg.running) await pg.start().catch(() => undefined);
+    // pg and svc are unset when beforeAll failed: its error is the one to see.
+    if (pg && !pg.running) await pg.start().catch(() => undefined);
     await svc?.stop().catch(() => undefined);
     await pg?.stop('fast');
     fs.rmSync(dir, { recursive: true, force: true });

@@ -70,7 +70,8 @@ describe('local services for a bare machine', () => {
   }, 120_000);
 
   it('starts the embedded Postgres again on a fresh port when the picked one was taken meanwhile', async () => {
-    const held = net.createServer();
+    // A listener that hangs up on whoever connects (the readiness probe of the first try, among them).
+    const held = net.createServer((socket) => socket.destroy());
     await new Promise<void>((r) => held.listen(0, '127.0.0.1', r));
     const heldPort = (held.address() as net.AddressInfo).port;
     let picks = 0;

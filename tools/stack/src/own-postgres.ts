@@ -20,7 +20,7 @@ export interface OwnPostgresOptions {
  * (no shared server, so a test may crash it) and the one `npm start` and `npm test` start on a machine
  * without Postgres. stop('immediate') is `pg_ctl stop -m immediate` (SIGQUIT to the postmaster: every
  * backend dies at once, no checkpoint); start() again runs it on the same port and data directory
- * (crash recovery on start).
+ * (crash recovery on start). Never the machine's Postgres: tests that stop Postgres stop this one.
  *
  * As root it runs as the `postgres` user, from where that user can reach (pg-binaries): `dataDir` is
  * where the cluster is, which may differ from the folder asked for.

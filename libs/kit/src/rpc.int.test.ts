@@ -97,14 +97,20 @@ describe('RPC over real NATS', () => {
     }
   });
 
-  it('answers service_unavailable at once when no instance serves the subject', async () => {
-    const reply = await new RpcClient(nc, prefix, 10_000).call<RpcOperation>('customers.get', req());
-    expect(reply.ok).toBe(false);
-    if (!reply.ok) {
-      expect(reply.error.code).toBe('service_unavailable');
-      expect(reply.error.message).toMatch(/no instance/);
-    }
-  });
+  // The client would wait 60 s for a reply; the test gives up after 10 s: only NATS's no-responders
+  // status (sent at once for a subject no one subscribes to) can answer within it.
+  it('answers service_unavailable at once when no instance serves the subject, not after the timeout', async () => {
+    const client = new RpcClient(nc, prefix, 60_000);
+    expect(await client.call<RpcOperation>('customers.get', req())).toEqual({
+      ok: false,
+      error: { code: 'service_unavailable', message: 'The customers service is unavailable: no instance is running. Retry later.', details: [] },
+    });
+    // Nor once a replica that served it has gone (its subscription removed).
+    const s = serve({});
+    expect((await client.call<RpcOperation>('customers.get', req())).ok).toBe(true);
+    await s.drain();
+    expect(await client.call<RpcOperation>('customers.get', req())).toMatchObject({ ok: false, error: { message: expect.stringMatching(/no instance is running/) } });
+  }, 10_000);
 
   it('answers service_unavailable when the service does not answer in time', async () => {
     // A responder that takes the message and never replies.
@@ -115,20 +121,21 @@ describe('RPC over real NATS', () => {
     if (!reply.ok) expect(reply.error.code).toBe('service_unavailable');
   });
 
+  // The client would wait 60 s; the test gives up after 10 s: only the closing connection can answer within it.
   it('answers service_unavailable at once when the connection closes under a waiting request', async () => {
-    const sub = nc.subscribe(rpcSubject(prefix, 'customers.get'), { callback: () => undefined });
+    let arrived!: () => void;
+    const requested = new Promise<void>((r) => (arrived = r));
+    // A responder that takes the request (telling the test) and never replies.
+    const sub = nc.subscribe(rpcSubject(prefix, 'customers.get'), { callback: () => arrived() });
     await nc.flush();
     const own = await connect({ servers: NATS_URL });
-    const pending = new RpcClient(own, prefix, 10_000).call<RpcOperation>('customers.get', req());
-    await new Promise((r) => setTimeout(r, 50));
-    const started = Date.now();
+    const pending = new RpcClient(own, prefix, 60_000).call<RpcOperation>('customers.get', req());
+    await requested; // the request is out and waiting for its reply
     await own.close();
     const reply = await pending;
     sub.unsubscribe();
-    expect(Date.now() - started).toBeLessThan(2000);
-    expect(reply.ok).toBe(false);
-    if (!reply.ok) expect(reply.error.message).toMatch(/service is unavailable/);
-  });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'service_unavailable', message: expect.stringMatching(/the message bus is unreachable/) } });
+  }, 10_000);
 
   it('keeps concurrent calls apart on one connection, from several clients', async () => {
     serve({ 'customers.get': async (r) => ({ ok: true, status: 200, body: { n: (r.body as { n: number }).n } }) });
@@ -153,14 +160,17 @@ describe('RPC over real NATS', () => {
   it('drain lets a request in flight finish and reply', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    let entered!: () => void;
+    const handling = new Promise<void>((r) => (entered = r));
     const s = serve({
       'customers.get': async () => {
+        entered();
         await gate;
         return { ok: true, status: 200, body: { finished: true } };
       },
     });
     const pending = new RpcClient(nc, prefix, 5000).call<RpcOperation>('customers.get', req());
-    await new Promise((r) => setTimeout(r, 50)); // let the request arrive
+    await handling; // the request arrived and its handler runs
     expect(s.inflightCount).toBe(1);
     const drained = s.drain();
     release();

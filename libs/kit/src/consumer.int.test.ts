@@ -449,8 +449,8 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     const info = () => jsm.consumers.info(eventsStreamName(prefix), 'hurried');
     const publishOwn = async (id: string) => (await nc.jetstream().publish(own, new TextEncoder().encode(JSON.stringify({ id, type: 'invoice.posted' })))).seq;
     const ackedUpTo = (seq: number) => waitFor(async () => (await info()).ack_floor.stream_seq >= seq, 15_000);
-    const delivered = () => waitFor(async () => (await info()).num_ack_pending === 1, 15_000);
-    const [lingering, arriving, later] = [randomUUID(), randomUUID(), randomUUID()];
+    const delivered = (n = 1) => waitFor(async () => (await info()).num_ack_pending === n, 15_000);
+    const [lingering, arriving, later, marker] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     const first = await publishOwn(lingering);
     await delivered(); // its batch lingers
     c.hurry(first);
@@ -460,17 +460,21 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     expect(second).toBe(first + 1); // nothing else publishes to this stream meanwhile
     await ackedUpTo(second);
     // An event after the sequence hurried for lingers, even while hurry() is called again (a reader
-    // polling through a burst): the hurries did not switch lingering off.
+    // polling through a burst): the hurries did not switch lingering off. A marker published after
+    // that hurry tells: it is received while the later event is still held (two unacked), and the
+    // two are applied in one batch, which they would not be had the hurry let the later one go.
     const third = await publishOwn(later);
     await delivered();
     c.hurry(second);
-    await new Promise((r) => setTimeout(r, 300));
+    const fourth = await publishOwn(marker);
+    await delivered(2);
     expect((await info()).ack_floor.stream_seq).toBe(second);
-    c.hurry(third);
-    await ackedUpTo(third);
+    c.hurry(fourth);
+    await ackedUpTo(fourth);
     await c.stop();
-    expect(batches).toEqual([1, 1, 1]);
-    expect((await appliedCounts('hurried', [lingering, arriving, later])).map((r) => r.n)).toEqual([1, 1, 1]);
+    expect(third).toBe(second + 1);
+    expect(batches).toEqual([1, 1, 2]);
+    expect((await appliedCounts('hurried', [lingering, arriving, later, marker])).map((r) => r.n)).toEqual([1, 1, 1, 1]);
   });
 
   it('a consumer whose durable is deleted and made again (a rebuild on another replica) pulls again within seconds', async () => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { AckPolicy, DeliverPolicy, connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { eventsStreamName } from '@acct/contracts';
 import { NATS_URL, firstRow, freshDatabase, silentLogger, uniquePrefix, waitFor, type TestDatabase } from '@acct/testing';
-import { CONSUMER_MIGRATIONS, type ConsumedEvent, EventConsumer } from './consumer';
+import { CONSUMER_MIGRATIONS, type ConsumedEvent, DEFAULT_ACK_WAIT_MS, EventConsumer } from './consumer';
 import { ddlMigration, migrate, openOrm, type Orm } from './db';
 import { createMetrics } from './metrics';
 import { OUTBOX_DDL, Outbox, ensureEventsStream } from './outbox';
@@ -59,13 +59,19 @@ describe('EventConsumer against real Postgres and JetStream', () => {
       batches?: number[];
       lingerMs?: number;
       filterSubject?: string;
+      /** Its own connection (to close under it, as a kill -9 would), else the suite's. */
+      nc?: NatsConnection;
+      ackWaitMs?: number;
+      /** Called as apply() starts on an event, before it is recorded; a rejection fails the apply. */
+      entered?: (e: ConsumedEvent) => Promise<void> | void;
     } = {},
   ) {
     const metrics = createMetrics('test', false);
     const batches = over.batches;
     const c = new EventConsumer({
-      nc,
+      nc: over.nc ?? nc,
       prefix,
+      ackWaitMs: over.ackWaitMs,
       orm,
       log: silentLogger(),
       name,
@@ -77,6 +83,7 @@ describe('EventConsumer against real Postgres and JetStream', () => {
       skip: over.skip,
       lingerMs: over.lingerMs,
       apply: async (em, e) => {
+        await over.entered?.(e);
         if (over.fail?.(e)) throw new Error('projection failed');
         await em.execute('INSERT INTO applied (consumer, event_id, seq) VALUES (?, ?, ?)', [name, e.id, e.seq]);
       },
@@ -527,4 +534,85 @@ describe('EventConsumer against real Postgres and JetStream', () => {
     expect(await sql(`SELECT count(*)::int AS n FROM consumed_events WHERE consumer = 'batched-hook' AND event_id = ?`, [poison])).toEqual([{ n: 0 }]);
     expect(await consumedOutcomes(metrics)).toMatchObject({ parked: 1 });
   });
+
+  /** A promise and the function that resolves it. */
+  function signal<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
+    let resolve!: (v: T) => void;
+    const promise = new Promise<T>((r) => (resolve = r));
+    return { promise, resolve };
+  }
+
+  // Well under the 30 s the server's default ack wait would take.
+  it('an event held by a consumer that dies unacked goes to another consumer of the durable within the ack wait, set on a durable made before too', async () => {
+    const own = `${prefix}.events.orphaned`;
+    const stream = eventsStreamName(prefix);
+    // The durable as an earlier version made it: the server's 30 s ack wait.
+    await jsm.consumers.add(stream, { durable_name: 'orphaned', ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: own, ack_wait: 30_000 * 1e6 });
+    const id = randomUUID();
+    const held = signal();
+    const killed = signal();
+    const dying = await connect({ servers: NATS_URL });
+    // Its apply takes the event and waits until its connection is gone, then fails (rolled back, as a dead process's transaction).
+    const first = consumer('orphaned', {
+      filterSubject: own,
+      nc: dying,
+      entered: async () => {
+        held.resolve();
+        await killed.promise;
+        throw new Error('killed');
+      },
+    });
+    const taken = signal<number>();
+    const second = consumer('orphaned', { filterSubject: own, entered: (e) => void (e.id === id && taken.resolve(Date.now())) });
+    try {
+      await first.c.start();
+      expect((await jsm.consumers.info(stream, 'orphaned')).config.ack_wait).toBe(DEFAULT_ACK_WAIT_MS * 1e6);
+      await nc.jetstream().publish(own, new TextEncoder().encode(JSON.stringify({ id, type: 'invoice.posted' })));
+      await held.promise; // the first consumer holds it
+      await second.c.start();
+      await dying.close(); // no ack, no nak: what the server sees of a kill -9
+      const closedAt = Date.now();
+      killed.resolve();
+      const redeliveredAt = await taken.promise;
+      await waitFor(async () => (await appliedCounts('orphaned', [id])).length === 1, 10_000);
+      console.log(`an event held by a dead consumer was taken by another ${redeliveredAt - closedAt} ms later (ack wait ${DEFAULT_ACK_WAIT_MS} ms)`);
+      expect(await appliedCounts('orphaned', [id])).toEqual([{ event_id: id, n: 1 }]);
+    } finally {
+      killed.resolve();
+      await dying.close();
+      await second.c.stop();
+      await first.c.stop();
+    }
+  }, 20_000);
+
+  it('a live consumer keeps an event it works on for longer than the ack wait: delivered once, no other consumer gets it', async () => {
+    const own = `${prefix}.events.slow`;
+    const ACK_WAIT_MS = 1000;
+    const id = randomUUID();
+    const started = signal();
+    const entries: string[] = [];
+    // Three ack waits of work: only its in-progress acks keep the server from redelivering it meanwhile.
+    const slow = consumer('slow', {
+      filterSubject: own,
+      ackWaitMs: ACK_WAIT_MS,
+      entered: async (e) => {
+        entries.push(`slow ${e.id}`);
+        started.resolve();
+        await new Promise((r) => setTimeout(r, 3 * ACK_WAIT_MS));
+      },
+    });
+    const other = consumer('slow', { filterSubject: own, ackWaitMs: ACK_WAIT_MS, entered: (e) => void entries.push(`other ${e.id}`) });
+    await slow.c.start();
+    await nc.jetstream().publish(own, new TextEncoder().encode(JSON.stringify({ id, type: 'invoice.posted' })));
+    await started.promise;
+    await other.c.start();
+    const stream = eventsStreamName(prefix);
+    await waitFor(async () => (await jsm.consumers.info(stream, 'slow')).num_ack_pending === 0, 15_000);
+    const info = await jsm.consumers.info(stream, 'slow');
+    await other.c.stop();
+    await slow.c.stop();
+    expect([info.num_redelivered, info.delivered.consumer_seq, info.delivered.stream_seq]).toEqual([0, 1, info.ack_floor.stream_seq]);
+    expect(entries).toEqual([`slow ${id}`]);
+    expect(await appliedCounts('slow', [id])).toEqual([{ event_id: id, n: 1 }]);
+  }, 30_000);
 });

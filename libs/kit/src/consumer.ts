@@ -1,4 +1,4 @@
-import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, type NatsConnection, type Subscription } from 'nats';
+import { AckPolicy, type ConsumerInfo, type ConsumerMessages, DeliverPolicy, type JsMsg, type NatsConnection, type Subscription } from 'nats';
 import type { Counter } from 'prom-client';
 import { type ParkReason, type ParkedEventView, type ParkedEventsReply, type ParkedEventsRequest, eventsStreamName, isConsumerName, parkedEventsSubject } from '@acct/contracts';
 import { retryOnConflict } from './conflicts';
@@ -164,7 +164,10 @@ export interface EventConsumerOptions {
   metrics?: ServiceMetrics;
   /** Redelivery delay after a failed apply. */
   retryDelayMs?: number;
-  /** How long the server waits for an ack before redelivering. */
+  /**
+   * How long the server waits for an ack before redelivering (default DEFAULT_ACK_WAIT_MS); set on
+   * the durable at every start, so a changed value reaches one made before.
+   */
   ackWaitMs?: number;
   /**
    * Deliveries of a failing event before it is parked (parked_events, outcome "parked", terminated
@@ -197,6 +200,8 @@ interface Run {
   wake: () => void;
   /** What the reader received and the applier has not taken yet. */
   queue: readonly JsMsg[];
+  /** The batch the applier is handling. */
+  applying: readonly JsMsg[];
   backend?: number;
 }
 
@@ -232,9 +237,17 @@ export const BATCH_LINGER_MS = 50;
  */
 const PULL_EXPIRES_MS = 5_000;
 
-/** Acks or naks a message; after stop() the connection may be closing, and the server redelivers what it did not hear of. */
+/**
+ * The default ack wait: a message delivered to a replica that dies (kill -9, a lost node) goes to
+ * another this long after, and reporting's reads, which wait for every event to be acked, answer
+ * 503 meanwhile (30 s with the server's default). A live consumer never lets it expire: it says
+ * it is working (+WPI) on every message it holds, received or being applied, every third of it.
+ */
+export const DEFAULT_ACK_WAIT_MS = 5_000;
+
+/** Acks, naks or extends (working) a message; after stop() the connection may be closing, and the server redelivers what it did not hear of. */
 const settle =
-  (how: 'ack' | 'nak') =>
+  (how: 'ack' | 'nak' | 'working') =>
   (m: JsMsg): void => {
     try {
       m[how]();
@@ -329,7 +342,7 @@ export class EventConsumer {
   private messages?: ConsumerMessages;
   private loop?: Promise<void>;
   /** Set by stop(): the loops of this run hand back what they hold and end. */
-  private run: Run = { stopping: false, hurryTo: 0, hurried: false, wake: () => undefined, queue: [] };
+  private run: Run = { stopping: false, hurryTo: 0, hurried: false, wake: () => undefined, queue: [], applying: [] };
   private readonly applied?: Counter<'consumer' | 'outcome'>;
   private admin?: Subscription;
   /** examine()'s answers, dropped with their messages. */
@@ -345,17 +358,19 @@ export class EventConsumer {
     const stream = eventsStreamName(prefix);
     const retry = <T>(what: string, fn: () => Promise<T>) => retryJetStreamSetup(`${what} (consumer ${name})`, fn, { log: this.o.log });
     const jsm = await retry('jetstream manager', () => nc.jetstreamManager());
+    const ackWaitMs = this.o.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
     const config = {
       durable_name: name,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       filter_subject: this.o.filterSubject,
-      ack_wait: (this.o.ackWaitMs ?? 30_000) * NS_PER_MS,
+      ack_wait: ackWaitMs * NS_PER_MS,
       max_deliver: -1,
     };
     await retry('durable consumer setup', async () => {
+      let existing: ConsumerInfo;
       try {
-        await jsm.consumers.info(stream, name);
+        existing = await jsm.consumers.info(stream, name);
       } catch {
         await jsm.consumers.add(stream, config).catch(async (e) => {
           // Another replica created it in between.
@@ -363,7 +378,10 @@ export class EventConsumer {
             throw e;
           });
         });
+        return;
       }
+      // A durable made before with another ack wait (the 30 s of earlier versions) takes this one.
+      if (existing.config.ack_wait !== config.ack_wait) await jsm.consumers.update(stream, name, { ack_wait: config.ack_wait });
     });
     // Backlog at scrape time: delivered-but-unacknowledged plus not yet delivered.
     this.o.metrics?.pendingReaders.set(name, async () => {
@@ -383,7 +401,7 @@ export class EventConsumer {
     // The reader queues what the server delivers (at most 2 × BATCH_MAX ahead); the applier takes
     // everything queued (up to BATCH_MAX) into one transaction.
     const queue: JsMsg[] = [];
-    const run: Run = (this.run = { stopping: false, hurryTo: 0, hurried: false, wake: () => undefined, queue });
+    const run: Run = (this.run = { stopping: false, hurryTo: 0, hurried: false, wake: () => undefined, queue, applying: [] });
     this.messages = await consumer.consume({ max_messages: BATCH_MAX, expires: PULL_EXPIRES_MS });
     const messages = this.messages;
     let done = false;
@@ -410,6 +428,8 @@ export class EventConsumer {
       wakeApplier?.();
       wakeReader?.();
     };
+    // Held messages stay this replica's while it lives (and its loop runs), however long a batch lingers or takes.
+    const heartbeat = setInterval(() => [...run.queue, ...run.applying].forEach(settle('working')), Math.max(ackWaitMs / 3, 50)).unref();
     this.loop = (async () => {
       for (;;) {
         if (run.stopping) {
@@ -436,10 +456,13 @@ export class EventConsumer {
         run.hurried = queue.some((m) => m.seq <= run.hurryTo);
         wakeReader?.();
         wakeReader = undefined;
-        await this.handleBatch(batch);
+        run.applying = batch;
+        await this.handleBatch(batch).finally(() => (run.applying = []));
       }
       await reader;
-    })().catch((err) => this.o.log.error({ err, consumer: name }, 'event consumer stopped'));
+    })()
+      .catch((err) => this.o.log.error({ err, consumer: name }, 'event consumer stopped'))
+      .finally(() => clearInterval(heartbeat));
   }
 
   /**

@@ -23,7 +23,7 @@ export function reportingService(opts: { config?: ReportingConfig } = {}): Servi
   const stateOf = (w: ServiceWiring): RebuildTarget => {
     let s = states.get(w);
     if (!s) {
-      const consumer = projectionConsumer(w);
+      const consumer = projectionConsumer(w, { ackWaitMs: cfg().ackWaitMs });
       const fresh = new Freshness(w.nc, w.prefix, CONSUMERS.reportingPostings, { waitMs: cfg().freshnessWaitMs, hurry: (upTo) => consumer.hurry(upTo) });
       states.set(w, (s = { consumer, fresh }));
     }

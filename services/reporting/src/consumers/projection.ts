@@ -120,8 +120,9 @@ export function organizationOf(event: ConsumedEvent): string | undefined {
 }
 
 /** The durable consumer of the events stream (reporting-postings) that applies each event. */
-export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log' | 'metrics'>): EventConsumer {
+export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm' | 'log' | 'metrics'>, o: { ackWaitMs?: number } = {}): EventConsumer {
   return new EventConsumer({
+    ackWaitMs: o.ackWaitMs,
     nc: w.nc,
     prefix: w.prefix,
     orm: w.orm,

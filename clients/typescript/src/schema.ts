@@ -1172,7 +1172,7 @@ export interface paths {
         };
         /**
          * The chart of accounts with each account’s debit and credit totals and balance.
-         * @description Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.
+         * @description Ordered by code. Accounts have no creation time (the chart exists from the first instant of any books): this list takes no created[...] bounds (400 validation_failed naming the parameter). Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.
          */
         get: operations["listAccounts"];
         put?: never;
@@ -13114,14 +13114,6 @@ export interface operations {
                 starting_after?: string;
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
-                /** @description Only items created (every account of the default chart counts as created at 1900-01-01T00:00:00Z, the first instant of any books) at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string | unknown | unknown;
-                /** @description Only items created (every account of the default chart counts as created at 1900-01-01T00:00:00Z, the first instant of any books) after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string | unknown | unknown;
-                /** @description Only items created (every account of the default chart counts as created at 1900-01-01T00:00:00Z, the first instant of any books) at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string | unknown | unknown;
-                /** @description Only items created (every account of the default chart counts as created at 1900-01-01T00:00:00Z, the first instant of any books) before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string | unknown | unknown;
             };
             header?: never;
             path?: never;

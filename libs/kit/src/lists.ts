@@ -59,14 +59,6 @@ export function listQuery(query: Record<string, unknown>): ListQuery {
   return { limit, offset, cursor, created };
 }
 
-/** Whether an instant (ms since the epoch) lies within every created bound of the query (for lists held in memory). */
-export function withinCreated(atMs: number, bounds: readonly CreatedBound[]): boolean {
-  return bounds.every((b) => {
-    const t = Date.parse(b.at);
-    return b.op === '>=' ? atMs >= t : b.op === '>' ? atMs > t : b.op === '<=' ? atMs <= t : atMs < t;
-  });
-}
-
 /** The 400 for a cursor that is not an item of the list (unknown, deleted, or of another organization or environment). */
 export function unknownCursor(c: Cursor): AppError {
   return AppError.validation(`${c.param} is not an item of this list.`, [

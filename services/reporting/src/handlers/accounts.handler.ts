@@ -1,5 +1,5 @@
-import { AppError, CHART_CREATED_AT, limits, list, single } from '@acct/contracts';
-import { type RpcServer, listQuery, pageInMemory, scopeOf, withinCreated } from '@acct/kit';
+import { AppError, limits, list, single } from '@acct/contracts';
+import { type RpcServer, listQuery, pageInMemory, scopeOf } from '@acct/kit';
 import { type Reads, chart } from '../flows/reports';
 
 /** The chart of accounts with each account's totals (the whole chart is small: paged in memory). */
@@ -9,9 +9,6 @@ export function registerAccountHandlers(server: RpcServer, reads: Reads): void {
     const all = await chart(reads, scopeOf(req.ctx), null);
     // By code; a cursor is an account id of the chart (another organization's or environment's differs: 400).
     const p = pageInMemory(all, q, limits.list_page_bytes_max);
-    // The chart's accounts count as created at CHART_CREATED_AT: a created bound keeps all of them or none.
-    if (!withinCreated(Date.parse(CHART_CREATED_AT), q.created)) p.items = [];
-    p.pagination = { ...p.pagination, count: p.items.length, has_more: p.items.length > 0 && p.pagination.has_more };
     return { ok: true, status: 200, body: list('accounts', p.items, p.pagination) };
   });
 

@@ -216,17 +216,32 @@ describe('webhook dispatcher against real Postgres, JetStream and an HTTP receiv
     const otherApp = ctx('test', { organizationId: mine.organizationId, connectedAppId: randomUUID() });
     const otherEnv = { ...mine, environment: 'live' as const };
     await create(mine, `${base}/mine`);
-    await create(otherApp, `${base}/other-app`);
+    const app = await create(otherApp, `${base}/other-app`);
     // A live endpoint cannot be http://127.0.0.1; its table row stands in for one.
+    const envId = randomUUID();
     await svc.sql(
-      `INSERT INTO webhook_endpoints (id, organization_id, connected_app_id, environment, url, event_types, status, secret_encrypted, created_at) SELECT ?, organization_id, connected_app_id, 'live', ?, event_types, status, secret_encrypted, now() FROM webhook_endpoints WHERE url = ?`,
-      [randomUUID(), `${base}/other-env`, `${base}/mine`],
+      `INSERT INTO webhook_endpoints (id, organization_id, connected_app_id, environment, url, event_types, status, secret_encrypted, created_at) SELECT ?, organization_id, connected_app_id, ?, ?, event_types, status, secret_encrypted, now() FROM webhook_endpoints WHERE url = ?`,
+      [envId, otherEnv.environment, `${base}/other-env`, `${base}/mine`],
     );
-    await publish(mine, 'invoice.posted', { invoice_id: randomUUID() });
+    const others = [app.body.data.id, envId];
+    // Both stand-ins are enabled endpoints of the same organization subscribed to the type: only
+    // their app or environment keeps them out.
+    const rows = await svc.sql(
+      `SELECT environment, status, 'invoice.posted' = ANY(event_types) AS subscribed FROM webhook_endpoints WHERE id = ANY(?::uuid[]) ORDER BY environment`,
+      [`{${others.join(',')}}`],
+    );
+    expect(rows).toEqual([
+      { environment: 'live', status: 'enabled', subscribed: true },
+      { environment: 'test', status: 'enabled', subscribed: true },
+    ]);
+    const eventId = await publish(mine, 'invoice.posted', { invoice_id: randomUUID() });
     await until(() => received.find((r) => r.path === '/mine'));
-    await new Promise((r) => setTimeout(r, 500));
+    // The event's deliveries are made in one transaction, committed before any is sent: once /mine got
+    // its delivery, every delivery the event will ever have exists.
+    const made = await svc.sql(`SELECT endpoint_id FROM webhook_deliveries WHERE event_id = ?`, [eventId]);
+    expect(made).toHaveLength(1);
+    expect(others).not.toContain(made[0]!.endpoint_id);
     expect(received.filter((r) => r.path === '/other-app' || r.path === '/other-env')).toEqual([]);
-    expect(otherEnv.environment).toBe('live');
   });
 
   it('parks non-JSON, id-less and envelope-less messages on the outbound subjects with their raw bytes, delivering nothing', async () => {

@@ -13,8 +13,14 @@ export interface TrustedContext {
   environment: Environment;
   apiKeyId: string;
   requestId: string;
-  /** The caller's Idempotency-Key header, forwarded only to routes that use it as a dedupe key. */
+  /**
+   * The caller's Idempotency-Key header: on routes that dedupe on it themselves (POST /events,
+   * uploads) alone; on every other keyed POST or PATCH with idempotencyFingerprint, for the
+   * service's record of the key's first answer (libs/kit rpc-idempotency.ts).
+   */
   idempotencyKey?: string;
+  /** The request's fingerprint (method, path, body) under idempotencyKey: the same key with another one is 409. */
+  idempotencyFingerprint?: string;
 }
 
 /**
@@ -48,11 +54,15 @@ export interface RpcOk<T = unknown> {
   fileUrl?: string;
   /** Hex SHA-256 of the file: the gateway sends it as ETag and Digest. */
   sha256?: string;
+  /** True when the reply is the kept first answer to the request's Idempotency-Key (API-DECISIONS §2). */
+  keyReplayed?: boolean;
 }
 
 export interface RpcFail {
   ok: false;
   error: ErrorBody;
+  /** As RpcOk.keyReplayed: a kept 4xx answer replayed. */
+  keyReplayed?: boolean;
 }
 
 export type RpcReply<T = unknown> = RpcOk<T> | RpcFail;

@@ -2,6 +2,7 @@ export * from './config';
 export * from './logger';
 export * from './metrics';
 export * from './rpc';
+export * from './rpc-idempotency';
 export * from './db';
 export * from './ops';
 export * from './lifecycle';

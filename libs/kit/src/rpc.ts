@@ -20,6 +20,7 @@ import {
   type RpcReplyOf,
   type RpcRequest,
   type RpcRequestOf,
+  type RpcFail,
   type RpcOk,
   type ServiceName,
   inboxPrefixOf,
@@ -34,6 +35,7 @@ import { ChunkStore, ChunkStoreFull, fetchChunked, isChunkedRef, messageLimit } 
 import type { NatsAuthConfig } from './config';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
+import { type RpcIdempotency, answerOnce, requestKeyOf } from './rpc-idempotency';
 import { isBackendUnavailable } from './unavailable';
 
 const enc = new TextEncoder();
@@ -153,8 +155,10 @@ export class RpcServer {
      * checkRequests (default true): each request is checked against its operation's schemas before
      * its handler runs (rpcRequestProblem). Off only for tests of the transport, which send
      * arbitrary bodies to real operation names.
+     * keys: the service's Idempotency-Key records; with them, a request that carries a key and its
+     * fingerprint (a keyed POST or PATCH) is answered once and its first answer replayed after.
      */
-    private readonly options: { checkRequests?: boolean } = {},
+    private readonly options: { checkRequests?: boolean; keys?: RpcIdempotency } = {},
   ) {
     this.chunks = new ChunkStore(nc, prefix, log);
   }
@@ -205,22 +209,32 @@ export class RpcServer {
       // Checked against the operation's schemas as the gateway checks the route (a message made by hand gets 400, not a database error).
       const problem = this.options.checkRequests === false ? null : rpcRequestProblem(op, req);
       if (problem) throw problem;
-      reply = await handler(req);
+      const key = this.options.keys ? requestKeyOf(req.ctx) : null;
+      const r = req;
+      reply = key
+        ? await answerOnce(this.options.keys!, key, op, {
+            run: () => handler(r).catch((e: unknown) => this.failure(op, e, r)),
+            unrecorded: (err) => this.log.warn({ err, op, request_id: r.ctx.requestId }, 'could not record the Idempotency-Key answer'),
+          })
+        : await handler(req);
     } catch (e) {
-      if (isAppError(e)) {
-        reply = { ok: false, error: e.toBody() };
-      } else if (isBackendUnavailable(e)) {
-        this.log.warn({ err: e, op, request_id: req?.ctx?.requestId }, 'database unavailable');
-        reply = { ok: false, error: { code: 'service_unavailable', message: `The ${this.service} service cannot reach its database. Retry later.`, details: [] } };
-      } else {
-        this.log.error({ err: e, op, request_id: req?.ctx?.requestId }, 'handler failed');
-        reply = { ok: false, error: { code: 'internal_error', message: 'An unexpected error occurred.', details: [] } };
-      }
+      reply = this.failure(op, e, req);
     }
     const outcome = reply.ok ? 'ok' : reply.error.code;
     const seconds = stopTimer?.({ outcome });
     this.log.debug({ op, outcome, request_id: req?.ctx?.requestId, duration_ms: seconds === undefined ? undefined : Math.round(seconds * 1e6) / 1e3 }, 'rpc');
     if (msg.reply) await this.respond(op, msg, reply, req);
+  }
+
+  /** What a handler's throw answers: an AppError as it is, a database outage 503, anything else 500 (logged). */
+  private failure(op: RpcOperation, e: unknown, req: RpcRequest | undefined): RpcFail {
+    if (isAppError(e)) return { ok: false, error: e.toBody() };
+    if (isBackendUnavailable(e)) {
+      this.log.warn({ err: e, op, request_id: req?.ctx?.requestId }, 'database unavailable');
+      return { ok: false, error: { code: 'service_unavailable', message: `The ${this.service} service cannot reach its database. Retry later.`, details: [] } };
+    }
+    this.log.error({ err: e, op, request_id: req?.ctx?.requestId }, 'handler failed');
+    return { ok: false, error: { code: 'internal_error', message: 'An unexpected error occurred.', details: [] } };
   }
 
   /** Sends the reply; if it cannot go (too large to park, the bus refuses it), a small error does. */

@@ -7,6 +7,7 @@ import type { Logger } from './logger';
 import { type ServiceMetrics, createMetrics } from './metrics';
 import { Outbox, ensureEventsStream } from './outbox';
 import { RpcServer } from './rpc';
+import { RpcIdempotency } from './rpc-idempotency';
 import { migrateMain, startRuntime, type OrmOpener } from './runtime';
 import { type ShutdownStep, runMain } from './lifecycle';
 import type { ReadinessCheck } from './ops';
@@ -20,6 +21,8 @@ export interface ServiceWiring {
   log: Logger;
   metrics?: ServiceMetrics;
   server: RpcServer;
+  /** The Idempotency-Key answers the RPC server keeps (rpc-idempotency.ts). */
+  keys: RpcIdempotency;
   /** Present when the manifest says the service posts. */
   outbox?: Outbox;
 }
@@ -69,11 +72,16 @@ export function ormOpener(def: Pick<ServiceDefinition, 'name' | 'entities' | 'mi
 export function wireService(def: ServiceDefinition, deps: { nc: NatsConnection; prefix: string; orm: Orm; log: Logger; metrics?: ServiceMetrics; outbox?: Outbox }): ServiceWiring {
   const m = manifestOf(def.name);
   const outbox = m.posts ? (deps.outbox ?? new Outbox(deps.nc, deps.orm, deps.log, deps.metrics)) : undefined;
-  const server = new RpcServer(deps.nc, deps.prefix, def.name, deps.log, deps.metrics);
-  const wiring: ServiceWiring = { name: def.name, prefix: deps.prefix, nc: deps.nc, orm: deps.orm, log: deps.log, metrics: deps.metrics, server, outbox };
+  // Every keyed write is answered once, its first answer kept in the service's schema (rpc-idempotency.ts).
+  const keys = new RpcIdempotency(deps.orm);
+  const server = new RpcServer(deps.nc, deps.prefix, def.name, deps.log, deps.metrics, { keys });
+  const wiring: ServiceWiring = { name: def.name, prefix: deps.prefix, nc: deps.nc, orm: deps.orm, log: deps.log, metrics: deps.metrics, server, keys, outbox };
   def.register(wiring);
   return wiring;
 }
+
+/** How often a service deletes the Idempotency-Key answers past their 24 hours. */
+const KEY_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 /** Variables a service process reads beside the base ones. */
 export const serviceConfigSpec = {
@@ -120,8 +128,14 @@ export function startService(def: ServiceDefinition): void {
       outbox.registerBacklogMetrics();
     }
     const stopWorkers = await startWorkers(def.workers?.(wiring) ?? []);
-    const server = wiring.server;
-    rt.onShutdown([{ name: 'rpc', run: () => server.drain() }, ...stopWorkers, ...(outbox ? [{ name: 'outbox', run: () => outbox.stopRelay() }] : [])]);
+    const { server, keys } = wiring;
+    const purge = setInterval(() => void keys.purgeExpired().catch((err) => rt.log.warn({ err }, 'Idempotency-Key purge failed')), KEY_PURGE_INTERVAL_MS).unref();
+    rt.onShutdown([
+      { name: 'rpc', run: () => server.drain() },
+      ...stopWorkers,
+      ...(outbox ? [{ name: 'outbox', run: () => outbox.stopRelay() }] : []),
+      { name: 'keys', run: () => Promise.resolve(clearInterval(purge)) },
+    ]);
     rt.log.info({ ops_port: rt.ops.port }, `${def.name} serving`);
   });
 }

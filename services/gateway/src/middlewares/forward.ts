@@ -12,18 +12,26 @@ export type RpcCaller = Pick<RpcClient, 'call'>;
 export function trustedContext(ctx: Ctx, route: RouteDef): TrustedContext {
   const p = ctx.state.principal!;
   const idempotencyKey = ctx.get('idempotency-key');
+  // A keyed write goes with its fingerprint (the idempotency middleware's): the service answers for the key.
+  const fingerprint = ctx.state.idempotencyFingerprint;
   return {
     organizationId: p.organizationId,
     connectedAppId: p.connectedAppId,
     environment: p.environment,
     apiKeyId: p.apiKeyId,
     requestId: ctx.state.requestId,
-    ...(forwardsIdempotencyKey(route) && idempotencyKey ? { idempotencyKey } : {}),
+    ...((forwardsIdempotencyKey(route) || fingerprint) && idempotencyKey ? { idempotencyKey } : {}),
+    ...(fingerprint && idempotencyKey ? { idempotencyFingerprint: fingerprint } : {}),
   };
 }
 
 /** A service's reply becomes the HTTP answer unchanged; `file` sends a reply's bytes as a file. */
 export function sendReply(ctx: Ctx, reply: RpcReply, { file = false } = {}): void {
+  if (reply.keyReplayed) {
+    // The first answer to the request's Idempotency-Key, kept by the service (API-DECISIONS §2).
+    ctx.state.keyReplayed = true;
+    ctx.set('Idempotent-Replayed', 'true');
+  }
   if (!reply.ok) return sendError(ctx, reply.error.code, reply.error.message, reply.error.details ?? []);
   ctx.status = reply.status;
   if (file && reply.bodyBase64 !== undefined) sendFile(ctx, reply);

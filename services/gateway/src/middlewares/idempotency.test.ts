@@ -90,20 +90,45 @@ describe('idempotency', () => {
     expect((await json(r)).error.details[0].issue).toBe('reused_with_different_request');
   });
 
-  it('refuses a repeat while the first is in flight with 409 in_flight', async () => {
+  it('sends a repeat while its first is in flight on to the service, with the key and fingerprint, and keeps nothing of it', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    let entered!: () => void;
+    const firstEntered = new Promise<void>((r) => (entered = r));
+    const fingerprints: Array<string | undefined> = [];
     answer = async (ctx) => {
-      await gate;
-      ctx.body = {};
+      const n = fingerprints.push(ctx.state.idempotencyFingerprint);
+      if (n === 1) {
+        entered();
+        await gate;
+      }
+      ctx.body = { n };
     };
     const first = post('k3');
-    await new Promise((r) => setTimeout(r, 50));
+    await firstEntered; // the first holds the key, in flight
     const second = await post('k3');
-    expect(second.status).toBe(409);
-    expect((await json(second)).error.details[0].issue).toBe('in_flight');
+    expect(second.status).toBe(200);
+    expect(fingerprints).toHaveLength(2);
+    expect(fingerprints[1]).toBe(fingerprints[0]);
+    expect(fingerprints[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(records.records.get('key-1/k3')!.status).toBeUndefined(); // the second recorded nothing
     release();
-    expect((await first).status).toBe(200);
+    expect(await json(await first)).toEqual({ n: 1 });
+    expect(records.records.get('key-1/k3')!.body).toBe('{"n":1}');
+  });
+
+  it('sends the request on when its record cannot be read (the gateway database down)', async () => {
+    const begin = records.begin;
+    records.begin = async () => {
+      throw new Error('connection refused');
+    };
+    try {
+      expect((await post('k-down')).status).toBe(201);
+      expect(runs).toBe(1);
+      expect(records.records.has('key-1/k-down')).toBe(false);
+    } finally {
+      records.begin = begin;
+    }
   });
 
   it('forgets a 5xx answer so that a retry runs again', async () => {

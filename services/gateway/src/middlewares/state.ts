@@ -14,6 +14,10 @@ export interface GatewayState {
   body?: unknown;
   /** A raw route's body, unparsed (readRaw). */
   raw?: Buffer;
+  /** A keyed write's fingerprint, forwarded with its Idempotency-Key: the service answers for the key. */
+  idempotencyFingerprint?: string;
+  /** The service answered with the kept first answer to the Idempotency-Key. */
+  keyReplayed?: boolean;
 }
 
 /** params: the path parameters @koa/router matched (Koa's own Context leaves them untyped). */

@@ -1,4 +1,4 @@
-import type { MigrationDef } from '@acct/kit';
+import { type MigrationDef, RPC_IDEMPOTENCY_MIGRATION } from '@acct/kit';
 import { withPostingMigrations } from '@acct/posting';
 import { Migration20261122000001Customers } from './Migration20261122000001Customers';
 import { Migration20261122000002Receivables } from './Migration20261122000002Receivables';
@@ -15,4 +15,5 @@ export const migrations: MigrationDef[] = withPostingMigrations([
   { name: 'Migration20261126000200Metadata', class: Migration20261126000200Metadata },
   { name: 'Migration20261126000300InvoiceVoid', class: Migration20261126000300InvoiceVoid },
   { name: 'Migration20261126000400BooksLockChanges', class: Migration20261126000400BooksLockChanges },
+  RPC_IDEMPOTENCY_MIGRATION,
 ]);

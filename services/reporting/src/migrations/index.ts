@@ -1,4 +1,4 @@
-import { CONSUMER_MIGRATIONS, type MigrationDef } from '@acct/kit';
+import { CONSUMER_MIGRATIONS, type MigrationDef, RPC_IDEMPOTENCY_MIGRATION } from '@acct/kit';
 import { Migration20261123000001Reporting } from './Migration20261123000001Reporting';
 import { Migration20261123000002AccountDays } from './Migration20261123000002AccountDays';
 import { Migration20261123000003DocumentDays } from './Migration20261123000003DocumentDays';
@@ -19,6 +19,7 @@ export const migrations: MigrationDef[] = [
   { name: 'Migration20261124000003VendorPaymentYears', class: Migration20261124000003VendorPaymentYears },
   { name: 'Migration20261124000004PartyPeriods', class: Migration20261124000004PartyPeriods },
   { name: 'Migration20261124000005AgingIndexes', class: Migration20261124000005AgingIndexes },
+  RPC_IDEMPOTENCY_MIGRATION,
 ];
 
 /** The tables a rebuild empties (consumed_events of the consumer too). */

@@ -1,4 +1,4 @@
-import { CONSUMER_MIGRATIONS, type MigrationDef } from '@acct/kit';
+import { CONSUMER_MIGRATIONS, type MigrationDef, RPC_IDEMPOTENCY_MIGRATION } from '@acct/kit';
 import { Migration20261123000010Webhooks } from './Migration20261123000010Webhooks';
 import { Migration20261126000400WebhookEndpointManagement } from './Migration20261126000400WebhookEndpointManagement';
 import { Migration20261126000500WebhookSubscriptionsVersion } from './Migration20261126000500WebhookSubscriptionsVersion';
@@ -9,4 +9,5 @@ export const migrations: MigrationDef[] = [
   { name: 'Migration20261123000010Webhooks', class: Migration20261123000010Webhooks },
   { name: 'Migration20261126000400WebhookEndpointManagement', class: Migration20261126000400WebhookEndpointManagement },
   { name: 'Migration20261126000500WebhookSubscriptionsVersion', class: Migration20261126000500WebhookSubscriptionsVersion },
+  RPC_IDEMPOTENCY_MIGRATION,
 ];

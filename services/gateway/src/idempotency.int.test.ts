@@ -37,10 +37,11 @@ describe('gateway Idempotency-Key, against real Postgres and NATS', () => {
     expect((await json(r)).error.details[0].issue).toBe('reused_with_different_request');
   });
 
-  it('refuses a repeat while the first is still in flight with 409 conflict', async () => {
+  it('sends a repeat while the first is in flight on to the service with the key and fingerprint, and passes on its answer', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     bed.handlers['customers.create'] = async () => {
+      if (received.length > 1) return { ok: false, error: { code: 'conflict', message: 'in flight', details: [{ field: 'Idempotency-Key', issue: 'in_flight', message: 'x' }] } };
       await gate;
       return { ok: true, status: 201, body: { data: {} } };
     };
@@ -51,6 +52,10 @@ describe('gateway Idempotency-Key, against real Postgres and NATS', () => {
     const second = await call(base, '/api/v1/customers', { key: bed.org.test_key, method: 'POST', json: body, headers });
     expect(second.status).toBe(409);
     expect((await json(second)).error.details[0].issue).toBe('in_flight');
+    expect(received).toHaveLength(2);
+    expect(received[1]!.ctx.idempotencyKey).toBe('k-3');
+    expect(received[1]!.ctx.idempotencyFingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(received[1]!.ctx.idempotencyFingerprint).toBe(received[0]!.ctx.idempotencyFingerprint);
     release();
     expect((await first).status).toBe(201);
   });

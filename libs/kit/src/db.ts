@@ -67,6 +67,20 @@ export async function ensureDatabase(url: string): Promise<void> {
   });
 }
 
+/** Whether the database of `url` exists (false on 3D000 invalid_catalog_name; other errors, e.g. no server, are thrown). */
+export async function databaseExists(url: string): Promise<boolean> {
+  const c = new Client({ connectionString: url });
+  try {
+    await c.connect();
+    return true;
+  } catch (e) {
+    if ((e as { code?: string }).code === '3D000') return false;
+    throw e;
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+
 export async function dropDatabase(url: string): Promise<void> {
   const name = databaseName(url);
   await withAdminClient(url, (c) => c.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`));

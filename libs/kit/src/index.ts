@@ -23,3 +23,4 @@ export * from './lists';
 export * from './nats-auth';
 export * from './conflicts';
 export * from './jetstream-setup';
+export * from './stack-record';

@@ -13,11 +13,12 @@ import {
   isConsumerName,
   parkedEventsSubject,
 } from '@acct/contracts';
-import { type NatsConnection, connect } from 'nats';
-import { loadConfig, baseConfigSpec, decodeJson, encodeJson, migrate, natsAuthOptions, natsAuthSpec, runMain } from '@acct/kit';
+import type { NatsConnection } from 'nats';
+import { decodeJson, encodeJson, migrate, runMain } from '@acct/kit';
 import { openGatewayOrm } from '../db';
 import * as admin from './admin';
 import { formatRebuildProgress, requestRebuild } from './rebuild';
+import { TargetError, connectAdminBus, gatewayDatabase, useRecordedStack } from './target';
 
 const USAGE = `usage: npm run admin -- <command> [options]
 
@@ -47,8 +48,11 @@ const USAGE = `usage: npm run admin -- <command> [options]
                                              every organization and environment (progress on stdout);
                                              exits 2 and names the first broken entry of a broken chain
 
-Reads GATEWAY_DATABASE_URL, else DATABASE_URL (default postgres://postgres@127.0.0.1:5432/accounting); runs the gateway's
-migrations first, so it works on a fresh database.`;
+Acts on the stack of the environment: GATEWAY_DATABASE_URL, else DATABASE_URL; NATS_URL, NATS_PREFIX and the admin
+user's NATS_NKEY_SEED (or NATS_USER=admin and NATS_PASSWORD). What it does not set comes from the stack npm start runs
+(.data/stack.json; its admin seed .data/admin.nkey), else the defaults (postgres://postgres@127.0.0.1:5432/accounting,
+nats://127.0.0.1:4222); stderr says which. The database commands run the gateway's migrations first; a database that
+does not exist is an error unless --create-database is given.`;
 
 const OPTIONS = {
   name: { type: 'string' },
@@ -59,6 +63,7 @@ const OPTIONS = {
   enable: { type: 'string' },
   disable: { type: 'string' },
   json: { type: 'boolean' },
+  'create-database': { type: 'boolean' },
 } as const;
 
 type Opts = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
@@ -97,7 +102,7 @@ runMain(async () => {
   try {
     await main();
   } catch (e) {
-    if (!(e instanceof UsageError) && !(e instanceof admin.AdminNotFound)) throw e;
+    if (!(e instanceof UsageError) && !(e instanceof admin.AdminNotFound) && !(e instanceof TargetError)) throw e;
     process.stderr.write(`error: ${e.message}\n`);
     process.exit(1);
   }
@@ -109,6 +114,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
+  useRecordedStack();
   if (command === 'webhooks') {
     // Webhook endpoints live in the webhook dispatcher's schema: its own script serves these commands.
     const r = spawnSync(process.execPath, [path.resolve(__dirname, '../../../webhook-dispatcher/dist/workers/admin.js'), ...rest], { stdio: 'inherit' });
@@ -132,10 +138,7 @@ async function main(): Promise<void> {
     return reportingRebuild();
   }
   const o = opts(rest);
-  const { DATABASE_URL } = loadConfig({ DATABASE_URL: baseConfigSpec.DATABASE_URL });
-  const { ensureDatabase, databaseUrlOf } = await import('@acct/kit');
-  const url = databaseUrlOf('gateway', DATABASE_URL);
-  await ensureDatabase(url);
+  const url = await gatewayDatabase(o['create-database'] === true);
   const orm = await openGatewayOrm(url, 2);
   try {
     await migrate(orm);
@@ -199,11 +202,9 @@ async function main(): Promise<void> {
  * replica's REPORTING_REBUILD_TIMEOUT_MS (admin/rebuild.ts).
  */
 async function reportingRebuild(): Promise<void> {
-  const { NATS_URL, NATS_PREFIX, ...auth } = loadConfig({ NATS_URL: baseConfigSpec.NATS_URL, NATS_PREFIX: baseConfigSpec.NATS_PREFIX, ...natsAuthSpec });
-  // On a bus with users: the `admin` user's credentials (NATS_NKEY_SEED, or NATS_USER=admin and NATS_PASSWORD).
-  const nc = await connect({ servers: NATS_URL.split(','), name: 'admin', ...natsAuthOptions(auth, 'admin') });
+  const { nc, prefix } = await connectAdminBus();
   try {
-    const reply = await requestRebuild(nc, NATS_PREFIX, (p) => process.stderr.write(`${formatRebuildProgress(p)}\n`));
+    const reply = await requestRebuild(nc, prefix, (p) => process.stderr.write(`${formatRebuildProgress(p)}\n`));
     if (!reply.ok) throw new Error(`rebuild failed: ${reply.error}`);
     process.stdout.write(`${JSON.stringify({ applied: reply.applied, last_seq: reply.last_seq })}\n`);
   } finally {
@@ -217,15 +218,14 @@ const PARKED_USAGE = `usage: npm run admin -- events parked list [--consumer NAM
 async function eventsCommand(argv: string[]): Promise<void> {
   const [group, action, ...rest] = argv;
   if (group !== 'parked' || !action) throw new UsageError(`${PARKED_USAGE}\n\n${USAGE}`);
-  const { NATS_URL, NATS_PREFIX } = loadConfig({ NATS_URL: baseConfigSpec.NATS_URL, NATS_PREFIX: baseConfigSpec.NATS_PREFIX });
   const print = (v: unknown) => process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
   if (action === 'list') {
     const { values } = parseParked(rest, { consumer: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' } });
     const consumer = values.consumer as string | undefined;
     if (consumer !== undefined && !isConsumerName(consumer)) throw new UsageError(`unknown consumer ${consumer}; known: ${Object.values(CONSUMERS).join(', ')}`);
     const consumers = consumer ? [consumer] : (Object.values(CONSUMERS) as ConsumerName[]);
-    const nc = await connect({ servers: NATS_URL.split(','), name: 'admin' });
-    const request = parkedRequester(nc, NATS_PREFIX);
+    const { nc, prefix } = await connectAdminBus();
+    const request = parkedRequester(nc, prefix);
     try {
       const out: ParkedEventView[] = [];
       let failed = false;
@@ -259,9 +259,9 @@ async function eventsCommand(argv: string[]): Promise<void> {
   if (!m || !isConsumerName(m[1]!) || !Number.isSafeInteger(Number(m[2]))) {
     throw new UsageError(`${positionals[0]} is not a parked message id: <consumer>/<stream seq>, consumer one of ${Object.values(CONSUMERS).join(', ')}`);
   }
-  const nc = await connect({ servers: NATS_URL.split(','), name: 'admin' });
+  const { nc, prefix } = await connectAdminBus();
   try {
-    const r = await parkedRequester(nc, NATS_PREFIX)(m[1], { action, stream_seq: Number(m[2]) });
+    const r = await parkedRequester(nc, prefix)(m[1], { action, stream_seq: Number(m[2]) });
     if (!r.ok) throw new UsageError(r.error);
     print(action === 'retry' ? { id: positionals[0], outcome: r.outcome } : r.event);
   } finally {

@@ -1,8 +1,8 @@
 import { SERVICE_MANIFEST } from '@acct/contracts';
-import { baseConfigSpec, gatewayPortVar, loadConfig, runMain, v } from '@acct/kit';
+import { baseConfigSpec, gatewayPortVar, loadConfig, removeStackRecord, runMain, stackDataDir, v, writeStackRecord } from '@acct/kit';
 import fs from 'node:fs';
 import path from 'node:path';
-import { LOCAL_DATA_DIR, type LocalService, LocalServiceError, localNats, localPostgres } from './local-services';
+import { type LocalService, LocalServiceError, localNats, localPostgres } from './local-services';
 import { bootstrapDevKey } from './seed';
 import { MANIFEST_OPS_BASE, opsPortsFor, startStack } from './stack';
 
@@ -10,8 +10,11 @@ import { MANIFEST_OPS_BASE, opsPortsFor, startStack } from './stack';
  * `npm start`: the whole system on this machine. Postgres and NATS: DATABASE_URL and NATS_URL when
  * set; else the servers on their default local ports when they answer; else an embedded Postgres
  * (data in .data/postgres, kept) and a nats-server of its own (store in .data/nats), stopped on Ctrl-C.
+ * What it runs is recorded in .data/stack.json for the admin CLI (STACK_DATA_DIR moves .data).
  */
 runMain(async () => {
+  const dataDir = stackDataDir();
+  const adminSeedFile = path.join(dataDir, 'admin.nkey');
   const local: LocalService[] = [];
   let natsSeeds: Record<string, string> | undefined;
   const stopLocal = async () => {
@@ -19,14 +22,14 @@ runMain(async () => {
   };
   try {
     const log = (line: string) => process.stdout.write(`${line}\n`);
-    const pg = await localPostgres({ dataDir: path.join(LOCAL_DATA_DIR, 'postgres'), database: 'accounting' });
+    const pg = await localPostgres({ dataDir: path.join(dataDir, 'postgres'), database: 'accounting' });
     local.push(pg);
     const { NATS_PREFIX } = loadConfig({ NATS_PREFIX: baseConfigSpec.NATS_PREFIX });
-    const nats = await localNats({ storeDir: path.join(LOCAL_DATA_DIR, 'nats'), logFile: path.join(LOCAL_DATA_DIR, 'nats-server.log'), prefix: NATS_PREFIX });
+    const nats = await localNats({ storeDir: path.join(dataDir, 'nats'), logFile: path.join(dataDir, 'nats-server.log'), prefix: NATS_PREFIX });
     local.push(nats);
     natsSeeds = nats.natsSeeds;
-    // The admin CLI (`npm run admin -- reporting rebuild`) needs the admin user's seed on this bus.
-    if (natsSeeds) fs.writeFileSync(path.join(LOCAL_DATA_DIR, 'admin.nkey'), `${natsSeeds.admin}\n`, { mode: 0o600 });
+    // The admin CLI's commands over NATS need the admin user's seed on this bus (stack.json names the file).
+    if (natsSeeds) fs.writeFileSync(adminSeedFile, `${natsSeeds.admin}\n`, { mode: 0o600 });
     process.env.DATABASE_URL = pg.url;
     process.env.NATS_URL = nats.url;
     log(`using ${pg.describe}`);
@@ -60,6 +63,17 @@ runMain(async () => {
     await stopLocal();
     throw e;
   });
+  // `npm run admin -- ...` without DATABASE_URL / NATS_URL acts on this stack (readStackRecord in @acct/kit).
+  writeStackRecord(dataDir, {
+    pid: process.pid,
+    started_at: new Date().toISOString(),
+    database_url: config.DATABASE_URL,
+    nats_url: config.NATS_URL,
+    nats_prefix: config.NATS_PREFIX,
+    nats_admin_seed_file: natsSeeds ? adminSeedFile : null,
+    gateway_url: stack.gatewayUrl,
+  });
+  process.once('exit', () => removeStackRecord(dataDir));
   const seed = await bootstrapDevKey(config.DATABASE_URL);
   process.stdout.write(
     [
@@ -72,7 +86,7 @@ runMain(async () => {
       `  try: curl -H "Authorization: Bearer ${seed.test_key}" ${stack.gatewayUrl}/api/v1/auth/check`,
       `  OpenAPI: ${stack.gatewayUrl}/developers/openapi.yaml`,
       `  ops ports (/metrics, /healthz, /readyz): ${SERVICE_MANIFEST.map((s) => `${s.name} ${stack.services.get(s.name)?.opsPort}`).join(', ')}`,
-      ...(natsSeeds ? [`  NATS: a user per service; admin CLI: NATS_NKEY_SEED=$(cat ${path.join(LOCAL_DATA_DIR, 'admin.nkey')})`] : []),
+      `  admin CLI (npm run admin -- help) acts on this stack: ${path.join(dataDir, 'stack.json')}${natsSeeds ? ', as the NATS admin user' : ''}`,
       `  supervised: a service that exits is logged and restarted (0.5 s, doubling to 30 s); kill -USR2 ${process.pid} prints the status`,
       `  status: ${stack.status()}`,
       '  Ctrl-C stops everything.',

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -6,33 +5,11 @@ import path from 'node:path';
 import { CONSUMERS, type BusPrincipal, type ParkedEventsReply, parkedEventsSubject, postingSubject } from '@acct/contracts';
 import { databaseExists, decodeJson, dropDatabase, encodeJson, ensureEventsStream, natsAuthOptions, writeStackRecord } from '@acct/kit';
 import { type OwnNatsServer, freePort, generateStackBusAuth, startOwnNats } from '@acct/stack';
-import { PG_SERVER_URL, type TestDatabase, type TestService, freshDatabase, startServiceForTest, uniqueName, uniquePrefix, waitFor } from '@acct/testing';
+import { PG_SERVER_URL, type TestDatabase, type TestService, freshDatabase, runAdminCli, startServiceForTest, uniqueName, uniquePrefix, waitFor } from '@acct/testing';
 import { type NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
 import { hashKey } from '../../services/gateway/src/keys';
 import { reportingService } from '../../services/reporting/src/service';
-
-const CLI = path.resolve(__dirname, '../../services/gateway/dist/admin/cli.js');
-
-/** The environment of an operator's shell that sets nothing of the stack: the CLI finds it, or is told. */
-const BARE_ENV = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|GATEWAY_DATABASE_URL|NATS_URL|NATS_PREFIX|NATS_NKEY_SEED|NATS_USER|NATS_PASSWORD|STACK_DATA_DIR)$/.test(k)),
-);
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `npm run admin -- ...` as its own process; never throws, the exit code tells. */
-function cli(env: Record<string, string | undefined>, ...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...BARE_ENV, ...env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
 
 /** `.data` of an npm start that runs (this test process stands for it: its pid runs). */
 function recordStack(dir: string, over: { databaseUrl?: string; natsUrl?: string; prefix?: string; seedFile?: string | null }): void {
@@ -88,28 +65,28 @@ describe('admin CLI over a NATS with users', () => {
     await waitFor(async () => (decodeJson<ParkedEventsReply>((await listed()).data) as { events?: unknown[] }).events?.length === 1, 30_000);
 
     const bus = { NATS_URL: server.url, NATS_PREFIX: prefix };
-    const anonymous = await cli(bus, 'events', 'parked', 'list', '--consumer', CONSUMERS.reportingPostings);
+    const anonymous = await runAdminCli(bus, 'events', 'parked', 'list', '--consumer', CONSUMERS.reportingPostings);
     expect(anonymous).toMatchObject({ code: 1, stderr: expect.stringMatching(/cannot connect to NATS .* without credentials.*Authorization Violation/i) });
 
     const env = { ...bus, NATS_NKEY_SEED: seeds.admin };
-    const list = await cli(env, 'events', 'parked', 'list', '--consumer', CONSUMERS.reportingPostings, '--json');
+    const list = await runAdminCli(env, 'events', 'parked', 'list', '--consumer', CONSUMERS.reportingPostings, '--json');
     expect(list.code).toBe(0);
     const [parked] = JSON.parse(list.stdout) as { id: string; reason: string }[];
     expect(parked).toMatchObject({ id: expect.stringMatching(new RegExp(`^${CONSUMERS.reportingPostings}/\\d+$`)), reason: 'malformed' });
-    expect(JSON.parse((await cli(env, 'events', 'parked', 'show', parked!.id)).stdout)).toMatchObject({ id: parked!.id, raw_text: 'not json' });
+    expect(JSON.parse((await runAdminCli(env, 'events', 'parked', 'show', parked!.id)).stdout)).toMatchObject({ id: parked!.id, raw_text: 'not json' });
     // Answered (still malformed: stays parked), not refused by the server.
-    const retry = await cli(env, 'events', 'parked', 'retry', parked!.id);
+    const retry = await runAdminCli(env, 'events', 'parked', 'retry', parked!.id);
     expect(retry.code).toBe(1);
     expect(retry.stderr).toMatch(/^error: still malformed/m);
-    expect(JSON.parse((await cli(env, 'events', 'parked', 'discard', parked!.id)).stdout)).toMatchObject({ id: parked!.id, discarded_at: expect.any(String) });
-    expect(JSON.parse((await cli(env, 'reporting', 'rebuild')).stdout)).toMatchObject({ applied: expect.any(Number) });
+    expect(JSON.parse((await runAdminCli(env, 'events', 'parked', 'discard', parked!.id)).stdout)).toMatchObject({ id: parked!.id, discarded_at: expect.any(String) });
+    expect(JSON.parse((await runAdminCli(env, 'reporting', 'rebuild')).stdout)).toMatchObject({ applied: expect.any(Number) });
   }, 120_000);
 
   it('takes the bus, prefix and admin seed of the stack npm start runs when NATS_URL is not set', async () => {
     const seedFile = path.join(dir, 'admin.nkey');
     fs.writeFileSync(seedFile, `${seeds.admin}\n`, { mode: 0o600 });
     recordStack(dir, { natsUrl: server.url, prefix, seedFile });
-    const r = await cli({ STACK_DATA_DIR: dir }, 'events', 'parked', 'list', '--consumer', CONSUMERS.reportingPostings, '--all', '--json');
+    const r = await runAdminCli({ STACK_DATA_DIR: dir }, 'events', 'parked', 'list', '--consumer', CONSUMERS.reportingPostings, '--all', '--json');
     expect(r.stderr).toContain(`admin: using the stack npm start runs (pid ${process.pid}`);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([expect.objectContaining({ consumer: CONSUMERS.reportingPostings, reason: 'malformed' })]);
@@ -159,7 +136,7 @@ describe('admin CLI bootstrap and the stack npm start runs', () => {
 
   it("issues keys in the recorded stack's database when DATABASE_URL is not set, and says which", async () => {
     recordStack(dir, { databaseUrl: stackDb.url });
-    const r = await cli({ STACK_DATA_DIR: dir }, 'bootstrap', '--json', '--name', 'Recorded stack org');
+    const r = await runAdminCli({ STACK_DATA_DIR: dir }, 'bootstrap', '--json', '--name', 'Recorded stack org');
     expect(r.stderr).toContain(`using the stack npm start runs (pid ${process.pid}`);
     expect(r.code).toBe(0);
     const b = JSON.parse(r.stdout) as { test_key: string; live_key: string };
@@ -169,16 +146,16 @@ describe('admin CLI bootstrap and the stack npm start runs', () => {
 
   it('refuses a database that does not exist, with a message and exit 1, and creates it with --create-database', async () => {
     recordStack(dir, { databaseUrl: missingUrl });
-    const refused = await cli({ STACK_DATA_DIR: dir }, 'bootstrap', '--json');
+    const refused = await runAdminCli({ STACK_DATA_DIR: dir }, 'bootstrap', '--json');
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(/error: database "acct_admin_missing_\w+" does not exist at .*; --create-database creates it/);
     expect(await databaseExists(missingUrl)).toBe(false);
     // The same with DATABASE_URL given.
-    expect((await cli({ DATABASE_URL: missingUrl }, 'create-org', '--name', 'x')).code).toBe(1);
+    expect((await runAdminCli({ DATABASE_URL: missingUrl }, 'create-org', '--name', 'x')).code).toBe(1);
     expect(await databaseExists(missingUrl)).toBe(false);
 
-    const created = await cli({ STACK_DATA_DIR: dir }, 'bootstrap', '--json', '--create-database');
+    const created = await runAdminCli({ STACK_DATA_DIR: dir }, 'bootstrap', '--json', '--create-database');
     expect(created.code).toBe(0);
     expect(created.stderr).toMatch(/created database "acct_admin_missing_\w+"/);
     expect(await keyRow(missingUrl, (JSON.parse(created.stdout) as { test_key: string }).test_key)).toMatchObject({ environment: 'test' });

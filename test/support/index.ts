@@ -75,3 +75,4 @@ export { entryLines, payoutSource, postingLine } from './ledger';
 export { type ChainTampering, type Tamper, chainTamperings } from './chain-tampering';
 export { expectRelayHeals } from './outbox';
 export { withBatchSpies } from './spies';
+export { type AdminCliRun, runAdminCli } from './admin-cli';

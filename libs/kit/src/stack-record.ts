@@ -92,8 +92,8 @@ export function recordedStackEnv(env: NodeJS.ProcessEnv, dir: string): { env: Re
   const file = path.join(dir, STACK_RECORD_FILE);
   const record = readStackRecord(dir);
   const unset = [wantsDb ? 'DATABASE_URL' : '', wantsNats ? 'NATS_URL' : ''].filter(Boolean).join(' and ');
-  if (!record) return { env: {}, note: `no stack recorded by npm start (${file}) and no ${unset}: using the defaults` };
-  if (!pidRunning(record.pid)) return { env: {}, note: `${file} names npm start pid ${record.pid}, which is not running: ignored; no ${unset}: using the defaults` };
+  if (!record) return { env: {}, note: `no stack recorded by npm start (${file}), ${unset} not set: using the defaults` };
+  if (!pidRunning(record.pid)) return { env: {}, note: `${file} names npm start pid ${record.pid}, which is not running: ignored; ${unset} not set: using the defaults` };
   const out: Record<string, string> = {};
   const said: string[] = [];
   if (wantsDb) {

@@ -68,7 +68,9 @@ export async function connectAdminBus(): Promise<{ nc: NatsConnection; prefix: s
     const nc = await connect({ servers: NATS_URL.split(',').map((s) => s.trim()), name: 'admin', ...options });
     return { nc, prefix: NATS_PREFIX };
   } catch (e) {
-    const as = Object.keys(options).length ? 'as admin' : 'without credentials (NATS_NKEY_SEED, or NATS_USER=admin and NATS_PASSWORD)';
-    throw new TargetError(`cannot connect to NATS at ${withoutPassword(NATS_URL)} ${as}: ${(e as Error).message}`);
+    const as = Object.keys(options).length ? 'as admin' : 'without credentials';
+    const message = (e as Error).message;
+    const hint = /authori[sz]ation/i.test(message) ? ' (the admin user: NATS_NKEY_SEED, or NATS_USER=admin and NATS_PASSWORD)' : '';
+    throw new TargetError(`cannot connect to NATS at ${withoutPassword(NATS_URL)} ${as}: ${message}${hint}`);
   }
 }

@@ -3,6 +3,7 @@ import { canonicalUuids, compileBody, compileQuery, queryIntegerDetails, toDetai
 import { Optional, Type } from '@sinclair/typebox';
 import { StringEnum, obj, uuid, date, email, name, paginationQuery } from './schemas/common';
 import { customerCreateBody, customerListQuery } from './api/customers';
+import { paymentCreateBody } from './api/payments';
 import { limits } from './limits';
 import * as schemas from './schemas/index';
 
@@ -88,6 +89,38 @@ describe('toDetails', () => {
   it('returns [] for null or undefined errors', () => {
     expect(toDetails(null)).toEqual([]);
     expect(toDetails(undefined)).toEqual([]);
+  });
+});
+
+describe('toDetails of an anyOf (received_at: a date or a date-time)', () => {
+  const v = compileBody(paymentCreateBody);
+  const body = (received_at: unknown) => ({ external_payment_id: 'p-1', invoice_id: '3f1c2a4e-8b7d-4c6e-9f0a-1b2c3d4e5f60', amount_cents: 5, received_at });
+
+  it.each(['nope', '2026-02-30', '2026-03-01T25:00:00Z'])('names %p once, with both forms it may take', (received_at) => {
+    expect(v(body(received_at))).toBe(false);
+    expect(toDetails(v.errors)).toEqual([{ field: '/received_at', issue: 'invalid_format', message: '/received_at must be a valid date or date-time.' }]);
+  });
+
+  it('accepts either form', () => {
+    expect(v(body('2026-03-01'))).toBe(true);
+    expect(v(body('2026-03-01T12:00:00+02:00'))).toBe(true);
+  });
+
+  it('merges failed type branches, and says something plain when the branches differ', () => {
+    const e = (keyword: string, schemaPath: string, params: Record<string, unknown>, message?: string) =>
+      ({ keyword, instancePath: '/x', schemaPath, params, message }) as ErrorObject;
+    const types = [
+      e('type', '#/properties/x/anyOf/0/type', { type: 'string' }),
+      e('type', '#/properties/x/anyOf/1/type', { type: 'null' }),
+      e('anyOf', '#/properties/x/anyOf', {}, 'must match a schema in anyOf'),
+    ];
+    expect(toDetails(types)).toEqual([{ field: '/x', issue: 'invalid_type', message: '/x must be string or null.' }]);
+    const mixed = [
+      e('type', '#/properties/x/oneOf/0/type', { type: 'string' }),
+      e('minimum', '#/properties/x/oneOf/1/minimum', {}, 'must be >= 1'),
+      e('oneOf', '#/properties/x/oneOf', {}, 'must match exactly one schema in oneOf'),
+    ];
+    expect(toDetails(mixed)).toEqual([{ field: '/x', issue: 'invalid', message: '/x does not take any of the forms it allows.' }]);
   });
 });
 

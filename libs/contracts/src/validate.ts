@@ -107,14 +107,40 @@ const ISSUE: Record<string, string> = {
 };
 
 /**
+ * The errors of an anyOf/oneOf as one: ajv reports each branch that failed at the value's own path
+ * (`must be a valid date`, `must be a valid date-time`) and then `must match a schema in anyOf`.
+ * Each such group becomes one plain error naming every form the value may take; errors deeper
+ * inside a branch (an object's own fields) are left as they are.
+ */
+function mergeAlternatives(errors: ErrorObject[]): ErrorObject[] {
+  const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  if (unions.length === 0) return errors;
+  const unionOf = (e: ErrorObject) => unions.find((u) => u !== e && u.instancePath === e.instancePath && e.schemaPath.startsWith(`${u.schemaPath}/`));
+  const merged = new Map<ErrorObject, ErrorObject>();
+  for (const u of unions) {
+    const branches = errors.filter((e) => unionOf(e) === u);
+    const all = (keyword: string, param: string) =>
+      branches.length > 0 && branches.every((e) => e.keyword === keyword)
+        ? [...new Set(branches.map((e) => String((e.params as Record<string, unknown>)[param])))].join(' or ')
+        : undefined;
+    const formats = all('format', 'format');
+    const types = all('type', 'type');
+    if (formats !== undefined) merged.set(u, { ...u, keyword: 'format', params: { format: formats } });
+    else if (types !== undefined) merged.set(u, { ...u, keyword: 'type', params: { type: types }, message: `must be ${types}` });
+    else merged.set(u, { ...u, message: 'does not take any of the forms it allows' });
+  }
+  return errors.filter((e) => !unionOf(e)).map((e) => merged.get(e) ?? e);
+}
+
+/**
  * ajv errors as `{field, issue, message}`. `asQuery` names fields by parameter name instead of
- * JSON pointer. Errors of a oneOf/anyOf branch that did not apply are left out.
+ * JSON pointer. The failed branches of a oneOf/anyOf make one error (mergeAlternatives).
  */
 export function toDetails(errors: ErrorObject[] | null | undefined, asQuery = false): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
   // A field whose format and pattern both fail (a uuid) is named by its format, the clearer message.
-  const ordered = [...(errors ?? [])].sort((a, b) => Number(a.keyword === 'pattern') - Number(b.keyword === 'pattern'));
+  const ordered = mergeAlternatives([...(errors ?? [])]).sort((a, b) => Number(a.keyword === 'pattern') - Number(b.keyword === 'pattern'));
   for (const e of ordered) {
     let pointer = e.instancePath;
     if (e.keyword === 'required') pointer += `/${(e.params as { missingProperty: string }).missingProperty}`;

@@ -1172,7 +1172,7 @@ export interface paths {
         };
         /**
          * The chart of accounts with each account’s debit and credit totals and balance.
-         * @description Ordered by code. Accounts have no creation time (the chart exists from the first instant of any books): this list takes no created[...] bounds (400 validation_failed naming the parameter). Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.
+         * @description Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.
          */
         get: operations["listAccounts"];
         put?: never;
@@ -2227,7 +2227,7 @@ export interface components {
             invoice_id: string;
             amount_cents: number;
             /** @description YYYY-MM-DD or an RFC 3339 date-time with an offset; its UTC date is the accounting date. Dates and UTC dates from 1900-01-01 to 9999-12-31. */
-            received_at: string | unknown | unknown;
+            received_at: string;
             /**
              * @description manual (Dr Cash) or processor (Dr Processor clearing).
              * @default manual
@@ -3999,7 +3999,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description validation_failed: the Content-Type is not application/json, or its charset is not utf-8. */
+        /** @description validation_failed: the Content-Type is not application/json. */
         UnsupportedMediaType: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -4360,13 +4360,13 @@ export interface operations {
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
                 /** @description Only items created at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string | unknown | unknown;
+                "created[gte]"?: string;
                 /** @description Only items created after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string | unknown | unknown;
+                "created[gt]"?: string;
                 /** @description Only items created at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string | unknown | unknown;
+                "created[lte]"?: string;
                 /** @description Only items created before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string | unknown | unknown;
+                "created[lt]"?: string;
                 /** @description Only the item whose external_customer_id is exactly this (case-sensitive; at most one item). */
                 external_customer_id?: string;
             };
@@ -4819,13 +4819,13 @@ export interface operations {
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
                 /** @description Only items created at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string | unknown | unknown;
+                "created[gte]"?: string;
                 /** @description Only items created after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string | unknown | unknown;
+                "created[gt]"?: string;
                 /** @description Only items created at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string | unknown | unknown;
+                "created[lte]"?: string;
                 /** @description Only items created before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string | unknown | unknown;
+                "created[lt]"?: string;
                 /** @description Only the item whose external_invoice_id is exactly this (case-sensitive; at most one item). */
                 external_invoice_id?: string;
                 /** @description Only items whose status is this value. */
@@ -5788,13 +5788,13 @@ export interface operations {
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
                 /** @description Only items created at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string | unknown | unknown;
+                "created[gte]"?: string;
                 /** @description Only items created after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string | unknown | unknown;
+                "created[gt]"?: string;
                 /** @description Only items created at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string | unknown | unknown;
+                "created[lte]"?: string;
                 /** @description Only items created before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string | unknown | unknown;
+                "created[lt]"?: string;
                 /** @description Only the item whose external_payment_id is exactly this (case-sensitive; at most one item). */
                 external_payment_id?: string;
                 /** @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record. */
@@ -6167,13 +6167,13 @@ export interface operations {
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
                 /** @description Only items created at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string | unknown | unknown;
+                "created[gte]"?: string;
                 /** @description Only items created after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string | unknown | unknown;
+                "created[gt]"?: string;
                 /** @description Only items created at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string | unknown | unknown;
+                "created[lte]"?: string;
                 /** @description Only items created before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string | unknown | unknown;
+                "created[lt]"?: string;
                 /** @description Only the item whose external_payout_id is exactly this (case-sensitive; at most one item). */
                 external_payout_id?: string;
                 /** @description Only items whose processor is this value. */
@@ -6539,13 +6539,13 @@ export interface operations {
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
                 /** @description Only items created at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string | unknown | unknown;
+                "created[gte]"?: string;
                 /** @description Only items created after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string | unknown | unknown;
+                "created[gt]"?: string;
                 /** @description Only items created at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string | unknown | unknown;
+                "created[lte]"?: string;
                 /** @description Only items created before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string | unknown | unknown;
+                "created[lt]"?: string;
                 /** @description Only the item whose external_estimate_id is exactly this (case-sensitive; at most one item). */
                 external_estimate_id?: string;
                 /** @description Only items whose status is this value. */
@@ -7307,13 +7307,13 @@ export interface operations {
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
                 /** @description Only items created at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string | unknown | unknown;
+                "created[gte]"?: string;
                 /** @description Only items created after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string | unknown | unknown;
+                "created[gt]"?: string;
                 /** @description Only items created at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string | unknown | unknown;
+                "created[lte]"?: string;
                 /** @description Only items created before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string | unknown | unknown;
+                "created[lt]"?: string;
                 /** @description Only the item whose external_event_id is exactly this (case-sensitive; at most one item). */
                 external_event_id?: string;
                 /** @description Only items whose event type is this value. */
@@ -8117,13 +8117,13 @@ export interface operations {
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
                 /** @description Only items created at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string | unknown | unknown;
+                "created[gte]"?: string;
                 /** @description Only items created after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string | unknown | unknown;
+                "created[gt]"?: string;
                 /** @description Only items created at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string | unknown | unknown;
+                "created[lte]"?: string;
                 /** @description Only items created before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string | unknown | unknown;
+                "created[lt]"?: string;
                 /** @description Only the item whose external_vendor_id is exactly this (case-sensitive; at most one item). */
                 external_vendor_id?: string;
                 /** @description Only items whose vendor type is this value. */
@@ -8587,13 +8587,13 @@ export interface operations {
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
                 /** @description Only items created at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string | unknown | unknown;
+                "created[gte]"?: string;
                 /** @description Only items created after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string | unknown | unknown;
+                "created[gt]"?: string;
                 /** @description Only items created at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string | unknown | unknown;
+                "created[lte]"?: string;
                 /** @description Only items created before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string | unknown | unknown;
+                "created[lt]"?: string;
                 /** @description Only the item whose external_bill_id is exactly this (case-sensitive; at most one item). */
                 external_bill_id?: string;
                 /** @description Only items whose status is this value. */
@@ -9564,13 +9564,13 @@ export interface operations {
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
                 /** @description Only items created at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string | unknown | unknown;
+                "created[gte]"?: string;
                 /** @description Only items created after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string | unknown | unknown;
+                "created[gt]"?: string;
                 /** @description Only items created at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string | unknown | unknown;
+                "created[lte]"?: string;
                 /** @description Only items created before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string | unknown | unknown;
+                "created[lt]"?: string;
                 /** @description Only the item whose external_vendor_payment_id is exactly this (case-sensitive; at most one item). */
                 external_vendor_payment_id?: string;
                 /** @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record. */
@@ -10274,13 +10274,13 @@ export interface operations {
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
                 /** @description Only items created at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string | unknown | unknown;
+                "created[gte]"?: string;
                 /** @description Only items created after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string | unknown | unknown;
+                "created[gt]"?: string;
                 /** @description Only items created at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string | unknown | unknown;
+                "created[lte]"?: string;
                 /** @description Only items created before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string | unknown | unknown;
+                "created[lt]"?: string;
             };
             header?: never;
             path?: never;
@@ -11123,13 +11123,13 @@ export interface operations {
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
                 /** @description Only items created at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string | unknown | unknown;
+                "created[gte]"?: string;
                 /** @description Only items created after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string | unknown | unknown;
+                "created[gt]"?: string;
                 /** @description Only items created at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string | unknown | unknown;
+                "created[lte]"?: string;
                 /** @description Only items created before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string | unknown | unknown;
+                "created[lt]"?: string;
             };
             header?: never;
             path: {
@@ -11257,13 +11257,13 @@ export interface operations {
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
                 /** @description Only items created at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string | unknown | unknown;
+                "created[gte]"?: string;
                 /** @description Only items created after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string | unknown | unknown;
+                "created[gt]"?: string;
                 /** @description Only items created at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string | unknown | unknown;
+                "created[lte]"?: string;
                 /** @description Only items created before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string | unknown | unknown;
+                "created[lt]"?: string;
                 /** @description Only items whose document type is this value. */
                 document_type?: "receipt" | "invoice" | "bill" | "contract" | "statement" | "logo" | "other";
                 /** @description Only items whose status is this value. */
@@ -11535,19 +11535,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description validation_failed: the Content-Type is not multipart/form-data, or the type sniffed from the file is not one allowed (nothing stored). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13114,6 +13102,14 @@ export interface operations {
                 starting_after?: string;
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
+                /** @description Only items created (every account of the default chart counts as created at 1900-01-01T00:00:00Z, the first instant of any books) at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
+                "created[gte]"?: string;
+                /** @description Only items created (every account of the default chart counts as created at 1900-01-01T00:00:00Z, the first instant of any books) after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
+                "created[gt]"?: string;
+                /** @description Only items created (every account of the default chart counts as created at 1900-01-01T00:00:00Z, the first instant of any books) at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
+                "created[lte]"?: string;
+                /** @description Only items created (every account of the default chart counts as created at 1900-01-01T00:00:00Z, the first instant of any books) before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
+                "created[lt]"?: string;
             };
             header?: never;
             path?: never;
@@ -13396,13 +13392,13 @@ export interface operations {
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
                 /** @description Only items posted (posted_at, the time the list is ordered by) at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string | unknown | unknown;
+                "created[gte]"?: string;
                 /** @description Only items posted (posted_at, the time the list is ordered by) after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string | unknown | unknown;
+                "created[gt]"?: string;
                 /** @description Only items posted (posted_at, the time the list is ordered by) at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string | unknown | unknown;
+                "created[lte]"?: string;
                 /** @description Only items posted (posted_at, the time the list is ordered by) before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string | unknown | unknown;
+                "created[lt]"?: string;
                 /** @description Only items whose source type is this value. */
                 source_type?: string;
                 /** @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record. */

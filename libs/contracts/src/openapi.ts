@@ -5,6 +5,7 @@ import { metadataRecord } from './schemas/metadata';
 import { ERROR_CODES } from './errors';
 import { EVENT_SCHEMAS, OUTBOUND_EVENT_TYPES } from './events';
 import { exampleOf } from './openapi-examples';
+import { typedBranches } from './openapi-parts';
 import recordedJson from './openapi-recorded.json';
 import { limits } from './limits';
 
@@ -506,11 +507,11 @@ export function buildOpenApi(serverUrl = '/'): Record<string, unknown> {
     servers: [{ url: serverUrl, description: 'This gateway (the origin the document is served from).' }],
     security: [{ bearerAuth: [] }],
     tags,
-    paths,
-    webhooks: hooks,
+    paths: typedBranches(paths),
+    webhooks: typedBranches(hooks),
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'svc_test_… or svc_live_… API key.' } },
-      schemas: names.components,
+      schemas: typedBranches(names.components),
       responses: shared,
       headers: HEADERS,
       parameters: Object.fromEntries(Object.entries(WEBHOOK_HEADERS).map(([n, p]) => [pascal(n), { name: n, in: 'header', required: true, ...p }])),

@@ -101,7 +101,7 @@ describe('Client', () => {
   });
 
   it('types errors by status with code, message, request_id and details', async () => {
-    const details = [{ path: '/name', message: 'must be a string' }];
+    const details = [{ field: '/name', issue: 'invalid_type', message: '/name must be string.' }];
     const { client } = setup([
       json(404, errorBody('not_found', 'customer not found')),
       json(409, errorBody('conflict', 'differs')),

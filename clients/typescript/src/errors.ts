@@ -1,9 +1,29 @@
+import type { components } from './schema';
+
+/**
+ * One thing wrong with a request (400 validation_failed, 409 with an issue): `field` is a JSON
+ * pointer into the body (`/line_items/0/quantity`) or a query parameter's name, `issue` a stable
+ * word to branch on (`required`, `unknown_field`, `invalid_format`, …), `message` for people.
+ */
+export type ErrorDetail = components['schemas']['ErrorDetail'];
+
 /** The error envelope every non-2xx answer carries: `{error: {code, message, details, request_id}}`. */
 export interface ErrorBody {
+  /** One of the API's codes (`validation_failed`, `not_found`, …), or `http_<status>` when the answer had no envelope. */
   code: string;
   message: string;
-  details?: unknown;
+  details?: ErrorDetail[];
   request_id?: string;
+}
+
+/** The details of an envelope as sent, keeping only entries with a string field and issue. */
+function detailsOf(raw: unknown): ErrorDetail[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((d: unknown) => {
+    const o = d as Partial<Record<keyof ErrorDetail, unknown>> | null;
+    if (!o || typeof o.field !== 'string' || typeof o.issue !== 'string') return [];
+    return [{ field: o.field, issue: o.issue, message: typeof o.message === 'string' ? o.message : `${o.field}: ${o.issue}` }];
+  });
 }
 
 /**
@@ -15,14 +35,15 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly request_id: string | undefined;
-  readonly details: unknown;
+  /** What was wrong, field by field (empty when the API named none). */
+  readonly details: ErrorDetail[];
   readonly headers: Headers;
 
   constructor(status: number, body: ErrorBody, headers: Headers = new Headers()) {
     super(body.message);
     this.status = status;
     this.code = body.code;
-    this.details = body.details;
+    this.details = body.details ?? [];
     this.request_id = body.request_id ?? headers.get('request-id') ?? undefined;
     this.headers = headers;
   }
@@ -33,7 +54,7 @@ export class ApiError extends Error {
     const parsed: ErrorBody = {
       code: typeof env?.code === 'string' ? env.code : `http_${response.status}`,
       message: typeof env?.message === 'string' ? env.message : `HTTP ${response.status} ${response.statusText}`.trim(),
-      details: env?.details,
+      details: detailsOf(env?.details),
       request_id: typeof env?.request_id === 'string' ? env.request_id : undefined,
     };
     const Ctor = ERROR_BY_STATUS[response.status] ?? (response.status >= 500 ? ServerError : ApiError);

@@ -11,6 +11,17 @@ export {
   ServerError,
   UnprocessableError,
   type ErrorBody,
+  type ErrorDetail,
 } from './errors';
-export { WebhookVerificationError, serviceSignature, standardSignature, verify, webhooks, type VerifyOptions, type WebhookEvent, type WebhookHeaders } from './webhooks';
+export {
+  WebhookVerificationError,
+  serviceSignature,
+  standardSignature,
+  verify,
+  webhooks,
+  type VerifyOptions,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookHeaders,
+} from './webhooks';
 export type { components, operations } from './schema';

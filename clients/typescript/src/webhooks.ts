@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { webhooks as WebhookOperations } from './schema';
 
 /** Headers as Node, fetch or a framework hand them over. */
 export type WebhookHeaders = Headers | Record<string, string | readonly string[] | undefined>;
@@ -15,16 +16,18 @@ export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';
 }
 
-/** A delivery body (SPEC.md): its `id` is the delivery id, the same on every retry; dedupe on it. */
-export interface WebhookEvent<T = Record<string, unknown>> {
-  id: string;
-  type: string;
-  created_at: string;
-  environment: string;
-  organization_id: string;
-  connected_app_id: string;
-  data: T;
-}
+/** Every event type the API delivers to webhook endpoints. */
+export type WebhookEventType = keyof WebhookOperations;
+
+/**
+ * A delivery body (SPEC.md), typed from the document's webhooks: a union discriminated by `type`,
+ * so `switch (event.type)` narrows `data` to that event's payload. Its `id` is the delivery id, the
+ * same on every retry; dedupe on it. `WebhookEvent<'invoice.posted'>` is the one event.
+ * An API newer than this SDK may deliver a type it does not list: keep a `default` branch.
+ */
+export type WebhookEvent<K extends WebhookEventType = WebhookEventType> = {
+  [P in K]: WebhookOperations[P]['post']['requestBody']['content']['application/json'];
+}[K];
 
 const PREFIX = 'whsec_';
 
@@ -70,7 +73,7 @@ export function serviceSignature(secret: string, timestamp: number, body: string
  * entries) are checked when present, else `Service-Signature` / `Service-Timestamp`. Comparisons are
  * constant-time; the timestamp must lie within `toleranceSeconds` (default 5 minutes) of now.
  */
-export function verify<T = Record<string, unknown>>(rawBody: string | Buffer | Uint8Array, headers: WebhookHeaders, secret: string, options: VerifyOptions = {}): WebhookEvent<T> {
+export function verify(rawBody: string | Buffer | Uint8Array, headers: WebhookHeaders, secret: string, options: VerifyOptions = {}): WebhookEvent {
   const body = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   const id = header(headers, 'webhook-id');
   const signatures = header(headers, 'webhook-signature');
@@ -90,7 +93,7 @@ export function verify<T = Record<string, unknown>>(rawBody: string | Buffer | U
     if (!safeEqual(signature.trim().toLowerCase(), serviceSignature(secret, ts, body))) throw new WebhookVerificationError('service-signature does not match');
   }
   try {
-    return JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as WebhookEvent<T>;
+    return JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as WebhookEvent;
   } catch {
     throw new WebhookVerificationError('body is not JSON');
   }

@@ -47,7 +47,7 @@ describe('@acct/sdk as published', () => {
   it('loads from the tarball, installed as the README says (npm pack, then the .tgz)', () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-pack-'));
     try {
-      const [{ filename }] = JSON.parse(npm('pack', '--json', '--ignore-scripts', '--pack-destination', tmp)) as Packed[];
+      const [{ filename }] = JSON.parse(npm('pack', '--json', '--ignore-scripts', '--pack-destination', tmp)) as [Packed];
       const at = path.join(tmp, 'node_modules', '@acct', 'sdk');
       fs.mkdirSync(at, { recursive: true });
       execFileSync('tar', ['-xzf', path.join(tmp, filename), '-C', at, '--strip-components=1']);

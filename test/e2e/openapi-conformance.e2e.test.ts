@@ -45,6 +45,7 @@ describe('e2e: the OpenAPI document against the server', () => {
 
   it('the document, the key, customers and invoices', async () => {
     await ok(anon('GET', '/developers/openapi.yaml'));
+    await ok(anon('GET', '/developers/openapi.json'));
     await ok(anon('GET', '/developers'));
     await ok(anon('GET', '/developers/redoc.js'));
     await ok(api('GET', '/api/v1/auth/check'));

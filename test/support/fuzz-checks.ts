@@ -106,7 +106,7 @@ function validatorOf(schema: JsonSchema) {
 }
 
 /** Operations whose answer is the static documentation, not data: left out of the leak scan. */
-const PUBLISHED_DOCUMENTATION = new Set(['getOpenApi', 'getDevelopersPage', 'getDevelopersScript']);
+const PUBLISHED_DOCUMENTATION = new Set(['getOpenApi', 'getOpenApiJson', 'getDevelopersPage', 'getDevelopersScript']);
 
 /** Every property an answer must have, whatever was sent (5xx handled by the caller). */
 export function problemsOf(res: FuzzResponse, v: FuzzView, secrets: readonly string[]): string[] {

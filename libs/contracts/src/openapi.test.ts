@@ -52,7 +52,10 @@ describe('buildOpenApi', () => {
   });
 
   it('uses the given server url', () => {
-    expect(buildOpenApi('https://api.example.test').servers).toEqual([expect.objectContaining({ url: 'https://api.example.test' })]);
+    expect(buildOpenApi('https://api.example.test').servers).toEqual([
+      expect.objectContaining({ url: 'https://api.example.test' }),
+      { url: '{baseUrl}', description: expect.any(String), variables: { baseUrl: { default: 'http://127.0.0.1:8080', description: expect.any(String) } } },
+    ]);
   });
 
   it('has every route at paths[path][method] with its operationId', () => {
@@ -196,6 +199,7 @@ describe('buildOpenApi', () => {
     for (const id of ['getPaymentProcessor', 'deletePaymentProcessor']) expect(opOf(findRoute(id)).responses['404']).toBeDefined();
     for (const id of ['getPortalPage', 'getPortalPdf']) expect(Object.keys(opOf(findRoute(id)).responses['404']!.content).sort()).toEqual(['application/json', 'text/html']);
     expect(Object.keys(opOf(findRoute('getOpenApi')).responses).sort()).toEqual(['200', '400', '429', '500']);
+    expect(Object.keys(opOf(findRoute('getOpenApiJson')).responses).sort()).toEqual(['200', '400', '429', '500']);
   });
 
   it('query schemas become query parameters', () => {

@@ -5,7 +5,7 @@ import { metadataRecord } from './schemas/metadata';
 import { ERROR_CODES } from './errors';
 import { EVENT_SCHEMAS, OUTBOUND_EVENT_TYPES } from './events';
 import { exampleOf } from './openapi-examples';
-import { typedBranches } from './openapi-parts';
+import { codeSamples, introduction, typedBranches } from './openapi-parts';
 import recordedJson from './openapi-recorded.json';
 import { limits } from './limits';
 
@@ -184,6 +184,8 @@ const recordedOf = (route: RouteDef) => (Object.hasOwn(RECORDED_EXAMPLES, route.
 function successContent(route: RouteDef, r: RouteDef['responses'][number], names: SchemaNames): Record<string, unknown> {
   if (r.contentType) return Object.fromEntries(([] as string[]).concat(r.contentType).map((t) => [t, { schema: r.schema }]));
   if (route.operationId === 'getOpenApi') return { 'application/yaml': { schema: r.schema } };
+  if (route.operationId === 'getOpenApiJson')
+    return { 'application/json': { schema: r.schema, example: { openapi: '3.1.0', info: { title: 'Accounting API', version: '1.0.0' }, paths: {} } } };
   if (route.kind === 'download') return { 'application/octet-stream': { schema: { type: 'string', contentEncoding: 'binary' } } };
   const schema = names.ref(r.schema, responseName(route));
   const seen = recordedOf(route)?.response;
@@ -205,7 +207,7 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
 /** The error statuses a route can answer, with what each means there. */
 function errorResponses(route: RouteDef): Record<string, string> {
-  if (route.operationId === 'getOpenApi') {
+  if (route.operationId === 'getOpenApi' || route.operationId === 'getOpenApiJson') {
     return {
       '400': 'validation_failed: a query parameter (this route takes none) or a path that is not valid percent-encoded UTF-8.',
       '429': ERROR_RESPONSES['429']!.replace('the key', 'the client address'),
@@ -336,6 +338,7 @@ function operation(route: RouteDef, names: SchemaNames, shared: Record<string, u
       schema: { type: 'string' },
     });
   }
+  op['x-codeSamples'] = codeSamples(route.method, route.path, op, route.auth);
   if (takesIdempotencyKey(route)) {
     (op.parameters as unknown[]).push({
       name: 'Idempotency-Key',
@@ -491,20 +494,30 @@ export function buildOpenApi(serverUrl = '/'): Record<string, unknown> {
     info: {
       title: 'Accounting API',
       version: '1.0.0',
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-      description:
-        'Server-side accounting API for connected apps. Every route under /api/v1 needs `Authorization: Bearer svc_test_…` or `svc_live_…`. ' +
-        'Errors use the envelope {error: {code, message, details, request_id}}; clients branch on code. ' +
-        'Every response carries Request-Id and RateLimit-* headers (authenticated routes).\n\n' +
-        'Rules every operation follows, beyond its parameters and schemas: ' +
-        '(1) the query string holds only the parameters an operation lists, each at most once: any other, or a repeat, is 400 validation_failed (issue unknown_field or repeated); ' +
-        '(2) no string or object key anywhere in the path, query or JSON body may hold U+0000 or a lone UTF-16 surrogate (400, issue invalid_character), and a JSON body nests at most ' +
-        `${limits.json_depth_max} levels; ` +
-        `(3) dates lie from ${limits.date_min} to ${limits.date_max}, and a date-time's UTC date too; ` +
-        '(4) a method a path does not list answers 405 validation_failed with an Allow header naming the methods it has (under /api/v1 only once the key is accepted); a path not in this document answers 404 not_found; ' +
-        `(5) a list page holds at most limit items and fewer when its items would pass ${limits.list_page_bytes_max / 1024 / 1024} MiB of JSON (512 KiB for webhook deliveries) (at least one): has_more is then true, and the next page starts at offset + count.`,
+      license: { name: 'MIT', identifier: 'MIT' },
+      description: introduction(
+        'Every route under /api/v1 needs `Authorization: Bearer svc_test_…` or `svc_live_…`. ' +
+          'Errors use the envelope {error: {code, message, details, request_id}}; clients branch on code. ' +
+          'Every response carries Request-Id and RateLimit-* headers (authenticated routes).\n\n' +
+          'Rules every operation follows, beyond its parameters and schemas: ' +
+          '(1) the query string holds only the parameters an operation lists, each at most once: any other, or a repeat, is 400 validation_failed (issue unknown_field or repeated); ' +
+          '(2) no string or object key anywhere in the path, query or JSON body may hold U+0000 or a lone UTF-16 surrogate (400, issue invalid_character), and a JSON body nests at most ' +
+          `${limits.json_depth_max} levels; ` +
+          `(3) dates lie from ${limits.date_min} to ${limits.date_max}, and a date-time's UTC date too; ` +
+          '(4) a method a path does not list answers 405 validation_failed with an Allow header naming the methods it has (under /api/v1 only once the key is accepted); a path not in this document answers 404 not_found; ' +
+          `(5) a list page holds at most limit items and fewer when its items would pass ${limits.list_page_bytes_max / 1024 / 1024} MiB of JSON (512 KiB for webhook deliveries) (at least one): has_more is then true, and the next page starts at offset + count.`,
+      ),
     },
-    servers: [{ url: serverUrl, description: 'This gateway (the origin the document is served from).' }],
+    servers: [
+      { url: serverUrl, description: 'This gateway (the origin the document is served from).' },
+      {
+        url: '{baseUrl}',
+        description: 'Any deployment of the API: its base URL.',
+        variables: {
+          baseUrl: { default: 'http://127.0.0.1:8080', description: 'The origin of the gateway: http://127.0.0.1:8080 for `npm start`, https://<host> for a deployment.' },
+        },
+      },
+    ],
     security: [{ bearerAuth: [] }],
     tags,
     paths: typedBranches(paths),

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { HTTP_DIR, SDK_SCHEMA_FILE, idsAsVariables, renderHttpCollection, sampleOf, sdkFiles } from './sdk-files';
+import { HTTP_DIR, SDK_SCHEMA_FILE, httpEnvironments, idVariable, idsAsVariables, renderHttpCollection, sampleOf, sdkFiles } from './sdk-files';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const STALE = 'is stale: run `npm run sdk:gen` and commit the result';
@@ -18,7 +18,7 @@ describe('sdk:gen', () => {
   });
 
   it('the .http collection (docs/http) matches the document, with no file of a tag that is gone', () => {
-    const http = [...files.keys()].filter((f) => f.startsWith(`${HTTP_DIR}/`));
+    const http = [...files.keys()].filter((f) => f.startsWith(`${HTTP_DIR}/`) && f.endsWith('.http'));
     const committed = fs
       .readdirSync(path.join(ROOT, HTTP_DIR))
       .filter((f) => f.endsWith('.http'))
@@ -34,7 +34,7 @@ describe('sdk:gen', () => {
       .join('\n');
     const names = [...all.matchAll(/^# @name (\S+)$/gm)].map((m) => m[1]);
     expect(new Set(names).size).toBe(names.length);
-    expect(all).toMatch(/^POST \{\{baseUrl\}\}\/api\/v1\/invoices\/\{\{id\}\}\/post$/m);
+    expect(all).toMatch(/^POST \{\{baseUrl\}\}\/api\/v1\/invoices\/\{\{invoice_id\}\}\/post$/m);
   });
 
   it('samples request bodies through $ref, enums and formats', () => {
@@ -53,7 +53,7 @@ describe('sdk:gen', () => {
     });
     expect([...col.keys()]).toEqual(['docs/http/x-y.http']);
     expect(col.get('docs/http/x-y.http')).toContain(
-      'POST {{baseUrl}}/x/{{id}}\nAuthorization: Bearer {{apiKey}}\nIdempotency-Key: {{$guid}}\nContent-Type: application/json\n\n{\n  "n": 1,',
+      'POST {{baseUrl}}/x/{{x_id}}\nAuthorization: Bearer {{apiKey}}\nIdempotency-Key: makeX-{{$timestamp}}\nContent-Type: application/json\n\n{\n  "n": 1,',
     );
   });
 
@@ -73,5 +73,40 @@ describe('sdk:gen', () => {
       },
     });
     expect(col.get('docs/http/x.http')).toContain('{\n  "customer_id": "{{customer_id}}",\n  "name": "Ada"\n}');
+  });
+
+  it('sets no variable an environment should set: baseUrl and apiKey come from the shipped environments', () => {
+    const http = [...files.entries()].filter(([f]) => f.endsWith('.http'));
+    for (const [f, c] of http) expect({ f, set: c.match(/^@(baseUrl|apiKey)\b.*$/gm) }).toEqual({ f, set: null });
+    const envs = httpEnvironments();
+    const jetbrains = JSON.parse(envs.get(`${HTTP_DIR}/http-client.env.json`)!) as Record<string, Record<string, string>>;
+    const vscode = JSON.parse(envs.get('.vscode/settings.json')!) as Record<string, Record<string, Record<string, string>>>;
+    expect(jetbrains.local).toEqual({ baseUrl: 'http://127.0.0.1:8080', apiKey: expect.stringMatching(/^svc_test_/) as unknown });
+    expect(vscode['rest-client.environmentVariables']).toEqual(jetbrains);
+    for (const f of envs.keys()) if (fs.readFileSync(path.join(ROOT, f), 'utf8') !== envs.get(f)) throw new Error(`${f} ${STALE}`);
+  });
+
+  it('uses only dynamic variables both clients know, and ships the file the upload sends', () => {
+    const all = [...files.values()].join('\n');
+    const dynamic = new Set([...all.matchAll(/\{\{(\$[a-zA-Z.]+)/g)].map((m) => m[1]));
+    expect([...dynamic]).toEqual(['$timestamp']);
+    for (const m of all.matchAll(/^< \.\/(\S+)$/gm)) expect(fs.existsSync(path.join(ROOT, HTTP_DIR, m[1]!))).toBe(true);
+    expect(
+      fs
+        .readFileSync(path.join(ROOT, HTTP_DIR, 'receipt.pdf'))
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
+  });
+
+  it('chains record ids from the named create request of the same file', () => {
+    expect(idVariable('/api/v1/vendor-payments/{id}', 'id')).toBe('vendor_payment_id');
+    expect(idVariable('/api/v1/estimates/{id}/convert', 'id')).toBe('estimate_id');
+    expect(idVariable('/portal/{token}', 'token')).toBe('token');
+    const customers = files.get(`${HTTP_DIR}/customers.http`)!;
+    expect(customers).toMatch(/^@customer_id = \{\{createCustomer\.response\.body\.\$\.data\.id\}\}$/m);
+    expect(customers).toMatch(/^# @name createCustomer\n(#.*\n)*POST \{\{baseUrl\}\}\/api\/v1\/customers$/m);
+    expect(customers).toContain('GET {{baseUrl}}/api/v1/customers/{{customer_id}}');
+    expect(customers).not.toContain('{{id}}');
   });
 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { HTTP_DIR, sdkFiles } from './sdk-files';
 
 /**
- * `npm run sdk:gen`: rewrites the SDK's types and the `.http` collection from the OpenAPI document
+ * `npm run sdk:gen`: rewrites the SDK's types and the `.http` collection (with its environments) from the OpenAPI document
  * (sdk-files.ts), after a contract changes. Stale `.http` files of tags that are gone are removed.
  */
 const root = path.resolve(__dirname, '..', '..', '..');
@@ -20,6 +20,7 @@ try {
   for (const [file, content] of files) {
     const at = path.join(root, file);
     if (fs.existsSync(at) && fs.readFileSync(at, 'utf8') === content) continue;
+    fs.mkdirSync(path.dirname(at), { recursive: true });
     fs.writeFileSync(at, content);
     process.stdout.write(`sdk:gen: wrote ${file}\n`);
   }

@@ -30,6 +30,20 @@ export const gatewayRoutes: RouteDef[] = [
     statuses: { 200: 'The OpenAPI document as YAML.' },
   }),
   gatewayRoute({
+    operationId: 'getOpenApiJson',
+    method: 'GET',
+    path: '/developers/openapi.json',
+    summary: 'This OpenAPI 3.1 document as JSON (no authentication).',
+    description:
+      'The same document as /developers/openapi.yaml, as JSON (for code generators and tools that read JSON only), with its own strong ETag and gzip. Limited per client address.',
+    tag: 'Developers',
+    module: null,
+    auth: false,
+    kind: 'public',
+    reply: { type: 'object' },
+    statuses: { 200: 'The OpenAPI document as JSON.' },
+  }),
+  gatewayRoute({
     operationId: 'getDevelopersPage',
     method: 'GET',
     path: '/developers',

@@ -106,6 +106,18 @@ describe('GET /developers, the API reference page (API-DECISIONS §11)', () => {
     expect(revalidated.body.length).toBe(0);
   });
 
+  it('serves the same document as JSON at /developers/openapi.json, gzipped when accepted, with its own ETag', async () => {
+    const yaml = parse(await (await fetch(`${gw.base}/developers/openapi.yaml`)).text()) as Doc;
+    const plain = await rawGet(`${gw.base}/developers/openapi.json`, { 'accept-encoding': 'identity' });
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(plain.body.toString('utf8'))).toEqual(yaml);
+    const gz = await rawGet(`${gw.base}/developers/openapi.json`, { 'accept-encoding': 'gzip' });
+    expect(gunzipSync(gz.body).equals(plain.body)).toBe(true);
+    const revalidated = await rawGet(`${gw.base}/developers/openapi.json`, { 'if-none-match': plain.headers.etag as string });
+    expect(revalidated.status).toBe(304);
+  });
+
   it('renders every operation and tag in a real browser (Chromium): no console error, no request leaves the origin; keeps a screenshot', async () => {
     const doc = parse(await (await fetch(`${gw.base}/developers/openapi.yaml`)).text()) as Doc;
     const operations = Object.values(doc.paths).flatMap((item) => Object.values(item));

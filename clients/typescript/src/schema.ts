@@ -1192,7 +1192,7 @@ export interface paths {
         };
         /**
          * The chart of accounts with each account’s debit and credit totals and balance.
-         * @description Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.
+         * @description Ordered by code. Accounts have no creation time (the chart exists from the first instant of any books): this list takes no created[...] bounds (400 validation_failed naming the parameter). Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.
          */
         get: operations["listAccounts"];
         put?: never;
@@ -4019,7 +4019,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description validation_failed: the Content-Type is not application/json. */
+        /** @description validation_failed: the Content-Type is not application/json, or its charset is not utf-8. */
         UnsupportedMediaType: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -11633,7 +11633,19 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            /** @description validation_failed: the Content-Type is not multipart/form-data, or the type sniffed from the file is not one allowed (nothing stored). */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13200,14 +13212,6 @@ export interface operations {
                 starting_after?: string;
                 /** @description The id of an item of this same list (of the key's organization and environment): the page of the items just before this one (newer ones, for a list newest first), in the list's order. An id that is not in the list is refused (400 validation_failed naming this parameter). Not with offset (0 or absent) nor with the other cursor. No limit on how deep a cursor goes. */
                 ending_before?: string;
-                /** @description Only items created (every account of the default chart counts as created at 1900-01-01T00:00:00Z, the first instant of any books) at or after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gte]"?: string;
-                /** @description Only items created (every account of the default chart counts as created at 1900-01-01T00:00:00Z, the first instant of any books) after this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[gt]"?: string;
-                /** @description Only items created (every account of the default chart counts as created at 1900-01-01T00:00:00Z, the first instant of any books) at or before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lte]"?: string;
-                /** @description Only items created (every account of the default chart counts as created at 1900-01-01T00:00:00Z, the first instant of any books) before this instant: an RFC 3339 date-time with an offset, or YYYY-MM-DD meaning 00:00 UTC of that day; from 1900-01-01 to 9999-12-31. */
-                "created[lt]"?: string;
             };
             header?: never;
             path?: never;

@@ -268,9 +268,8 @@ describe('reporting: two replicas apply one stream', () => {
     const redelivered = info.delivered.consumer_seq - info.delivered.stream_seq;
     console.log(`stop of a busy replica: ${stopMs} ms; the other caught up ${caughtUpMs} ms later; deliveries beyond one per message (redeliveries) ${redelivered}`);
     expect(stopMs).toBeLessThan(1000);
-    // "caught up" is reported, not asserted: usually 0.2-0.7 s, but still 30 s (ack_wait, or the
-    // survivor's re-pull) in 2 of 5 CI runs after the pull expiry fix (kit consumer
-    // PULL_EXPIRES_MS), which took away the cause reproduced with busy loops; the rest is open.
+    // "caught up" is reported, not asserted: usually 0.2-0.7 s; an event held by the stopped replica
+    // comes back after the ack wait (5 s, kit DEFAULT_ACK_WAIT_MS; it was 30 s).
     expect(await outcomes(a, 'failed')).toBe(0);
     const [claims] = await a.sql(`SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d FROM consumed_events`);
     expect(claims).toEqual({ n: published.length, d: published.length });

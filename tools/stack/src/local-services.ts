@@ -4,7 +4,7 @@ import path from 'node:path';
 import { LocalServiceError } from './local-error';
 import { OwnNatsServer, PORT_CLASH_RETRIES, generateStackBusAuth, natsServerBin, startOwnNats } from './nats-server';
 import { OwnPostgres } from './own-postgres';
-import { ROOT, freePort } from './stack';
+import { freePort } from './stack';
 
 export { LocalServiceError };
 
@@ -18,8 +18,6 @@ export { LocalServiceError };
 export const DEFAULT_PG_HOST = '127.0.0.1';
 export const DEFAULT_PG_PORT = 5432;
 export const DEFAULT_NATS_PORT = 4222;
-/** Where `npm start` keeps the embedded Postgres cluster and the NATS store (git-ignored, kept between starts). */
-export const LOCAL_DATA_DIR = path.join(ROOT, '.data');
 
 /** A service the caller uses: its URL, where it came from, and how to stop it (a no-op for one found running). */
 export interface LocalService {

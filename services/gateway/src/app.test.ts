@@ -5,7 +5,7 @@ import { ROUTES, type RouteDef, type RpcReply, limits } from '@acct/contracts';
 import { type GatewayDeps, createGatewayApp } from './app';
 import type { UploadRequest } from './middlewares/upload';
 import { TokenBuckets } from './rate-limit';
-import { TEST_KEY, fakeIdempotency, fakeKeys, fakeRpc, json, principal, serve, silentLog, testMetrics, type Served } from './testing/fakes';
+import { TEST_KEY, fakeGatewayDeps, fakeRpc, json, serve, type Served } from './testing/fakes';
 
 const base = { summary: 's', tag: 'Test', module: null, responses: [] as RouteDef['responses'] };
 const obj = (properties: object, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false });
@@ -56,15 +56,7 @@ describe('createGatewayApp with a route of each kind', () => {
   let served: Served;
 
   const deps = (over: Partial<GatewayDeps> = {}): GatewayDeps => ({
-    keys: fakeKeys({ [TEST_KEY]: principal() }),
-    idempotency: fakeIdempotency(),
-    rpc,
-    log: silentLog(),
-    metrics: testMetrics(),
-    buckets: new TokenBuckets(1000, 1000),
-    clientBuckets: new TokenBuckets(1000, 1000),
-    moduleEnforcement: 'soft',
-    openapiYaml: 'openapi: 3.1.0\n',
+    ...fakeGatewayDeps({ rpc }),
     routes: TABLE,
     handlers: {
       whoAmI: (ctx) => {

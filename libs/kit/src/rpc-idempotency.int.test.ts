@@ -78,4 +78,35 @@ describe('a service answers each Idempotency-Key once (rpc_idempotency, real Pos
     await orm.em.getConnection().execute(`UPDATE svc_keys.rpc_idempotency SET created_at = now() - interval '61 seconds' WHERE key = ?`, [k.key]);
     expect(await once(k, async () => created)).toEqual(created);
   });
+  it('keeps an answer whose write failed once the database answers again, replaying it meanwhile', async () => {
+    const conn = orm.em.getConnection();
+    await conn.execute(`CREATE TABLE svc_keys.keep_fails (x int)`);
+    await conn.execute(`INSERT INTO svc_keys.keep_fails VALUES (1)`);
+    await conn.execute(`CREATE FUNCTION svc_keys.keep_fails() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF EXISTS (SELECT 1 FROM svc_keys.keep_fails) THEN RAISE EXCEPTION 'the database went away'; END IF; RETURN NEW; END $$`);
+    await conn.execute(`CREATE TRIGGER keep_fails BEFORE UPDATE ON svc_keys.rpc_idempotency FOR EACH ROW EXECUTE FUNCTION svc_keys.keep_fails()`);
+    try {
+      const k = key();
+      let runs = 0;
+      const failures: unknown[] = [];
+      const run = async () => (runs++, created);
+      const answer = () => answerOnce(keys, k, 'customers.create', { run, unrecorded: (e) => failures.push(e) });
+      expect(await answer()).toEqual(created);
+      expect(failures).toHaveLength(1);
+      // This process replays it from memory; another replica sees the key in flight.
+      expect(await answer()).toEqual({ ...created, keyReplayed: true });
+      const replica = new RpcIdempotency(orm, 3600, 60);
+      expect(await replica.claim(k, 'customers.create')).toEqual({ kind: 'in_flight' });
+      await conn.execute(`DELETE FROM svc_keys.keep_fails`);
+      const kept = async () => (await conn.execute(`SELECT state FROM svc_keys.rpc_idempotency WHERE key = ?`, [k.key]))[0]?.state === 'completed';
+      for (const end = Date.now() + 20_000; !(await kept());) {
+        if (Date.now() > end) throw new Error('the answer was not kept once the database answered');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(await replica.claim(k, 'customers.create')).toEqual({ kind: 'replay', reply: created });
+      expect(runs).toBe(1);
+    } finally {
+      await conn.execute(`DROP TRIGGER keep_fails ON svc_keys.rpc_idempotency`);
+    }
+  });
 });

@@ -33,6 +33,9 @@ export const DEFAULT_KEY_TTL_SECONDS = 86_400;
  */
 export const DEFAULT_KEY_STALE_SECONDS = 60;
 
+/** How many answers a process keeps in memory while their write waits for the database (keepLater). */
+const UNKEPT_MAX = 10_000;
+
 /** What a keyed request finds: run it, its first answer, a different request under the key, or the first still running. */
 export type KeyClaim = { kind: 'proceed' } | { kind: 'replay'; reply: RpcReply } | { kind: 'mismatch' } | { kind: 'in_flight' };
 
@@ -103,6 +106,37 @@ export class RpcIdempotency {
     ]);
   }
 
+  /**
+   * Keeps an answer whose first write failed (the database went away between the effect's commit
+   * and the write): tried again, 250 ms doubling to 5 s, until it is kept or its key expired, so
+   * that a retry after the outage replays it instead of running again. Meanwhile this process
+   * replays it from memory (`unkept`); at most UNKEPT_MAX answers wait, the oldest is dropped.
+   */
+  keepLater(k: RequestKey, reply: RpcReply): void {
+    const id = `${k.apiKeyId}\n${k.key}`;
+    if (!this.waiting.has(id) && this.waiting.size >= UNKEPT_MAX) this.waiting.delete(this.waiting.keys().next().value!);
+    this.waiting.set(id, { key: k, reply, until: Date.now() + this.ttlSeconds * 1000 });
+    const attempt = (delay: number) => {
+      setTimeout(() => {
+        const w = this.waiting.get(id);
+        if (!w || w.reply !== reply) return;
+        this.complete(k, reply).then(
+          () => this.waiting.delete(id),
+          () => (Date.now() > w.until ? this.waiting.delete(id) : attempt(Math.min(delay * 2, 5000))),
+        );
+      }, delay).unref();
+    };
+    attempt(250);
+  }
+
+  /** The answer of the key this process has not kept yet (keepLater), when the request is the same. */
+  unkept(k: RequestKey): RpcReply | undefined {
+    const w = this.waiting.get(`${k.apiKeyId}\n${k.key}`);
+    return w && w.key.fingerprint === k.fingerprint ? w.reply : undefined;
+  }
+
+  private readonly waiting = new Map<string, { key: RequestKey; reply: RpcReply; until: number }>();
+
   /** A failure worth retrying (503, 500) is not kept: the key is free again. */
   async release(k: RequestKey): Promise<void> {
     await this.conn.execute(`DELETE FROM rpc_idempotency WHERE api_key_id = ? AND key = ? AND state = 'in_flight'`, [k.apiKeyId, k.key]);
@@ -118,7 +152,8 @@ export class RpcIdempotency {
  * A request under an Idempotency-Key (API-DECISIONS §2): the first one with the key runs (`run`,
  * which answers its failures as replies) and its answer is kept, except a 5xx (the key is free
  * again); a repeat gets that answer (keyReplayed); the same key with another request is 409, and a
- * repeat while the first runs 409 in_flight. `unrecorded`: the answer could not be kept (it still goes out).
+ * repeat while the first runs 409 in_flight. `unrecorded`: the answer could not be kept yet (it still goes
+ * out, and is kept once the database answers again: keepLater).
  */
 export async function answerOnce(
   keys: RpcIdempotency,
@@ -132,6 +167,8 @@ export async function answerOnce(
       { field: 'Idempotency-Key', issue: 'reused_with_different_request', message: 'Use a new key for a different request.' },
     ]);
   }
+  const unkept = claim.kind === 'in_flight' ? keys.unkept(key) : undefined;
+  if (unkept) return { ...unkept, keyReplayed: true };
   if (claim.kind === 'in_flight') {
     throw AppError.conflict('A request with this Idempotency-Key is still being processed; retry shortly.', [
       { field: 'Idempotency-Key', issue: 'in_flight', message: 'The first request has not finished.' },
@@ -144,8 +181,10 @@ export async function answerOnce(
     if (retryable) await keys.release(key);
     else await keys.complete(key, reply);
   } catch (err) {
-    // The work is done: its answer goes out. The key stays in flight until it goes stale.
+    // The work is done: its answer goes out, and is kept once the database is back. (A 5xx whose
+    // release failed stays in flight until it goes stale.)
     o.unrecorded(err);
+    if (!retryable) keys.keepLater(key, reply);
   }
   return reply;
 }

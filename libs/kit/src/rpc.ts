@@ -424,6 +424,12 @@ export class RpcClient {
     private readonly timeoutMs: number,
     private readonly metrics?: ServiceMetrics,
     log?: Logger,
+    /**
+     * Whether requests keep their Idempotency-Key fingerprint: the gateway's client alone, which
+     * sends the keyed request a service answers once. A service calling another with the context
+     * of its own request drops it, so that its reads and writes are not taken for that request.
+     */
+    private readonly keyed = false,
   ) {
     this.chunks = new ChunkStore(nc, prefix, log);
     this.requester = requesterOf(nc);
@@ -434,7 +440,8 @@ export class RpcClient {
     const stopTimer = this.metrics?.rpcClientDuration.startTimer({ operation: op });
     let outcome = 'ok';
     try {
-      const msg = await this.requester.request(rpcSubject(this.prefix, op), await outgoing(this.nc, this.chunks, req), rpcTimeoutOf(op, this.timeoutMs));
+      const sent = this.keyed || !(req.ctx && 'idempotencyFingerprint' in req.ctx) ? req : { ...req, ctx: { ...req.ctx, idempotencyFingerprint: undefined } };
+      const msg = await this.requester.request(rpcSubject(this.prefix, op), await outgoing(this.nc, this.chunks, sent), rpcTimeoutOf(op, this.timeoutMs));
       const reply = await receive<RpcReplyOf<K>>(this.nc, msg.data);
       if (!reply.ok) outcome = reply.error.code;
       return reply;

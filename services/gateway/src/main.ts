@@ -28,7 +28,7 @@ runMain(async () => {
     new BucketSync({ orm: rt.orm, name, buckets: b, intervalMs: config.RATE_LIMIT_SYNC_MS, log: rt.log, errors: metrics.rateLimitStoreErrors });
   const syncs = config.RATE_LIMIT_SYNC_MS > 0 ? [syncOf('key', buckets), syncOf('address', clientBuckets)] : [];
   for (const s of syncs) s.start();
-  const rpc = new RpcClient(rt.nc, config.NATS_PREFIX, config.RPC_TIMEOUT_MS, metrics, rt.log);
+  const rpc = new RpcClient(rt.nc, config.NATS_PREFIX, config.RPC_TIMEOUT_MS, metrics, rt.log, true);
   const { app } = createGatewayApp({
     keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS, metrics),
     idempotency,

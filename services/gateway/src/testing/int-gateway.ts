@@ -88,7 +88,7 @@ export function gatewayBed(): GatewayBed {
       const { app, router } = createGatewayApp({
         keys: new KeyStore(over.orm ?? bed.orm, over.ttlMs ?? 200, metrics),
         idempotency: over.idempotency ?? new IdempotencyStore(over.orm ?? bed.orm, 3600),
-        rpc: new RpcClient(nc, prefix, over.timeoutMs ?? 2000, metrics),
+        rpc: new RpcClient(nc, prefix, over.timeoutMs ?? 2000, metrics, undefined, true),
         log: silentLogger(),
         metrics,
         buckets: new TokenBuckets(over.rps ?? 1000, over.burst ?? 1000),

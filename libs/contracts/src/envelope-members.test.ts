@@ -21,6 +21,7 @@ const records = (path: string, one: string, many: string): Record<string, string
 
 const CONTRACT: Record<string, string[]> = {
   'GET /developers/openapi.yaml': ['<not json>'],
+  'GET /developers/openapi.json': ['<not json>'], // the same document as JSON: not an envelope
   'GET /developers': ['<not json>'], // API-DECISIONS §11: the reference page (HTML)
   'GET /developers/redoc.js': ['<not json>'], // its script
   'GET /api/v1/auth/check': [], // SPEC §4 Auth: response data only

@@ -145,6 +145,21 @@ describe('idempotency', () => {
     expect(runs).toBe(2);
   });
 
+  it("forgets the service's 409 in_flight (its first run is not over) so that a retry asks again", async () => {
+    answer = async (ctx) => {
+      ctx.status = 409;
+      ctx.body = { error: { code: 'conflict', message: 'still running', details: [{ field: 'Idempotency-Key', issue: 'in_flight', message: '' }] } };
+    };
+    expect((await post('k-in-flight')).status).toBe(409);
+    expect(records.records.has('key-1/k-in-flight')).toBe(false);
+    answer = async (ctx) => {
+      ctx.status = 201;
+      ctx.body = {};
+    };
+    expect((await post('k-in-flight')).status).toBe(201);
+    expect(runs).toBe(2);
+  });
+
   it('keeps a 4xx answer and replays it with the replay’s own request id', async () => {
     answer = async () => {
       const { AppError } = await import('@acct/contracts');

@@ -89,7 +89,10 @@ function replay(ctx: Ctx, begin: Extract<Begin, { kind: 'replay' }>, metrics: Ga
  */
 async function keep(ctx: Ctx, records: IdempotencyRecords, apiKeyId: string, key: string): Promise<void> {
   try {
-    if (ctx.status >= 500) {
+    // A 5xx, or the service's "still in flight" (the key's first run is not over), is no answer to keep.
+    const details = errorOf(ctx.body)?.details;
+    const inFlight = ctx.status === 409 && Array.isArray(details) && details.some((d) => (d as { issue?: unknown })?.issue === 'in_flight');
+    if (ctx.status >= 500 || inFlight) {
       await records.release(apiKeyId, key);
       return;
     }

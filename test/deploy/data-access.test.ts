@@ -28,7 +28,9 @@ const OWNERS: Record<string, string> = {
   'libs/kit/src/sql.ts': "an entity's statements by id (entityRows)",
   'libs/kit/src/db.ts': 'databases (ensureDatabase, dropDatabase)',
   'libs/kit/src/drift.ts': 'information_schema reads of the drift check',
-  'libs/ledger/src/schema.ts': 'ledger_accounts, journal_entries, journal_lines',
+  'libs/ledger/src/ddl.ts': 'ledger_accounts, journal_entries, journal_lines, journal_chain_heads (their DDL, the default chart)',
+  'libs/ledger/src/write.ts': 'journal_entries, journal_lines, journal_chain_heads (the chained write)',
+  'libs/ledger/src/verify.ts': 'journal_entries, journal_lines, journal_chain_heads (the chain verifier reads)',
   'libs/posting/src/books-lock.ts': 'books_lock (the lock date copy of each posting service)',
   // The gateway is the edge, not a service of the layout: each store owns its tables.
   'services/gateway/src/idempotency.ts': 'idempotency_keys',

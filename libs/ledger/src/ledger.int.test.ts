@@ -5,7 +5,7 @@ import { migrate, openOrm, positional, statement, transactionQuery, type Orm } f
 import { freshDatabase, type TestDatabase } from '@acct/testing';
 import { ACCOUNT, accountId, DEFAULT_CHART, type LedgerEnvironment } from './accounts';
 import { reversalOf, type JournalLine } from './entry';
-import { insertDefaultAccounts, insertJournalEntries, LEDGER_DDL, type EntryToWrite, type RunNamed, UNBALANCED_SQLSTATE, type Execute } from './schema';
+import { insertDefaultAccounts, insertJournalEntries, LEDGER_DDL, type EntryToWrite, type RunNamed, UNBALANCED_SQLSTATE, type Execute } from './index';
 
 const SCHEMA = 'ledger_it';
 

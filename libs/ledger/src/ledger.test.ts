@@ -1,6 +1,6 @@
 import { ACCOUNT, accountId, DEFAULT_CHART } from './accounts';
 import { GENESIS_HASH, chainHash } from './chain';
-import { ChainHeads, insertDefaultAccounts, insertJournalEntries, LEDGER_DDL, type NamedSql } from './schema';
+import { ChainHeads, insertDefaultAccounts, insertJournalEntries, LEDGER_DDL, type NamedSql } from './index';
 
 const ORG = '7d9f6c1e-2b1a-4f3e-9c8d-0a1b2c3d4e5f';
 const ENTRY = '44444444-4444-4444-8444-444444444444';

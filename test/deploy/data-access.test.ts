@@ -23,7 +23,7 @@ const SERVICE_SQL = /^services\/[^/]+\/src\/(queries\.ts$|queries\/|migrations\/
 /** Modules that own their tables (and the catalogue readers of kit), with what they own. */
 const OWNERS: Record<string, string> = {
   'libs/kit/src/outbox.ts': 'outbox',
-  'libs/kit/src/consumer.ts': 'consumed_events, parked_events',
+  'libs/kit/src/consumer-store.ts': 'consumed_events, parked_events',
   'libs/kit/src/rpc-idempotency.ts': 'rpc_idempotency (the Idempotency-Key answers each service keeps)',
   'libs/kit/src/sql.ts': "an entity's statements by id (entityRows)",
   'libs/kit/src/db.ts': 'databases (ensureDatabase, dropDatabase)',

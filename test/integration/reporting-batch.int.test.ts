@@ -6,8 +6,9 @@ import { PROJECTION_TABLES } from '../../services/reporting/src/migrations';
 import { reportingService } from '../../services/reporting/src/service';
 
 /**
- * applyEvents (a batch at once, set-based) against applyEvent (one event after the other) on the
- * same sequence, cut into batches of every size: the same tables, row for row. The sequence holds
+ * applyEvents (a batch at once, set-based) against applyEvent (one event after the other, each a
+ * batch of one: reporting's one apply path) on the same sequence, cut into batches of every size:
+ * the same tables, row for row. The sequence holds
  * what set-based writes could get wrong: totals of several events on one key (one of them summing
  * to zero), a vendor payment and its reversal in either order, a payment reversed twice, an entry
  * again under another event id, a party updated out of order and twice at one version.

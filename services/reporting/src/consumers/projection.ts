@@ -12,18 +12,16 @@ import {
 import { BATCH_LINGER_MS, type ConsumedEvent, type EntityManager, EventConsumer, type ServiceWiring, type Worker, eventConsumerWorker, transactionQuery } from '@acct/kit';
 import { isUuid, postingEventProblem } from '@acct/ledger';
 import { type Row, entryRow, partyRow, postingRows, sumPostingRows } from '../domain/projection';
-import { addEntries, addPostingRows, addPostingRowsOfBatch, addVendorPayment, addVendorPayments, insertEntry, upsertParties, upsertParty } from '../queries/projection';
+import { addEntries, addPostingRowsOfBatch, addVendorPayments, upsertParties } from '../queries/projection';
 
 /**
- * Applies one event to the projection, in the consumer's transaction (after its claim). Every
- * write commutes: entries are inserted once by id, documents once by id, parties last-writer-wins
- * by the event's time, so duplicates and any delivery order give the same tables.
+ * Applies one event to the projection, in the consumer's transaction (after its claim): a batch of
+ * one (applyEvents), the one apply path. Every write commutes: entries are inserted once by id,
+ * documents once by id, parties last-writer-wins by the event's time, so duplicates and any delivery
+ * order give the same tables.
  */
-export async function applyEvent(em: EntityManager, event: ConsumedEvent): Promise<void> {
-  const type = event.payload.type;
-  if (type === 'journal_entry.posted') return applyPosting(em, event.payload as unknown as PostingEvent<PostingSource>, event.id);
-  if (isPartyEvent(type)) return upsertParty(em, partyRow(event.payload as unknown as ReferenceEvent));
-  // Outbound events (webhooks) are not reporting's concern.
+export function applyEvent(em: EntityManager, event: ConsumedEvent): Promise<void> {
+  return applyEvents(em, [event]);
 }
 
 const isPartyEvent = (type: unknown): boolean => type === 'customer.created' || type === 'customer.updated' || type === 'vendor.created' || type === 'vendor.updated';
@@ -32,9 +30,9 @@ const isPartyEvent = (type: unknown): boolean => type === 'customer.created' || 
 export const isReportingEvent = (event: ConsumedEvent): boolean => event.payload.type === 'journal_entry.posted' || isPartyEvent(event.payload.type);
 
 /**
- * Applies a batch of events (claimed fresh, in stream order) set-based, with the effects of
- * applyEvent on each in turn: the entries, their lines and every table of totals summed per key in
- * memory (sumPostingRows) in one statement, sorted by key (an entry id seen again, in the batch or
+ * Applies a batch of events (claimed fresh, in stream order; a single event is a batch of one)
+ * set-based, with the effects of applying each in turn: the entries, their lines and every table of
+ * totals summed per key in memory (sumPostingRows) in one statement, sorted by key (an entry id seen again, in the batch or
  * before it, is skipped: then the rows of the new ones go in a second statement), then their vendor
  * payments in one statement; customers and vendors in one upsert.
  */
@@ -101,14 +99,6 @@ export function refusalOf(prefix: string, event: ConsumedEvent): string | undefi
   return undefined;
 }
 
-async function applyPosting(em: EntityManager, e: PostingEvent<PostingSource>, eventId: string): Promise<void> {
-  if (!(await insertEntry(em, entryRow(e, eventId)))) return; // the same entry under another event id
-  await addPostingRows(em, postingRows(e));
-  // 1099: this entry's vendor payment counts unless something already reversed it; a first reversal takes its payment out.
-  await addVendorPayment(em, e.entry.id, 1);
-  if (e.entry.reverses_entry_id) await addVendorPayment(em, e.entry.reverses_entry_id, -1);
-}
-
 /**
  * Replicas apply one organization's events one transaction at a time (an advisory lock per
  * organization, taken in sorted order): every row the projection upserts belongs to one
@@ -130,6 +120,7 @@ export function projectionConsumer(w: Pick<ServiceWiring, 'nc' | 'prefix' | 'orm
     metrics: w.metrics,
     name: CONSUMERS.reportingPostings,
     filterSubject: eventsSubjectFilter(w.prefix),
+    // One apply path: a single event (retry of a parked one) is a batch of one.
     apply: applyEvent,
     applyBatch: applyEvents,
     refuse: (event) => refusalOf(w.prefix, event),

@@ -11,7 +11,7 @@ import { receivablesService } from '../../services/receivables/src/service';
  * The books' lock date (API-DECISIONS §12) against real Postgres and NATS, with receivables (the
  * owner) and payables (a copy) on one bus: every posting path refused on or before the lock date
  * and allowed after it, nothing stored on a refusal, inbound events stored failed, the history,
- * the push to payables (503 without it, retry-safe), extreme dates, and a race of postings with PUT.
+ * PUT waiting for payables' copy (503 without it, retry-safe), extreme dates, and a race of postings with PUT.
  */
 describe('books lock date across receivables and payables', () => {
   let rec: TestService;
@@ -21,7 +21,8 @@ describe('books lock date across receivables and payables', () => {
 
   beforeAll(async () => {
     rec = await startServiceForTest(recv());
-    pay = await startServiceForTest(payablesService(), { nc: rec.nc, prefix: rec.prefix });
+    // With its workers: the books_lock.updated feed is what brings the lock date to payables' copy.
+    pay = await startServiceForTest(payablesService(), { nc: rec.nc, prefix: rec.prefix, workers: true });
   });
   afterAll(async () => {
     await pay?.stop();
@@ -260,14 +261,14 @@ describe('books lock date across receivables and payables', () => {
     expect(outcome(await postInvoice(c, last))).toBe('200');
   });
 
-  it('answers 503 when payables cannot be told, keeps the one change, and the same PUT again pushes it without a second change', async () => {
+  it('answers 503 when payables cannot be asked, keeps the one change, and the same PUT again answers 200 once its copy has it, without a second change', async () => {
     const alone = await startServiceForTest(recv());
     try {
       const c = ctx();
       const r = await put(c, '2026-03-31', alone);
       expect(outcome(r)).toBe('service_unavailable:');
       expect((await alone.ok('settings.books_lock.get', c)).changes).toHaveLength(1);
-      const late = await startServiceForTest(payablesService(), { nc: alone.nc, prefix: alone.prefix });
+      const late = await startServiceForTest(payablesService(), { nc: alone.nc, prefix: alone.prefix, workers: true });
       try {
         const again = await put(c, '2026-03-31', alone);
         expect(outcome(again)).toBe('200');
@@ -276,7 +277,7 @@ describe('books lock date across receivables and payables', () => {
           lock_date: '2026-03-31',
           version: 1,
         });
-        // An older version pushed late changes nothing.
+        // An older version asked for late answers the copy as it is.
         const stale = await late.call('books_lock.apply', c, { body: { version: 0, lock_date: null } });
         expect(stale.ok && stale.body).toEqual({ version: 1, lock_date: '2026-03-31' });
       } finally {
@@ -314,7 +315,7 @@ describe('books lock date across receivables and payables', () => {
 
 /**
  * Payables' copy fed by the books_lock.updated reference event (libs/posting books-lock-feed.ts),
- * against real Postgres and NATS: a PUT that could not push to payables (503) reaches the copy
+ * against real Postgres and NATS: a PUT that could not wait for payables (503) reaches the copy
  * anyway, with no retry of the PUT; an older version after a newer one, a copy of an event and a
  * replay of the stream change nothing; what is no lock-date event of the owner is parked, and the
  * consumer goes on.
@@ -388,7 +389,7 @@ describe('payables copy of the lock date fed by books_lock.updated', () => {
     }
   });
 
-  it('answers 503 when the push to a running payables fails, and the copy still catches up from the event', async () => {
+  it('answers 503 when a running payables cannot be asked, and the copy still catches up from the event', async () => {
     const pay = await startPayables();
     try {
       const c = ctx();
@@ -401,19 +402,19 @@ describe('payables copy of the lock date fed by books_lock.updated', () => {
     }
   });
 
-  it('with payables up, the push on PUT applies the version and its event, arriving after, writes nothing', async () => {
+  it('with payables up, PUT answers once the event applied the version to the copy, consumed once; nothing writes the copy again', async () => {
     const pay = await startPayables();
     try {
       const c = ctx();
       expect(outcome(await put(c, '2026-07-31'))).toBe('200');
-      const pushed = await copyOf(pay, c);
-      expect(pushed).toMatchObject({ lock_date: '2026-07-31', version: 1 });
+      const atAnswer = await copyOf(pay, c);
+      expect(atAnswer).toMatchObject({ lock_date: '2026-07-31', version: 1 });
       await caughtUp();
       const { id } = firstRow(
         await rec.sql(`SELECT id FROM outbox WHERE subject = ? AND payload->>'organization_id' = ?`, [referenceSubject(rec.prefix, 'books_lock.updated'), c.organizationId]),
       );
       expect(firstRow(await pay.sql('SELECT count(*)::int AS n FROM consumed_events WHERE consumer = ? AND event_id = ?', [CONSUMER, id]))).toEqual({ n: 1 }); // consumed
-      expect(await copyOf(pay, c)).toEqual(pushed); // and no write: updated_at is the push's
+      expect(await copyOf(pay, c)).toEqual(atAnswer); // and no write after: updated_at is the event's, at PUT's answer
     } finally {
       await stopPayables(pay);
     }

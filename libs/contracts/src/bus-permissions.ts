@@ -31,8 +31,8 @@ export interface BusRole {
  * service that calls an operation missing from its `calls` is refused by NATS (test/integration/nats-auth.int.test.ts).
  */
 export const BUS_ROLES: { readonly [S in ServiceName]: BusRole } = {
-  // BOOKS_LOCK_COPY_OPERATIONS: the owner of the lock date pushes each new version to every other
-  // posting service's copy before PUT answers (the copies also consume books_lock.updated).
+  // BOOKS_LOCK_COPY_OPERATIONS: the owner of the lock date waits for every other posting service's
+  // copy (fed by books_lock.updated) to hold each new version before PUT answers.
   receivables: {
     calls: ['settings.invoice_defaults.get', ...Object.values(BOOKS_LOCK_COPY_OPERATIONS)],
     emits: ['customer.created', 'customer.updated', 'books_lock.updated', ...OUTBOUND_EVENT_TYPES],

@@ -4,11 +4,12 @@ import { applyBooksLock } from './books-lock';
 
 /**
  * A posting service's copy of the books' lock date (books-lock.ts), fed by the owner's reference
- * event books_lock.updated: a durable consumer (BOOKS_LOCK_CONSUMERS) on that event's subject applies
- * each version with applyBooksLock, the version check of books_lock.apply (never backwards; a
- * repeat, a redelivery or an older version arriving late changes nothing). So a copy the owner
- * could not push to on PUT (503) catches up by itself once it runs, with no retry of the PUT. The
- * push on PUT stays: it is what makes "once PUT answered nothing posts into the locked period" hold.
+ * event books_lock.updated, the one way the lock date reaches a copy: a durable consumer
+ * (BOOKS_LOCK_CONSUMERS) on that event's subject applies each version with applyBooksLock (never
+ * backwards; a repeat, a redelivery or an older version arriving late changes nothing). So a copy
+ * that was down or behind when the owner answered PUT (503) catches up by itself once it runs, with
+ * no retry of the PUT. "Once PUT answered nothing posts into the locked period" holds because the
+ * owner's PUT waits (books_lock.apply) until each copy's feed applied the version.
  */
 
 /** Why a copy must not apply a message of its subject, or undefined: the owner's envelope and data, on the event's own subject. */

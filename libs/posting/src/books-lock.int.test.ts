@@ -83,7 +83,7 @@ describe('Books: the lock date check against real Postgres', () => {
     expect(await codeOf(post({ ...c, environment: 'live' }, '2026-11-01'))).toBe('ok');
   });
 
-  it('applies a pushed version only when newer', async () => {
+  it("applies a version (the owner's event) only when newer", async () => {
     const c = ctx();
     const s = scopeOf(c);
     expect(await withQuery(orm, (q) => applyBooksLock(q, s, 2, '2026-05-31'))).toEqual({ version: 2, lock_date: '2026-05-31' });

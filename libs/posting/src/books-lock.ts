@@ -14,15 +14,16 @@ import type { GuardPart } from '@acct/ledger';
  *   that reads after the change commits sees the new value. A scope with no row yet gets one (lock
  *   date null) first, so there is always a row to lock: an insert of the copy by a change waits on
  *   (or is waited on by) that insert through the primary key.
- * - A copy is fed by the owner's books_lock.updated reference event (books-lock-feed.ts: a durable
- *   consumer per copy) and, synchronously, by the owner's push on PUT (books_lock.apply); both go
- *   through applyBooksLock, so a copy never goes back to an older version.
+ * - A copy is fed one way: the owner's books_lock.updated reference event, through its outbox
+ *   (books-lock-feed.ts: a durable consumer per copy), applied by applyBooksLock, so a copy never
+ *   goes back to an older version.
  * - The owner answers PUT /settings/books-lock only after its own row changed and every other posting
- *   service applied the same version (the push). Once PUT answered, no posting dated on or
+ *   service's copy holds the same version: books_lock.apply waits until the feed applied it (a
+ *   read-your-writes barrier; it writes nothing). Once PUT answered, no posting dated on or
  *   before the lock date can commit anywhere: any such posting in flight either committed before
  *   the copy changed, or reads the new value and is refused with 409 period_locked, and the refusal
- *   rolls its whole transaction back (document, entries, outbox rows). A copy the push could not
- *   reach (PUT answered 503) catches up from the event, without a retry of the PUT.
+ *   rolls its whole transaction back (document, entries, outbox rows). A copy that is not there or
+ *   behind (PUT answered 503) catches up from the event by itself, without a retry of the PUT.
  *
  * No extra round trip per posting: one indexed read on the posting's own connection, once per scope
  * and transaction (the share lock holds to the end of the transaction, so the value cannot change).
@@ -117,7 +118,7 @@ const applyStmt = statement(
 const currentStmt = statement('books_lock_current', `SELECT lock_date::text AS lock_date, version::int AS version FROM books_lock WHERE organization_id = ? AND environment = ?`);
 
 /**
- * Applies a lock date of the owner (pushed on PUT, or its books_lock.updated event) to this service's
+ * Applies a lock date of the owner (its books_lock.updated event, books-lock-feed.ts) to this service's
  * copy, only when `version` is newer than the copy's (idempotent; an older or repeated one changes nothing). Its UPDATE waits for the
  * postings holding the row FOR SHARE. Answers the copy as it is afterwards.
  */

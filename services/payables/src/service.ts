@@ -9,7 +9,8 @@ import { migrations } from './migrations';
 
 /**
  * The payables service: vendors, bills, vendor payments with their allocations; its copy of the
- * books' lock date is fed by the books_lock.updated event (worker) and by receivables' push on PUT.
+ * books' lock date is fed by the books_lock.updated event (worker); receivables' PUT waits for it
+ * (books_lock.apply).
  */
 export function payablesService(): ServiceDefinition {
   return {

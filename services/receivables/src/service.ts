@@ -14,8 +14,8 @@ import { registerBooksLockHandlers } from './handlers/books-lock.handler';
 
 /** How long a conversion waits for the documents service's invoice defaults. */
 const SETTINGS_TIMEOUT_MS = 3000;
-/** How long a lock date PUT waits for payables to apply it (it waits for payables' postings in flight). */
-const BOOKS_LOCK_PUSH_TIMEOUT_MS = 5000;
+/** How long a lock date PUT waits for payables' copy to hold it (its feed applies it after payables' postings in flight). */
+const BOOKS_LOCK_COPY_TIMEOUT_MS = 5000;
 
 /** The receivables service: customers, invoices, payments, estimates, payouts, inbound events. */
 export function receivablesService(opts: { config?: ReceivablesConfig } = {}): ServiceDefinition {
@@ -37,7 +37,7 @@ export function receivablesService(opts: { config?: ReceivablesConfig } = {}): S
         registerPayoutHandlers,
         registerEventHandlers,
         (server, books) => registerProcessorHandlers(server, books, cfg()),
-        (server, books) => registerBooksLockHandlers(server, books, new RpcClient(wiring.nc, wiring.prefix, BOOKS_LOCK_PUSH_TIMEOUT_MS, wiring.metrics, wiring.log)),
+        (server, books) => registerBooksLockHandlers(server, books, new RpcClient(wiring.nc, wiring.prefix, BOOKS_LOCK_COPY_TIMEOUT_MS, wiring.metrics, wiring.log)),
       ]);
     },
     // The scheduled verification of its journal's hash chains (ledger_chain_* metrics).

@@ -8,7 +8,7 @@ import { Nullable, date, dateTime, obj, singleEnvelope, uuid } from '../schemas/
  * The books' lock date (API-DECISIONS §12): no posting write dated on or before it. Receivables
  * owns the value and its history; every posting service keeps a copy it checks inside each posting
  * transaction (libs/posting books-lock.ts), fed by the books_lock.updated reference event, and a PUT
- * answers only once every copy has it (the owner pushes it, BOOKS_LOCK_COPY_OPERATIONS).
+ * answers only once every copy has it (the owner asks each, BOOKS_LOCK_COPY_OPERATIONS).
  */
 
 /** How many of the newest changes a reply lists. */
@@ -32,7 +32,7 @@ export type BooksLockDto = Static<typeof booksLock>;
 export const booksLockBody = obj({ lock_date: Nullable(date) });
 export const booksLockResponse = singleEnvelope('books_lock', booksLock);
 
-/** What the owner pushes to another posting service's copy; applied only when newer (by version). */
+/** The version (and its lock date) the owner waits for another posting service's copy to hold; the reply is the copy's. */
 export const booksLockApplyBody = obj({ version: Type.Integer({ minimum: 0 }), lock_date: Nullable(date) });
 const booksLockApplyReply = obj({ version: Type.Integer({ minimum: 0 }), lock_date: Nullable(date) });
 
@@ -47,9 +47,10 @@ export const booksLockCopyOperations = operations('payables', {
 });
 
 /**
- * The operation through which the owner pushes a new version to each copy (BOOKS_LOCK_COPY_SERVICES)
- * before PUT answers. A Record over the copies: a new posting service does not compile until it
- * serves one and names it here; the owner pushes to every entry and may call each (BUS_ROLES).
+ * The operation through which the owner waits for each copy (BOOKS_LOCK_COPY_SERVICES) to hold a
+ * new version (applied by the copy's books_lock.updated feed) before PUT answers. A Record over the
+ * copies: a new posting service does not compile until it serves one and names it here; the owner
+ * calls every entry and may call each (BUS_ROLES).
  */
 export const BOOKS_LOCK_COPY_OPERATIONS: Readonly<Record<BooksLockCopyService, keyof typeof booksLockCopyOperations>> = Object.freeze({ payables: 'books_lock.apply' });
 

@@ -112,15 +112,14 @@ export function hurryRun(run: Run, upTo: number): void {
 export interface PullLoopOptions {
   ackWaitMs: number;
   lingerMs?: number;
-  /** Handles a batch taken from the queue; reads run.stopping and sets run.backend. */
-  handleBatch: (batch: JsMsg[], run: Run) => Promise<void>;
+  /** Handles a batch taken from the queue (the consumer reads the run's stopping and sets its backend). */
+  handleBatch: (batch: JsMsg[]) => Promise<void>;
   /** The loop ended on an error (logged by the consumer). */
   onError: (err: unknown) => void;
 }
 
 /** The reader and the applier of one run, over the messages of one consume() of the durable. */
 export class PullLoop {
-  readonly run: Run;
   private readonly queue: JsMsg[] = [];
   /** The reader ended (the messages closed). */
   private done = false;
@@ -131,9 +130,10 @@ export class PullLoop {
 
   private constructor(
     private readonly messages: ConsumerMessages,
+    readonly run: Run,
     private readonly o: PullLoopOptions,
   ) {
-    this.run = { ...idleRun(), queue: this.queue };
+    run.queue = this.queue;
     const reader = this.read();
     this.run.wake = () => {
       this.wakeApplier?.();
@@ -149,9 +149,9 @@ export class PullLoop {
       .finally(() => clearInterval(heartbeat));
   }
 
-  /** Pulls from the durable and starts the reader and the applier. */
-  static async start(consumer: Consumer, o: PullLoopOptions): Promise<PullLoop> {
-    return new PullLoop(await consumer.consume({ max_messages: BATCH_MAX, expires: PULL_EXPIRES_MS }), o);
+  /** Pulls from the durable and starts the reader and the applier of `run` (a fresh one: idleRun()). */
+  static async start(consumer: Consumer, run: Run, o: PullLoopOptions): Promise<PullLoop> {
+    return new PullLoop(await consumer.consume({ max_messages: BATCH_MAX, expires: PULL_EXPIRES_MS }), run, o);
   }
 
   /** Queues what the server delivers; after stop() hands it back (to another replica now). */
@@ -206,7 +206,7 @@ export class PullLoop {
     this.wakeReader?.();
     this.wakeReader = undefined;
     run.applying = batch;
-    await this.o.handleBatch(batch, run).finally(() => (run.applying = []));
+    await this.o.handleBatch(batch).finally(() => (run.applying = []));
   }
 
   /**

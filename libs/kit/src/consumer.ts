@@ -62,14 +62,14 @@ export class EventConsumer {
     const durable = await openDurable(this.o);
     this.readMetrics(durable);
     if (isConsumerName(name) && !this.admin) this.admin = this.parked.serve(parkedEventsSubject(prefix, name));
-    const loop = await PullLoop.start(durable.consumer, {
+    // The run is this consumer's from now on: a hurry() while the pull starts is kept.
+    const run = (this.run = idleRun());
+    this.loop = await PullLoop.start(durable.consumer, run, {
       ackWaitMs: this.o.ackWaitMs ?? DEFAULT_ACK_WAIT_MS,
       lingerMs: this.o.lingerMs,
       handleBatch: (batch) => this.handleBatch(batch),
       onError: (err) => log.error({ err, consumer: name }, 'event consumer stopped'),
     });
-    this.loop = loop;
-    this.run = loop.run;
   }
 
   /** The gauges read at scrape time: the backlog and the parked messages not yet discarded. */

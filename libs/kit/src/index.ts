@@ -11,7 +11,6 @@ export * from './outbox';
 export * from './unavailable';
 export * from './scope';
 export * from './sql';
-export * from './gets';
 export * from './reads';
 export * from './drift';
 export * from './service';

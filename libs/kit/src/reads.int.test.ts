@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { freshDatabase, type TestDatabase } from '@acct/testing';
 import { type Scoped, scopedColumns } from './columns';
 import { migrate, openOrm, type Orm } from './db';
-import { BatchedGets, GETS_PER_STATEMENT } from './gets';
+import { BatchedGets, GETS_PER_STATEMENT } from './reads';
 import type { Scope } from './scope';
 import * as sql from './sql';
 import { entityRows, withQuery } from './sql';

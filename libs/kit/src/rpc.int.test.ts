@@ -1,7 +1,7 @@
 import { StorageType, connect, headers as natsHeaders, type NatsConnection } from 'nats';
 import { AppError, type RpcOperation, type RpcRequest, operationsOf, rpcSubject } from '@acct/contracts';
 import { NATS_URL, silentLogger, uniquePrefix } from '@acct/testing';
-import { RpcClient, RpcServer, encodeJson, publishToStream, writeOncePerTurn } from './rpc';
+import { RpcClient, RpcServer, encodeJson, publishToStream } from './rpc';
 import { createMetrics } from './metrics';
 
 /**
@@ -24,7 +24,6 @@ describe('RPC over real NATS', () => {
 
   beforeEach(async () => {
     nc = await connect({ servers: NATS_URL });
-    writeOncePerTurn(nc); // as connectNats does: every test here runs over it
     prefix = uniquePrefix();
   });
 
@@ -209,36 +208,6 @@ describe('RPC over real NATS', () => {
       expect(await client.call<RpcOperation>(op, req())).toEqual({ ok: false, error: { code: 'internal_error', message: 'The reply could not be sent.', details: [] } });
     }
     expect((await client.call<RpcOperation>('customers.create', req())).ok).toBe(true);
-  });
-});
-
-describe('writeOncePerTurn', () => {
-  it('writes what one turn of the event loop sends in one socket write, every message delivered in order', async () => {
-    const nc = await connect({ servers: NATS_URL });
-    try {
-      writeOncePerTurn(nc);
-      const subject = `${uniquePrefix()}.turn`;
-      const got: string[] = [];
-      const sub = nc.subscribe(subject, { max: 20, callback: (_e, m) => got.push(m.string()) });
-      await nc.flush();
-      const transport = (nc as unknown as { protocol: { transport: { send(b: Uint8Array): void } } }).protocol.transport;
-      const send = jest.spyOn(transport, 'send');
-      for (let i = 0; i < 20; i++) nc.publish(subject, `m${i}`);
-      await Promise.resolve(); // the microtask nats.js would have flushed in
-      expect(send).not.toHaveBeenCalled();
-      await new Promise((r) => setImmediate(r));
-      expect(send).toHaveBeenCalledTimes(1);
-      await sub.closed;
-      expect(got).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`));
-    } finally {
-      await nc.close();
-    }
-  });
-
-  it('leaves a connection whose protocol handler it does not know as it is', () => {
-    const odd = { protocol: { sendCommand: 'not a function' } };
-    writeOncePerTurn(odd as never);
-    expect(odd.protocol.sendCommand).toBe('not a function');
   });
 });
 

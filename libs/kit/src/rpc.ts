@@ -64,17 +64,18 @@ export function natsAuthOptions(auth: Partial<NatsAuthConfig> | undefined, name:
 }
 
 export async function connectNats(servers: string, name: string, log: Logger, auth?: Partial<NatsAuthConfig>): Promise<NatsConnection> {
+  const authOptions = natsAuthOptions(auth, name);
   const nc = await connect({
     servers: servers.split(',').map((s) => s.trim()),
     name,
-    ...natsAuthOptions(auth, name),
+    ...authOptions,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
-    // Without it, nats.js builds an Error with a stack trace for every request and flush (17% of
-    // the gateway's CPU per request); a timeout or no-responders error keeps its own message.
+    // Without it, nats.js builds an Error with a stack trace for every request and flush
+    // (docs/performance.md); a timeout or no-responders error keeps its own message.
     noAsyncTraces: true,
   });
-  writeOncePerTurn(nc);
+  if (authOptions.inboxPrefix) inboxPrefixes.set(nc, authOptions.inboxPrefix);
   (async () => {
     for await (const s of nc.status()) {
       // data: the server (disconnect) or the error code (error); only cluster updates carry an object.
@@ -84,35 +85,6 @@ export async function connectNats(servers: string, name: string, log: Logger, au
     }
   })().catch(() => undefined);
   return nc;
-}
-
-/** The part of nats.js' protocol handler (NatsConnectionImpl.protocol, 2.x) writeOncePerTurn replaces. */
-interface ProtocolHandlerLike {
-  outbound: { length(): number; size(): number; fill(buf: Uint8Array, ...payloads: Uint8Array[]): void };
-  pendingLimit: number;
-  sendCommand(cmd: string | Uint8Array, ...payloads: Uint8Array[]): void;
-  flushPending(): void;
-}
-
-/**
- * nats.js writes its outbound buffer to the socket in a microtask after a command: a process that
- * sends for many requests in one turn of the event loop (a gateway forwarding the requests of
- * several connections, a service answering them) makes one write per request, and each write to a
- * loopback socket costs the sender the receiver's wake-up too (22% of the gateway's CPU per GET).
- * Flushed in setImmediate instead, after the turn's I/O callbacks, they go in one write. Same
- * buffer, same size limit (a full buffer is still written at once); a nats.js without this handler
- * shape is left as it is.
- */
-export function writeOncePerTurn(nc: NatsConnection): void {
-  const proto = (nc as unknown as { protocol?: Partial<ProtocolHandlerLike> }).protocol;
-  if (!proto || typeof proto.sendCommand !== 'function' || typeof proto.flushPending !== 'function' || typeof proto.outbound?.fill !== 'function') return;
-  const handler = proto as ProtocolHandlerLike;
-  handler.sendCommand = function (cmd, ...payloads) {
-    const empty = this.outbound.length() === 0;
-    this.outbound.fill(typeof cmd === 'string' ? enc.encode(cmd) : cmd, ...payloads);
-    if (empty) setImmediate(() => this.flushPending());
-    else if (this.outbound.size() >= this.pendingLimit) this.flushPending();
-  };
 }
 
 /** A handler once its operation's types are erased: what travels over the wire is checked by the gateway. */
@@ -284,9 +256,16 @@ interface Pending {
 }
 
 /**
- * Request/reply on one inbox subscription of this client's own (`<inbox>.<n>`), instead of
- * nc.request(): nats.js's request rejects an internal promise with a new NatsError (stack trace
- * and all) after every reply it resolves, about 6% of the gateway's CPU per request. Same protocol:
+ * The inbox prefix connectNats gave a connection (its principal's, natsAuthOptions); a connection
+ * opened otherwise uses nats.js's default `_INBOX`.
+ */
+const inboxPrefixes = new WeakMap<NatsConnection, string>();
+
+/**
+ * Request/reply on one inbox subscription of this client's own (`<inbox>.<n>`), through the public
+ * API (subscribe, publish with a reply subject), instead of nc.request(): nats.js's request rejects
+ * an internal promise with a new NatsError after every reply it resolves, which costs the caller
+ * about half again its CPU per request (docs/performance.md). Same protocol:
  * one wildcard inbox per connection, a 503 status without payload is "no responders", a timeout per
  * request; a permission error on the inbox or on a request's subject fails the requests concerned
  * at once, and the connection closing fails every request still waiting.
@@ -331,8 +310,7 @@ class Requester {
 
   /** Subscribes the inbox (once, and again after a permission error took it away). */
   private listen(): string {
-    const inboxPrefix = (this.nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix;
-    const base = `${createInbox(inboxPrefix)}.`;
+    const base = `${createInbox(inboxPrefixes.get(this.nc))}.`;
     const sub = this.nc.subscribe(`${base}*`, {
       callback: (err, msg) => {
         if (err) {
@@ -383,9 +361,9 @@ interface PubAck {
 /**
  * A JetStream publish with a message id (the stream drops a second one within its dedupe window),
  * as js.publish() makes it, a request whose reply is the stream's ack, on the connection's
- * Requester instead of nc.request() (see Requester: a NatsError made after every reply, 0.9% of
- * receivables' wall time under post-invoice). Resolves once the stream holds the message; rejects
- * when the stream refused it, when no stream takes the subject (no responders), or after timeoutMs.
+ * Requester instead of nc.request() (see Requester: a NatsError made after every reply). Resolves
+ * once the stream holds the message; rejects when the stream refused it, when no stream takes the
+ * subject (no responders), or after timeoutMs.
  */
 export async function publishToStream(
   nc: NatsConnection,

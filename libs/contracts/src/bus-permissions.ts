@@ -67,15 +67,10 @@ export function inboxPrefixOf(principal: string): string {
   return `_INBOX_${principal}`;
 }
 
-/** Where large requests and replies of a process wait for their receiver (libs/kit chunks.ts). */
-export function chunkSubjectBase(prefix: string, owner: string): string {
-  return `${prefix}.rpc._chunks.${owner}`;
-}
-
 export interface BusPermissions {
   publish: string[];
   subscribe: string[];
-  /** May answer the requests it receives (its operations, admin commands, parts of large messages). */
+  /** May answer the requests it receives (its operations, admin commands). */
   allowResponses: boolean;
 }
 
@@ -110,7 +105,7 @@ export function busPermissions(prefix: string, principal: BusPrincipal): BusPerm
   const stream = eventsStreamName(prefix);
   if (principal === 'admin') {
     // The operator's tools: admin commands, any operation, the JetStream API (inspect, rebuild, drop a stream).
-    return { publish: [`${prefix}.admin.>`, `${prefix}.rpc.>`, '$JS.API.>'], subscribe: [inbox, `${chunkSubjectBase(prefix, 'admin')}.>`], allowResponses: true };
+    return { publish: [`${prefix}.admin.>`, `${prefix}.rpc.>`, '$JS.API.>'], subscribe: [inbox], allowResponses: true };
   }
   const role = BUS_ROLES[principal];
   const m = manifestOf(principal);
@@ -122,17 +117,10 @@ export function busPermissions(prefix: string, principal: BusPrincipal): BusPerm
   const jetstream = events.length > 0 || role.consumes.length > 0;
   const publish = [
     ...callSubjects,
-    // Fetching the parts of a large request or reply from the process that holds them.
-    ...(rpc ? [`${prefix}.rpc._chunks.*.>`] : []),
     ...events,
     ...(jetstream ? ['$JS.API.INFO', `$JS.API.STREAM.INFO.${stream}`, `$JS.API.STREAM.CREATE.${stream}`] : []),
     ...role.consumes.flatMap((d) => consumerApi(stream, d)),
   ];
-  const subscribe = [
-    inbox,
-    ...(m.queue !== null ? [`${prefix}.rpc.${principal}.>`] : []),
-    ...(rpc ? [`${chunkSubjectBase(prefix, principal)}.>`] : []),
-    ...role.admin.map((c) => adminSubject(prefix, principal, c)),
-  ];
+  const subscribe = [inbox, ...(m.queue !== null ? [`${prefix}.rpc.${principal}.>`] : []), ...role.admin.map((c) => adminSubject(prefix, principal, c))];
   return { publish, subscribe, allowResponses: m.queue !== null || rpc || role.admin.length > 0 };
 }

@@ -2,7 +2,7 @@ import type { JsMsg, NatsConnection } from 'nats';
 import type { EntityManager, Orm } from './db';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
-import { decodeJson } from './rpc';
+import { decodeJson } from './payloads';
 
 /*
  * What every part of a consumer shares: the event as apply() sees it, the consumer's options, the

@@ -14,7 +14,7 @@ export * from './sql';
 export * from './reads';
 export * from './drift';
 export * from './service';
-export * from './chunks';
+export * from './payloads';
 export * from './consumer';
 export * from './columns';
 export * from './secrets';

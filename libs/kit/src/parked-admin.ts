@@ -2,7 +2,7 @@ import type { Subscription } from 'nats';
 import type { ParkedEventView, ParkedEventsReply, ParkedEventsRequest } from '@acct/contracts';
 import { type ConsumedEvent, type EventConsumerOptions, decodeEvent } from './consumer-event';
 import { type ParkedRow, claimEvent, deleteParked, discardParkedRow, listParkedRows, parkedRowAt } from './consumer-store';
-import { decodeJson, encodeJson } from './rpc';
+import { decodeJson, encodeJson } from './payloads';
 
 /** A parked-events command that cannot be done (unknown seq, still refused): the operator is told why. */
 export class ParkedEventError extends Error {}

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { StorageType, connect, headers as natsHeaders, type NatsConnection } from 'nats';
 import { AppError, type RpcOperation, type RpcRequest, operationsOf, rpcSubject } from '@acct/contracts';
 import { NATS_URL, silentLogger, uniquePrefix } from '@acct/testing';
-import { RpcClient, RpcServer, encodeJson, publishToStream } from './rpc';
+import { encodeJson } from './payloads';
+import { RpcClient, RpcServer, publishToStream } from './rpc';
 import { createMetrics } from './metrics';
 
 /**
@@ -183,17 +185,33 @@ describe('RPC over real NATS', () => {
     expect(() => s.start()).toThrow(/no handler for customers.create, customers.list, customers.update, invoices.create/);
   });
 
-  it('carries requests and replies larger than the bus message limit in parts, and drops the parts once fetched', async () => {
+  it('carries requests and replies larger than the bus message limit deflated', async () => {
     const max = nc.info!.max_payload;
     const big = 'é€'.repeat(Math.ceil((2.5 * max) / 5)); // ~2.5 × max_payload of UTF-8
+    let deflatedIn = false;
     const s = serve({ 'customers.create': async (r) => ({ ok: true, status: 201, body: { got: (r.body as { s: string }).s.length, back: (r.body as { s: string }).s } }) });
+    const sub = nc.subscribe(rpcSubject(prefix, 'customers.create'), {
+      callback: (_e, m) => (deflatedIn = m.headers?.get('Content-Encoding') === 'deflate' && m.data.length < max),
+    });
     const client = new RpcClient(nc, prefix, 5000);
     const reply = await client.call<RpcOperation>('customers.create', req({ s: big }));
+    sub.unsubscribe();
     expect(reply.ok).toBe(true);
     expect(reply.ok && reply.body).toEqual({ got: big.length, back: big });
-    // Both sides let go of the parts after they were fetched.
-    expect((s as unknown as { chunks: { waitingBytes: number } }).chunks.waitingBytes).toBe(0);
-    expect((client as unknown as { chunks: { waitingBytes: number } }).chunks.waitingBytes).toBe(0);
+    expect(deflatedIn).toBe(true);
+    expect(s.inflightCount).toBe(0);
+  });
+
+  it('answers 500 for a request or a reply still over the limit deflated, and keeps serving', async () => {
+    const noise = () => randomBytes(Math.ceil(2.5 * nc.info!.max_payload)).toString('base64'); // text that deflates to ~3/4
+    serve({ 'customers.get': async () => ({ ok: true, status: 200, body: { noise: noise() } }) });
+    const client = new RpcClient(nc, prefix, 5000);
+    expect(await client.call<RpcOperation>('customers.get', req())).toEqual({ ok: false, error: { code: 'internal_error', message: 'The reply could not be sent.', details: [] } });
+    expect(await client.call<RpcOperation>('customers.create', req({ s: noise() }))).toEqual({
+      ok: false,
+      error: { code: 'internal_error', message: 'The request could not be sent.', details: [] },
+    });
+    expect((await client.call<RpcOperation>('customers.create', req())).ok).toBe(true);
   });
 
   it('answers an error instead of dying when a reply cannot be sent, and keeps serving', async () => {

@@ -31,22 +31,12 @@ import {
   rpcSubject,
   rpcTimeoutOf,
 } from '@acct/contracts';
-import { ChunkStore, ChunkStoreFull, fetchChunked, isChunkedRef, messageLimit } from './chunks';
 import type { NatsAuthConfig } from './config';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
+import { MessageTooLarge, decodeJson, encodeJson, fromMessage, toMessage } from './payloads';
 import { type RpcIdempotency, answerOnce, requestKeyOf } from './rpc-idempotency';
 import { isBackendUnavailable } from './unavailable';
-
-const enc = new TextEncoder();
-const dec = new TextDecoder();
-
-export function encodeJson(v: unknown): Uint8Array {
-  return enc.encode(JSON.stringify(v));
-}
-export function decodeJson<T>(data: Uint8Array): T {
-  return JSON.parse(dec.decode(data)) as T;
-}
 
 /**
  * The connect options of a process's credentials (natsAuthSpec): an nkey seed, or a user and
@@ -90,30 +80,14 @@ export async function connectNats(servers: string, name: string, log: Logger, au
 /** A handler once its operation's types are erased: what travels over the wire is checked by the gateway. */
 type WireHandler = (req: RpcRequest) => Promise<RpcOk>;
 
-/** Time to fetch one part of a large request or reply. */
-const PART_TIMEOUT_MS = 5000;
-
-/** Decodes a message, fetching its parts first when it came as a reference to a large one. */
-async function receive<T>(nc: NatsConnection, data: Uint8Array): Promise<T> {
-  const v = decodeJson<unknown>(data);
-  return (isChunkedRef(v) ? decodeJson<T>(await fetchChunked(nc, v, PART_TIMEOUT_MS)) : v) as T;
-}
-
-/** Encodes v as one message, or parks it in `chunks` and returns the reference when it is too large for one. */
-async function outgoing(nc: NatsConnection, chunks: ChunkStore, v: unknown): Promise<Uint8Array> {
-  const data = encodeJson(v);
-  return data.length <= messageLimit(nc) ? data : encodeJson(await chunks.put(data));
-}
-
 /**
  * Serves a service's operations in its queue group. A handler returns {status, body} or throws an
  * AppError; anything else becomes internal_error (logged, never sent to the caller in detail).
- * Requests and replies over the bus's message limit travel in parts (see chunks.ts), and a reply
+ * Requests and replies over the bus's message limit travel deflated (see payloads.ts), and a reply
  * that cannot be sent becomes an error reply: a handler never takes its process down.
  */
 export class RpcServer {
   private readonly subs: Subscription[] = [];
-  private readonly chunks: ChunkStore;
   private readonly inflight = new Set<Promise<void>>();
   private readonly handlers = new Map<RpcOperation, WireHandler>();
 
@@ -131,9 +105,7 @@ export class RpcServer {
      * fingerprint (a keyed POST or PATCH) is answered once and its first answer replayed after.
      */
     private readonly options: { checkRequests?: boolean; keys?: RpcIdempotency } = {},
-  ) {
-    this.chunks = new ChunkStore(nc, prefix, log);
-  }
+  ) {}
 
   /**
    * Serves op. The request and the success reply are typed by the operation's entry in RPC_CATALOGUE
@@ -173,7 +145,7 @@ export class RpcServer {
     let reply: RpcReply;
     let req: RpcRequest | undefined;
     try {
-      req = await receive<RpcRequest>(this.nc, msg.data).catch((e: unknown) => {
+      req = await fromMessage<RpcRequest>(msg).catch((e: unknown) => {
         if (e instanceof SyntaxError)
           throw AppError.validation('The request is not JSON.', [{ field: '/', issue: 'malformed_json', message: 'The message could not be parsed as JSON.' }]);
         throw e;
@@ -209,17 +181,19 @@ export class RpcServer {
     return { ok: false, error: { code: 'internal_error', message: 'An unexpected error occurred.', details: [] } };
   }
 
-  /** Sends the reply; if it cannot go (too large to park, the bus refuses it), a small error does. */
+  /** Sends the reply; if it cannot go (too large even deflated, the bus refuses it), a small error does. */
   private async respond(op: RpcOperation, msg: Msg, reply: RpcReply, req: RpcRequest | undefined): Promise<void> {
     try {
-      msg.respond(await outgoing(this.nc, this.chunks, reply));
+      const out = toMessage(this.nc, reply);
+      if (out instanceof Uint8Array) msg.respond(out);
+      else {
+        const { data, headers } = await out;
+        msg.respond(data, { headers });
+      }
       return;
     } catch (e) {
-      const full = e instanceof ChunkStoreFull;
       this.log.error({ err: e, op, request_id: req?.ctx?.requestId }, 'could not send the reply');
-      const error: RpcReply = full
-        ? { ok: false, error: { code: 'service_unavailable', message: `The ${this.service} service is busy sending large replies. Retry later.`, details: [] } }
-        : { ok: false, error: { code: 'internal_error', message: 'The reply could not be sent.', details: [] } };
+      const error: RpcReply = { ok: false, error: { code: 'internal_error', message: 'The reply could not be sent.', details: [] } };
       try {
         msg.respond(encodeJson(error));
       } catch (err) {
@@ -393,7 +367,6 @@ const JETSTREAM_ACK_TIMEOUT_MS = 5000;
  * `timeoutMs` for a reply, or the operation's own longer timeout (RpcDef.timeoutMs, rpcTimeoutOf).
  */
 export class RpcClient {
-  private readonly chunks: ChunkStore;
   private readonly requester: Requester;
 
   constructor(
@@ -401,7 +374,7 @@ export class RpcClient {
     private readonly prefix: string,
     private readonly timeoutMs: number,
     private readonly metrics?: ServiceMetrics,
-    log?: Logger,
+    private readonly log?: Logger,
     /**
      * Whether requests keep their Idempotency-Key fingerprint: the gateway's client alone, which
      * sends the keyed request a service answers once. A service calling another with the context
@@ -409,7 +382,6 @@ export class RpcClient {
      */
     private readonly keyed = false,
   ) {
-    this.chunks = new ChunkStore(nc, prefix, log);
     this.requester = requesterOf(nc);
   }
 
@@ -419,27 +391,29 @@ export class RpcClient {
     let outcome = 'ok';
     try {
       const sent = this.keyed || !(req.ctx && 'idempotencyFingerprint' in req.ctx) ? req : { ...req, ctx: { ...req.ctx, idempotencyFingerprint: undefined } };
-      const msg = await this.requester.request(rpcSubject(this.prefix, op), await outgoing(this.nc, this.chunks, sent), rpcTimeoutOf(op, this.timeoutMs));
-      const reply = await receive<RpcReplyOf<K>>(this.nc, msg.data);
+      const out = toMessage(this.nc, sent);
+      const big = out instanceof Uint8Array ? undefined : await out;
+      const msg = await this.requester.request(rpcSubject(this.prefix, op), big?.data ?? (out as Uint8Array), rpcTimeoutOf(op, this.timeoutMs), big?.headers);
+      const reply = await fromMessage<RpcReplyOf<K>>(msg);
       if (!reply.ok) outcome = reply.error.code;
       return reply;
     } catch (e) {
+      if (e instanceof MessageTooLarge) {
+        outcome = 'internal_error';
+        this.log?.error({ err: e, op }, 'could not send the request');
+        return { ok: false, error: { code: 'internal_error', message: 'The request could not be sent.', details: [] } };
+      }
       outcome = 'service_unavailable';
-      const code = e instanceof NatsError ? (e.code as NatsErrorCode) : undefined;
-      const why =
-        e instanceof RequestFailed
-          ? REASON[e.why]
-          : code === NatsErrorCode.NoResponders
-            ? REASON.no_responders
-            : code === NatsErrorCode.Timeout
-              ? REASON.timeout
-              : REASON.unreachable;
-      return {
-        ok: false,
-        error: new AppError('service_unavailable', `The ${op.split('.')[0]} service is unavailable: ${why}. Retry later.`).toBody(),
-      };
+      return { ok: false, error: new AppError('service_unavailable', `The ${op.split('.')[0]} service is unavailable: ${whyNoReply(e)}. Retry later.`).toBody() };
     } finally {
       stopTimer?.({ outcome });
     }
   }
+}
+
+/** Why a request got no reply, from what its sending or waiting threw. */
+function whyNoReply(e: unknown): string {
+  if (e instanceof RequestFailed) return REASON[e.why];
+  const code = e instanceof NatsError ? (e.code as NatsErrorCode) : undefined;
+  return code === NatsErrorCode.NoResponders ? REASON.no_responders : code === NatsErrorCode.Timeout ? REASON.timeout : REASON.unreachable;
 }

@@ -15,6 +15,7 @@ export * from './reads';
 export * from './drift';
 export * from './service';
 export * from './payloads';
+export * from './requester';
 export * from './consumer';
 export * from './columns';
 export * from './secrets';

@@ -4,7 +4,7 @@ import type { EntityManager, Orm } from './db';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { encodeJson } from './payloads';
-import { publishToStream } from './rpc';
+import { publishToStream } from './requester';
 import { retryJetStreamSetup } from './jetstream-setup';
 import { statement, transactionQuery, withQuery } from './sql';
 import { Gauge } from 'prom-client';

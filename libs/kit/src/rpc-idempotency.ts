@@ -1,5 +1,6 @@
-import { AppError, type RpcReply, type TrustedContext } from '@acct/contracts';
+import { AppError, type RpcReply, type RpcRequest, type TrustedContext } from '@acct/contracts';
 import { type MigrationDef, type Orm, ddlMigration } from './db';
+import type { Logger } from './logger';
 
 /**
  * Version 1 of the Idempotency-Key table every service keeps in its own schema. FROZEN: change it
@@ -187,4 +188,24 @@ export async function answerOnce(
     if (!retryable) keys.keepLater(key, reply);
   }
   return reply;
+}
+
+/**
+ * The RPC server's keyed path: a request that carries its Idempotency-Key and fingerprint (the
+ * gateway's keyed POST or PATCH), to a service that keeps keys, is answered once (answerOnce), its
+ * handler's throw made a reply by `failure` so that the answer kept is the one sent; any other
+ * request runs as it is (its throw left to the caller).
+ */
+export function answerKeyed(
+  keys: RpcIdempotency | undefined,
+  op: string,
+  req: RpcRequest,
+  o: { run: () => Promise<RpcReply>; failure: (e: unknown) => RpcReply; log: Logger },
+): Promise<RpcReply> {
+  const key = keys ? requestKeyOf(req.ctx) : null;
+  if (!keys || !key) return o.run();
+  return answerOnce(keys, key, op, {
+    run: () => o.run().catch(o.failure),
+    unrecorded: (err) => o.log.warn({ err, op, request_id: req.ctx.requestId }, 'could not record the Idempotency-Key answer'),
+  });
 }

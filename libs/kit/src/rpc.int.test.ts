@@ -3,7 +3,8 @@ import { StorageType, connect, headers as natsHeaders, type NatsConnection } fro
 import { AppError, type RpcOperation, type RpcRequest, operationsOf, rpcSubject } from '@acct/contracts';
 import { NATS_URL, silentLogger, uniquePrefix } from '@acct/testing';
 import { encodeJson } from './payloads';
-import { RpcClient, RpcServer, publishToStream } from './rpc';
+import { publishToStream } from './requester';
+import { RpcClient, RpcServer } from './rpc';
 import { createMetrics } from './metrics';
 
 /**

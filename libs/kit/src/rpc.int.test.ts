@@ -203,14 +203,14 @@ describe('RPC over real NATS', () => {
     expect(s.inflightCount).toBe(0);
   });
 
-  it('answers 500 for a request or a reply still over the limit deflated, and keeps serving', async () => {
+  it('answers 500 for a reply and 400 for a request still over the limit deflated, and keeps serving', async () => {
     const noise = () => randomBytes(Math.ceil(2.5 * nc.info!.max_payload)).toString('base64'); // text that deflates to ~3/4
     serve({ 'customers.get': async () => ({ ok: true, status: 200, body: { noise: noise() } }) });
     const client = new RpcClient(nc, prefix, 5000);
     expect(await client.call<RpcOperation>('customers.get', req())).toEqual({ ok: false, error: { code: 'internal_error', message: 'The reply could not be sent.', details: [] } });
     expect(await client.call<RpcOperation>('customers.create', req({ s: noise() }))).toEqual({
       ok: false,
-      error: { code: 'internal_error', message: 'The request could not be sent.', details: [] },
+      error: { code: 'validation_failed', message: 'The request is too large to forward, even compressed; send a smaller body.', details: [] },
     });
     expect((await client.call<RpcOperation>('customers.create', req())).ok).toBe(true);
   });

@@ -228,9 +228,10 @@ export class RpcClient {
       return reply;
     } catch (e) {
       if (e instanceof MessageTooLarge) {
-        outcome = 'internal_error';
-        this.log?.error({ err: e, op }, 'could not send the request');
-        return { ok: false, error: { code: 'internal_error', message: 'The request could not be sent.', details: [] } };
+        // The caller's input is too large for the bus even deflated: the caller's to fix (a 400, never a 500).
+        outcome = 'validation_failed';
+        this.log?.warn({ err: e, op }, 'request too large for the bus even deflated');
+        return { ok: false, error: AppError.validation('The request is too large to forward, even compressed; send a smaller body.').toBody() };
       }
       outcome = 'service_unavailable';
       return { ok: false, error: new AppError('service_unavailable', `The ${op.split('.')[0]} service is unavailable: ${whyNoReply(e)}. Retry later.`).toBody() };

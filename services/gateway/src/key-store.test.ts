@@ -46,4 +46,26 @@ describe('KeyStore', () => {
     expect((await store.resolve(KNOWN, 2))?.apiKeyId).toBe('key-1');
     expect(queries.length).toBe(before); // still cached: the flood did not evict it
   });
+
+  it('evicts the least recently used answer when full, not the first one in', async () => {
+    const { orm, queries } = fakeOrm();
+    const store = new KeyStore(orm, 60_000);
+    await store.resolve(unknownKey(0), 1);
+    for (let i = 1; i < 10_000; i++) await store.resolve(unknownKey(i), 1); // full now
+    await store.resolve(unknownKey(0), 2); // cached: the most recent again
+    await store.resolve(unknownKey(10_000), 3); // one more: the least recent (key 1) goes
+    const before = queries.length;
+    await store.resolve(unknownKey(0), 4);
+    expect(queries.length).toBe(before);
+    await store.resolve(unknownKey(1), 5);
+    expect(queries.length).toBe(before + 1);
+  });
+
+  it('caches nothing with a TTL of 0', async () => {
+    const { orm, queries } = fakeOrm();
+    const store = new KeyStore(orm, 0);
+    await store.resolve(KNOWN, 10);
+    await store.resolve(KNOWN, 10);
+    expect(queries).toHaveLength(2);
+  });
 });

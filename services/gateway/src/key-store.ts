@@ -1,5 +1,6 @@
 import type { Environment, ModuleName } from '@acct/contracts';
 import type { Orm } from '@acct/kit';
+import { LRUCache } from 'lru-cache';
 import { hashKey, hashesEqual, keyPrefix } from './keys';
 
 export interface Principal {
@@ -16,27 +17,6 @@ const CACHE_ENTRIES_MAX = 10_000;
 
 type KeyLookupResult = 'cached' | 'cached_unknown' | 'database';
 
-/** A bounded map of answers that expire: the oldest entry goes when it is full. */
-class ExpiringCache<T> {
-  private readonly entries = new Map<string, { value: T; expiresAt: number }>();
-  constructor(private readonly max: number) {}
-  get(k: string, now: number): { value: T } | undefined {
-    const hit = this.entries.get(k);
-    if (!hit) return undefined;
-    if (hit.expiresAt > now) return hit;
-    this.entries.delete(k);
-    return undefined;
-  }
-  set(k: string, value: T, expiresAt: number): void {
-    this.entries.delete(k);
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(k, { value, expiresAt });
-  }
-  get size(): number {
-    return this.entries.size;
-  }
-}
-
 /**
  * Resolves bearer keys to principals. Answers are cached for ttlMs, so a revocation or a module
  * change takes effect within that many milliseconds on every replica. Unknown keys are cached too
@@ -44,23 +24,34 @@ class ExpiringCache<T> {
  * Postgres twice per key nor evicts the principals of real keys.
  */
 export class KeyStore {
-  private readonly known = new ExpiringCache<Principal>(CACHE_ENTRIES_MAX);
-  private readonly unknown = new ExpiringCache<null>(CACHE_ENTRIES_MAX);
+  /** The clock the caches read: resolve's `now`, so that the TTL counts in the caller's time. */
+  private clock = 0;
+  private readonly known: LRUCache<string, Principal>;
+  private readonly unknown: LRUCache<string, true>;
 
   constructor(
     private readonly orm: Pick<Orm, 'em'>,
     private readonly ttlMs: number,
     private readonly metrics?: { keyLookups: { inc(labels: { result: KeyLookupResult }): void } },
-  ) {}
+  ) {
+    // ttlResolution 0: every read asks the clock, so an entry is stale exactly ttlMs after it was loaded
+    // (the revocation delay); a read does not renew it (updateAgeOnGet false), it only makes it recent.
+    const options = { max: CACHE_ENTRIES_MAX, ttl: ttlMs, ttlResolution: 0, perf: { now: () => this.clock } };
+    this.known = new LRUCache<string, Principal>(options);
+    this.unknown = new LRUCache<string, true>(options);
+  }
 
   async resolve(key: string, now = Date.now()): Promise<Principal | null> {
     const hash = hashKey(key);
-    const hit = this.known.get(hash, now);
-    if (hit) return this.counted('cached', hit.value);
-    if (this.unknown.get(hash, now)) return this.counted('cached_unknown', null);
+    this.clock = now;
+    const hit = this.known.get(hash);
+    if (hit) return this.counted('cached', hit);
+    if (this.unknown.get(hash)) return this.counted('cached_unknown', null);
     const principal = this.counted('database', await this.load(key, hash));
-    if (principal) this.known.set(hash, principal, now + this.ttlMs);
-    else this.unknown.set(hash, null, now + this.ttlMs);
+    if (this.ttlMs <= 0) return principal; // lru-cache reads a ttl of 0 as "never expires": cache nothing
+    this.clock = now;
+    if (principal) this.known.set(hash, principal);
+    else this.unknown.set(hash, true);
     return principal;
   }
 

@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { ROUTES } from '@acct/contracts';
-import { routersByStart, startRouterOf } from './app';
+import { routersByStart, startRouterOf } from './routing';
 import type { Middleware } from './middlewares/state';
 
 /**

@@ -14,7 +14,7 @@ import {
   parkedEventsSubject,
 } from '@acct/contracts';
 import type { NatsConnection } from 'nats';
-import { decodeJson, encodeJson, migrate, runMain } from '@acct/kit';
+import { type EntityManager, decodeJson, encodeJson, migrate, runMain } from '@acct/kit';
 import { openGatewayOrm } from '../db';
 import * as admin from './admin';
 import { formatRebuildProgress, requestRebuild } from './rebuild';
@@ -115,13 +115,30 @@ async function main(): Promise<void> {
     return;
   }
   useRecordedStack();
+  if (await otherServiceCommand(command, rest)) return;
+  const o = opts(rest);
+  const url = await gatewayDatabase(o['create-database'] === true);
+  const orm = await openGatewayOrm(url, 2);
+  try {
+    await migrate(orm);
+    await databaseCommand(command, o, orm.em.fork());
+  } finally {
+    await orm.close(true);
+  }
+}
+
+/** The commands another service's script or its running replicas serve; false for the gateway's own. */
+async function otherServiceCommand(command: string, rest: string[]): Promise<boolean> {
   if (command === 'webhooks') {
     // Webhook endpoints live in the webhook dispatcher's schema: its own script serves these commands.
     const r = spawnSync(process.execPath, [path.resolve(__dirname, '../../../webhook-dispatcher/dist/workers/admin.js'), ...rest], { stdio: 'inherit' });
     process.exitCode = r.status ?? 1;
-    return;
+    return true;
   }
-  if (command === 'events') return eventsCommand(rest);
+  if (command === 'events') {
+    await eventsCommand(rest);
+    return true;
+  }
   if (command === 'ledger') {
     if (rest[0] !== 'verify' || rest.length > 1) throw new UsageError(`usage: npm run admin -- ledger verify\n\n${USAGE}`);
     // Each journal lives in its posting service's schema: each service's own script verifies it.
@@ -131,68 +148,65 @@ async function main(): Promise<void> {
       code = Math.max(code, r.status ?? 1);
     }
     process.exitCode = code;
-    return;
+    return true;
   }
   if (command === 'reporting') {
     if (rest[0] !== 'rebuild' || rest.length > 1) throw new UsageError(`usage: npm run admin -- reporting rebuild\n\n${USAGE}`);
-    return reportingRebuild();
+    await reportingRebuild();
+    return true;
   }
-  const o = opts(rest);
-  const url = await gatewayDatabase(o['create-database'] === true);
-  const orm = await openGatewayOrm(url, 2);
-  try {
-    await migrate(orm);
-    const em = orm.em.fork();
-    const print = (v: unknown) => process.stdout.write(`${JSON.stringify(v, null, o.json ? undefined : 2)}\n`);
-    switch (command) {
-      case 'bootstrap': {
-        const b = await admin.bootstrap(em, typeof o.name === 'string' ? o.name : undefined);
-        if (o.json) print(b);
-        else {
-          process.stdout.write(
-            `organization_id  ${b.organization_id}\nconnected_app_id ${b.connected_app_id}\n` +
-              `test_key         ${b.test_key}\nlive_key         ${b.live_key}\n\nKeys are shown once: store them on your app server.\n`,
-          );
-        }
-        break;
+  return false;
+}
+
+/** The gateway's own commands, on its database (migrated). */
+async function databaseCommand(command: string, o: Opts, em: EntityManager): Promise<void> {
+  const print = (v: unknown) => process.stdout.write(`${JSON.stringify(v, null, o.json ? undefined : 2)}\n`);
+  switch (command) {
+    case 'bootstrap': {
+      const b = await admin.bootstrap(em, typeof o.name === 'string' ? o.name : undefined);
+      if (o.json) print(b);
+      else {
+        process.stdout.write(
+          `organization_id  ${b.organization_id}\nconnected_app_id ${b.connected_app_id}\n` +
+            `test_key         ${b.test_key}\nlive_key         ${b.live_key}\n\nKeys are shown once: store them on your app server.\n`,
+        );
       }
-      case 'dev-key':
-        print(await admin.devKey(em));
-        break;
-      case 'create-org':
-        print(await admin.createOrganization(em, need(o, 'name')));
-        break;
-      case 'create-app':
-        print(await admin.createConnectedApp(em, need(o, 'org'), need(o, 'name')));
-        break;
-      case 'create-key': {
-        const env = need(o, 'env');
-        if (env !== 'test' && env !== 'live') throw new UsageError('--env must be test or live');
-        print(await admin.createApiKey(em, need(o, 'app'), env));
-        break;
-      }
-      case 'list-keys':
-        print(await admin.listApiKeys(em, need(o, 'app')));
-        break;
-      case 'revoke-key': {
-        const k = await admin.revokeApiKey(em, need(o, 'key'));
-        print({ id: k.id, revoked_at: k.revokedAt });
-        break;
-      }
-      case 'modules':
-        print({ enabled_modules: await admin.setModules(em, need(o, 'org'), modulesList(o.enable), modulesList(o.disable)) });
-        break;
-      case 'disable-app':
-      case 'enable-app': {
-        const app = await admin.setAppStatus(em, need(o, 'app'), command === 'disable-app' ? 'disabled' : 'active');
-        print({ id: app.id, status: app.status });
-        break;
-      }
-      default:
-        throw new UsageError(`unknown command ${command}\n\n${USAGE}`);
+      break;
     }
-  } finally {
-    await orm.close(true);
+    case 'dev-key':
+      print(await admin.devKey(em));
+      break;
+    case 'create-org':
+      print(await admin.createOrganization(em, need(o, 'name')));
+      break;
+    case 'create-app':
+      print(await admin.createConnectedApp(em, need(o, 'org'), need(o, 'name')));
+      break;
+    case 'create-key': {
+      const env = need(o, 'env');
+      if (env !== 'test' && env !== 'live') throw new UsageError('--env must be test or live');
+      print(await admin.createApiKey(em, need(o, 'app'), env));
+      break;
+    }
+    case 'list-keys':
+      print(await admin.listApiKeys(em, need(o, 'app')));
+      break;
+    case 'revoke-key': {
+      const k = await admin.revokeApiKey(em, need(o, 'key'));
+      print({ id: k.id, revoked_at: k.revokedAt });
+      break;
+    }
+    case 'modules':
+      print({ enabled_modules: await admin.setModules(em, need(o, 'org'), modulesList(o.enable), modulesList(o.disable)) });
+      break;
+    case 'disable-app':
+    case 'enable-app': {
+      const app = await admin.setAppStatus(em, need(o, 'app'), command === 'disable-app' ? 'disabled' : 'active');
+      print({ id: app.id, status: app.status });
+      break;
+    }
+    default:
+      throw new UsageError(`unknown command ${command}\n\n${USAGE}`);
   }
 }
 

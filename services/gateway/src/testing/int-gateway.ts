@@ -55,74 +55,69 @@ const defaultHandlers = (): Record<string, Handler> => ({
   'customers.get': async (r) => ({ ok: true, status: 200, body: { data: { id: r.params.id }, customer: { id: r.params.id } } }),
 });
 
-/** Registers the bed's hooks in the calling describe and returns it. */
-export function gatewayBed(): GatewayBed {
-  let db: TestDatabase;
-  let nc: NatsConnection;
-  let prefix: string;
-  let fake: RpcServer | undefined;
-  const gateways: http.Server[] = [];
+/** What the bed's parts share: its database, its NATS connection and prefix, the fake service, the gateways started. */
+interface Wires {
+  db: TestDatabase;
+  nc: NatsConnection;
+  prefix: string;
+  fake?: RpcServer;
+  gateways: http.Server[];
+}
 
-  const bed: GatewayBed = {
-    org: undefined as unknown as Bootstrap,
-    other: undefined as unknown as Bootstrap,
-    orm: undefined as unknown as Orm,
-    received: [],
-    handlers: {},
-    startFake: () => {
-      fake = new RpcServer(nc, prefix, 'receivables', silentLogger());
-      for (const op of operationsOf('receivables')) {
-        fake.handle(op, async (r) => {
-          bed.received.push(r as RpcRequest);
-          return (bed.handlers[op] ?? (async () => ({ ok: true, status: 200, body: {} })))(r as RpcRequest);
-        });
-      }
-      fake.start();
-    },
-    stopFake: async () => {
-      await fake?.drain();
-      fake = undefined;
-    },
-    gateway: async (over = {}) => {
-      const metrics: GatewayMetrics = createGatewayMetrics(false);
-      const { app, router } = createGatewayApp({
-        keys: new KeyStore(over.orm ?? bed.orm, over.ttlMs ?? 200, metrics),
-        idempotency: over.idempotency ?? new IdempotencyStore(over.orm ?? bed.orm, 3600),
-        rpc: new RpcClient(nc, prefix, over.timeoutMs ?? 2000, metrics, undefined, true),
-        log: silentLogger(),
-        metrics,
-        buckets: new TokenBuckets(over.rps ?? 1000, over.burst ?? 1000),
-        clientBuckets: new TokenBuckets(over.clientRps ?? 1000, over.clientBurst ?? 1000),
-        moduleEnforcement: over.enforcement ?? 'soft',
-        openapiYaml: renderOpenApiYaml(),
-      });
-      const handler = app.callback();
-      const server = http.createServer((req, res) => void handler(req, res));
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-      gateways.push(server);
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      return { base, router, metrics };
-    },
-    call: (base, path, init = {}) => {
-      const headers: Record<string, string> = { ...(init.headers as Record<string, string>) };
-      if (init.key) headers.authorization = `Bearer ${init.key}`;
-      let body = init.body;
-      if (init.json !== undefined) {
-        headers['content-type'] = 'application/json';
-        body = JSON.stringify(init.json);
-      }
-      return fetch(`${base}${path}`, { ...init, headers, body });
-    },
-  };
+/** The fake receivables service: it records each request and answers with the bed's handler of its operation. */
+function startFake(bed: GatewayBed, w: Wires): void {
+  const fake = new RpcServer(w.nc, w.prefix, 'receivables', silentLogger());
+  for (const op of operationsOf('receivables')) {
+    fake.handle(op, async (r) => {
+      bed.received.push(r as RpcRequest);
+      return (bed.handlers[op] ?? (async () => ({ ok: true, status: 200, body: {} })))(r as RpcRequest);
+    });
+  }
+  fake.start();
+  w.fake = fake;
+}
 
+async function startGateway(bed: GatewayBed, w: Wires, over: GatewayOptions): ReturnType<GatewayBed['gateway']> {
+  const metrics: GatewayMetrics = createGatewayMetrics(false);
+  const { app, router } = createGatewayApp({
+    keys: new KeyStore(over.orm ?? bed.orm, over.ttlMs ?? 200, metrics),
+    idempotency: over.idempotency ?? new IdempotencyStore(over.orm ?? bed.orm, 3600),
+    rpc: new RpcClient(w.nc, w.prefix, over.timeoutMs ?? 2000, metrics, undefined, true),
+    log: silentLogger(),
+    metrics,
+    buckets: new TokenBuckets(over.rps ?? 1000, over.burst ?? 1000),
+    clientBuckets: new TokenBuckets(over.clientRps ?? 1000, over.clientBurst ?? 1000),
+    moduleEnforcement: over.enforcement ?? 'soft',
+    openapiYaml: renderOpenApiYaml(),
+  });
+  const handler = app.callback();
+  const server = http.createServer((req, res) => void handler(req, res));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  w.gateways.push(server);
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { base, router, metrics };
+}
+
+const call: GatewayBed['call'] = (base, path, init = {}) => {
+  const headers: Record<string, string> = { ...(init.headers as Record<string, string>) };
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(init.json);
+  }
+  return fetch(`${base}${path}`, { ...init, headers, body });
+};
+
+function registerHooks(bed: GatewayBed, w: Wires): void {
   beforeAll(async () => {
-    db = await freshDatabase('acct_gw_it');
-    bed.orm = await openGatewayOrm(db.url, 5);
+    w.db = await freshDatabase('acct_gw_it');
+    bed.orm = await openGatewayOrm(w.db.url, 5);
     await migrate(bed.orm);
     bed.org = await bootstrap(bed.orm.em.fork(), 'Org A');
     bed.other = await bootstrap(bed.orm.em.fork(), 'Org B');
-    nc = await connect({ servers: NATS_URL });
-    prefix = uniquePrefix();
+    w.nc = await connect({ servers: NATS_URL });
+    w.prefix = uniquePrefix();
   });
 
   beforeEach(() => {
@@ -134,11 +129,30 @@ export function gatewayBed(): GatewayBed {
   afterEach(() => bed.stopFake());
 
   afterAll(async () => {
-    await Promise.all(gateways.map((s) => new Promise((r) => s.close(r))));
-    await nc.drain();
+    await Promise.all(w.gateways.map((s) => new Promise((r) => s.close(r))));
+    await w.nc.drain();
     await bed.orm.close(true);
-    await db.drop();
+    await w.db.drop();
   });
+}
 
+/** Registers the bed's hooks in the calling describe and returns it. */
+export function gatewayBed(): GatewayBed {
+  const w = { gateways: [] } as unknown as Wires; // db, nc and prefix are set in beforeAll
+  const bed: GatewayBed = {
+    org: undefined as unknown as Bootstrap,
+    other: undefined as unknown as Bootstrap,
+    orm: undefined as unknown as Orm,
+    received: [],
+    handlers: {},
+    startFake: () => startFake(bed, w),
+    stopFake: async () => {
+      await w.fake?.drain();
+      w.fake = undefined;
+    },
+    gateway: (over = {}) => startGateway(bed, w, over),
+    call,
+  };
+  registerHooks(bed, w);
   return bed;
 }

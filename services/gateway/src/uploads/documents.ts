@@ -44,27 +44,56 @@ interface Spooled {
 const tooLarge = (max: number) =>
   new AppError('validation_failed', `The file is over the ${max}-byte upload limit.`, [{ field: 'file', issue: 'too_large', message: `At most ${max} bytes.` }], 413);
 
+function multipartParser(contentType: string, maxBytes: number): busboy.Busboy {
+  try {
+    return busboy({
+      headers: { 'content-type': contentType },
+      defParamCharset: 'utf8',
+      limits: { files: 1, fileSize: maxBytes + 1, fields: 20, fieldSize: 4096, parts: 25, headerPairs: 20 },
+    });
+  } catch {
+    throw new AppError('validation_failed', 'The body must be multipart/form-data with a boundary.', [], 415);
+  }
+}
+
+interface FileMeta {
+  fileName: string;
+  declaredType: string;
+  size: number;
+  sha256: string;
+  truncated: boolean;
+}
+
+/** Writes the file part to `file`, measuring its size and SHA-256 on the way (set in meta once written). */
+function spoolFilePart(part: Readable, info: busboy.FileInfo, file: string): { meta: FileMeta; writing: Promise<void> } {
+  const hash = createHash('sha256');
+  let size = 0;
+  // The file name is display only (documents sanitizes it); its NULs go here, as the bus refuses NUL in any request (rpc-request.ts).
+  const meta: FileMeta = { fileName: (info.filename ?? 'file').split('\u0000').join(''), declaredType: info.mimeType ?? '', size: 0, sha256: '', truncated: false };
+  part.on('data', (chunk: Buffer) => {
+    hash.update(chunk);
+    size += chunk.length;
+  });
+  // busboy stops at maxBytes + 1: one byte past the limit is enough to know it is too large.
+  part.on('limit', () => (meta.truncated = true));
+  const writing = pipeline(part, fs.createWriteStream(file)).then(() => {
+    meta.size = size;
+    meta.sha256 = hash.digest('hex');
+  });
+  return { meta, writing };
+}
+
 /**
  * Parses the multipart stream: the one `file` part goes to a spool file while its size and SHA-256
  * are measured (memory stays flat whatever the size); the other parts are small text fields.
  */
-function spool(stream: Readable, contentType: string, maxBytes: number, dir: string): Promise<Spooled> {
+async function spool(stream: Readable, contentType: string, maxBytes: number, dir: string): Promise<Spooled> {
+  const bb = multipartParser(contentType, maxBytes); // 415 for a Content-Type busboy cannot read
   return new Promise((resolve, reject) => {
-    let bb: busboy.Busboy;
-    try {
-      bb = busboy({
-        headers: { 'content-type': contentType },
-        defParamCharset: 'utf8',
-        limits: { files: 1, fileSize: maxBytes + 1, fields: 20, fieldSize: 4096, parts: 25, headerPairs: 20 },
-      });
-    } catch {
-      reject(new AppError('validation_failed', 'The body must be multipart/form-data with a boundary.', [], 415));
-      return;
-    }
     const fields: Record<string, string> = {};
     const file = path.join(dir, `acct-upload-${randomUUID()}`);
     let writing: Promise<void> | undefined;
-    let meta: { fileName: string; declaredType: string; size: number; sha256: string; truncated: boolean } | undefined;
+    let meta: FileMeta | undefined;
     let failed: unknown;
     const fail = (e: unknown) => {
       failed ??= e;
@@ -81,21 +110,7 @@ function spool(stream: Readable, contentType: string, maxBytes: number, dir: str
         part.resume();
         return;
       }
-      const hash = createHash('sha256');
-      let size = 0;
-      // The file name is display only (documents sanitizes it); its NULs go here, as the bus refuses NUL in any request (rpc-request.ts).
-      const m = { fileName: (info.filename ?? 'file').split('\u0000').join(''), declaredType: info.mimeType ?? '', size: 0, sha256: '', truncated: false };
-      meta = m;
-      part.on('data', (chunk: Buffer) => {
-        hash.update(chunk);
-        size += chunk.length;
-      });
-      // busboy stops at maxBytes + 1: one byte past the limit is enough to know it is too large.
-      part.on('limit', () => (m.truncated = true));
-      writing = pipeline(part, fs.createWriteStream(file)).then(() => {
-        m.size = size;
-        m.sha256 = hash.digest('hex');
-      });
+      ({ meta, writing } = spoolFilePart(part, info, file));
       writing.catch(fail);
     });
     bb.on('error', () => fail(AppError.validation('The multipart body is malformed or was cut off.')));

@@ -1,8 +1,8 @@
 import net from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { limits } from '@acct/contracts';
 import { appOf, json, serve, type Served } from '../testing/fakes';
-import { bodyError, parseJson, requireMediaType } from './body';
+import { bodyError, parseJson, readRaw, requireMediaType } from './body';
 
 describe('requireMediaType(application/json) + parseJson', () => {
   let served: Served;
@@ -148,6 +148,33 @@ describe('requireMediaType(application/json) + parseJson', () => {
     expect((await json(r)).error).toMatchObject({ code: 'validation_failed', details: [{ field: '/', issue: 'invalid_encoding' }] });
   });
 
+  it.each([
+    ['x-gzip', gzipSync],
+    [' GZIP ', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+  ])('reads a body sent with Content-Encoding %j', async (encoding, compress) => {
+    const body = compress(Buffer.from('{"a":"é"}'));
+    const r = await served.call('/', { method: 'POST', body, headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
+    expect(r.status).toBe(200);
+    expect((await json(r)).parsed).toEqual({ a: 'é' });
+  });
+
+  it('keeps keys like __proto__ and constructor as data, and reads a body of only white space as {}', async () => {
+    const r = await post('{"__proto__":{"x":1},"constructor":2}', 'application/json');
+    expect(r.status).toBe(200);
+    expect(JSON.stringify((await json(r)).parsed)).toBe('{"__proto__":{"x":1},"constructor":2}');
+    expect((await json(await post(' \n ', 'application/json'))).parsed).toEqual({});
+  });
+
+  it('refuses a chunked body over the limit with 413', async () => {
+    const big = `{"a":"${'x'.repeat(limits.json_body_bytes_max)}"}`;
+    const text = await onOneSocket([
+      `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`,
+    ]);
+    expect(text.slice(9, 12)).toBe('413');
+  });
+
   it('refuses an unsupported content encoding with 415', async () => {
     const r = await served.call('/', { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json', 'content-encoding': 'bogus' } });
     expect(r.status).toBe(415);
@@ -189,5 +216,32 @@ describe('bodyError', () => {
     const e = bodyError(err);
     expect(e.code).toBe('validation_failed');
     expect(e.httpStatus ?? 400).toBe(status);
+  });
+});
+
+describe('readRaw', () => {
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve(
+      appOf(readRaw, async (ctx) => {
+        ctx.body = { base64: (ctx.state.raw as Buffer).toString('base64') };
+      }),
+    );
+  });
+  afterAll(() => served.close());
+
+  it('keeps the bytes as they came, bad UTF-8 too, after decompressing them; none sent is none', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+    const plain = await served.call('/', { method: 'POST', body: bytes, headers: { 'content-type': 'application/json' } });
+    expect((await json(plain)).base64).toBe(bytes.toString('base64'));
+    const gz = await served.call('/', { method: 'POST', body: gzipSync(bytes), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    expect((await json(gz)).base64).toBe(bytes.toString('base64'));
+    expect((await json(await served.call('/', { method: 'POST' }))).base64).toBe('');
+  });
+
+  it(`refuses a body over limits.webhook_body_bytes_max with 413`, async () => {
+    const r = await served.call('/', { method: 'POST', body: 'x'.repeat(limits.webhook_body_bytes_max + 1), headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(413);
+    expect((await json(r)).error.message).toBe(`The request body is over the ${limits.webhook_body_bytes_max}-byte limit.`);
   });
 });

@@ -1,11 +1,10 @@
 import { isUtf8 } from 'node:buffer';
-import type { Readable, Transform } from 'node:stream';
-import zlib from 'node:zlib';
 import contentType from 'content-type';
-import { AppError, isAppError, limits } from '@acct/contracts';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import { AppError, limits } from '@acct/contracts';
 import type { Ctx, Middleware } from './state';
 
-/** Maps a failure of the JSON body parser (raw-body / co-body errors) to the envelope's vocabulary. */
+/** Maps a failure of the body reader (koa-body's: co-body, raw-body and inflation errors) to the envelope's vocabulary. */
 export function bodyError(err: { status?: number; type?: string }, limit: number = limits.json_body_bytes_max): AppError {
   if (err.status === 413 || err.type === 'entity.too.large') {
     return new AppError('validation_failed', `The request body is over the ${limit}-byte limit.`, [], 413);
@@ -51,62 +50,61 @@ export function requireMediaType(type: string): Middleware {
   };
 }
 
-declare module 'koa' {
-  interface Request {
-    /** The parsed JSON body (parseJson), before validation. */
-    body?: unknown;
-  }
-}
-
-const DECODERS: Record<string, () => Transform> = {
-  gzip: () => zlib.createGunzip(),
-  'x-gzip': () => zlib.createGunzip(),
-  deflate: () => zlib.createInflate(),
-  br: () => zlib.createBrotliDecompress(),
-};
+/** The methods koa-body reads a body on: all its parsedMethods, as the route's chain decides whether to read one. */
+const EVERY_METHOD = Object.values(HttpMethodEnum);
+/** Content-Encoding spellings koa-body's inflation does not know, by the one it does (RFC 9110 §8.4.1.3). */
+const ENCODING_ALIASES: Record<string, string> = { 'x-gzip': 'gzip' };
 const STRICT_JSON_START = /^[ \t\n\r]*[[{]/;
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const NO_BYTES = Buffer.alloc(0);
 
-/** The body's bytes, decompressed, up to `limit` bytes (413 past it, 415 for an unknown Content-Encoding). */
-async function readBytes(ctx: Ctx, limit: number): Promise<Buffer> {
-  const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
-  let source: Readable = ctx.req;
-  if (encoding !== 'identity') {
-    const decoder = DECODERS[encoding];
-    if (!decoder) throw bodyError({ status: 415, type: 'encoding.unsupported' });
-    source = ctx.req.pipe(decoder());
-  } else {
-    const length = Number(ctx.get('content-length') || 0);
-    if (length > limit) throw bodyError({ status: 413 }, limit);
-    // No body to read (a POST that carries none, e.g. /invoices/{id}/post): a request with neither a
-    // length above 0 nor chunked transfer has none (RFC 9112 §6.3), and iterating its empty stream
-    // cost the gateway an async iterator and its listeners per request.
-    if (length === 0 && !ctx.get('transfer-encoding')) return NO_BYTES;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of source) {
-      const b = chunk as Buffer;
-      size += b.length;
-      if (size > limit) throw bodyError({ status: 413 }, limit);
-      chunks.push(b);
+/**
+ * koa-body's reader of a body's bytes up to `limit` bytes (413 past it, decompressed first; 415 for
+ * a Content-Encoding other than gzip, deflate or br), onto ctx.req.body. The route's chain has
+ * checked the media type already (requireMediaType), so any type is read; and as bytes, not text
+ * (encoding '': co-body's text reader then hands over raw-body's Buffer), so that they are checked
+ * as UTF-8 before decoding: a decoder would silently turn bad bytes into U+FFFD (and two different
+ * byte strings into the same text). koa-body's own JSON reader decodes first, and refuses keys like
+ * __proto__ that payloads may hold as data.
+ */
+function bytesReader(limit: number): (ctx: Ctx) => Promise<Buffer> {
+  const read = koaBody({
+    json: false,
+    urlencoded: false,
+    multipart: false, // multipart uploads stream to storage through busboy (uploads/documents.ts)
+    text: true,
+    textTypes: ['*/*'],
+    encoding: '',
+    textLimit: limit,
+    parsedMethods: EVERY_METHOD,
+    patchKoa: false,
+    patchNode: true,
+    onError: (err) => {
+      throw bodyError(err as { status?: number; type?: string }, limit);
+    },
+  });
+  const done = () => Promise.resolve();
+  return async (ctx) => {
+    const sent = ctx.req.headers['content-encoding'];
+    if (sent !== undefined) {
+      const encoding = sent.trim().toLowerCase();
+      ctx.req.headers['content-encoding'] = ENCODING_ALIASES[encoding] ?? encoding;
     }
-  } catch (e) {
-    if (isAppError(e)) throw e;
-    throw bodyError({}); // a corrupt compressed stream, or the client went away mid-body
-  }
-  return Buffer.concat(chunks, size);
+    await read(ctx, done);
+    // No body read (a POST that carries none, e.g. /invoices/{id}/post): none was sent (RFC 9112 §6.3).
+    return (ctx.req.body as unknown as Buffer | undefined) ?? NO_BYTES;
+  };
 }
+
+const readJsonBytes = bytesReader(limits.json_body_bytes_max);
+const readWebhookBytes = bytesReader(limits.webhook_body_bytes_max);
 
 /**
  * Strict JSON (objects and arrays only) up to limits.json_body_bytes_max, into ctx.request.body.
- * The bytes must be valid UTF-8: they are checked before decoding, since a decoder would silently
- * turn bad bytes into U+FFFD (and two different byte strings into the same text).
+ * The bytes must be valid UTF-8: they are checked before decoding.
  */
 export const parseJson: Middleware = async (ctx, next) => {
-  let bytes = await readBytes(ctx, limits.json_body_bytes_max);
+  let bytes = await readJsonBytes(ctx);
   if (bytes.subarray(0, 3).equals(UTF8_BOM)) bytes = bytes.subarray(3);
   if (!isUtf8(bytes)) {
     throw AppError.validation('The request body is not valid UTF-8.', [{ field: '/', issue: 'invalid_encoding', message: 'JSON bodies must be UTF-8 encoded.' }]);
@@ -121,7 +119,7 @@ export const parseJson: Middleware = async (ctx, next) => {
       throw bodyError({});
     }
   }
-  ctx.request.body = parsed;
+  ctx.request.body = parsed as Ctx['request']['body']; // koa-body types it JsonValue
   await next();
 };
 
@@ -130,6 +128,6 @@ export const parseJson: Middleware = async (ctx, next) => {
  * ctx.state.raw: its service checks a signature over exactly these bytes before it reads them.
  */
 export const readRaw: Middleware = async (ctx, next) => {
-  ctx.state.raw = await readBytes(ctx, limits.webhook_body_bytes_max);
+  ctx.state.raw = await readWebhookBytes(ctx);
   await next();
 };

@@ -1,9 +1,17 @@
 import type { ErrorDetail } from './errors';
 import { limits } from './limits';
 
+/** U+0000 as regex source: Postgres cannot store it, so no string or key of a request may hold it. */
+const NUL = '\\u0000';
+
 /** U+0000, or a UTF-16 surrogate without its partner (matched per code unit: no `u` flag). */
-// eslint-disable-next-line no-control-regex -- U+0000 is what this looks for
-const BAD_CHAR = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const BAD_CHAR = new RegExp(`${NUL}|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]`);
+
+/**
+ * The same rule as a JSON Schema pattern, for the OpenAPI document (openapi-schemas.ts): no U+0000.
+ * A lone surrogate is refused too but is not Unicode, so no pattern names it.
+ */
+export const NO_NUL_PATTERN = `^[^${NUL}]*$`;
 
 /** Any NUL or surrogate at all: a plain loop first (BAD_CHAR's lookarounds cost far more; most strings have neither). */
 function suspect(s: string): boolean {

@@ -1,6 +1,30 @@
 import { limits } from './limits';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * A 4-digit year from `min` on as regex source: the year with its trailing zeros free, then each
+ * higher digit at each place (1900 → `19[0-9]{2}|[2-9][0-9]{3}`).
+ */
+function yearFromPattern(min: string): string {
+  const kept = min.replace(/0+$/, '');
+  const digits = (n: number) => (n > 0 ? `[0-9]{${n}}` : '');
+  const out = [`${kept}${digits(min.length - kept.length)}`];
+  for (let i = kept.length - 1; i >= 0; i--) {
+    const d = Number(kept[i]);
+    if (d < 9) out.push(`${kept.slice(0, i)}${d === 8 ? '9' : `[${d + 1}-9]`}${digits(min.length - 1 - i)}`);
+  }
+  return out.join('|');
+}
+
+const YEAR = `(${yearFromPattern(limits.date_min.slice(0, 4))})`;
+/**
+ * isCalendarDate's rule as a JSON Schema pattern, for the OpenAPI document (openapi-schemas.ts):
+ * YYYY-MM-DD from limits.date_min on (with format date: a real calendar date, up to date_max).
+ */
+export const DATE_PATTERN = `^${YEAR}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$`;
+/** A date-time's own date from limits.date_min on (its UTC date too, said in its description). */
+export const DATE_TIME_PATTERN = `^${YEAR}-`;
 /** RFC 3339 date-time: seconds required, an offset (Z or ±hh:mm) required. */
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 

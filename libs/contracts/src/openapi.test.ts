@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { DATE_PATTERN, NO_NUL_PATTERN, RECORDED_EXAMPLES, buildOpenApi, requestSchema } from './openapi';
+import { NO_NUL_PATTERN } from './bad-input';
+import { DATE_PATTERN } from './dates';
+import { RECORDED_EXAMPLES, buildOpenApi, requestSchema } from './openapi';
 import { typedBranches } from './openapi-parts';
 import { ROUTES, findRoute } from './api/index';
 import { type RouteDef, requestMediaType } from './routes';

@@ -1,6 +1,6 @@
 import { ROUTES } from './api/index';
 import { WEBHOOK_EVENT_TYPES } from './api/webhook-endpoints';
-import type { RouteDef } from './routes';
+import type { RouteDef } from './rpc-catalogue';
 
 /**
  * The envelope member beside `data` of every route, transcribed from the contract, not from the

@@ -1,5 +1,5 @@
 /** One operation of the OpenAPI document: its parameters, request body, responses and their headers. */
-import { type RouteDef, requestMediaType, takesIdempotencyKey } from './routes';
+import { type RouteSpec, requestMediaType, takesIdempotencyKey } from './routes';
 import type { JsonSchema } from './schemas/common';
 import { exampleOf } from './openapi-examples';
 import { codeSamples } from './openapi-parts';
@@ -9,7 +9,7 @@ import { type SchemaNames, pascal, requestSchema } from './openapi-schemas';
 import { ERROR_EXAMPLES, ERROR_RESPONSES, PORTAL_NOT_FOUND, RAW_ERROR_RESPONSES, SHARED_NAMES } from './openapi-texts';
 
 /** What a parameter the declarations leave undescribed means. */
-function parameterText(name: string, where: 'path' | 'query', route: RouteDef): string {
+function parameterText(name: string, where: 'path' | 'query', route: RouteSpec): string {
   if (where === 'path') {
     if (name === 'id') return `The id of the ${route.tag.toLowerCase().replace(/s$/, '')} record (uuid, of the key's organization and environment).`;
     if (name === 'token') return 'The share token of the link (as the share returned it).';
@@ -18,7 +18,7 @@ function parameterText(name: string, where: 'path' | 'query', route: RouteDef): 
   return `Only items whose ${name.replace(/_/g, ' ')} is this value.`;
 }
 
-function parameters(route: RouteDef): unknown[] {
+function parameters(route: RouteSpec): unknown[] {
   const out: unknown[] = [];
   const add = (where: 'path' | 'query', schema?: JsonSchema) => {
     if (!schema) return;
@@ -54,10 +54,10 @@ interface RecordedExchange {
  */
 export const RECORDED_EXAMPLES = recordedJson as unknown as Record<string, { request?: unknown; response: RecordedExchange; error?: RecordedExchange }>;
 
-const recordedOf = (route: RouteDef) => (Object.hasOwn(RECORDED_EXAMPLES, route.operationId) ? RECORDED_EXAMPLES[route.operationId] : undefined);
+const recordedOf = (route: RouteSpec) => (Object.hasOwn(RECORDED_EXAMPLES, route.operationId) ? RECORDED_EXAMPLES[route.operationId] : undefined);
 
 /** The media types of a success: a download's bytes, a public page, the YAML document, or JSON. */
-function successContent(route: RouteDef, r: RouteDef['responses'][number], names: SchemaNames): Record<string, unknown> {
+function successContent(route: RouteSpec, r: RouteSpec['responses'][number], names: SchemaNames): Record<string, unknown> {
   if (r.contentType) return Object.fromEntries(([] as string[]).concat(r.contentType).map((t) => [t, { schema: r.schema }]));
   if (route.operationId === 'getOpenApi') return { 'application/yaml': { schema: r.schema } };
   if (route.operationId === 'getOpenApiJson')
@@ -70,7 +70,7 @@ function successContent(route: RouteDef, r: RouteDef['responses'][number], names
 }
 
 /** The name of an operation's success body: <Record>, <Record>List or <OperationId>Response. */
-export function responseName(route: RouteDef): string {
+export function responseName(route: RouteSpec): string {
   const id = route.operationId;
   if (/^get[A-Z]/.test(id) && route.params) return `${id.slice(3)}Response`;
   if (/^list[A-Z]/.test(id)) return `${singularName(id.slice(4))}List`;
@@ -82,7 +82,7 @@ const singularName = (s: string) => (s.endsWith('ies') ? `${s.slice(0, -3)}y` : 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
 /** The error statuses a route can answer, with what each means there. */
-function errorResponses(route: RouteDef): Record<string, string> {
+function errorResponses(route: RouteSpec): Record<string, string> {
   if (route.operationId === 'getOpenApi' || route.operationId === 'getOpenApiJson') {
     return {
       '400': 'validation_failed: a query parameter (this route takes none) or a path that is not valid percent-encoded UTF-8.',
@@ -105,7 +105,7 @@ function errorResponses(route: RouteDef): Record<string, string> {
 }
 
 /** What a route takes as its body, as its requestMediaType: its schema, or, for a JSON POST/PUT/PATCH without one, nothing or {}. */
-function requestBody(route: RouteDef, names: SchemaNames): Record<string, unknown> | undefined {
+function requestBody(route: RouteSpec, names: SchemaNames): Record<string, unknown> | undefined {
   const type = requestMediaType(route);
   if (!type) return undefined;
   const name = `${pascal(route.operationId)}Request`;
@@ -127,14 +127,14 @@ function requestBody(route: RouteDef, names: SchemaNames): Record<string, unknow
 /** The name of the shared error response of status c (components.responses), added on first use. */
 function sharedResponse(c: string, shared: Record<string, unknown>): string {
   const name = SHARED_NAMES[c]!;
-  shared[name] ??= { description: ERROR_RESPONSES[c], headers: responseHeaders({ method: 'GET' } as RouteDef, Number(c)), content: { 'application/json': { schema: ERROR_REF } } };
+  shared[name] ??= { description: ERROR_RESPONSES[c], headers: responseHeaders({ method: 'GET' } as RouteSpec, Number(c)), content: { 'application/json': { schema: ERROR_REF } } };
   return name;
 }
 
 const h = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 /** The headers of one response (API-DECISIONS §2, §6, SPEC.md §1): what the gateway sets on it. */
-function responseHeaders(route: RouteDef, status: number): Record<string, unknown> {
+function responseHeaders(route: RouteSpec, status: number): Record<string, unknown> {
   const out: Record<string, unknown> = {
     'Request-Id': h('RequestId'),
     'RateLimit-Limit': h('RateLimitLimit'),
@@ -147,7 +147,7 @@ function responseHeaders(route: RouteDef, status: number): Record<string, unknow
   return out;
 }
 
-export function operation(route: RouteDef, names: SchemaNames, shared: Record<string, unknown>): Record<string, unknown> {
+export function operation(route: RouteSpec, names: SchemaNames, shared: Record<string, unknown>): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const r of route.responses)
     responses[String(r.status)] = { description: r.description, headers: responseHeaders(route, r.status), content: successContent(route, r, names) };

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { type RpcDef, operations } from './operations';
-import { type RecordResource, type RouteDef, recordRoutes } from './routes';
+import { type RecordResource, type RouteSpec, recordRoutes } from './routes';
 import { idParams, listEnvelope, reverseBody, singleEnvelope, withAction } from './schemas/common';
 import type { ServiceName } from './services';
 
@@ -59,7 +59,7 @@ export function recordResource<
   /** The other operations of the resource (actions, updates), given its envelopes. */
   more?: (r: { response: One<N, Rec>; listResponse: Page<Ns, Rec> }) => X;
   http: Omit<RecordResource<R>, 'resource'>;
-  routes: (r: ReturnType<typeof recordRoutes<ResourceOps<S, R, N, Rec, Ns, B, Q, A, X>, R>>) => RouteDef[];
+  routes: (r: ReturnType<typeof recordRoutes<ResourceOps<S, R, N, Rec, Ns, B, Q, A, X>, R>>) => RouteSpec[];
 }) {
   const response = singleEnvelope(def.one, def.record);
   const listResponse = (def.many === undefined ? undefined : listEnvelope(def.many, def.record)) as Page<Ns, Rec>;

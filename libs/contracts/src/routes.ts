@@ -6,7 +6,6 @@
  */
 import type { JsonSchema } from './schemas/common';
 import type { RpcDef } from './operations';
-import type { RpcOperation } from './rpc-catalogue';
 
 /** Modules of SPEC.md §1: guidance per route group (warning header, optional hard enforcement). */
 export const MODULES = [
@@ -31,7 +30,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * Whether a route takes an Idempotency-Key (API-DECISIONS §2): every POST and PATCH but a raw one. PATCH is
  * idempotent by itself; the key also makes its retry answer the first response (and refuses other content).
  */
-export const takesIdempotencyKey = (route: Pick<RouteDef, 'method' | 'kind'>): boolean => (route.method === 'POST' || route.method === 'PATCH') && route.kind !== 'raw';
+export const takesIdempotencyKey = (route: Pick<RouteSpec, 'method' | 'kind'>): boolean => (route.method === 'POST' || route.method === 'PATCH') && route.kind !== 'raw';
 
 /**
  * How the gateway serves a route: `json` (JSON in, RPC, JSON out), `upload` (the request stream goes
@@ -47,7 +46,7 @@ export type RouteKind = 'json' | 'upload' | 'download' | 'public' | 'raw';
  * multipart/form-data for an upload, application/json for a raw route and any other POST, PUT or
  * PATCH; undefined for a route that takes no body. The gateway refuses any other with 415.
  */
-export function requestMediaType(route: Pick<RouteDef, 'method' | 'kind'>): 'application/json' | 'multipart/form-data' | undefined {
+export function requestMediaType(route: Pick<RouteSpec, 'method' | 'kind'>): 'application/json' | 'multipart/form-data' | undefined {
   if (route.kind === 'upload') return 'multipart/form-data';
   if (route.kind === 'raw' || route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH') return 'application/json';
   return undefined;
@@ -67,8 +66,10 @@ export interface SuccessResponse {
 /**
  * One public route: the gateway builds its router from this table and the OpenAPI document is
  * generated from it, so the two cannot drift. `rpc: null` marks a route the gateway serves itself.
+ * `Op` is the set of operation names: a string where the api/<resource>.ts files declare routes
+ * (they are what defines the operations), RpcOperation in RouteDef (rpc-catalogue.ts).
  */
-export interface RouteDef {
+export interface RouteSpec<Op extends string = string> {
   operationId: string;
   method: HttpMethod;
   /** OpenAPI-style path, e.g. /api/v1/customers/{id}. */
@@ -77,7 +78,7 @@ export interface RouteDef {
   description?: string;
   tag: string;
   module: ModuleName | null;
-  rpc: RpcOperation | null;
+  rpc: Op | null;
   auth: boolean;
   params?: JsonSchema;
   query?: JsonSchema;
@@ -131,7 +132,7 @@ const createStatuses = (what: string): Statuses => ({
 });
 
 interface Served {
-  rpc: RpcOperation | null;
+  rpc: string | null;
   auth: boolean;
   params?: JsonSchema;
   query?: JsonSchema;
@@ -139,7 +140,7 @@ interface Served {
   reply: JsonSchema;
 }
 
-function build(facts: RouteFacts & { tag: string; module: ModuleName | null }, served: Served): RouteDef {
+function build(facts: RouteFacts & { tag: string; module: ModuleName | null }, served: Served): RouteSpec {
   const { statuses, contentType, tag, module, ...http } = facts;
   const { reply, ...request } = served;
   const responses = ([201, 202, 200] as const)
@@ -155,13 +156,13 @@ function build(facts: RouteFacts & { tag: string; module: ModuleName | null }, s
  * op's reply (a download's is BYTES), and it needs an API key unless op is public.
  */
 export function routesOf<T extends Record<string, RpcDef>>(ops: T, defaults: { tag: string; module: ModuleName | null }) {
-  return (op: keyof T & string, facts: RouteFacts): RouteDef => {
+  return (op: keyof T & string, facts: RouteFacts): RouteSpec => {
     const def = ops[op];
     if (!def) throw new Error(`no operation ${op}`);
     return build(
       { ...defaults, ...facts },
       {
-        rpc: op as RpcOperation,
+        rpc: op,
         auth: def.public !== true,
         params: def.params,
         query: def.query,
@@ -173,7 +174,7 @@ export function routesOf<T extends Record<string, RpcDef>>(ops: T, defaults: { t
 }
 
 /** A route the gateway serves itself (no RPC operation): its schemas are HTTP facts too. */
-export function gatewayRoute(facts: RouteFacts & { tag: string; module: ModuleName | null; auth: boolean; params?: JsonSchema; body?: JsonSchema; reply: JsonSchema }): RouteDef {
+export function gatewayRoute(facts: RouteFacts & { tag: string; module: ModuleName | null; auth: boolean; params?: JsonSchema; body?: JsonSchema; reply: JsonSchema }): RouteSpec {
   const { auth, params, body, reply, ...http } = facts;
   return build(http, { rpc: null, auth, params, body, reply });
 }

@@ -8,12 +8,16 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { PublicContext, RpcOk, RpcReply, RpcRequest, TrustedContext } from './envelope';
 import type { RpcDef } from './operations';
 import { RPC_CATALOGUE } from './api/index';
+import type { RouteSpec } from './routes';
 
 export { RPC_CATALOGUE };
 export type { RpcDef };
 
 export type RpcCatalogue = typeof RPC_CATALOGUE;
 export type RpcOperation = keyof RpcCatalogue;
+
+/** One public route (routes.ts), its rpc one of the catalogue's operations. */
+export type RouteDef = RouteSpec<RpcOperation>;
 
 /** How long a caller whose RPC timeout is `callerMs` waits for op's reply: the longer of its own and op's timeoutMs. */
 export function rpcTimeoutOf(op: RpcOperation, callerMs: number): number {

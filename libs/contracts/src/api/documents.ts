@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { operations } from '../operations';
-import { type RouteDef, gatewayRoute, routesOf } from '../routes';
+import { type RouteSpec, gatewayRoute, routesOf } from '../routes';
 import { Nullable, StringEnum, action, dateTime, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 
 /** Documents: evidence files in S3 and their links to records (the documents service). */
@@ -93,7 +93,7 @@ export const documentOperations = operations('documents', {
 });
 
 const route = routesOf(documentOperations, { tag: 'Documents', module: 'documents' });
-export const documentRoutes: RouteDef[] = [
+export const documentRoutes: RouteSpec[] = [
   // The upload streams the request to the gateway's upload handler, which asks the upload_* operations.
   gatewayRoute({
     operationId: 'uploadDocument',

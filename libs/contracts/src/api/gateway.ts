@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ENVIRONMENTS } from '../envelope';
-import { type RouteDef, gatewayRoute } from '../routes';
+import { type RouteSpec, gatewayRoute } from '../routes';
 import { StringEnum, obj, uuid } from '../schemas/common';
 
 /** Routes the gateway answers itself, with no service behind them: the OpenAPI document, its reference page and the key check. */
@@ -14,7 +14,7 @@ const authCheck = obj({
 /** Auth check answers under data only (SPEC.md §4 names no second member for it). */
 export const authCheckResponse = obj({ data: authCheck });
 
-export const gatewayRoutes: RouteDef[] = [
+export const gatewayRoutes: RouteSpec[] = [
   gatewayRoute({
     operationId: 'getOpenApi',
     method: 'GET',

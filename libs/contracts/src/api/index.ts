@@ -3,7 +3,7 @@
  * RPC_CATALOGUE is every resource's operations; ROUTES is every resource's routes, in the order the
  * OpenAPI document lists them.
  */
-import type { RouteDef } from '../routes';
+import type { RouteSpec } from '../routes';
 import { billOperations, billRoutes } from './bills';
 import { booksLockCopyOperations, booksLockOperations, booksLockRoutes } from './books-lock';
 import { customerOperations, customerRoutes } from './customers';
@@ -55,7 +55,10 @@ type Flat<T> = { readonly [K in keyof T]: T[K] };
 /** Every operation of every resource, with its exact schema types (RpcCatalogue types handlers and callers). */
 export const RPC_CATALOGUE = Object.assign({}, ...RESOURCE_OPERATIONS) as Flat<Merged<typeof RESOURCE_OPERATIONS>>;
 
-export const ROUTES: RouteDef[] = [
+/** The operations' names: what a route's rpc is (RpcOperation, named in rpc-catalogue.ts, which imports this file). */
+type Operation = keyof typeof RPC_CATALOGUE;
+
+export const ROUTES = [
   ...gatewayRoutes,
   ...customerRoutes,
   ...invoiceRoutes,
@@ -75,9 +78,9 @@ export const ROUTES: RouteDef[] = [
   ...settingRoutes,
   ...booksLockRoutes,
   ...ledgerRoutes,
-];
+] as RouteSpec<Operation>[];
 
-export function findRoute(operationId: string): RouteDef {
+export function findRoute(operationId: string): RouteSpec<Operation> {
   const r = ROUTES.find((x) => x.operationId === operationId);
   if (!r) throw new Error(`unknown route ${operationId}`);
   return r;

@@ -1,6 +1,6 @@
 import { Optional, type Static, type TArray, type TInteger, type TObject, type TString, Type } from '@sinclair/typebox';
 import { operations } from '../operations';
-import { type RouteDef, recordRoutes, routesOf } from '../routes';
+import { type RouteSpec, recordRoutes, routesOf } from '../routes';
 import { Nullable, StringEnum, createdFilters, cursorQuery, date, dateTime, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
 
 /** Reporting: the ledger read model (chart of accounts, journal entries) and the reports of API-DECISIONS §8. */
@@ -176,7 +176,7 @@ const FROM_AFTER_TO = 'from after to is 400 validation_failed. ';
 /** The ledger read model (tag Ledger): accounts and journal entries. */
 const accounts = recordRoutes(ledgerOperations, { resource: 'accounts', name: 'Account', path: '/api/v1/accounts', tag: 'Ledger', module: 'reports' });
 const route = routesOf(ledgerOperations, { tag: 'Reports', module: 'reports' });
-export const ledgerRoutes: RouteDef[] = [
+export const ledgerRoutes: RouteSpec[] = [
   accounts.list(
     {
       summary: 'The chart of accounts with each account’s debit and credit totals and balance.',

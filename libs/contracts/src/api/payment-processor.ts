@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
 import { operations } from '../operations';
-import { type RouteDef, routesOf } from '../routes';
+import { type RouteSpec, routesOf } from '../routes';
 import { Nullable, StringEnum, dateTime, obj, singleEnvelope, uuid } from '../schemas/common';
 import { eventResponse } from './events';
 
@@ -64,7 +64,7 @@ export const paymentProcessorOperations = operations('receivables', {
 
 const NOT_CONFIGURED = { '404': 'not_found: no payment processor is configured for the connected app and environment of the key.' };
 const route = routesOf(paymentProcessorOperations, { tag: 'Payment processor', module: 'payments' });
-export const paymentProcessorRoutes: RouteDef[] = [
+export const paymentProcessorRoutes: RouteSpec[] = [
   route('payment_processor.get', {
     operationId: 'getPaymentProcessor',
     method: 'GET',

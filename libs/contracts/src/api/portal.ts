@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { operations } from '../operations';
-import { BYTES, type RouteDef, gatewayRoute } from '../routes';
+import { BYTES, type RouteSpec, gatewayRoute } from '../routes';
 import { obj } from '../schemas/common';
 import { documentRenderResponse } from './document-renders';
 
@@ -21,7 +21,7 @@ export const portalOperations = operations('documents', {
 });
 
 const portal = { tag: 'Customer portal', module: null, auth: false, kind: 'public', params: portalParams } as const;
-export const portalRoutes: RouteDef[] = [
+export const portalRoutes: RouteSpec[] = [
   gatewayRoute({
     ...portal,
     operationId: 'getPortalPage',

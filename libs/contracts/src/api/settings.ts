@@ -1,7 +1,7 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
 import { operations } from '../operations';
-import { type RouteDef, routesOf } from '../routes';
+import { type RouteSpec, routesOf } from '../routes';
 import { Nullable, name, obj, optionalAll, singleEnvelope } from '../schemas/common';
 
 /** The settings of an organization and environment that shape documents (the documents service). */
@@ -59,7 +59,7 @@ export const settingOperations = operations('documents', {
 const route = routesOf(settingOperations, { tag: 'Settings', module: 'embedded_settings' });
 
 /** One setting: GET answers it (defaults when never set), PUT updates the fields it is given. */
-const setting = (Name: string, path: string, op: 'document_branding' | 'invoice_defaults' | 'estimate_defaults', what: string, detail: string): RouteDef[] => [
+const setting = (Name: string, path: string, op: 'document_branding' | 'invoice_defaults' | 'estimate_defaults', what: string, detail: string): RouteSpec[] => [
   route(`settings.${op}.get`, {
     operationId: `get${Name}`,
     method: 'GET',
@@ -76,7 +76,7 @@ const setting = (Name: string, path: string, op: 'document_branding' | 'invoice_
   }),
 ];
 
-export const settingRoutes: RouteDef[] = [
+export const settingRoutes: RouteSpec[] = [
   route('settings.capabilities', {
     operationId: 'getCapabilities',
     method: 'GET',

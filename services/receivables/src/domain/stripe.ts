@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { type ErrorDetail, UUID } from '@acct/contracts';
+import { type ErrorDetail, UUID, limits } from '@acct/contracts';
 
 /**
  * Stripe webhook inputs (issue #14), without I/O: the Stripe-Signature check over the raw bytes and
@@ -113,7 +113,6 @@ export type StripeMapping =
 export const STRIPE_MAPPED_TYPES = ['payment_intent.succeeded', 'invoice.paid', 'charge.refunded', 'payout.paid'] as const;
 
 const OBJ = '/data/object';
-const SAFE_CENTS_MAX = 100_000_000_000; // limits.amount_cents_max
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -128,7 +127,7 @@ function idOf(v: unknown): string | null {
   if (isObject(v) && typeof v.id === 'string' && v.id.length > 0 && v.id.length <= 255) return v.id;
   return null;
 }
-const isCents = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= SAFE_CENTS_MAX;
+const isCents = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= limits.amount_cents_max;
 const isSeconds = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0 && (v as number) < 253402300800; // before year 10000
 
 function invoiceRef(metadata: unknown, field: string): { id: string } | { externalId: string } | StripeMapping {

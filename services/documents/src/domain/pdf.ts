@@ -26,6 +26,16 @@ export interface PdfInput {
 
 const MARGIN = 50;
 
+type Doc = InstanceType<typeof PDFDocument>;
+
+/** Where the line columns start and how wide each is, for a content width. */
+function columns(width: number) {
+  return {
+    cols: { desc: MARGIN, qty: MARGIN + width * 0.55, unit: MARGIN + width * 0.67, amount: MARGIN + width * 0.83 },
+    colW: { desc: width * 0.53, qty: width * 0.1, unit: width * 0.15, amount: width * 0.17 },
+  };
+}
+
 /** A real PDF of an invoice or estimate (pdfkit, standard fonts), as bytes. */
 export function renderPdf({ view, logo }: PdfInput): Promise<Buffer> {
   const doc = new PDFDocument({
@@ -40,9 +50,17 @@ export function renderPdf({ view, logo }: PdfInput): Promise<Buffer> {
     doc.on('error', reject);
   });
   const width = doc.page.width - 2 * MARGIN;
-  const color = view.business.color;
+  drawHeader(doc, view, logo, width);
+  drawLines(doc, view, width);
+  drawTotals(doc, view, width);
+  drawSections(doc, view, width);
+  doc.end();
+  return done;
+}
 
-  // Header: a colour band, the business name, the logo on the right.
+/** Header: a colour band, the business name, the logo on the right, the dates and who is billed. */
+function drawHeader(doc: Doc, view: RecordView, logo: Buffer | undefined, width: number): void {
+  const color = view.business.color;
   doc.rect(0, 0, doc.page.width, 8).fill(color);
   if (logo) {
     try {
@@ -69,10 +87,12 @@ export function renderPdf({ view, logo }: PdfInput): Promise<Buffer> {
   doc.font('Helvetica').text(pdfText(view.customer.name));
   if (view.customer.email) doc.text(pdfText(view.customer.email));
   doc.moveDown();
+}
 
-  // Lines: description wraps; a row that does not fit starts a new page.
-  const cols = { desc: MARGIN, qty: MARGIN + width * 0.55, unit: MARGIN + width * 0.67, amount: MARGIN + width * 0.83 };
-  const colW = { desc: width * 0.53, qty: width * 0.1, unit: width * 0.15, amount: width * 0.17 };
+/** Lines: description wraps; a row that does not fit starts a new page (with the column header again). */
+function drawLines(doc: Doc, view: RecordView, width: number): void {
+  const color = view.business.color;
+  const { cols, colW } = columns(width);
   const header = () => {
     const y = doc.y;
     doc.font('Helvetica-Bold').fillColor(color).fontSize(10);
@@ -89,11 +109,10 @@ export function renderPdf({ view, logo }: PdfInput): Promise<Buffer> {
     doc.font('Helvetica').fillColor('#111111');
   };
   header();
-  const bottom = () => doc.page.height - MARGIN;
   for (const line of view.lines) {
     const desc = pdfText(line.description);
     const h = doc.heightOfString(desc, { width: colW.desc });
-    if (doc.y + h > bottom()) {
+    if (doc.y + h > bottomOf(doc)) {
       doc.addPage();
       header();
     }
@@ -105,9 +124,14 @@ export function renderPdf({ view, logo }: PdfInput): Promise<Buffer> {
     doc.text(line.amount, cols.amount, y, { width: colW.amount, align: 'right' });
     doc.y = Math.max(after, doc.y) + 4;
   }
+}
 
-  // Totals, right-aligned.
-  if (doc.y + 20 * view.totals.length > bottom()) doc.addPage();
+const bottomOf = (doc: Doc) => doc.page.height - MARGIN;
+
+/** Totals, right-aligned. */
+function drawTotals(doc: Doc, view: RecordView, width: number): void {
+  const { cols, colW } = columns(width);
+  if (doc.y + 20 * view.totals.length > bottomOf(doc)) doc.addPage();
   doc.moveDown(0.5);
   for (const t of view.totals) {
     const y = doc.y;
@@ -116,7 +140,10 @@ export function renderPdf({ view, logo }: PdfInput): Promise<Buffer> {
     doc.text(t.value, cols.amount, y, { width: colW.amount, align: 'right' });
   }
   doc.font('Helvetica').fontSize(10).fillColor('#111111');
+}
 
+/** The texts under the totals: payment instructions (invoices), terms, memo and footer, each when set. */
+function drawSections(doc: Doc, view: RecordView, width: number): void {
   const section = (title: string, body: string | null) => {
     if (!body) return;
     doc.moveDown();
@@ -127,6 +154,4 @@ export function renderPdf({ view, logo }: PdfInput): Promise<Buffer> {
   section('Terms', view.terms);
   section('Memo', view.memo);
   section('', view.footer);
-  doc.end();
-  return done;
 }

@@ -39,43 +39,31 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 /** Delays that may last minutes (an outage of JetStream, a consumer catching up). */
 const LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900];
 
-export function createMetrics(service: string, withDefaults = true): ServiceMetrics {
-  const registry = new Registry();
-  registry.setDefaultLabels({ service });
-  if (withDefaults) collectDefaultMetrics({ register: registry });
-  const registers = [registry];
-  const pendingReaders = new Map<string, PendingReader>();
+type Registers = Registry[];
+
+/** A gauge that asks each reader in the map it returns at scrape time, by consumer (-1 when a read fails). */
+function readersGauge(name: string, help: string, registers: Registers): Map<string, PendingReader> {
+  const readers = new Map<string, PendingReader>();
   new Gauge({
-    name: 'events_consumer_pending_messages',
-    help: 'Events in the stream a durable consumer has not acknowledged yet (undelivered + unacknowledged), read at scrape time; -1 when unknown.',
+    name,
+    help,
     labelNames: ['consumer'],
     registers,
     async collect() {
       this.reset();
       await Promise.all(
-        [...pendingReaders].map(async ([consumer, read]) => {
+        [...readers].map(async ([consumer, read]) => {
           this.set({ consumer }, await read().catch(() => -1));
         }),
       );
     },
   });
-  const parkedReaders = new Map<string, PendingReader>();
-  new Gauge({
-    name: 'events_parked_messages',
-    help: 'Messages a durable consumer parked (malformed, refused or failing) and no operator discarded or retried yet, read at scrape time; -1 when unknown.',
-    labelNames: ['consumer'],
-    registers,
-    async collect() {
-      this.reset();
-      await Promise.all(
-        [...parkedReaders].map(async ([consumer, read]) => {
-          this.set({ consumer }, await read().catch(() => -1));
-        }),
-      );
-    },
-  });
+  return readers;
+}
+
+/** RED of the NATS handlers and callers. */
+function rpcMetrics(registers: Registers): Pick<ServiceMetrics, 'rpcServerDuration' | 'rpcClientDuration'> {
   return {
-    registry,
     rpcServerDuration: new Histogram({
       name: 'nats_rpc_server_duration_seconds',
       help: 'Time to handle one NATS request, by operation and outcome (ok, error code).',
@@ -90,6 +78,12 @@ export function createMetrics(service: string, withDefaults = true): ServiceMetr
       buckets: LATENCY_BUCKETS,
       registers,
     }),
+  };
+}
+
+/** Publishing the outbox to JetStream. */
+function outboxMetrics(registers: Registers): Pick<ServiceMetrics, 'outboxPublished' | 'outboxPublishAck' | 'outboxPublishLag'> {
+  return {
     outboxPublished: new Counter({
       name: 'outbox_published_total',
       help: 'Outbox rows published to JetStream, by who published them (inline or relay).',
@@ -109,6 +103,12 @@ export function createMetrics(service: string, withDefaults = true): ServiceMetr
       buckets: LAG_BUCKETS,
       registers,
     }),
+  };
+}
+
+/** Postings and the group commits of libs/posting. */
+function ledgerMetrics(registers: Registers): Pick<ServiceMetrics, 'journalEntries' | 'groupCommits' | 'oneStatementFallbacks'> {
+  return {
     journalEntries: new Counter({
       name: 'ledger_journal_entries_total',
       help: 'Journal entries committed (postings), by source type.',
@@ -127,6 +127,12 @@ export function createMetrics(service: string, withDefaults = true): ServiceMetr
       labelNames: ['reason'],
       registers,
     }),
+  };
+}
+
+/** What the durable consumers apply. */
+function consumerMetrics(registers: Registers): Pick<ServiceMetrics, 'eventsConsumed' | 'consumerLag' | 'consumerConflicts'> {
+  return {
     eventsConsumed: new Counter({
       name: 'events_consumed_total',
       help: 'Messages a durable consumer handled, by outcome (applied, duplicate, failed; skipped: acked unapplied, nothing to do; malformed, refused and parked are parked, never applied).',
@@ -146,6 +152,30 @@ export function createMetrics(service: string, withDefaults = true): ServiceMetr
       labelNames: ['consumer', 'code'],
       registers,
     }),
+  };
+}
+
+export function createMetrics(service: string, withDefaults = true): ServiceMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  if (withDefaults) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const pendingReaders = readersGauge(
+    'events_consumer_pending_messages',
+    'Events in the stream a durable consumer has not acknowledged yet (undelivered + unacknowledged), read at scrape time; -1 when unknown.',
+    registers,
+  );
+  const parkedReaders = readersGauge(
+    'events_parked_messages',
+    'Messages a durable consumer parked (malformed, refused or failing) and no operator discarded or retried yet, read at scrape time; -1 when unknown.',
+    registers,
+  );
+  return {
+    registry,
+    ...rpcMetrics(registers),
+    ...outboxMetrics(registers),
+    ...ledgerMetrics(registers),
+    ...consumerMetrics(registers),
     pendingReaders,
     parkedReaders,
   };

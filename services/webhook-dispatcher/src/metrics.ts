@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Orm, ServiceMetrics } from '@acct/kit';
-import { backlog } from './queries';
+import { backlog } from './queries/workers';
 
 export interface WebhookMetrics {
   deliveries: Counter<'outcome'>;

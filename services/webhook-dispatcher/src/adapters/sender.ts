@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
 import type { Environment } from '@acct/contracts';
-import type { AttemptResult } from '../queries';
+import type { AttemptResult } from '../queries/workers';
 import { sign, standardSignatures } from '../domain/secrets';
 import { type Resolver, checkUrl, guardedLookupWith } from './ssrf';
 

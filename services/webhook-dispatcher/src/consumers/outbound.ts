@@ -3,7 +3,8 @@ import { CONSUMERS, UUID, outboundSubject, outboundSubjectFilter, type OutboundE
 import { BATCH_LINGER_MS, type ConsumedEvent, type EntityManager, EventConsumer, type Logger, type ServiceWiring } from '@acct/kit';
 import type { WebhookConfig } from '../config';
 import { deliveryBody, isOutboundEvent } from '../domain/body';
-import { insertDelivery, subscribers } from '../queries';
+import { subscribers } from '../queries/endpoints';
+import { insertDelivery } from '../queries/deliveries';
 import { Subscriptions } from './subscriptions';
 
 /**

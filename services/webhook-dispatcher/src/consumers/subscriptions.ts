@@ -1,7 +1,7 @@
 import type { ConsumedEvent, Orm } from '@acct/kit';
 import { isOutboundEvent } from '../domain/body';
 import { SubscriptionIndex } from '../domain/subscriptions';
-import { subscriptionsAt, subscriptionsVersion } from '../queries';
+import { subscriptionsAt, subscriptionsVersion } from '../queries/subscriptions';
 
 /**
  * The endpoints' subscriptions as one dispatcher process last read them, so that an outbound event

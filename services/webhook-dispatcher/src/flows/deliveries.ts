@@ -1,11 +1,11 @@
 import type { EntityManager } from '@acct/kit';
 import { disabledReason, pickClaims } from '../domain/claims';
+import { failPendingDeliveries } from '../queries/endpoints';
 import {
   type AttemptResult,
   type ClaimedDelivery,
   clearEndpointFailing,
   disableEndpoint,
-  failPendingDeliveries,
   leaseDeliveries,
   lockDue,
   markDelivered,
@@ -14,7 +14,7 @@ import {
   noteEndpointFailing,
   recordAttempt,
   scheduleRetry,
-} from '../queries';
+} from '../queries/workers';
 
 /**
  * Claims due deliveries in one transaction: rows locked with SKIP LOCKED (no two

@@ -20,15 +20,13 @@ import {
   endpointDto,
   failPendingDeliveries,
   findEndpoint,
-  getDelivery,
   hideEndpoint,
-  insertDelivery,
   insertEndpoint,
   lockEndpoint,
-  queueManualAttempt,
   rotateEndpointSecret,
   updateEndpointFields,
-} from '../queries';
+} from '../queries/endpoints';
+import { getDelivery, insertDelivery, queueManualAttempt } from '../queries/deliveries';
 
 /** An endpoint of the scope, or not_found. */
 export async function mustFindEndpoint(em: EntityManager, s: EndpointScope, id: string): Promise<EndpointRow> {

@@ -3,7 +3,8 @@ import { type Orm, type RpcServer, cursorPage, listQuery, unknownCursor } from '
 import type { Resolver } from '../adapters/ssrf';
 import type { WebhookConfig } from '../config';
 import { createEndpoint, deleteEndpoint, mustFindEndpoint, retryDelivery, rotateSecret, testEndpoint, updateEndpoint } from '../flows/endpoints';
-import { type EndpointScope, endpointDto, findEndpoint, isDeliveryOf, listDeliveries, listEndpoints } from '../queries';
+import { type EndpointScope, endpointDto, findEndpoint, listEndpoints } from '../queries/endpoints';
+import { isDeliveryOf, listDeliveries } from '../queries/deliveries';
 
 /** A page of deliveries (each with its attempts and their first 1 KiB of response) stops before this many bytes. */
 const DELIVERY_PAGE_BYTES = 512 * 1024;

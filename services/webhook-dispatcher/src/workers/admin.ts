@@ -1,7 +1,7 @@
 import { UUID } from '@acct/contracts';
 import { baseConfigSpec, databaseUrlOf, loadConfig, ormOpener, runMain } from '@acct/kit';
 import { queueTestDelivery } from '../flows/endpoints';
-import { findEndpointById } from '../queries';
+import { findEndpointById } from '../queries/endpoints';
 import { webhookDispatcherService } from '../service';
 
 const USAGE = `usage: npm run admin -- webhooks test <endpoint id>

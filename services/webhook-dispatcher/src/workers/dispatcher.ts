@@ -4,7 +4,7 @@ import type { WebhookConfig } from '../config';
 import { retryDelay } from '../domain/schedule';
 import { claimDue, recordOutcome } from '../flows/deliveries';
 import type { WebhookMetrics } from '../metrics';
-import type { ClaimedDelivery } from '../queries';
+import type { ClaimedDelivery } from '../queries/workers';
 
 /**
  * The delivery workers of one process: claim due deliveries (SKIP LOCKED, leased past the send's

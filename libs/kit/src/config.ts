@@ -1,4 +1,4 @@
-import { SERVICE_MANIFEST, type ServiceName, manifestOf } from '@acct/contracts';
+import { NATS_PREFIX_PATTERN, SERVICE_MANIFEST, type ServiceName, manifestOf } from '@acct/contracts';
 
 /**
  * Typed configuration from environment variables, parsed once at start. Every variable has a
@@ -156,7 +156,7 @@ export type NatsAuthConfig = Out<typeof natsAuthSpec>;
 export const baseConfigSpec = {
   DATABASE_URL: v.url('postgres://postgres@127.0.0.1:5432/accounting', 'Postgres connection URL', ['postgres', 'postgresql']),
   NATS_URL: v.str('nats://127.0.0.1:4222', 'NATS server URL(s), comma-separated'),
-  NATS_PREFIX: v.str('acct', 'prefix of every NATS subject and stream name', { pattern: /^[A-Za-z0-9_-]{1,32}$/ }),
+  NATS_PREFIX: v.str('acct', 'prefix of every NATS subject and stream name', { pattern: NATS_PREFIX_PATTERN }),
   LOG_LEVEL: v.oneOf(LOG_LEVELS, 'info', 'log level'),
   OPS_PORT: v.port(9100, 'port of the ops HTTP server (/metrics, /healthz, /readyz)'),
   RPC_TIMEOUT_MS: v.int(5000, 'NATS request timeout in ms', 50, 120_000),

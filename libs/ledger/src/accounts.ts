@@ -24,8 +24,6 @@ export const ACCOUNT = {
   processorFees: '5200',
 } as const;
 
-export type DefaultAccountCode = (typeof ACCOUNT)[keyof typeof ACCOUNT];
-
 /** The chart every organization and environment starts with (API-DECISIONS §7). */
 export const DEFAULT_CHART: readonly AccountDef[] = Object.freeze(
   [

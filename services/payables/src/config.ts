@@ -6,6 +6,4 @@ import { loadConfig } from '@acct/kit';
  */
 export const payablesConfigSpec = {};
 
-export type PayablesConfig = ReturnType<typeof loadPayablesConfig>;
-
 export const loadPayablesConfig = (env: NodeJS.ProcessEnv = process.env) => loadConfig(payablesConfigSpec, env);

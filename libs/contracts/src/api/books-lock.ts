@@ -22,7 +22,6 @@ const change = obj({
   previous_lock_date: Nullable(date),
   lock_date: Nullable(date),
 });
-export type BooksLockChangeDto = Static<typeof change>;
 
 const booksLock = obj({
   lock_date: Nullable({ ...date, description: `${date.description} Writes dated on or before it are refused (409 period_locked); null: no lock.` }),

@@ -51,7 +51,6 @@ export const invoiceVoidBody = obj({
     }),
   ),
 });
-export type InvoiceVoidBody = Static<typeof invoiceVoidBody>;
 export const invoiceVoidResponse = withAction('invoice', invoice, 'voided');
 export const invoiceListQuery = obj({ ...paginationQuery, ...lookupBy('external_invoice_id'), status: Optional(StringEnum(INVOICE_STATUSES)), customer_id: Optional(uuid) });
 

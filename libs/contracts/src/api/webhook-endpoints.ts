@@ -48,7 +48,6 @@ export const webhookEndpointUpdateBody = obj(
   },
   { minProperties: 1 },
 );
-export type WebhookEndpointUpdateBody = Static<typeof webhookEndpointUpdateBody>;
 
 export const WEBHOOK_SECRET_OVERLAP_HOURS_MAX = 72;
 export const WEBHOOK_SECRET_OVERLAP_HOURS_DEFAULT = 24;

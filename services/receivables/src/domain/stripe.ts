@@ -110,8 +110,6 @@ export type StripeMapping =
   /** A mappable event whose content is wrong (e.g. another currency): kept as failed. */
   | { kind: 'failed'; details: ErrorDetail[] };
 
-export const STRIPE_MAPPED_TYPES = ['payment_intent.succeeded', 'invoice.paid', 'charge.refunded', 'payout.paid'] as const;
-
 const OBJ = '/data/object';
 
 function isObject(v: unknown): v is Record<string, unknown> {

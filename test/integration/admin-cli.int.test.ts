@@ -5,11 +5,21 @@ import path from 'node:path';
 import { CONSUMERS, type BusPrincipal, type ParkedEventsReply, parkedEventsSubject, postingSubject } from '@acct/contracts';
 import { databaseExists, decodeJson, dropDatabase, encodeJson, ensureEventsStream, natsAuthOptions, writeStackRecord } from '@acct/kit';
 import { type OwnNatsServer, freePort, generateStackBusAuth, startOwnNats } from '@acct/stack';
-import { PG_SERVER_URL, type TestDatabase, type TestService, freshDatabase, runAdminCli, startServiceForTest, uniqueName, uniquePrefix, waitFor } from '@acct/testing';
+import {
+  PG_SERVER_URL,
+  type TestDatabase,
+  type TestService,
+  freshDatabase,
+  runAdminCli,
+  serviceDefinition,
+  startServiceForTest,
+  uniqueName,
+  uniquePrefix,
+  waitFor,
+} from '@acct/testing';
 import { type NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
 import { hashKey } from '../../services/gateway/src/keys';
-import { reportingService } from '../../services/reporting/src/service';
 
 /** `.data` of an npm start that runs (this test process stands for it: its pid runs). */
 function recordStack(dir: string, over: { databaseUrl?: string; natsUrl?: string; prefix?: string; seedFile?: string | null }): void {
@@ -48,7 +58,7 @@ describe('admin CLI over a NATS with users', () => {
     seeds = auth.seeds;
     server = await startOwnNats(path.join(dir, 'jetstream'), path.join(dir, 'nats.log'), freePort, undefined, auth.server);
     await ensureEventsStream(await as('payables'), prefix);
-    rep = await startServiceForTest(reportingService(), { nc: await as('reporting'), prefix, workers: true, poolMax: 3 });
+    rep = await startServiceForTest(serviceDefinition('reporting'), { nc: await as('reporting'), prefix, workers: true, poolMax: 3 });
   }, 60_000);
 
   afterAll(async () => {

@@ -3,9 +3,7 @@ import type { JetStreamManager } from 'nats';
 import { BOOKS_LOCK_CONSUMERS, type RpcReply, type TrustedContext, eventsStreamName, referenceSubject } from '@acct/contracts';
 import { encodeJson } from '@acct/kit';
 import { todayUtc } from '@acct/ledger';
-import { type TestService, ctx, firstRow, freshDatabase, startServiceForTest, waitFor } from '@acct/testing';
-import { payablesService } from '../../services/payables/src/service';
-import { receivablesService } from '../../services/receivables/src/service';
+import { type TestService, ctx, firstRow, freshDatabase, serviceDefinition, startServiceForTest, waitFor } from '@acct/testing';
 
 /**
  * The books' lock date (API-DECISIONS §12) against real Postgres and NATS, with receivables (the
@@ -17,12 +15,12 @@ describe('books lock date across receivables and payables', () => {
   let rec: TestService;
   let pay: TestService;
   type Ctx = TrustedContext;
-  const recv = () => receivablesService({ config: { processorSecretKey: randomBytes(32) } });
+  const recv = () => serviceDefinition('receivables', { config: { processorSecretKey: randomBytes(32) } });
 
   beforeAll(async () => {
     rec = await startServiceForTest(recv());
     // With its workers: the books_lock.updated feed is what brings the lock date to payables' copy.
-    pay = await startServiceForTest(payablesService(), { nc: rec.nc, prefix: rec.prefix, workers: true });
+    pay = await startServiceForTest(serviceDefinition('payables'), { nc: rec.nc, prefix: rec.prefix, workers: true });
   });
   afterAll(async () => {
     await pay?.stop();
@@ -268,7 +266,7 @@ describe('books lock date across receivables and payables', () => {
       const r = await put(c, '2026-03-31', alone);
       expect(outcome(r)).toBe('service_unavailable:');
       expect((await alone.ok('settings.books_lock.get', c)).changes).toHaveLength(1);
-      const late = await startServiceForTest(payablesService(), { nc: alone.nc, prefix: alone.prefix, workers: true });
+      const late = await startServiceForTest(serviceDefinition('payables'), { nc: alone.nc, prefix: alone.prefix, workers: true });
       try {
         const again = await put(c, '2026-03-31', alone);
         expect(outcome(again)).toBe('200');
@@ -328,7 +326,7 @@ describe('payables copy of the lock date fed by books_lock.updated', () => {
   const outcome = (r: RpcReply<any>): string => (r.ok ? String(r.status) : `${r.error.code}:${r.error.details[0]?.issue ?? ''}`);
 
   beforeAll(async () => {
-    rec = await startServiceForTest(receivablesService({ config: { processorSecretKey: randomBytes(32) } }));
+    rec = await startServiceForTest(serviceDefinition('receivables', { config: { processorSecretKey: randomBytes(32) } }));
     jsm = await rec.nc.jetstreamManager();
   });
   afterAll(async () => {
@@ -337,7 +335,7 @@ describe('payables copy of the lock date fed by books_lock.updated', () => {
 
   const put = (c: TrustedContext, lock_date: string | null) => rec.call('settings.books_lock.put', c, { body: { lock_date } });
   /** A payables process with its workers (the feed) on receivables' bus; a fresh database unless given. */
-  const startPayables = (db?: TestService['db']) => startServiceForTest(payablesService(), { nc: rec.nc, prefix: rec.prefix, workers: true, db });
+  const startPayables = (db?: TestService['db']) => startServiceForTest(serviceDefinition('payables'), { nc: rec.nc, prefix: rec.prefix, workers: true, db });
   /** Stops it and deletes its durable consumer, so that the next payables (a fresh database) reads the stream from its start. */
   const stopPayables = async (pay: TestService) => {
     await pay.stop();

@@ -6,9 +6,7 @@ import pino from 'pino';
 import type { TrustedContext } from '@acct/contracts';
 import { CONSUMER_MIGRATIONS, EventConsumer, createMetrics, ddlMigration, encodeJson, ensureDatabase, migrate, openOrm } from '@acct/kit';
 import { OwnPostgres, freePort } from '@acct/stack';
-import { type TestService, ctx, firstRow, startServiceForTest, waitFor } from '@acct/testing';
-import { payablesService } from '../../services/payables/src/service';
-import { payablesCalls } from '../../services/payables/src/testing/calls';
+import { type TestService, ctx, firstRow, payablesCalls, serviceDefinition, startServiceForTest, waitFor } from '@acct/testing';
 
 /**
  * A Postgres outage through the kit's RPC layer (the payables service as every service runs it:
@@ -32,7 +30,7 @@ describe('a Postgres outage answers service_unavailable, never internal_error', 
     pg = await OwnPostgres.create(path.join(dir, 'data'), path.join(dir, 'postgres.log'), freePort);
     const url = pg.url('acct_outage');
     await ensureDatabase(url);
-    svc = await startServiceForTest(payablesService(), { db: { url, drop: () => Promise.resolve() }, poolMax: 4, log });
+    svc = await startServiceForTest(serviceDefinition('payables'), { db: { url, drop: () => Promise.resolve() }, poolMax: 4, log });
   }, 120_000);
 
   afterAll(async () => {

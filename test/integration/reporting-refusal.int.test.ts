@@ -6,9 +6,7 @@ import type { JetStreamManager } from 'nats';
 import { CONSUMERS, type ParkedEventView, adminSubject, eventsStreamName, postingSubject } from '@acct/contracts';
 import { decodeJson, encodeJson } from '@acct/kit';
 import { ACCOUNT, accountId } from '@acct/ledger';
-import { NATS_URL, type TestService, ctx, startServiceForTest, waitFor } from '@acct/testing';
-import { payablesService } from '../../services/payables/src/service';
-import { reportingService } from '../../services/reporting/src/service';
+import { NATS_URL, type TestService, ctx, serviceDefinition, startServiceForTest, waitFor } from '@acct/testing';
 
 const CLI = path.resolve(__dirname, '../../services/gateway/dist/admin/cli.js');
 
@@ -38,8 +36,8 @@ describe('reporting refuses and parks what a posting service could not have publ
     }, 20_000);
 
   beforeAll(async () => {
-    ap = await startServiceForTest(payablesService(), { poolMax: 5 });
-    rep = await startServiceForTest(reportingService(), { nc: ap.nc, prefix: ap.prefix, workers: true, poolMax: 5 });
+    ap = await startServiceForTest(serviceDefinition('payables'), { poolMax: 5 });
+    rep = await startServiceForTest(serviceDefinition('reporting'), { nc: ap.nc, prefix: ap.prefix, workers: true, poolMax: 5 });
     jsm = await ap.nc.jetstreamManager();
   });
 

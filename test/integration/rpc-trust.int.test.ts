@@ -1,9 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { encodeJson, decodeJson } from '@acct/kit';
 import { rpcSubject } from '@acct/contracts';
-import { type TestService, ctx, startServiceForTest } from '@acct/testing';
-import { receivablesService } from '../../services/receivables/src/service';
-import { payablesService } from '../../services/payables/src/service';
+import { type TestService, ctx, serviceDefinition, startServiceForTest } from '@acct/testing';
 
 /**
  * The bus is a trust boundary for request/reply too: a request sent to a service by hand (past the
@@ -18,8 +16,8 @@ describe('services check hand-made requests on the bus', () => {
   let invoiceId: string;
 
   beforeAll(async () => {
-    rec = await startServiceForTest(receivablesService({ config: { processorSecretKey: randomBytes(32) } }), { poolMax: 4 });
-    ap = await startServiceForTest(payablesService(), { nc: rec.nc, prefix: rec.prefix, poolMax: 4 });
+    rec = await startServiceForTest(serviceDefinition('receivables', { config: { processorSecretKey: randomBytes(32) } }), { poolMax: 4 });
+    ap = await startServiceForTest(serviceDefinition('payables'), { nc: rec.nc, prefix: rec.prefix, poolMax: 4 });
     const customer = await rec.ok('customers.create', c, { body: { external_customer_id: randomUUID(), name: 'C' } });
     const inv = await rec.ok('invoices.create', c, {
       body: {

@@ -76,3 +76,5 @@ export { type ChainTampering, type Tamper, chainTamperings } from './chain-tampe
 export { expectRelayHeals } from './outbox';
 export { withBatchSpies } from './spies';
 export { type AdminCliRun, runAdminCli } from './admin-cli';
+export { outcome, payablesCalls } from './payables-calls';
+export { serviceDefinition } from './services';

@@ -13,15 +13,22 @@ export function factoryName(name: ServiceName): string {
 }
 
 /**
- * The definition a service folder exports, found by the layout's convention (services/<name>/src/
- * service.ts exports `<name>Service(opts)`), so a test over the manifest needs no list of its own.
+ * The definition of a service by its manifest name, as a test starts it in-process: what its folder
+ * exports by the layout's convention (services/<name>/src/service.ts exports `<name>Service(opts)`).
+ * A test across services names the service, never its files, and then talks to it over the RPC
+ * catalogue (startServiceForTest's call and ok).
  */
-export function serviceOf(name: ServiceName): ServiceStore {
+export function serviceDefinition(name: ServiceName, opts?: unknown): ServiceDefinition {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mod = require(join(ROOT, 'services', name, 'src', 'service')) as Record<string, unknown>;
   const factory = mod[factoryName(name)];
   if (typeof factory !== 'function') throw new Error(`services/${name}/src/service.ts does not export ${factoryName(name)}()`);
-  return (factory as () => ServiceStore)();
+  return (factory as (o?: unknown) => ServiceDefinition)(opts);
+}
+
+/** A service's store (see serviceDefinition), so a test over the manifest needs no list of its own. */
+export function serviceOf(name: ServiceName): ServiceStore {
+  return serviceDefinition(name);
 }
 
 export const MANIFEST_NAMES: ServiceName[] = SERVICE_MANIFEST.map((m) => m.name);

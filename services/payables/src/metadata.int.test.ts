@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { type RpcReply, compileBody, schemas } from '@acct/contracts';
 import { accountId } from '@acct/ledger';
 import { catalogueErrors } from '@acct/posting';
-import { type TestService, ctx, firstRow, startServiceForTest } from '@acct/testing';
+import { type TestService, ctx, firstRow, outcome, payablesCalls, startServiceForTest } from '@acct/testing';
 import { payablesService } from './service';
-import { outcome, payablesCalls } from './testing/calls';
 
 const validBill = compileBody(schemas.payables.billResponse);
 const validVendor = compileBody(schemas.payables.vendorResponse);

@@ -4,10 +4,9 @@ import type { JetStreamManager } from 'nats';
 import { type TrustedContext, compileBody, eventsStreamName, schemas } from '@acct/contracts';
 import { accountId } from '@acct/ledger';
 import { BooksLockCheck, catalogueErrors, verifyChain } from '@acct/posting';
-import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest, withBatchSpies } from '@acct/testing';
+import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, outcome, payablesCalls, startServiceForTest, withBatchSpies } from '@acct/testing';
 import { INSERT_BILLS_BATCH } from './queries';
 import { payablesService } from './service';
-import { outcome, payablesCalls } from './testing/calls';
 
 const validVendor = compileBody(schemas.payables.vendorResponse);
 const validBill = compileBody(schemas.payables.billResponse);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RpcReply, TrustedContext } from '@acct/contracts';
-import type { TestService } from '@acct/testing';
+import type { TestService } from './service';
 
-/** Helpers of the payables integration tests: calls and the records they need. */
+/** Helpers of the tests that drive payables over its RPC operations: calls and the records they need. */
 export function payablesCalls(svc: () => TestService) {
   const call: TestService['call'] = (op, c, over) => svc().call(op, c, over);
   const vendor = async (c: TrustedContext, over: Record<string, unknown> = {}): Promise<string> =>

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { listQuery } from '@acct/kit';
 import { type TestService, ctx, startServiceForTest } from '@acct/testing';
-import { reportingService } from '../../services/reporting/src/service';
-import { reportQueries } from '../../services/reporting/src/queries/reports';
+import { reportingService } from './service';
+import { reportQueries } from './queries/reports';
 
 /**
  * A list of its own SQL (the journal, reporting's queries/reports.ts) paged by cursor, against real

@@ -7,7 +7,7 @@ export const LOGO_MAX_BYTES = 2 * 1024 * 1024;
 export const PORTAL_LOGO_MAX_BYTES = 256 * 1024;
 
 /** S3 settings, shared by the documents service and the local stack (which may start s3rver). */
-export const s3ConfigSpec = {
+const s3ConfigSpec = {
   S3_ENDPOINT: v.str('', 'S3 endpoint URL (MinIO, s3rver); empty means the AWS default for S3_REGION', { min: 0 }),
   S3_REGION: v.str('us-east-1', 'S3 region'),
   S3_BUCKET: v.str('accounting-documents', 'bucket of the document bytes; it must exist'),
@@ -16,7 +16,7 @@ export const s3ConfigSpec = {
   S3_FORCE_PATH_STYLE: v.bool(false, 'path-style bucket URLs (MinIO, s3rver)'),
 };
 
-export const documentsConfigSpec = {
+const documentsConfigSpec = {
   ...s3ConfigSpec,
   UPLOAD_MAX_BYTES: v.int(DEFAULT_UPLOAD_MAX_BYTES, 'largest upload, bytes (413 past it)', 1, 5 * 1024 * 1024 * 1024),
   PRESIGN_TTL_S: v.int(300, 'how long a presigned PUT or GET URL is valid, seconds', 10, 3600),

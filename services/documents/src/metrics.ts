@@ -1,7 +1,7 @@
 import { Counter } from 'prom-client';
 import type { ServiceMetrics } from '@acct/kit';
 
-export interface DocumentsMetrics {
+interface DocumentsMetrics {
   /** S3 calls that failed, by operation (PutObject, GetObject, HeadObject, DeleteObject, HeadBucket, presign). */
   s3Errors: Counter<'operation'>;
 }

@@ -1,6 +1,6 @@
 import { type VarSpec, loadConfig, parseSecretKey } from '@acct/kit';
 
-export const receivablesConfigSpec = {
+const receivablesConfigSpec = {
   PROCESSOR_SECRET_KEY: {
     default: undefined,
     doc: 'key (64 hex digits, or at least 32 random characters) that encrypts payment-processor signing secrets at rest with AES-256-GCM; required',

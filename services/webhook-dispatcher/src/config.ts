@@ -5,7 +5,7 @@ function parsed<T>(def: string | undefined, doc: string, parse: (raw: string) =>
   return { default: def === undefined ? undefined : parse(def), doc, parse };
 }
 
-export const webhookConfigSpec = {
+const webhookConfigSpec = {
   WEBHOOK_SECRET_KEY: parsed(undefined, 'key (64 hex digits, or at least 32 random characters) that encrypts endpoint secrets at rest with AES-256-GCM; required', parseSecretKey),
   WEBHOOK_RETRY_SCHEDULE: parsed(DEFAULT_RETRY_SCHEDULE, 'delays between attempts of a failing delivery, e.g. 1s,2s,3s', parseSchedule),
   WEBHOOK_TIMEOUT_MS: v.int(10_000, 'a delivery must answer within this', 100, 60_000),

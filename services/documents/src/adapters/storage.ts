@@ -4,7 +4,7 @@ import { AppError } from '@acct/contracts';
 import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 
-export interface StorageConfig {
+interface StorageConfig {
   S3_ENDPOINT: string;
   S3_REGION: string;
   S3_BUCKET: string;
@@ -15,10 +15,10 @@ export interface StorageConfig {
   S3_TIMEOUT_MS?: number;
 }
 
-export const DEFAULT_S3_TIMEOUT_MS = 3000;
+const DEFAULT_S3_TIMEOUT_MS = 3000;
 
 /** What a call that ran out of time throws: isStorageUnavailable() takes it for a store that is down (503). */
-export class StorageTimeoutError extends Error {
+class StorageTimeoutError extends Error {
   override readonly name = 'TimeoutError';
   readonly code = 'ETIMEDOUT';
   constructor(what: string, ms: number) {
@@ -26,7 +26,7 @@ export class StorageTimeoutError extends Error {
   }
 }
 
-export interface ObjectHead {
+interface ObjectHead {
   size: number;
   contentType?: string;
 }

@@ -18,7 +18,7 @@ export function pdfText(s: string): string {
   return out;
 }
 
-export interface PdfInput {
+interface PdfInput {
   view: RecordView;
   /** PNG or JPEG bytes of the branding logo, if any (skipped when the image cannot be read). */
   logo?: Buffer;

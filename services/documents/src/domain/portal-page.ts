@@ -10,7 +10,7 @@ const t = (s: string) => escapeHtml(displayText(s));
 /** Only #RRGGBB reaches the stylesheet (settings validate it; checked again here). */
 const safeColor = (c: string) => (/^#[0-9A-Fa-f]{6}$/.test(c) ? c : '#1f3a5f');
 
-export interface PortalPageInput {
+interface PortalPageInput {
   view: RecordView;
   /** The link to the PDF, relative to the page. */
   pdfHref: string;

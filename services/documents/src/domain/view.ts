@@ -56,7 +56,7 @@ const STATUS_TEXT: Record<string, string> = {
   converted: 'Converted',
 };
 
-export interface ViewInput {
+interface ViewInput {
   customer: CustomerDto;
   branding: DocumentBrandingDto;
   invoiceDefaults: InvoiceDefaultsDto;

@@ -50,7 +50,7 @@ const tooLarge = (size: number, max: number) =>
   new AppError('validation_failed', `The file is ${size} bytes; uploads are limited to ${max} bytes.`, [{ field: 'file', issue: 'too_large', message: `At most ${max} bytes.` }]);
 
 /** Where the gateway PUTs the bytes of a reserved upload, and with which headers. */
-export interface Reservation {
+interface Reservation {
   upload_id: string;
   put_url: string;
   headers: Record<string, string>;

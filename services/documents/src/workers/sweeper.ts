@@ -3,7 +3,7 @@ import { discardPending, discardedObjects, forgetDiscarded, stalePending } from 
 import type { Storage } from '../adapters/storage';
 
 /** How often the sweeper runs at most, ms: a discarded upload's object is deleted this soon after the store answers again. */
-export const SWEEP_EVERY_MS = 30_000;
+const SWEEP_EVERY_MS = 30_000;
 
 /**
  * Removes what failed uploads leave behind. Reservations never finalized (a gateway or documents

@@ -1,6 +1,6 @@
 import { type Metadata, type VendorCreateBody, type VendorType, type VendorUpdateBody, canonicalJson, metadataOnCreate, patchedMetadata } from '@acct/contracts';
 
-export interface VendorFields {
+interface VendorFields {
   displayName: string;
   vendorType: VendorType;
   email: string | null;

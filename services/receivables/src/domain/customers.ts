@@ -5,7 +5,7 @@ export function sameCustomerContent(existing: { name: string; email: string | nu
   return existing.name === body.name && existing.email === (body.email ?? null) && canonicalJson(existing.metadata) === canonicalJson(metadataOnCreate(body.metadata));
 }
 
-export interface CustomerFields {
+interface CustomerFields {
   name: string;
   email: string | null;
   metadata: Metadata;

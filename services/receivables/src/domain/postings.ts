@@ -10,7 +10,7 @@ export function invoicePosting(inv: { id: string; customerId: string; issueDate:
 }
 
 /** A payment as its entry needs it: the processor's money lands in clearing, the rest in cash. */
-export interface PaymentFacts {
+interface PaymentFacts {
   id: string;
   invoiceId: string;
   customerId: string;

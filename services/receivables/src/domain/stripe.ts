@@ -11,7 +11,7 @@ export const STRIPE_TOLERANCE_SECONDS = 300;
 /** v1 signatures read from one header, at most (Stripe sends one per active secret: two while rolling). */
 const SIGNATURES_MAX = 8;
 
-export type SignatureCheck = { ok: true; timestamp: number } | { ok: false; issue: 'missing' | 'malformed' | 'no_match' | 'outside_tolerance'; message: string };
+type SignatureCheck = { ok: true; timestamp: number } | { ok: false; issue: 'missing' | 'malformed' | 'no_match' | 'outside_tolerance'; message: string };
 
 /**
  * Stripe-Signature `t=<unix seconds>,v1=<hex>[,v1=<hex>…][,v0=…]`: valid when some v1 is the hex

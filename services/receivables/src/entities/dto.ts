@@ -95,7 +95,7 @@ export function eventDto(e: InboundEvent, duplicate: boolean) {
 }
 
 /** The webhook URL's path on the gateway: the route /hooks/stripe/{source_id}. */
-export const stripeWebhookPath = (sourceId: string) => `/hooks/stripe/${sourceId}`;
+const stripeWebhookPath = (sourceId: string) => `/hooks/stripe/${sourceId}`;
 
 /** Never the secret, not even encrypted. */
 export function paymentProcessorDto(p: PaymentProcessor) {

@@ -5,7 +5,7 @@ import { ESTIMATE, EstimateSchema, INVOICE, estimateDto } from '../entities';
 import { convertEstimate, createEstimate, moveEstimate, newEstimate, sameEstimateContent, updateEstimate } from '../flows/estimates';
 
 /** Asks the documents service for the payment terms of the invoice defaults (net 30 when never set). */
-export type TermsSource = (ctx: TrustedContext) => Promise<number>;
+type TermsSource = (ctx: TrustedContext) => Promise<number>;
 
 export function termsFromDocuments(rpc: Pick<RpcClient, 'call'>): TermsSource {
   return async (ctx) => {

@@ -57,7 +57,7 @@ export function isForbiddenAddress(address: string): boolean {
 }
 
 export type Resolver = (host: string) => Promise<string[]>;
-export const systemResolver: Resolver = async (host) => (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+const systemResolver: Resolver = async (host) => (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 export interface UrlRules {
   environment: Environment;
@@ -66,7 +66,7 @@ export interface UrlRules {
   resolve?: Resolver;
 }
 
-export type UrlCheck = { ok: true; href: string } | { ok: false; problem: string };
+type UrlCheck = { ok: true; href: string } | { ok: false; problem: string };
 
 /**
  * Checks an endpoint URL for an endpoint of this environment. The URL is WHATWG-normalised first

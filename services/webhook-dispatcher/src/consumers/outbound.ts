@@ -11,7 +11,7 @@ import { Subscriptions } from './subscriptions';
  * Applies one outbound event (inside the consumer's transaction, which also claims the event id):
  * one delivery per subscribed enabled endpoint of the same connected app and environment.
  */
-export async function applyOutboundEvent(em: EntityManager, event: ConsumedEvent, log: Logger): Promise<number> {
+async function applyOutboundEvent(em: EntityManager, event: ConsumedEvent, log: Logger): Promise<number> {
   const e = event.payload;
   if (!isOutboundEvent(e)) {
     log.error({ event_id: event.id, subject: event.subject }, 'outbound event without its envelope; nothing to deliver');

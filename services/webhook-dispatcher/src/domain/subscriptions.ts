@@ -1,4 +1,4 @@
-export interface SubscriptionScope {
+interface SubscriptionScope {
   organization_id: string;
   connected_app_id: string;
   environment: string;

@@ -77,7 +77,7 @@ async function safeUrl(url: string, s: EndpointScope, o: { config: WebhookConfig
 }
 
 /** Why an endpoint disabled through the API is disabled. */
-export const DISABLED_BY_REQUEST = 'Disabled through the API (PATCH enabled: false).';
+const DISABLED_BY_REQUEST = 'Disabled through the API (PATCH enabled: false).';
 
 /**
  * PATCH /webhook-endpoints/{id}: the given fields replace the stored ones (metadata merges, a key set

@@ -3,7 +3,7 @@ import { type EntityManager, type ListQuery, keysetSql } from '@acct/kit';
 
 /** The webhook_deliveries and webhook_attempts tables as the API reads them, and the writes of a new delivery and a manual attempt. */
 
-export interface NewDelivery {
+interface NewDelivery {
   id: string;
   endpointId: string;
   eventId: string;

@@ -15,7 +15,7 @@ export async function subscriptionsVersion(orm: Orm): Promise<string> {
   return String(rows[0]!.version);
 }
 
-export interface SubscriptionRow {
+interface SubscriptionRow {
   organization_id: string;
   connected_app_id: string;
   environment: Environment;

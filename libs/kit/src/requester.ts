@@ -1,5 +1,6 @@
 import { Events, type Msg, type MsgHdrs, type NatsConnection, createInbox, headers as natsHeaders } from 'nats';
 import { decodeJson } from './payloads';
+import { publishInTurn } from './turn-publish';
 
 /**
  * Request/reply on a connection through nats.js's public API: RpcClient's calls and the outbox's
@@ -72,11 +73,7 @@ export class Requester {
         },
       };
       this.pending.set(token, entry);
-      try {
-        this.nc.publish(subject, data, headers ? { reply: base + token, headers } : { reply: base + token });
-      } catch {
-        entry.done(new RequestFailed('unreachable'));
-      }
+      publishInTurn(this.nc, subject, data, headers ? { reply: base + token, headers } : { reply: base + token }, () => entry.done(new RequestFailed('unreachable')));
     });
   }
 

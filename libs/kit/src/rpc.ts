@@ -23,6 +23,7 @@ import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { MessageTooLarge, encodeJson, fromMessage, toMessage } from './payloads';
 import { REASON, RequestFailed, type Requester, requesterOf, useInboxPrefix } from './requester';
+import { publishInTurn } from './turn-publish';
 import { type RpcIdempotency, answerKeyed } from './rpc-idempotency';
 import { isBackendUnavailable } from './unavailable';
 
@@ -163,24 +164,23 @@ export class RpcServer {
     return { ok: false, error: { code: 'internal_error', message: 'An unexpected error occurred.', details: [] } };
   }
 
-  /** Sends the reply; if it cannot go (too large even deflated, the bus refuses it), a small error does. */
+  /** Sends the reply (with the turn's other publishes); if it cannot go (too large even deflated, the bus refuses it), a small error does. */
   private async respond(op: RpcOperation, msg: Msg, reply: RpcReply, req: RpcRequest | undefined): Promise<void> {
-    try {
-      const out = toMessage(this.nc, reply);
-      if (out instanceof Uint8Array) msg.respond(out);
-      else {
-        const { data, headers } = await out;
-        msg.respond(data, { headers });
-      }
-      return;
-    } catch (e) {
+    const to = msg.reply!;
+    const failed = (e: unknown) => {
       this.log.error({ err: e, op, request_id: req?.ctx?.requestId }, 'could not send the reply');
       const error: RpcReply = { ok: false, error: { code: 'internal_error', message: 'The reply could not be sent.', details: [] } };
-      try {
-        msg.respond(encodeJson(error));
-      } catch (err) {
-        this.log.error({ err, op }, 'could not send an error reply either');
+      publishInTurn(this.nc, to, encodeJson(error), undefined, (err) => this.log.error({ err, op }, 'could not send an error reply either'));
+    };
+    try {
+      const out = toMessage(this.nc, reply);
+      if (out instanceof Uint8Array) publishInTurn(this.nc, to, out, undefined, failed);
+      else {
+        const { data, headers } = await out;
+        publishInTurn(this.nc, to, data, { headers }, failed);
       }
+    } catch (e) {
+      failed(e);
     }
   }
 

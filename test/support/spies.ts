@@ -1,18 +1,12 @@
 /**
- * Runs `body` with jest spies on a group batch's `read` and `run` (libs/posting GroupBatch), and
- * restores both after it, whatever happens: the one-statement tests count which of them ran.
+ * Runs `body` with a jest spy on a group batch's `run` (libs/posting GroupBatch), and restores it
+ * after, whatever happens: the group tests count the groups that ran it.
  */
-export async function withBatchSpies<T>(
-  batch: { run: (...args: never[]) => unknown; read?: (...args: never[]) => unknown },
-  body: (spies: { read: jest.SpyInstance; run: jest.SpyInstance }) => Promise<T>,
-): Promise<T> {
-  const spied = batch as unknown as Record<'read' | 'run', (...args: unknown[]) => unknown>;
-  const read = jest.spyOn(spied, 'read');
-  const run = jest.spyOn(spied, 'run');
+export async function withBatchSpies<T>(batch: { run: (...args: never[]) => unknown }, body: (spies: { run: jest.SpyInstance }) => Promise<T>): Promise<T> {
+  const run = jest.spyOn(batch as unknown as Record<'run', (...args: unknown[]) => unknown>, 'run');
   try {
-    return await body({ read, run });
+    return await body({ run });
   } finally {
-    read.mockRestore();
     run.mockRestore();
   }
 }

@@ -20,9 +20,8 @@ export interface ServiceMetrics {
   outboxPublishAck: Histogram;
   /** Journal entries committed (postings), by source type (invoice, payment, ...). */
   journalEntries: Counter<'source_type'>;
-  /** Group commits of libs/posting Books by way; one-statement tries that fell back, by reason. */
+  /** Units of work of libs/posting Books (groups of postings), by outcome (way: committed, split, failed). */
   groupCommits: Counter<'way'>;
-  oneStatementFallbacks: Counter<'reason'>;
   /** Events a durable consumer handled, by outcome. */
   eventsConsumed: Counter<'consumer' | 'outcome'>;
   /** Publish of an event to the stream to its apply by a consumer. */
@@ -107,7 +106,7 @@ function outboxMetrics(registers: Registers): Pick<ServiceMetrics, 'outboxPublis
 }
 
 /** Postings and the group commits of libs/posting. */
-function ledgerMetrics(registers: Registers): Pick<ServiceMetrics, 'journalEntries' | 'groupCommits' | 'oneStatementFallbacks'> {
+function ledgerMetrics(registers: Registers): Pick<ServiceMetrics, 'journalEntries' | 'groupCommits'> {
   return {
     journalEntries: new Counter({
       name: 'ledger_journal_entries_total',
@@ -117,14 +116,8 @@ function ledgerMetrics(registers: Registers): Pick<ServiceMetrics, 'journalEntri
     }),
     groupCommits: new Counter({
       name: 'ledger_group_commits_total',
-      help: 'Group commits of postings (libs/posting Books), by the way they were written: one_statement (the group in ONE statement), transaction (the group in one transaction), alone (one work in its own transaction).',
+      help: 'Units of work of postings (libs/posting Books: a group of works, or a work alone, in one transaction), by outcome: committed; split (a group of two or more rolled back and split in halves, each committed the same way); failed (a work alone that failed: its own error).',
       labelNames: ['way'],
-      registers,
-    }),
-    oneStatementFallbacks: new Counter({
-      name: 'ledger_one_statement_fallbacks_total',
-      help: 'Groups that tried the one-statement write and went the usual way instead, by reason (guard: what was read changed; declined: the read left a work to the usual way; work: a work needed the database; error: the read or the write failed).',
-      labelNames: ['reason'],
       registers,
     }),
   };

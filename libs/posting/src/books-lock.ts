@@ -1,6 +1,5 @@
 import { AppError, type Environment } from '@acct/contracts';
 import { type Query, type Scope, scopeKey, statement } from '@acct/kit';
-import type { GuardPart } from '@acct/ledger';
 
 /**
  * The books' lock date (API-DECISIONS §12), as every posting service enforces it.
@@ -71,7 +70,6 @@ export function periodLocked(date: string, lockDate: string, field = '/'): AppEr
  */
 export class BooksLockCheck {
   private readonly read = new Map<string, Promise<string | null>>();
-  private readonly primedDates = new Map<string, string | null>();
 
   constructor(private readonly sql: Query) {}
 
@@ -93,12 +91,6 @@ export class BooksLockCheck {
     const key = scopeKey(scope);
     if (this.read.has(key)) return;
     this.read.set(key, Promise.resolve(lockDate));
-    this.primedDates.set(key, lockDate);
-  }
-
-  /** The lock date prime() gave the scope (null: none set), undefined when it was not primed. */
-  primed(scope: Scope): string | null | undefined {
-    return this.primedDates.get(scopeKey(scope));
   }
 
   /** Throws 409 period_locked when `date` is on or before the scope's lock date. */
@@ -190,33 +182,6 @@ export const scopeLocks = {
   params(scopes: readonly Scope[]): [string[], string[]] {
     const unique = [...new Map(scopes.map((s) => [scopeKey(s), s])).values()];
     return [unique.map((s) => s.organizationId), unique.map((s) => s.environment)];
-  },
-  /** `cte` without FOR SHARE: a read outside any transaction (GroupBatch.read); its rows prime the same way. */
-  readCte: `lk AS MATERIALIZED (
-    SELECT b.organization_id, b.environment, b.lock_date::text AS lock_date FROM books_lock b
-     WHERE (b.organization_id, b.environment) IN (SELECT * FROM unnest(?::uuid[], ?::text[]))
-  )`,
-  /**
-   * The part of a one-statement write's guard (libs/ledger chainGuard) that says the lock dates a
-   * read primed are still those in force: the scopes' rows read again FOR SHARE in the write's
-   * statement (a change of the lock date waits for it, or it sees the change), each date as read.
-   * Undefined when a scope was not primed (no row yet: the usual way makes it).
-   */
-  guardPart(lock: BooksLockCheck, scopes: readonly Scope[]): GuardPart | undefined {
-    const unique = [...new Map(scopes.map((s) => [scopeKey(s), s])).values()];
-    const dates = unique.map((s) => lock.primed(s));
-    if (dates.some((d) => d === undefined)) return undefined;
-    return {
-      ctes: `lk_held AS MATERIALIZED (
-    SELECT b.lock_date::text AS lock_date, x.lock_date AS as_read FROM books_lock b
-      JOIN unnest(?::uuid[], ?::text[], ?::text[]) AS x (organization_id, environment, lock_date)
-        ON b.organization_id = x.organization_id AND b.environment = x.environment
-    FOR SHARE OF b
-  )`,
-      ctesValues: [unique.map((s) => s.organizationId), unique.map((s) => s.environment), dates],
-      ok: `(SELECT count(*) FROM lk_held WHERE lock_date IS NOT DISTINCT FROM as_read) = cardinality(?::uuid[])`,
-      okValues: [unique.map((s) => s.organizationId)],
-    };
   },
   prime(lock: BooksLockCheck, rows: readonly Record<string, unknown>[]): void {
     for (const r of rows) {

@@ -3,11 +3,13 @@ import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { Migration } from '@mikro-orm/migrations';
 import { AppError, type Environment, type PostingSource, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
 import { Outbox, createMetrics, ensureEventsStream, migrate, openOrm, scopeOf, statement, withQuery, type Orm } from '@acct/kit';
-import { ACCOUNT, type JournalEntryDraft, chainGuard } from '@acct/ledger';
+import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
 import { NATS_URL, ctx as newCtx, firstRow, freshDatabase, payoutSource, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
-import { Books, type GroupBatch, type Tx, createOnce, isUniqueViolation, retryOnceOnUnique } from './books';
+import { Books } from './books';
+import { createOnce, isUniqueViolation, retryOnceOnUnique } from './create-once';
+import type { GroupBatch, Tx } from './unit-of-work';
 import { withPostingMigrations } from './migrations';
-import { applyBooksLock, scopeLocks } from './books-lock';
+import { applyBooksLock } from './books-lock';
 import { verifyChain } from './chain';
 
 class Widgets extends Migration {
@@ -25,11 +27,10 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
   let prefix: string;
   let books: Books;
   const metrics = createMetrics('test', false);
-  /** ledger_group_commits_total by way and ledger_one_statement_fallbacks_total by reason, so far. */
+  /** ledger_group_commits_total by way (committed, split, failed), so far. */
   const tally = async () => {
     const out: Record<string, number> = {};
     for (const v of (await metrics.groupCommits.get()).values) out[String(v.labels.way)] = v.value;
-    for (const v of (await metrics.oneStatementFallbacks.get()).values) out[`fallback ${String(v.labels.reason)}`] = v.value;
     return out;
   };
   /** What `tally` counted while `run` ran (only the labels that moved). */
@@ -188,7 +189,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       expect(await entryCount([r1.id, r2!.id, r3!.id, other.id])).toBe(4);
     });
 
-    it('runs a GroupBatch once for its works in a group, in queue order, before them; after a rollback each runs alone without it', async () => {
+    it('runs a GroupBatch once for its works in a group, in queue order, before them; after a rollback each half runs it again for its own', async () => {
       const runs: string[][] = [];
       const kind: GroupBatch<string, string> = {
         async run({ sql }, items) {
@@ -210,18 +211,26 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       expect(new Set(done.map((d) => d.xact)).size).toBe(1);
       expect(await widgets(exts)).toBe(2);
 
-      // A failing work rolls the group back, the batch's statement with it; each work then runs alone, unbatched.
+      // A failing work rolls the group back, the batch's statement with it; the group is then split in
+      // halves ([a, failing], [b]), then [a, failing] in [a] and [failing]: each group runs its own batch.
       runs.length = 0;
       const more = [randomUUID(), randomUUID()];
-      const [a, failed, b] = await Promise.allSettled([
-        books.transactGrouped(c, work, { kind, arg: more[0]! }),
-        books.transactGrouped(c, async () => Promise.reject(new AppError('conflict', 'not this one'))),
-        books.transactGrouped(c, work, { kind, arg: more[1]! }),
-      ]);
-      expect(failed.status).toBe('rejected');
-      expect(runs).toEqual([more]);
-      expect([a, b].map((r) => (r as PromiseFulfilledResult<{ got?: string }>).value.got)).toEqual([undefined, undefined]);
-      expect(await widgets(more)).toBe(0);
+      let settled: PromiseSettledResult<{ got?: string }>[] = [];
+      expect(
+        await counted(
+          async () =>
+            (settled = await Promise.allSettled([
+              books.transactGrouped(c, work, { kind, arg: more[0]! }),
+              books.transactGrouped(c, async () => Promise.reject(new AppError('conflict', 'not this one'))),
+              books.transactGrouped(c, work, { kind, arg: more[1]! }),
+            ])),
+        ),
+      ).toEqual({ split: 2, committed: 2, failed: 1 });
+      const [a, failed, b] = settled;
+      expect(failed!.status).toBe('rejected');
+      expect(runs).toEqual([more, [more[0]], [more[0]], [more[1]]]);
+      expect([a, b].map((r) => (r as PromiseFulfilledResult<{ got?: string }>).value.got)).toEqual([`inserted ${more[0]}`, `inserted ${more[1]}`]);
+      expect(await widgets(more)).toBe(2);
     });
 
     it.each([
@@ -240,7 +249,7 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
           );
         },
       ],
-    ])('a posting that fails (%s) fails alone: its neighbours are retried alone and succeed', async (_, bad) => {
+    ])('a posting that fails (%s) fails alone: its neighbours are committed in the halves of its group and succeed', async (_, bad) => {
       const before = await streamMessages();
       const c = ctx();
       const good = (amount: number) =>
@@ -253,20 +262,17 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       expect(a.status).toBe('fulfilled');
       expect(b.status).toBe('fulfilled');
       const [ra, rb] = [(a as PromiseFulfilledResult<{ id: string; xact: string }>).value, (b as PromiseFulfilledResult<{ id: string; xact: string }>).value];
-      expect(ra.xact).not.toBe(rb.xact); // each committed in a transaction of its own
+      expect(ra.xact).not.toBe(rb.xact); // [a, failing] then [a] alone, and [b]: each in a transaction of its own
       expect(await entryCount([ra.id, rb.id])).toBe(2);
       expect(await streamMessages()).toBe(before + 2);
     });
   });
 
-  describe('one statement (GroupBatch.read)', () => {
+  describe('one write path (a group of any size, one transaction, split on failure)', () => {
     const xact = async (tx: Tx) => String((await tx.sql<{ x: string }>(statement('t_xact', 'SELECT pg_current_xact_id()::text AS x'), []))[0]!.x);
     const entryCount = (ids: string[]) => count('SELECT count(*) AS n FROM journal_entries WHERE id = ANY(?::uuid[])', [`{${ids.join(',')}}`]);
-    /**
-     * A made-up batch: marks widgets `posted`. Its read gives each work the widget as marked and a
-     * guard (the row's xmin as read); `between` runs after the read, before the write.
-     */
-    const marking = (calls: string[], between: (exts: string[]) => Promise<void> = async () => undefined): GroupBatch<string, string> => ({
+    /** A made-up batch: marks the group's widgets `posted` in one statement; each work gets its widget as marked, undefined when it was marked already. */
+    const marking = (calls: string[]): GroupBatch<string, string> => ({
       async run({ sql }, items) {
         calls.push('run');
         const rows = await sql<{ ext: string }>(
@@ -275,42 +281,10 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
         );
         return items.map((i) => (rows.some((r) => r.ext === i.arg) ? `posted ${i.arg}` : undefined));
       },
-      async read({ sql, lock }, items) {
-        calls.push('read');
-        const exts = items.map((i) => i.arg);
-        const rows = await sql<Record<string, unknown>>(
-          statement(
-            't_widgets_read',
-            `WITH ${scopeLocks.readCte} SELECT w.ext, w.xmin::text AS v, x.organization_id, x.environment, ${scopeLocks.returning('x')}
-               FROM widgets w JOIN unnest(?::text[], ?::uuid[], ?::text[]) AS x (ext, organization_id, environment) ON w.ext = x.ext WHERE w.body NOT LIKE 'posted %'`,
-          ),
-          [...scopeLocks.params(items.map((i) => i.scope)), exts, items.map((i) => i.scope.organizationId), items.map((i) => i.scope.environment)],
-        );
-        scopeLocks.prime(lock, rows);
-        const lockPart = scopeLocks.guardPart(
-          lock,
-          items.map((i) => i.scope),
-        );
-        if (!lockPart || rows.length !== exts.length) return null;
-        await between(exts);
-        return {
-          results: exts.map((e) => `posted ${e}`),
-          guard: chainGuard('t_widgets', [
-            lockPart,
-            {
-              ctes: `held AS MATERIALIZED (SELECT w.id FROM widgets w JOIN unnest(?::text[], ?::text[]) AS d (ext, v) ON w.ext = d.ext WHERE w.xmin::text = d.v FOR UPDATE OF w)`,
-              ctesValues: [rows.map((r) => r.ext), rows.map((r) => r.v)],
-              ok: `(SELECT count(*) FROM held) = cardinality(?::text[])`,
-              okValues: [exts],
-              writes: `marked AS (UPDATE widgets w SET body = 'posted ' || w.ext WHERE w.id IN (SELECT id FROM held) AND (SELECT ok FROM ok))`,
-            },
-          ]),
-        };
-      },
     });
     const widgets = (exts: string[]) =>
       orm.em.getConnection().execute<{ ext: string; body: string }[]>(`SELECT ext, body FROM widgets WHERE ext = ANY(?::text[]) ORDER BY ext`, [`{${exts.join(',')}}`]);
-    /** A scope whose chart and chain head this process knows (its first posting went the usual way). */
+    /** A scope this process has posted to, with a lock date set. */
     const known = async () => {
       const c = ctx();
       await books.transact(c, (tx) => tx.post(draft(1), source()));
@@ -337,14 +311,14 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       );
     const values = <T>(settled: PromiseSettledResult<T>[]) => settled.map((r) => (r.status === 'fulfilled' ? r.value : r.reason));
 
-    it('writes a group in its one statement: the batch not run, every entry, mark and event written, nothing else', async () => {
+    it('writes a group in one transaction: the batch run once, every entry, mark and event written, the chain whole', async () => {
       const c = await known();
       const exts = await newWidgets(3);
       const calls: string[] = [];
       const before = await streamMessages();
       let done: { id: string; got: string }[] = [];
-      expect(await counted(async () => (done = values(await postEach(c, marking(calls), exts)) as typeof done))).toEqual({ one_statement: 1 });
-      expect(calls).toEqual(['read']);
+      expect(await counted(async () => (done = values(await postEach(c, marking(calls), exts)) as typeof done))).toEqual({ committed: 1 });
+      expect(calls).toEqual(['run']);
       expect(done.map((d) => d.got)).toEqual(exts.map((e) => `posted ${e}`));
       expect(await entryCount(done.map((d) => d.id))).toBe(3);
       expect((await widgets(exts)).map((w) => w.body)).toEqual([...exts].sort().map((e) => `posted ${e}`));
@@ -353,55 +327,45 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
       expect(await verifyChain(orm, scopeOf(c))).toMatchObject({ firstBrokenEntryId: null, entries: 4 });
     });
 
-    it('writes nothing when a row changed after the read: the group then runs the usual way, its batch marking what is left', async () => {
+    it('marks what is left when a row changed before the group: the work of a row marked meanwhile gets no mark', async () => {
       const c = await known();
       const exts = await newWidgets(2);
       const calls: string[] = [];
-      const changed = marking(calls, async ([first]) => {
-        await orm.em.getConnection().execute(`UPDATE widgets SET body = 'posted ' || ext WHERE ext = ?`, [first]); // marked meanwhile
-      });
+      await orm.em.getConnection().execute(`UPDATE widgets SET body = 'posted ' || ext WHERE ext = ?`, [exts[0]]); // marked meanwhile
       let done: { id: string; got?: string }[] = [];
-      expect(await counted(async () => (done = values(await postEach(c, changed, exts)) as typeof done))).toEqual({ 'fallback guard': 1, transaction: 1 });
-      expect(calls).toEqual(['read', 'run']);
+      expect(await counted(async () => (done = values(await postEach(c, marking(calls), exts)) as typeof done))).toEqual({ committed: 1 });
+      expect(calls).toEqual(['run']);
       expect(done.map((d) => d.got)).toEqual([undefined, `posted ${exts[1]}`]); // the first was no longer a draft
-      expect(await entryCount(done.map((d) => d.id))).toBe(2); // each posted once, the usual way
+      expect(await entryCount(done.map((d) => d.id))).toBe(2);
       expect(await verifyChain(orm, scopeOf(c))).toMatchObject({ firstBrokenEntryId: null, entries: 3 });
     });
 
-    it('writes nothing when the lock date moved after the read: the usual way then refuses the posts it covers', async () => {
+    it('refuses the posts a new lock date covers: the group is split until each is alone, each answers 409, nothing is written', async () => {
       const c = await known();
       const exts = await newWidgets(2);
       const calls: string[] = [];
-      const locking = marking(calls, async () => {
-        await withQuery(orm, (q) => applyBooksLock(q, scopeOf(c), 2, '2026-11-15'));
-      });
+      await withQuery(orm, (q) => applyBooksLock(q, scopeOf(c), 2, '2026-11-15'));
       let done: unknown[] = [];
-      expect(await counted(async () => (done = values(await postEach(c, locking, exts, '2026-11-10'))))).toEqual({ 'fallback guard': 1, alone: 2 });
-      expect(calls).toEqual(['read', 'run']); // the group's batch; after its rollback each runs alone, without it
+      expect(await counted(async () => (done = values(await postEach(c, marking(calls), exts, '2026-11-10'))))).toEqual({ split: 1, failed: 2 });
+      expect(calls).toEqual(['run', 'run', 'run']); // the group's batch, then each half's
       expect(done.map((e) => (e as AppError).code)).toEqual(['period_locked', 'period_locked']);
       expect((await widgets(exts)).map((w) => w.body.startsWith('posted'))).toEqual([false, false]);
       expect(await verifyChain(orm, scopeOf(c))).toMatchObject({ firstBrokenEntryId: null, entries: 1 });
     });
 
-    it('counts a read that declines the group, or fails, and then goes the usual way', async () => {
+    it('a batch that fails fails its group: split until alone, each work answers its own failure', async () => {
       const c = await known();
       const calls: string[] = [];
-      const [taken, free] = await newWidgets(2);
-      await orm.em.getConnection().execute(`UPDATE widgets SET body = 'posted ' || ext WHERE ext = ?`, [taken]); // no longer a draft: the read declines
-      let done: { got?: string }[] = [];
-      expect(await counted(async () => (done = values(await postEach(c, marking(calls), [taken!, free!])) as typeof done))).toEqual({ 'fallback declined': 1, transaction: 1 });
-      expect(done.map((d) => d.got)).toEqual([undefined, `posted ${free}`]);
-      expect(calls).toEqual(['read', 'run']);
-
-      calls.length = 0;
-      const broken: GroupBatch<string, string> = { ...marking(calls), read: () => Promise.reject(new Error('the read failed')) };
+      const broken: GroupBatch<string, string> = { run: () => (calls.push('run'), Promise.reject(new Error('the batch failed'))) };
       const exts = await newWidgets(2);
-      expect(await counted(async () => (done = values(await postEach(c, broken, exts)) as typeof done))).toEqual({ 'fallback error': 1, transaction: 1 });
-      expect(done.map((d) => d.got)).toEqual(exts.map((e) => `posted ${e}`));
-      expect(await verifyChain(orm, scopeOf(c))).toMatchObject({ firstBrokenEntryId: null, entries: 5 });
+      let done: unknown[] = [];
+      expect(await counted(async () => (done = values(await postEach(c, broken, exts))))).toEqual({ split: 1, failed: 2 });
+      expect(calls).toEqual(['run', 'run', 'run']);
+      expect(done.map((e) => (e as Error).message)).toEqual(['the batch failed', 'the batch failed']);
+      expect(await verifyChain(orm, scopeOf(c))).toMatchObject({ firstBrokenEntryId: null, entries: 1 });
     });
 
-    it('goes the usual way for a work that reads or writes on its own, a work alone, and a scope it has not posted to yet', async () => {
+    it('writes a work that reads on its own, a work alone and a new scope the same way: one transaction with its batch', async () => {
       const c = await known();
       const exts = await newWidgets(2);
       const calls: string[] = [];
@@ -411,26 +375,32 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
         await counted(
           async () => (done = await Promise.all(exts.map((arg) => books.transactGrouped(c, async (tx, got?: string) => ({ got, xact: await xact(tx) }), { kind, arg })))),
         ),
-      ).toEqual({ 'fallback work': 1, transaction: 1 });
-      expect(calls).toEqual(['read', 'run']);
+      ).toEqual({ committed: 1 });
+      expect(calls).toEqual(['run']);
       expect(done.map((d) => d.got)).toEqual(exts.map((e) => `posted ${e}`));
       expect(done[0]!.xact).toBe(done[1]!.xact);
 
-      // A work alone: its own statements (ONE_STATEMENT_MIN), neither the read nor the batch.
+      // A work alone: a group of one, its batch with one item.
       calls.length = 0;
       const [alone] = await newWidgets(1);
-      expect(await counted(async () => expect(values(await postEach(c, marking(calls), [alone!])).map((d) => (d as { got?: string }).got)).toEqual([undefined]))).toEqual({
-        alone: 1,
+      expect(await counted(async () => expect(values(await postEach(c, marking(calls), [alone!])).map((d) => (d as { got?: string }).got)).toEqual([`posted ${alone}`]))).toEqual({
+        committed: 1,
       });
-      expect(calls).toEqual([]);
+      expect(calls).toEqual(['run']);
 
       const fresh = ctx();
       calls.length = 0;
       const others = await newWidgets(2);
       expect(
         await counted(async () => expect(values(await postEach(fresh, marking(calls), others)).map((d) => (d as { got: string }).got)).toEqual(others.map((e) => `posted ${e}`))),
-      ).toEqual({ transaction: 1 }); // not tried: no fallback counted
+      ).toEqual({ committed: 1 });
       expect(calls).toEqual(['run']);
+    });
+
+    it('transact() is a group of one, at once: the same unit of work, counted the same way', async () => {
+      const c = ctx();
+      expect(await counted(() => books.transact(c, (tx) => tx.post(draft(5), source())))).toEqual({ committed: 1 });
+      expect(await counted(() => books.transact(c, (tx) => tx.post(draft(5, 4), source())).catch(() => undefined))).toEqual({ failed: 1 });
     });
   });
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LineItemInput } from '@acct/contracts';
 import { type Scope, type Scoped, columns } from '@acct/kit';
 import { type LineItem, currencyOf, priceLines } from '@acct/ledger';
-import { sameJson } from './books';
+import { sameJson } from './create-once';
 
 /**
  * A document with line items (invoice, estimate, bill): priced lines kept as one JSON column

@@ -1,5 +1,7 @@
 import { AppError, type RpcOk, type TrustedContext, actionReply, single } from '@acct/contracts';
-import { type Books, type Db, type Tx, createOnce, isUniqueViolation } from './books';
+import type { Books } from './books';
+import { createOnce, isUniqueViolation } from './create-once';
+import type { Db, Tx } from './unit-of-work';
 
 /** What a flow that creates or moves a record answers: the record as it is now, and whether the call only repeated an earlier one. */
 export interface Outcome<T> {

@@ -1,7 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { type Scope, type Statement, entityRows, findAllInScope, findInScope, getInScope, insertInScopeOf, scopedIdKey, statement } from '@acct/kit';
-import { chainGuard } from '@acct/ledger';
+import { type Statement, entityRows, findAllInScope, findInScope, getInScope, statement } from '@acct/kit';
 import { type Db, type GroupBatch, type Tx, scopeLocks } from '@acct/posting';
 import { type Bill, BillSchema, type Vendor, type VendorPayment, VendorPaymentSchema, VendorSchema } from './entities';
 
@@ -56,25 +55,15 @@ export function findVendorPaymentByExternalId(db: Db, externalVendorPaymentId: s
   return db.em.findOne(VendorPaymentSchema, { ...db.scope, externalVendorPaymentId });
 }
 
-/**
- * Stores a new bill of a vendor of the scope, in one statement (the vendor's check rides in the
- * INSERT: create-bill's hot path); false, with nothing stored, when the vendor is not one of the scope.
- */
-export function insertBillOfVendor(tx: Tx, bill: Bill): Promise<boolean> {
-  return insertInScopeOf(tx.sql, entityRows(tx.em, BillSchema), bill, { table: 'vendors', id: bill.vendorId }, 'bill_insert_of_vendor');
-}
-
 /** The named statement of INSERT_BILLS_BATCH: every bill of a group whose vendor is one of its scope, in one INSERT. */
 let insertManyOfVendorStatement: Statement | undefined;
 
 /**
- * The new bills of a group commit in ONE statement (GroupBatch, libs/posting), each as
- * insertBillOfVendor stores it: a work gets true when its bill is stored, false when its vendor is
- * not one of its scope (nothing stored for it). An external id already taken fails the statement,
- * so the group, whose works then run again alone, as they would have without the batch. Kept apart
- * from bill_insert_of_vendor, which a bill created alone still uses, as invoice posts keep their
- * one-draft UPDATE (measured there: the group's form took 1.12 ms per call for one row, against
- * 0.78; not measured for bills).
+ * The new bills of a group in ONE statement (GroupBatch, libs/posting), a group of one included:
+ * the one statement that stores a new bill. A work gets true when its bill is stored, false when
+ * its vendor is not one of its scope (nothing stored for it). An external id already taken fails
+ * the statement, so the group, which is then split until that bill's create is alone (libs/posting
+ * grouping.ts): its unique violation is its create's to answer.
  */
 export const INSERT_BILLS_BATCH: GroupBatch<Bill, boolean> = {
   async run({ sql, em, lock }, items) {
@@ -92,46 +81,4 @@ export const INSERT_BILLS_BATCH: GroupBatch<Bill, boolean> = {
     const ids = new Set(stored.map((r) => r.id));
     return items.map((it) => ids.has(it.arg.id));
   },
-
-  // The one-statement form (libs/posting Books): the group's vendors and lock dates read first, with
-  // no lock; the bills inserted in the journal's statement only if the lock dates are as read. A
-  // vendor keeps its scope and is never deleted, and the bills' foreign key holds it in the write:
-  // its check needs no guard. Any vendor not of its scope sends the group the usual way (its 404).
-  // An external id already taken fails the statement: the usual way then answers the replay.
-  async read({ sql, em, lock }, items) {
-    const scopes = items.map((it) => it.scope);
-    const found = await sql<Record<string, unknown>>(READ_VENDORS, [
-      ...scopeLocks.params(scopes),
-      items.map((it) => it.arg.vendorId),
-      items.map((it) => it.scope.organizationId),
-      items.map((it) => it.scope.environment),
-    ]);
-    scopeLocks.prime(lock, found);
-    const lockPart = scopeLocks.guardPart(lock, scopes);
-    const ofScope = new Set(found.map((r) => scopedIdKey({ organizationId: String(r.organization_id), environment: r.environment as Scope['environment'] }, String(r.id))));
-    if (!lockPart || items.some((it) => !ofScope.has(scopedIdKey(it.scope, it.arg.vendorId)))) return null;
-    const rows = entityRows(em, BillSchema);
-    return {
-      results: items.map(() => true),
-      guard: chainGuard('bill_insert', [
-        {
-          ...lockPart,
-          writes: `bills_in AS (
-    INSERT INTO bills (${rows.columns}) SELECT k.* FROM ${rows.unnest('k')}
-    WHERE (SELECT ok FROM ok)
-  )`,
-          writesValues: rows.arrays(items.map((it) => it.arg)),
-        },
-      ]),
-    };
-  },
 };
-
-// INSERT_BILLS_BATCH.read: the group's vendors of their scopes, and the scopes' lock dates, with no lock.
-const READ_VENDORS = statement(
-  'vendor_read_of_bills',
-  `WITH ${scopeLocks.readCte}
-   SELECT DISTINCT v.id, v.organization_id, v.environment, ${scopeLocks.returning('v')}
-     FROM vendors v JOIN unnest(?::uuid[], ?::uuid[], ?::text[]) AS k (id, organization_id, environment)
-       ON v.id = k.id AND v.organization_id = k.organization_id AND v.environment = k.environment`,
-);

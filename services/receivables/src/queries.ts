@@ -1,7 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { type Scope, entityRows, findInScope, getInScope, insertInScopeOf, scopedIdKey, statement, withQuery } from '@acct/kit';
-import { chainGuard } from '@acct/ledger';
+import { type Query, type Scope, entityRows, findInScope, getInScope, insertInScopeOf, scopedIdKey, statement, withQuery } from '@acct/kit';
 import { type Db, type GroupBatch, type Tx, scopeLocks } from '@acct/posting';
 import type { EventSource } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
@@ -21,6 +20,7 @@ import {
   type Payout,
   PayoutSchema,
 } from './entities';
+import { postedInvoice } from './domain/invoices';
 
 /**
  * The queries of the receivables flows, in one place, with every row lock the service takes:
@@ -44,48 +44,32 @@ export function lockInvoiceRow(tx: Tx, id: string): Promise<Invoice | null> {
   return getInScope(tx.sql, entityRows(tx.em, InvoiceSchema), id, tx.scope, { lock: true });
 }
 
-// Named (prepared once per connection): the invoice post path is measured (bench post-invoice).
-const POST_DRAFT = statement(
-  'invoice_post_draft',
-  `UPDATE invoices SET status = CASE WHEN total_cents = 0 THEN 'paid' ELSE 'open' END, posted_at = ?,
-     journal_entry_id = CASE WHEN total_cents = 0 THEN NULL ELSE ?::uuid END
-   WHERE id = ? AND organization_id = ? AND environment = ? AND status = 'draft' RETURNING *`,
-);
-
 /**
- * The post of a draft in one statement: locks the invoice and sets what posting sets (open, with
- * `entryId` as its journal entry; paid, with none, at a zero total). Null when `id` is not a draft
- * of the scope (then lockInvoiceRow tells what it is). The caller posts the entry (tx.post with
- * `entryId`) in the same transaction, or throws: nothing of it stays.
+ * The drafts of a group of posts, locked, with the books' lock of their scopes read FOR SHARE in the
+ * same statement (scopeLocks, libs/posting: no statement of its own): the first statement of
+ * POST_DRAFTS_BATCH.
  */
-export async function postDraftRow(tx: Tx, id: string, postedAt: Date, entryId: string): Promise<Invoice | null> {
-  const [row] = await tx.sql(POST_DRAFT, [postedAt, entryId, id, tx.scope.organizationId, tx.scope.environment]);
-  return row ? entityRows(tx.em, InvoiceSchema).read(row) : null;
-}
-
-// The same marking for a group's drafts (POST_DRAFTS_BATCH). Kept apart from POST_DRAFT: run for
-// one draft, this form took 1.12 ms per call against 0.78 ms (bench:compare, 1 client).
-// It also reads the books' lock of the group's scopes (scopeLocks, libs/posting): no statement of its own.
-/** What a post sets on a draft `i` (a zero total is paid at once and has no entry): POST_DRAFTS and the one-statement form. */
-const postedSet = (postedAt: string, entryId: string) =>
-  `status = CASE WHEN i.total_cents = 0 THEN 'paid' ELSE 'open' END, posted_at = ${postedAt},
-     journal_entry_id = CASE WHEN i.total_cents = 0 THEN NULL ELSE ${entryId} END`;
-/** The same in memory, for a draft read before the one-statement write (POST_DRAFTS_BATCH.read). */
-const posted = (draft: Invoice, postedAt: Date, entryId: string): Invoice => ({
-  ...draft,
-  status: draft.totalCents === 0 ? 'paid' : 'open',
-  postedAt,
-  journalEntryId: draft.totalCents === 0 ? null : entryId,
-});
-
-const POST_DRAFTS = statement(
-  'invoice_post_drafts',
+const LOCK_DRAFTS = statement(
+  'invoice_lock_drafts',
   `WITH ${scopeLocks.cte}
-   UPDATE invoices i SET ${postedSet('?', 'k.entry_id')}
-   FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::uuid[]) AS k (id, organization_id, environment, entry_id)
-   WHERE i.id = k.id AND i.organization_id = k.organization_id AND i.environment = k.environment AND i.status = 'draft'
-   RETURNING i.*, ${scopeLocks.returning('i')}`,
+   SELECT i.*, ${scopeLocks.returning('i')}
+     FROM invoices i JOIN unnest(?::uuid[], ?::uuid[], ?::text[]) AS k (id, organization_id, environment)
+       ON i.id = k.id AND i.organization_id = k.organization_id AND i.environment = k.environment
+    WHERE i.status = 'draft' FOR UPDATE OF i`,
 );
+
+/** What posting set on locked drafts (domain/invoices postedInvoice): the one write that marks invoices posted. */
+const MARK_POSTED = statement(
+  'invoice_mark_posted',
+  `UPDATE invoices i SET status = k.status, posted_at = k.posted_at, journal_entry_id = k.journal_entry_id
+     FROM unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::uuid[]) AS k (id, status, posted_at, journal_entry_id)
+    WHERE i.id = k.id`,
+);
+
+/** Writes the posted state (domain/invoices postedInvoice) of drafts this transaction holds locked. */
+export async function markPosted(sql: Query, posted: readonly Invoice[]): Promise<void> {
+  await sql(MARK_POSTED, [posted.map((i) => i.id), posted.map((i) => i.status), posted.map((i) => i.postedAt), posted.map((i) => i.journalEntryId)]);
+}
 
 /** What a post of a draft needs before its group runs: the invoice and the journal entry id it will get. */
 export interface DraftToPost {
@@ -97,10 +81,11 @@ export interface DraftToPost {
 const draftKey = (it: { scope: Scope; arg: DraftToPost }) => scopedIdKey(it.scope, it.arg.id);
 
 /**
- * The posts of a group commit's drafts in ONE statement (GroupBatch, libs/posting): what
- * postDraftRow does for one, for all of them, in queue order. A work gets its posted row, null
- * when its id is no draft of its scope (it then looks at the invoice, as after postDraftRow), or
- * undefined for a second post of the same invoice in the group (it runs its own, later).
+ * The posts of a group's drafts (GroupBatch, libs/posting), a group of one included: the drafts
+ * locked in one statement, posted by the domain's rule (postedInvoice), written in one more. A
+ * work gets its posted row, null when its id is no draft of its scope (it then locks the invoice
+ * to tell what it is), or undefined for a second post of the same invoice in the group (which then
+ * finds it posted: a replay).
  */
 export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
   async run({ sql, em, lock }, items) {
@@ -110,85 +95,25 @@ export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
       if (!first.has(key)) first.set(key, i);
     });
     const at = [...first.values()];
-    const rows = await sql<Record<string, unknown>>(POST_DRAFTS, [
+    const rows = await sql<Record<string, unknown>>(LOCK_DRAFTS, [
       ...scopeLocks.params(items.map((it) => it.scope)),
-      new Date(),
       at.map((i) => items[i]!.arg.id),
       at.map((i) => items[i]!.scope.organizationId),
       at.map((i) => items[i]!.scope.environment),
-      at.map((i) => items[i]!.arg.entryId),
     ]);
     scopeLocks.prime(lock, rows);
     const read = entityRows(em, InvoiceSchema);
-    const byKey = new Map(
-      rows.map((r) => {
-        const invoice = read.read(r);
-        return [scopedIdKey(invoice, invoice.id), invoice];
-      }),
-    );
+    const entryIds = new Map(at.map((i) => [keys[i]!, items[i]!.arg.entryId]));
+    const postedAt = new Date();
+    const posted = rows.map((r) => {
+      const draft = read.read(r);
+      return postedInvoice(draft, postedAt, entryIds.get(scopedIdKey(draft, draft.id))!);
+    });
+    if (posted.length) await markPosted(sql, posted);
+    const byKey = new Map(posted.map((p) => [scopedIdKey(p, p.id), p]));
     return keys.map((key, i) => (first.get(key) === i ? (byKey.get(key) ?? null) : undefined));
   },
-
-  // The one-statement form (libs/posting Books): every item a draft of its scope, once in the group,
-  // read with its row version (xmin), then marked in the journal's statement only if still that row.
-  async read({ sql, em, lock }, items) {
-    const keys = items.map(draftKey);
-    if (new Set(keys).size !== keys.length) return null;
-    const rows = await sql<Record<string, unknown>>(READ_DRAFTS, [
-      ...scopeLocks.params(items.map((it) => it.scope)),
-      items.map((it) => it.arg.id),
-      items.map((it) => it.scope.organizationId),
-      items.map((it) => it.scope.environment),
-    ]);
-    scopeLocks.prime(lock, rows);
-    const lockPart = scopeLocks.guardPart(
-      lock,
-      items.map((it) => it.scope),
-    );
-    const read = entityRows(em, InvoiceSchema);
-    const byKey = new Map(
-      rows.map((r) => {
-        const draft = read.read(r);
-        return [scopedIdKey(draft, draft.id), { draft, version: r.row_version }];
-      }),
-    );
-    const drafts = keys.map((key) => byKey.get(key));
-    if (!lockPart || drafts.some((d) => d === undefined)) return null;
-    const postedAt = new Date();
-    const ids = items.map((it) => it.arg.id);
-    return {
-      results: drafts.map((d, i) => posted(d!.draft, postedAt, items[i]!.arg.entryId)),
-      guard: chainGuard('invoice_post', [
-        lockPart,
-        {
-          ctes: `drafts AS MATERIALIZED (
-    SELECT i.id FROM invoices i JOIN unnest(?::uuid[], ?::text[]) AS d (id, row_version) ON i.id = d.id
-     WHERE i.xmin::text = d.row_version AND i.status = 'draft' FOR UPDATE OF i
-  )`,
-          ctesValues: [ids, drafts.map((d) => d!.version)],
-          ok: `(SELECT count(*) FROM drafts) = cardinality(?::uuid[])`,
-          okValues: [ids],
-          writes: `posted AS (
-    UPDATE invoices i SET ${postedSet('k.posted_at', 'k.entry_id')}
-      FROM unnest(?::uuid[], ?::uuid[], ?::timestamptz[]) AS k (id, entry_id, posted_at)
-     WHERE i.id = k.id AND k.id IN (SELECT id FROM drafts) AND (SELECT ok FROM ok)
-  )`,
-          writesValues: [ids, items.map((it) => it.arg.entryId), ids.map(() => postedAt)],
-        },
-      ]),
-    };
-  },
 };
-
-// POST_DRAFTS_BATCH.read: the drafts of a group and their scopes' lock dates, with no lock (autocommit).
-const READ_DRAFTS = statement(
-  'invoice_read_drafts',
-  `WITH ${scopeLocks.readCte}
-   SELECT i.*, i.xmin::text AS row_version, ${scopeLocks.returning('i')}
-     FROM invoices i JOIN unnest(?::uuid[], ?::uuid[], ?::text[]) AS k (id, organization_id, environment)
-       ON i.id = k.id AND i.organization_id = k.organization_id AND i.environment = k.environment
-    WHERE i.status = 'draft'`,
-);
 
 /** Writes what a void changed on an invoice row of lockInvoiceRow. */
 export async function saveVoidedInvoice(tx: Tx, inv: Invoice): Promise<void> {

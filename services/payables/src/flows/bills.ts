@@ -7,7 +7,7 @@ import { type Bill, billDto, unposted } from '../entities';
 import { expenseAccountCode } from '../domain/accounts';
 import { type BillAction, checkBillAction, checkNoPayments } from '../domain/bills';
 import { billPosting } from '../domain/postings';
-import { insertBillOfVendor, lockBill, requireVendor, vendorNotFound } from '../queries';
+import { lockBill, requireVendor, vendorNotFound } from '../queries';
 
 /** The caller's content of a create, as compared on a retry (the requested status aside). */
 export const sameBillContent = sameDocumentContent<Bill>((b) => ({
@@ -104,24 +104,14 @@ async function book(tx: Tx, bill: Bill): Promise<void> {
 }
 
 /**
- * Stores a bill for an existing vendor, booked now unless it is to stay a draft. The vendor is
- * checked by the INSERT itself; a booking refused before it (the lock date) still answers 404 first
- * when the vendor is not one of the scope, as when the vendor was read first.
+ * A bill its group stored already (INSERT_BILLS_BATCH, `stored`: whether its vendor was one of the
+ * scope), as toStore() left it, booked now unless it is to stay a draft. The vendor is checked by
+ * the INSERT itself: a booking that would be refused (the lock date) still answers 404 first when
+ * the vendor is not one of the scope, as when the vendor was read first.
  */
-export async function createBill(tx: Tx, row: Bill, post: boolean, stored?: boolean): Promise<Bill> {
-  // Stored already when its group inserted its bills (INSERT_BILLS_BATCH) as toStore() left them.
-  if (stored !== undefined) {
-    if (!stored) throw vendorNotFound(row.vendorId);
-    if (post) await book(tx, row);
-    return row;
-  }
-  if (post) {
-    await book(tx, row).catch(async (e: unknown) => {
-      await requireVendor(tx, row.vendorId);
-      throw e;
-    });
-  }
-  if (!(await insertBillOfVendor(tx, row))) throw vendorNotFound(row.vendorId);
+export async function createBill(tx: Tx, row: Bill, post: boolean, stored: boolean | undefined): Promise<Bill> {
+  if (!stored) throw vendorNotFound(row.vendorId);
+  if (post) await book(tx, row);
   return row;
 }
 

@@ -8,6 +8,19 @@ export function statusForPaid(totalCents: number, paidCents: number): Exclude<In
   return paidCents > 0 ? 'partially_paid' : 'open';
 }
 
+/**
+ * A draft as posting leaves it, posted at `postedAt`: open, with `entryId` as its journal entry; or,
+ * at a zero total, paid at once with no entry (nothing to collect, nothing to book).
+ */
+export function postedInvoice<I extends { totalCents: number; status: InvoiceStatus; postedAt: Date | null; journalEntryId: string | null }>(
+  draft: I,
+  postedAt: Date,
+  entryId: string,
+): I {
+  const status = statusForPaid(draft.totalCents, 0);
+  return { ...draft, status, postedAt, journalEntryId: status === 'paid' ? null : entryId };
+}
+
 export function openBalance(inv: { status: InvoiceStatus; totalCents: number; paidCents: number }): number {
   return inv.status === 'draft' || inv.status === 'void' ? 0 : inv.totalCents - inv.paidCents;
 }

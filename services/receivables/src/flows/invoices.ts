@@ -4,9 +4,9 @@ import type { Scope } from '@acct/kit';
 import { requireOrder, reversalOf, todayUtc } from '@acct/ledger';
 import { type Db, type Outcome, type Tx, draftChanges, lineItemsInputOf, newLineDocument, sameDocumentContent } from '@acct/posting';
 import { type Invoice, NOT_VOID, invoiceDto } from '../entities';
-import { checkVoid } from '../domain/invoices';
+import { checkVoid, postedInvoice } from '../domain/invoices';
 import { invoicePosting } from '../domain/postings';
-import { customerNotFound, insertInvoiceOfCustomer, lockInvoice, lockInvoiceRow, postDraftRow, requireCustomer, saveVoidedInvoice } from '../queries';
+import { customerNotFound, insertInvoiceOfCustomer, lockInvoice, lockInvoiceRow, markPosted, requireCustomer, saveVoidedInvoice } from '../queries';
 
 /** A create body, or the body a draft's PATCH makes of the invoice (memo null clears it). */
 type InvoiceContent = Omit<InvoiceCreateBody, 'memo'> & { memo?: string | null };
@@ -78,13 +78,13 @@ export async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice>
 /**
  * Posts a draft: Dr A/R / Cr revenue on the issue date, status open (or paid when the total is 0),
  * invoice.posted for the app. Posting a posted invoice again is a repeated action: its current state,
- * no second ledger effect; a void invoice is not posted (409).
+ * no second ledger effect; a void invoice is not posted (409). `marked`: what its group's
+ * POST_DRAFTS_BATCH answered (the draft locked and marked posted; null: no draft of the scope;
+ * undefined: a second post of it in the group).
  */
-export async function postInvoice(tx: Tx, id: string, batched?: { draft: Invoice | null; entryId: string }): Promise<Outcome<Invoice>> {
-  // Marked already when its group batched the posts (POST_DRAFTS_BATCH): what is left of postDraft.
-  const posted = batched ? batched.draft && (await postMarked(tx, batched.draft, batched.entryId)) : await postDraft(tx, id);
-  if (posted) return posted;
-  // Not a draft of the scope: not found, void, already posted (a replay), or a draft the UPDATE's
+export async function postInvoice(tx: Tx, id: string, marked: Invoice | null | undefined): Promise<Outcome<Invoice>> {
+  if (marked) return postMarked(tx, marked);
+  // Not a draft of the scope: not found, void, already posted (a replay), or a draft the batch's
   // snapshot did not hold yet (committed since): locked now, posted the same way.
   const inv = await lockInvoiceRow(tx, id);
   if (!inv) throw AppError.notFound('Invoice', id);
@@ -94,26 +94,19 @@ export async function postInvoice(tx: Tx, id: string, batched?: { draft: Invoice
     ]);
   }
   if (inv.status !== 'draft') return { record: inv, replayed: true };
-  const locked = await postDraft(tx, id);
-  if (!locked) throw new Error(`invoice ${id} was a draft under its lock, yet its post matched no row`);
-  return locked;
+  const posted = postedInvoice(inv, new Date(), randomUUID());
+  await markPosted(tx.sql, [posted]);
+  return postMarked(tx, posted);
 }
 
 /**
- * A draft of the scope posted: locked and marked (open, or paid at a zero total) in one statement,
- * its entry posted in this transaction, or the lock date's 409 (a zero total too: its date is in the
- * books) rolls both back. Null when `id` is no draft of the scope.
+ * The rest of a post once the draft's row is marked (markPosted): its entry posted in this
+ * transaction with the id the row holds, or the lock date's 409 (a zero total too: its date is in
+ * the books) rolls both back.
  */
-async function postDraft(tx: Tx, id: string): Promise<Outcome<Invoice> | null> {
-  const entryId = randomUUID();
-  const draft = await postDraftRow(tx, id, new Date(), entryId);
-  return draft && postMarked(tx, draft, entryId);
-}
-
-/** The rest of a post once the draft's row is marked (postDraftRow or POST_DRAFTS_BATCH) with `entryId`. */
-async function postMarked(tx: Tx, draft: Invoice, entryId: string): Promise<Outcome<Invoice>> {
+async function postMarked(tx: Tx, draft: Invoice): Promise<Outcome<Invoice>> {
   await tx.assertOpen(draft.issueDate, '/issue_date');
-  if (draft.journalEntryId) await tx.post(invoicePosting(draft), { type: 'invoice', invoice: invoiceDto(draft) }, entryId);
+  if (draft.journalEntryId) await tx.post(invoicePosting(draft), { type: 'invoice', invoice: invoiceDto(draft) }, draft.journalEntryId);
   emitPosted(tx, draft);
   return { record: draft, replayed: false };
 }

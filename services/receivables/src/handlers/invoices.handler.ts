@@ -24,16 +24,9 @@ export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
   });
 
   server.handle('invoices.post', async (req) => {
-    // Its group marks every draft it posts in one statement (POST_DRAFTS_BATCH); run alone, the post marks its own.
+    // Its group locks and marks every draft it posts at once (POST_DRAFTS_BATCH), a group of one too.
     const arg = { id: req.params.id, entryId: randomUUID() };
-    const done = await books.transactGrouped(
-      req.ctx,
-      (tx, draft?: Invoice | null) => postInvoice(tx, req.params.id, draft === undefined ? undefined : { draft, entryId: arg.entryId }),
-      {
-        kind: POST_DRAFTS_BATCH,
-        arg,
-      },
-    );
+    const done = await books.transactGrouped(req.ctx, (tx, marked?: Invoice | null) => postInvoice(tx, req.params.id, marked), { kind: POST_DRAFTS_BATCH, arg });
     return actionDone(INVOICE, 'posted', done);
   });
   server.handle('invoices.void', async (req) => actionDone(INVOICE, 'voided', await books.transact(req.ctx, (tx) => voidInvoice(tx, req.params.id, req.body.void_date))));

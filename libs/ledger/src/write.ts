@@ -1,4 +1,4 @@
-/** The chained write: journal entries, their lines and chain heads in one statement, guarded when asked. */
+/** The chained write: journal entries, their lines and chain heads in one statement. */
 import { accountId, DEFAULT_CHART, isUuid, type AccountDef } from './accounts';
 import { type ChainEntry, type ChainLine, chainHash } from './chain';
 import { buildEntry, type JournalEntryDraft } from './entry';
@@ -48,26 +48,16 @@ const CREATE_HEADS: NamedSql = {
  */
 const WRITE_CHAINED: NamedSql = { name: 'ledger_write_chained', sql: chainedSql() };
 
-/**
- * WRITE_CHAINED's text; with a guard (ChainGuard), its CTEs and condition go first, the heads are
- * locked only when it holds, and its writes go last; with `also`, that INSERT before them.
- */
-function chainedSql(opts: { guard?: ChainGuard; also?: AlsoInsert } = {}): string {
-  const { guard, also } = opts;
+/** WRITE_CHAINED's text; with `also`, that INSERT last. */
+function chainedSql(also?: AlsoInsert): string {
   const gated = (cte: string) => `${cte}
     WHERE (SELECT ok FROM ok)`;
   return `WITH k AS MATERIALIZED (
     SELECT * FROM unnest(?::uuid[], ?::text[], ?::bigint[], ?::text[], ?::bigint[], ?::text[], ?::uuid[])
       AS k (organization_id, environment, prev_entries, prev_hash, entries, head_hash, head_entry_id)
-  ), ${
-    guard
-      ? `${guard.ctes}, guard AS MATERIALIZED (
-    SELECT ${guard.ok} AS ok
-  ), `
-      : ''
-  }locked AS MATERIALIZED (
+  ), locked AS MATERIALIZED (
     SELECT h.organization_id, h.environment, h.entries, h.head_hash
-    FROM journal_chain_heads h JOIN k ON h.organization_id = k.organization_id AND h.environment = k.environment${guard ? '\n    WHERE (SELECT ok FROM guard)' : ''}
+    FROM journal_chain_heads h JOIN k ON h.organization_id = k.organization_id AND h.environment = k.environment
     ORDER BY h.organization_id, h.environment FOR UPDATE OF h
   ), ok AS MATERIALIZED (
     SELECT count(*) = (SELECT count(*) FROM k) AND coalesce(bool_and(l.entries = k.prev_entries AND l.head_hash = k.prev_hash), false) AS ok
@@ -87,7 +77,7 @@ function chainedSql(opts: { guard?: ChainGuard; also?: AlsoInsert } = {}): strin
     ${gated(also.sql)}
   )`
       : ''
-  }${guard?.writes ? `, ${guard.writes}` : ''}
+  }
   SELECT (SELECT ok FROM ok) AS ok, organization_id::text AS organization_id, environment, entries::text AS entries, head_hash FROM locked`;
 }
 
@@ -103,57 +93,13 @@ export interface AlsoInsert {
   values: (hashes: ReadonlyMap<string, string>) => unknown[];
 }
 
-/**
- * What the writer read before the chained write, checked in the same statement before anything is
- * written (libs/posting writes a group of posts in one statement this way, with no transaction of
- * its own: writeJournalEntriesGuarded). `ctes` are WITH items (comma separated) that lock what was
- * read and read it again (e.g. rows `FOR UPDATE` whose version the writer saw); `ok` is an SQL
- * boolean over them, true only when all of it is as read; `writes` are data-modifying WITH items
- * made only then, each ending in `WHERE (SELECT ok FROM ok)`. While `ok` is false the chain heads
- * are not even locked. `before` are the values of `ctes`, `after` those of `writes`; every value an
- * array, as the chained write's own (one `unnest` column each). `name` names the statement.
- */
-export interface ChainGuard {
-  name: string;
-  ctes: string;
-  ok: string;
-  writes: string;
-  before: unknown[];
-  after: unknown[];
-}
-
-/** One part of a ChainGuard (e.g. the rows a writer read, the books' lock dates it checked). */
-export interface GuardPart {
-  /** WITH items, comma separated, and their values. */
-  ctes: string;
-  ctesValues: unknown[];
-  /** An SQL boolean over them, and its values. */
-  ok: string;
-  okValues: unknown[];
-  /** Data-modifying WITH items (each ending in `WHERE (SELECT ok FROM ok)`), and their values. */
-  writes?: string;
-  writesValues?: unknown[];
-}
-
-/** The guard of all `parts` (each must hold), values in the order of the statement's text. */
-export function chainGuard(name: string, parts: readonly GuardPart[]): ChainGuard {
-  return {
-    name,
-    ctes: parts.map((p) => p.ctes).join(', '),
-    ok: parts.map((p) => `(${p.ok})`).join(' AND '),
-    writes: parts.flatMap((p) => (p.writes ? [p.writes] : [])).join(', '),
-    before: [...parts.flatMap((p) => p.ctesValues), ...parts.flatMap((p) => p.okValues)],
-    after: parts.flatMap((p) => p.writesValues ?? []),
-  };
-}
-
 const chainedCache = new Map<string, NamedSql>();
-/** The chained write with `also` and a guard (the statement of each pair is made once). */
-function writeChainedWith(opts: { guard?: ChainGuard; also?: AlsoInsert }): NamedSql {
-  const name = [WRITE_CHAINED.name, opts.also?.name, opts.guard?.name].filter(Boolean).join('_');
+/** The chained write with `also` (the statement of each is made once). */
+function writeChainedWith(also: AlsoInsert): NamedSql {
+  const name = `${WRITE_CHAINED.name}_${also.name}`;
   let s = chainedCache.get(name);
   if (!s) {
-    s = { name, sql: chainedSql(opts) };
+    s = { name, sql: chainedSql(also) };
     chainedCache.set(name, s);
   }
   return s;
@@ -226,7 +172,7 @@ export async function insertJournalEntries(
   const predicted = scopes.map((s) => options.heads?.get(s));
   let prev = predicted.every((h) => h !== undefined) ? new Map(scopes.map((s, i) => [keyOf(s), predicted[i]!])) : await lockHeads();
   const { also } = options;
-  const statement = also ? writeChainedWith({ also }) : WRITE_CHAINED;
+  const statement = also ? writeChainedWith(also) : WRITE_CHAINED;
   for (let attempt = 0; attempt < 2 && prev.size === scopes.length; attempt++) {
     const write = chainedWrite(built, scopes, prev);
     const rows = await run<HeadRow & { ok: boolean }>(statement, also ? [...write.values, ...also.values(write.hashes)] : write.values);
@@ -241,40 +187,6 @@ export async function insertJournalEntries(
   throw new Error('journal chain heads could not be locked');
 }
 
-/**
- * The chained write as ONE statement that is a whole transaction (no BEGIN, no COMMIT of its own):
- * entries, lines, `also` and the guard's writes, only if the guard holds and every head is where
- * `heads` predicts. Returns the hashes, or null when it wrote nothing (a head it cannot predict or
- * predicted wrong, forgotten then, or the guard failed): the caller then writes the usual way, in
- * a transaction. The database checks each entry's balance at the statement's end.
- */
-export async function writeJournalEntriesGuarded(
-  run: RunNamed,
-  entries: readonly EntryToWrite[],
-  options: { chart?: readonly AccountDef[]; heads: ChainHeads; also?: AlsoInsert; guard: ChainGuard },
-): Promise<Map<string, string> | null> {
-  if (!entries.length) return null;
-  const { built, scopes } = checkedEntries(entries, options.chart);
-  const predicted = scopes.map((s) => options.heads.get(s));
-  if (predicted.some((h) => h === undefined)) return null;
-  const { also, guard } = options;
-  const write = chainedWrite(built, scopes, new Map(scopes.map((s, i) => [keyOf(s), predicted[i]!])));
-  const values = [
-    ...write.values.slice(0, CHAIN_KEY_COLUMNS),
-    ...guard.before,
-    ...write.values.slice(CHAIN_KEY_COLUMNS),
-    ...(also ? also.values(write.hashes) : []),
-    ...guard.after,
-  ];
-  const rows = await run<HeadRow & { ok: boolean }>(writeChainedWith({ also, guard }), values);
-  if (rows[0]?.ok !== true) {
-    if (rows.length) options.heads.forget(scopes); // locked, so the guard held: a head was mispredicted
-    return null;
-  }
-  for (const s of scopes) options.heads.set(s, write.heads.get(keyOf(s))!);
-  return write.hashes;
-}
-
 /** The entries checked by the ledger (LedgerError if not), and their scopes in lock order (sorted: no deadlock between writers). */
 function checkedEntries(entries: readonly EntryToWrite[], chart: readonly AccountDef[] = DEFAULT_CHART) {
   const codes = chart.map((a) => a.code);
@@ -285,9 +197,6 @@ function checkedEntries(entries: readonly EntryToWrite[], chart: readonly Accoun
   const scopes = [...new Map(built.map(({ scope }) => [keyOf(scope), scope])).values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
   return { built, scopes };
 }
-
-/** The k columns of the chained write (its first values: the scopes and their heads before and after). */
-const CHAIN_KEY_COLUMNS = 7;
 
 /** The values of WRITE_CHAINED for the entries chained after `prev`; the heads they leave, their hashes. */
 function chainedWrite(

@@ -1,14 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Migration } from '@mikro-orm/migrations';
-import { migrate, openOrm, type Orm } from '@acct/kit';
+import { openOrm, type Orm } from '@acct/kit';
 import { freshDatabase, type TestDatabase } from '@acct/testing';
 import { createOnce, isUniqueViolation, retryOnceOnUnique } from './create-once';
-
-class Widgets extends Migration {
-  override async up(): Promise<void> {
-    this.addSql(`CREATE TABLE widgets (id uuid PRIMARY KEY, ext text NOT NULL, body text NOT NULL, CONSTRAINT widgets_ext UNIQUE (ext), CONSTRAINT widgets_body UNIQUE (body))`);
-  }
-}
 
 /** The retry-safe create helpers (create-once.ts) against the unique violations of real Postgres. */
 describe('unique violations', () => {
@@ -17,8 +10,11 @@ describe('unique violations', () => {
 
   beforeAll(async () => {
     db = await freshDatabase('acct_create_once');
-    orm = await openOrm({ url: db.url, schema: 'create_once', entities: [], migrations: [{ name: 'Widgets', class: Widgets }], poolMax: 2 });
-    await migrate(orm);
+    orm = await openOrm({ url: db.url, schema: 'create_once', entities: [], migrations: [], poolMax: 2 });
+    // Two unique constraints, to tell a violation of one from the other's.
+    await orm.em
+      .getConnection()
+      .execute('CREATE TABLE widgets (id uuid PRIMARY KEY, ext text NOT NULL, body text NOT NULL, CONSTRAINT widgets_ext UNIQUE (ext), CONSTRAINT widgets_body UNIQUE (body))');
   });
   afterAll(async () => {
     await orm.close(true);

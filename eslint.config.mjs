@@ -38,6 +38,12 @@ export default tseslint.config(
     },
   },
   {
+    // TIGER_STYLE's limits (issue #43): a source file does one job, a function fits on a screen.
+    files: ['{libs,services,tools,clients}/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'max-lines': ['error', { max: 400 }], 'max-lines-per-function': ['error', { max: 70 }] },
+  },
+  {
     // MikroORM's Migration.up() is async by contract even when it only queues addSql() calls.
     files: ['**/migrations/*.ts', 'libs/posting/src/migrations.ts'],
     rules: { '@typescript-eslint/require-await': 'off' },

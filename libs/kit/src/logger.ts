@@ -87,7 +87,7 @@ export function serializeError(e: unknown, depth = 0): unknown {
 /**
  * The same logger without the redaction pass, for lines whose fields are fixed and none of them
  * named like a credential (the gateway's access log line): redaction finds nothing in those, yet
- * costs ~30 µs a line (REDACT_PATHS: 45 paths, most with wildcards) against ~2 µs without.
+ * its wildcard paths (REDACT_PATHS) cost far more than the line itself (docs/performance.md).
  */
 export function unredacted(log: Logger): Logger {
   return log.child({}, { redact: { paths: [] } });

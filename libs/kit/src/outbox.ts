@@ -31,9 +31,8 @@ export const OUTBOX_DDL: readonly { version: number; sql: string }[] = Object.fr
 /**
  * The outbox rows' INSERT, `?` placeholders, no WHERE clause (also run inside another statement:
  * Outbox.rows). The payloads come as ONE JSON array, not a text[] of JSON texts: a text[] element
- * is escaped by the driver (every quote of the JSON) and unescaped by Postgres, and with 16 events
- * of 0.5-1.7 KB per group (8 posts) that cost receivables 0.13 ms and Postgres 0.09 ms of CPU per
- * statement (1,500 such INSERTs of real events, one build against the other). ROWS FROM zips the
+ * is escaped by the driver (every quote of the JSON) and unescaped by Postgres, which cost both
+ * processes CPU on every group's outbox rows (docs/performance.md). ROWS FROM zips the
  * three lists in order, so the rows' seq follows the messages' order as before.
  */
 export const OUTBOX_INSERT_SQL =

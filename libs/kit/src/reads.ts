@@ -115,8 +115,8 @@ export function registerReads<E extends object>(
     return { ok: true, status: 200, body: list(r.plural, p.items, p.pagination) };
   });
 
-  // Named statement, no hydration: a measured hot path (bench get-customer; about 0.15 ms of CPU
-  // per get against 0.6 ms through em.fork().findOne), and the gets of one turn share it.
+  // Named statement, no hydration: a measured hot path (docs/performance.md), and the gets of one
+  // turn share it.
   const gets = new BatchedGets(orm, rows);
   server.handle(r.get, async (req) => {
     const row = await gets.get(String(req.params.id), scopeOf(req.ctx));

@@ -60,91 +60,75 @@ function readersGauge(name: string, help: string, registers: Registers): Map<str
   return readers;
 }
 
+/** A counter registered in `registers`, by `labelNames`. */
+function counter<L extends string>(registers: Registers, name: string, help: string, labelNames: readonly L[]): Counter<L> {
+  return new Counter({ name, help, labelNames, registers });
+}
+
+/** A histogram registered in `registers`, by `labelNames`, with `buckets` (seconds). */
+function histogram<L extends string>(registers: Registers, name: string, help: string, labelNames: readonly L[], buckets: number[]): Histogram<L> {
+  return new Histogram({ name, help, labelNames, buckets, registers });
+}
+
 /** RED of the NATS handlers and callers. */
-function rpcMetrics(registers: Registers): Pick<ServiceMetrics, 'rpcServerDuration' | 'rpcClientDuration'> {
+function rpcMetrics(r: Registers): Pick<ServiceMetrics, 'rpcServerDuration' | 'rpcClientDuration'> {
+  const labels = ['operation', 'outcome'] as const;
   return {
-    rpcServerDuration: new Histogram({
-      name: 'nats_rpc_server_duration_seconds',
-      help: 'Time to handle one NATS request, by operation and outcome (ok, error code).',
-      labelNames: ['operation', 'outcome'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    }),
-    rpcClientDuration: new Histogram({
-      name: 'nats_rpc_client_duration_seconds',
-      help: 'Round trip of one NATS request as seen by the caller, by operation and outcome.',
-      labelNames: ['operation', 'outcome'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    }),
+    rpcServerDuration: histogram(r, 'nats_rpc_server_duration_seconds', 'Time to handle one NATS request, by operation and outcome (ok, error code).', labels, LATENCY_BUCKETS),
+    rpcClientDuration: histogram(r, 'nats_rpc_client_duration_seconds', 'Round trip of one NATS request as seen by the caller, by operation and outcome.', labels, LATENCY_BUCKETS),
   };
 }
 
 /** Publishing the outbox to JetStream. */
-function outboxMetrics(registers: Registers): Pick<ServiceMetrics, 'outboxPublished' | 'outboxPublishAck' | 'outboxPublishLag'> {
+function outboxMetrics(r: Registers): Pick<ServiceMetrics, 'outboxPublished' | 'outboxPublishAck' | 'outboxPublishLag'> {
   return {
-    outboxPublished: new Counter({
-      name: 'outbox_published_total',
-      help: 'Outbox rows published to JetStream, by who published them (inline or relay).',
-      labelNames: ['kind'],
-      registers,
-    }),
-    outboxPublishAck: new Histogram({
-      name: 'outbox_publish_ack_seconds',
-      help: "Time from sending a committed transaction's events to JetStream to the stream's ack of the last (inline publish: the reply waits for it).",
-      buckets: LATENCY_BUCKETS,
-      registers,
-    }),
-    outboxPublishLag: new Histogram({
-      name: 'outbox_publish_lag_seconds',
-      help: 'Time from writing an outbox row to its publish to JetStream, by who published it (inline or relay).',
-      labelNames: ['kind'],
-      buckets: LAG_BUCKETS,
-      registers,
-    }),
+    outboxPublished: counter(r, 'outbox_published_total', 'Outbox rows published to JetStream, by who published them (inline or relay).', ['kind']),
+    outboxPublishAck: histogram(
+      r,
+      'outbox_publish_ack_seconds',
+      "Time from sending a committed transaction's events to JetStream to the stream's ack of the last (inline publish: the reply waits for it).",
+      [],
+      LATENCY_BUCKETS,
+    ),
+    outboxPublishLag: histogram(
+      r,
+      'outbox_publish_lag_seconds',
+      'Time from writing an outbox row to its publish to JetStream, by who published it (inline or relay).',
+      ['kind'],
+      LAG_BUCKETS,
+    ),
   };
 }
 
 /** Postings and the group commits of libs/posting. */
-function ledgerMetrics(registers: Registers): Pick<ServiceMetrics, 'journalEntries' | 'groupCommits'> {
+function ledgerMetrics(r: Registers): Pick<ServiceMetrics, 'journalEntries' | 'groupCommits'> {
   return {
-    journalEntries: new Counter({
-      name: 'ledger_journal_entries_total',
-      help: 'Journal entries committed (postings), by source type.',
-      labelNames: ['source_type'],
-      registers,
-    }),
-    groupCommits: new Counter({
-      name: 'ledger_group_commits_total',
-      help: 'Units of work of postings (libs/posting Books: a group of works, or a work alone, in one transaction), by outcome: committed; split (a group of two or more rolled back and split in halves, each committed the same way); failed (a work alone that failed: its own error).',
-      labelNames: ['way'],
-      registers,
-    }),
+    journalEntries: counter(r, 'ledger_journal_entries_total', 'Journal entries committed (postings), by source type.', ['source_type']),
+    groupCommits: counter(
+      r,
+      'ledger_group_commits_total',
+      'Units of work of postings (libs/posting Books: a group of works, or a work alone, in one transaction), by outcome: committed; split (a group of two or more rolled back and split in halves, each committed the same way); failed (a work alone that failed: its own error).',
+      ['way'],
+    ),
   };
 }
 
 /** What the durable consumers apply. */
-function consumerMetrics(registers: Registers): Pick<ServiceMetrics, 'eventsConsumed' | 'consumerLag' | 'consumerConflicts'> {
+function consumerMetrics(r: Registers): Pick<ServiceMetrics, 'eventsConsumed' | 'consumerLag' | 'consumerConflicts'> {
   return {
-    eventsConsumed: new Counter({
-      name: 'events_consumed_total',
-      help: 'Messages a durable consumer handled, by outcome (applied, duplicate, failed; skipped: acked unapplied, nothing to do; malformed, refused and parked are parked, never applied).',
-      labelNames: ['consumer', 'outcome'],
-      registers,
-    }),
-    consumerLag: new Histogram({
-      name: 'events_consumer_lag_seconds',
-      help: 'Time from an event entering the stream to a durable consumer applying (or skipping) it.',
-      labelNames: ['consumer'],
-      buckets: LAG_BUCKETS,
-      registers,
-    }),
-    consumerConflicts: new Counter({
-      name: 'events_consumer_conflicts_total',
-      help: 'Apply transactions a durable consumer retried after a transient conflict with another replica, by SQLSTATE (40P01 deadlock, 40001 serialization).',
-      labelNames: ['consumer', 'code'],
-      registers,
-    }),
+    eventsConsumed: counter(
+      r,
+      'events_consumed_total',
+      'Messages a durable consumer handled, by outcome (applied, duplicate, failed; skipped: acked unapplied, nothing to do; malformed, refused and parked are parked, never applied).',
+      ['consumer', 'outcome'],
+    ),
+    consumerLag: histogram(r, 'events_consumer_lag_seconds', 'Time from an event entering the stream to a durable consumer applying (or skipping) it.', ['consumer'], LAG_BUCKETS),
+    consumerConflicts: counter(
+      r,
+      'events_consumer_conflicts_total',
+      'Apply transactions a durable consumer retried after a transient conflict with another replica, by SQLSTATE (40P01 deadlock, 40001 serialization).',
+      ['consumer', 'code'],
+    ),
   };
 }
 

@@ -9,5 +9,6 @@ export * from './catalogue';
 export * from './line-documents';
 export * from './replies';
 export * from './updates';
+export * from './parties';
 export * from './chain';
 export * from './chain-verifier';

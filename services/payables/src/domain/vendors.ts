@@ -1,6 +1,7 @@
 import { type Metadata, type VendorCreateBody, type VendorType, type VendorUpdateBody, canonicalJson, metadataOnCreate, patchedMetadata } from '@acct/contracts';
 
-interface VendorFields {
+/** What a vendor says of itself: what a create gives (defaults applied) and a PATCH may change (the entity extends it). */
+export interface VendorFields {
   displayName: string;
   vendorType: VendorType;
   email: string | null;

@@ -1,15 +1,10 @@
-import type { Allocation, BillStatus, Metadata, VendorPaymentStatus, VendorType } from '@acct/contracts';
+import type { Allocation, BillStatus, Metadata, VendorPaymentStatus } from '@acct/contracts';
 import { type Scoped, columns, scopedEntity } from '@acct/kit';
 import { type LineDocument, lineDocumentColumns } from '@acct/posting';
+import type { VendorFields } from '../domain/vendors';
 
-export interface Vendor extends Scoped {
+export interface Vendor extends Scoped, VendorFields {
   externalVendorId: string;
-  displayName: string;
-  vendorType: VendorType;
-  email: string | null;
-  is1099Eligible: boolean;
-  w9OnFile: boolean;
-  metadata: Metadata;
   updatedAt: Date;
 }
 

@@ -1,24 +1,21 @@
-import { AppError, type VendorUpdateBody } from '@acct/contracts';
-import { type Tx, nextUpdatedAt } from '@acct/posting';
-import { insertEntity } from '@acct/kit';
+import type { VendorUpdateBody } from '@acct/contracts';
+import { type PartyWrites, type Tx, createParty, updateParty } from '@acct/posting';
 import { type Vendor, VendorSchema, vendorDto } from '../entities';
 import { vendorChanges } from '../domain/vendors';
 import { lockVendor } from '../queries';
 
+/** Vendors are kept in copies by other services: vendor.created and vendor.updated tell them. */
+const VENDORS: PartyWrites<Vendor, 'vendor.created', 'vendor.updated'> = {
+  schema: VendorSchema,
+  label: 'Vendor',
+  created: 'vendor.created',
+  updated: 'vendor.updated',
+  dto: vendorDto,
+  lock: lockVendor,
+};
+
 /** Stores a new vendor and tells the services that keep copies of vendors (vendor.created). */
-export async function createVendor(tx: Tx, row: Vendor): Promise<Vendor> {
-  await insertEntity(tx.em, VendorSchema, row);
-  tx.emit('vendor.created', vendorDto(row));
-  return row;
-}
+export const createVendor = (tx: Tx, row: Vendor): Promise<Vendor> => createParty(VENDORS, tx, row);
 
 /** PATCH: applies the fields the body names; vendor.updated only when something changed. */
-export async function updateVendor(tx: Tx, id: string, body: VendorUpdateBody): Promise<Vendor> {
-  const vendor = await lockVendor(tx, id);
-  if (!vendor) throw AppError.notFound('Vendor', id);
-  const changes = vendorChanges(vendor, body);
-  if (Object.keys(changes).length === 0) return vendor;
-  Object.assign(vendor, changes, { updatedAt: nextUpdatedAt(vendor.updatedAt) });
-  tx.emit('vendor.updated', vendorDto(vendor));
-  return vendor;
-}
+export const updateVendor = (tx: Tx, id: string, body: VendorUpdateBody): Promise<Vendor> => updateParty(VENDORS, tx, id, (vendor) => vendorChanges(vendor, body));

@@ -14,6 +14,14 @@ export interface MigrationDef {
   class: Constructor<Migration>;
 }
 
+/**
+ * A service's own versions, each named by its class: Migration<14 digits><Name>, as its file (the
+ * name is what the migrations table records, so a class is never renamed once merged).
+ */
+export function versionsOf(...classes: Constructor<Migration>[]): MigrationDef[] {
+  return classes.map((c) => ({ name: c.name, class: c }));
+}
+
 export interface DbOptions {
   url: string;
   /** The one Postgres schema this service owns. */

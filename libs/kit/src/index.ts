@@ -17,6 +17,7 @@ export {
   totalsTable,
   type MigrationDef,
   type Orm,
+  versionsOf,
 } from './db';
 export { reportListening, type ListeningReport } from './ops';
 export { runMain } from './lifecycle';

@@ -1,4 +1,4 @@
-import { CONSUMER_MIGRATIONS, type MigrationDef, RPC_IDEMPOTENCY_MIGRATION } from '@acct/kit';
+import { CONSUMER_MIGRATIONS, type MigrationDef, RPC_IDEMPOTENCY_MIGRATION, versionsOf } from '@acct/kit';
 import { withPostingMigrations } from '@acct/posting';
 import { Migration20261123000001Payables } from './Migration20261123000001Payables';
 import { Migration20261126000201Metadata } from './Migration20261126000201Metadata';
@@ -8,8 +8,7 @@ import { Migration20261126000201Metadata } from './Migration20261126000201Metada
  * bookkeeping (consumed_events, parked_events: shared, versioned) of the books_lock.updated feed.
  */
 export const migrations: MigrationDef[] = withPostingMigrations([
-  { name: 'Migration20261123000001Payables', class: Migration20261123000001Payables },
-  { name: 'Migration20261126000201Metadata', class: Migration20261126000201Metadata },
+  ...versionsOf(Migration20261123000001Payables, Migration20261126000201Metadata),
   ...CONSUMER_MIGRATIONS,
   RPC_IDEMPOTENCY_MIGRATION,
 ]);

@@ -1,4 +1,4 @@
-import { CONSUMER_MIGRATIONS, type MigrationDef, RPC_IDEMPOTENCY_MIGRATION } from '@acct/kit';
+import { CONSUMER_MIGRATIONS, type MigrationDef, RPC_IDEMPOTENCY_MIGRATION, versionsOf } from '@acct/kit';
 import { Migration20261123000001Reporting } from './Migration20261123000001Reporting';
 import { Migration20261123000002AccountDays } from './Migration20261123000002AccountDays';
 import { Migration20261123000003DocumentDays } from './Migration20261123000003DocumentDays';
@@ -11,14 +11,16 @@ import { Migration20261124000005AgingIndexes } from './Migration20261124000005Ag
 /** The consumer's bookkeeping (shared, versioned), then the projection. */
 export const migrations: MigrationDef[] = [
   ...CONSUMER_MIGRATIONS,
-  { name: 'Migration20261123000001Reporting', class: Migration20261123000001Reporting },
-  { name: 'Migration20261123000002AccountDays', class: Migration20261123000002AccountDays },
-  { name: 'Migration20261123000003DocumentDays', class: Migration20261123000003DocumentDays },
-  { name: 'Migration20261124000001OpenDays', class: Migration20261124000001OpenDays },
-  { name: 'Migration20261124000002OpenItems', class: Migration20261124000002OpenItems },
-  { name: 'Migration20261124000003VendorPaymentYears', class: Migration20261124000003VendorPaymentYears },
-  { name: 'Migration20261124000004PartyPeriods', class: Migration20261124000004PartyPeriods },
-  { name: 'Migration20261124000005AgingIndexes', class: Migration20261124000005AgingIndexes },
+  ...versionsOf(
+    Migration20261123000001Reporting,
+    Migration20261123000002AccountDays,
+    Migration20261123000003DocumentDays,
+    Migration20261124000001OpenDays,
+    Migration20261124000002OpenItems,
+    Migration20261124000003VendorPaymentYears,
+    Migration20261124000004PartyPeriods,
+    Migration20261124000005AgingIndexes,
+  ),
   RPC_IDEMPOTENCY_MIGRATION,
 ];
 

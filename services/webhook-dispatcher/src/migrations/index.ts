@@ -1,4 +1,4 @@
-import { CONSUMER_MIGRATIONS, type MigrationDef, RPC_IDEMPOTENCY_MIGRATION } from '@acct/kit';
+import { CONSUMER_MIGRATIONS, type MigrationDef, RPC_IDEMPOTENCY_MIGRATION, versionsOf } from '@acct/kit';
 import { Migration20261123000010Webhooks } from './Migration20261123000010Webhooks';
 import { Migration20261126000400WebhookEndpointManagement } from './Migration20261126000400WebhookEndpointManagement';
 import { Migration20261126000500WebhookSubscriptionsVersion } from './Migration20261126000500WebhookSubscriptionsVersion';
@@ -6,8 +6,6 @@ import { Migration20261126000500WebhookSubscriptionsVersion } from './Migration2
 /** The consumer's consumed_events table, then the webhook tables, then endpoint management (metadata, rotation, manual retry), then the subscriptions' version. */
 export const migrations: MigrationDef[] = [
   ...CONSUMER_MIGRATIONS,
-  { name: 'Migration20261123000010Webhooks', class: Migration20261123000010Webhooks },
-  { name: 'Migration20261126000400WebhookEndpointManagement', class: Migration20261126000400WebhookEndpointManagement },
-  { name: 'Migration20261126000500WebhookSubscriptionsVersion', class: Migration20261126000500WebhookSubscriptionsVersion },
+  ...versionsOf(Migration20261123000010Webhooks, Migration20261126000400WebhookEndpointManagement, Migration20261126000500WebhookSubscriptionsVersion),
   RPC_IDEMPOTENCY_MIGRATION,
 ];

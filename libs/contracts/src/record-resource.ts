@@ -20,18 +20,20 @@ type ActionDefs<R extends string, A extends Action, N extends string, T extends 
 /** The create (when a body is given), list (when a query is given) and get operations of a resource of records. */
 type RecordDefs<R extends string, B, Q, Reply extends TSchema, List> = (B extends TSchema ? { [K in `${R}.create`]: { body: B; reply: Reply } } : unknown) &
   (Q extends TSchema ? { [K in `${R}.list`]: { query: Q; reply: List } } : unknown) & { [K in `${R}.get`]: { params: typeof idParams; reply: Reply } };
+/** PATCH /{id} (when an update body is given), answering the record as get does (API-DECISIONS §11). */
+type UpdateDefs<R extends string, U, Reply extends TSchema> = U extends TSchema ? { [K in `${R}.update`]: { params: typeof idParams; body: U; reply: Reply } } : unknown;
 
 /** An extra operation of the same name replaces the record one (e.g. a create whose reply differs), keeping its place. */
 type Override<A, X> = { [K in keyof Omit<A, keyof X>]: A[K] } & X;
 type Operations<S extends ServiceName, Ops> = { readonly [K in keyof Ops]: { readonly service: S } & Ops[K] };
-type ResourceOps<S extends ServiceName, R extends string, N extends string, Rec extends TSchema, Ns extends string, B, Q, A extends Action, X> = Operations<
+type ResourceOps<S extends ServiceName, R extends string, N extends string, Rec extends TSchema, Ns extends string, B, Q, A extends Action, U, X> = Operations<
   S,
-  Override<RecordDefs<R, B, Q, One<N, Rec>, Page<Ns, Rec>> & ActionDefs<R, A, N, Rec>, X>
+  Override<RecordDefs<R, B, Q, One<N, Rec>, Page<Ns, Rec>> & ActionDefs<R, A, N, Rec> & UpdateDefs<R, U, One<N, Rec>>, X>
 >;
 
 /**
  * A resource of records in one declaration: its envelopes (`{data, <one>}` and `{data, <many>, pagination}`),
- * its RPC operations (create when `create` is given, list when `query` is, get, its `actions`, then `more`) and its routes
+ * its RPC operations (create when `create` is given, list when `query` is, get, its `actions`, update when `update` is, then `more`) and its routes
  * (built by `routes` from recordRoutes over those operations).
  */
 export function recordResource<
@@ -43,6 +45,7 @@ export function recordResource<
   B extends TSchema | undefined = undefined,
   Q extends TSchema | undefined = undefined,
   A extends Action = never,
+  U extends TSchema | undefined = undefined,
   X extends Defs = {}, // eslint-disable-line @typescript-eslint/no-empty-object-type
 >(def: {
   service: S;
@@ -56,10 +59,12 @@ export function recordResource<
   query?: Q;
   /** Its post and reverse actions, answering the record with action {type: posted | reversed, status: completed}. */
   actions?: readonly A[];
+  /** The body of its PATCH /{id} (operation `<resource>.update`), answering the record. */
+  update?: U;
   /** The other operations of the resource (actions, updates), given its envelopes. */
   more?: (r: { response: One<N, Rec>; listResponse: Page<Ns, Rec> }) => X;
   http: Omit<RecordResource<R>, 'resource'>;
-  routes: (r: ReturnType<typeof recordRoutes<ResourceOps<S, R, N, Rec, Ns, B, Q, A, X>, R>>) => RouteSpec[];
+  routes: (r: ReturnType<typeof recordRoutes<ResourceOps<S, R, N, Rec, Ns, B, Q, A, U, X>, R>>) => RouteSpec[];
 }) {
   const response = singleEnvelope(def.one, def.record);
   const listResponse = (def.many === undefined ? undefined : listEnvelope(def.many, def.record)) as Page<Ns, Rec>;
@@ -71,7 +76,8 @@ export function recordResource<
   const reverseResponse = withAction(def.one, def.record, 'reversed');
   for (const a of def.actions ?? [])
     defs[`${def.resource}.${a}`] = a === 'post' ? { params: idParams, reply: postResponse } : { params: idParams, body: reverseBody, reply: reverseResponse };
-  const ops = operations(def.service, { ...defs, ...def.more?.({ response, listResponse }) }) as ResourceOps<S, R, N, Rec, Ns, B, Q, A, X>;
+  if (def.update) defs[`${def.resource}.update`] = { params: idParams, body: def.update, reply: response };
+  const ops = operations(def.service, { ...defs, ...def.more?.({ response, listResponse }) }) as ResourceOps<S, R, N, Rec, Ns, B, Q, A, U, X>;
   const routes = def.routes(recordRoutes(ops, { resource: def.resource, ...def.http }));
   return { response, listResponse, postResponse, reverseResponse, operations: ops, routes };
 }

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, externalId, idParams, lookupBy, obj, optionalAll, paginationQuery, reversibleState, uuid } from '../schemas/common';
+import { Nullable, StringEnum, externalId, lookupBy, obj, optionalAll, paginationQuery, reversibleState, uuid } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
 import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
@@ -67,7 +67,7 @@ export const {
   query: billListQuery,
   http: { name: 'Bill', path: '/api/v1/bills', tag: 'Bills', module: 'bills_ap' },
   actions: ['post', 'reverse'],
-  more: ({ response }) => ({ 'bills.update': { params: idParams, body: billUpdateBody, reply: response } }),
+  update: billUpdateBody,
   routes: (bills) => [
     bills.list('List bills, newest first; filter by status, vendor_id and issue date range.'),
     bills.create({

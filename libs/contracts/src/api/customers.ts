@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, dateTime, email, externalId, idParams, name, lookupBy, obj, optionalAll, paginationQuery, uuid } from '../schemas/common';
+import { Nullable, StringEnum, dateTime, email, externalId, name, lookupBy, obj, optionalAll, paginationQuery, uuid } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
 
 const CUSTOMER_STATUSES = ['active'] as const;
@@ -39,7 +39,7 @@ export const {
   create: customerCreateBody,
   query: customerListQuery,
   http: { name: 'Customer', path: '/api/v1/customers', tag: 'Customers', module: 'customers' },
-  more: ({ response }) => ({ 'customers.update': { params: idParams, body: customerUpdateBody, reply: response } }),
+  update: customerUpdateBody,
   routes: (customers) => [
     customers.list('List customers, newest first.'),
     customers.create({

@@ -71,8 +71,8 @@ export const {
   create: estimateCreateBody,
   query: estimateListQuery,
   http: { name: 'Estimate', path: '/api/v1/estimates', tag: 'Estimates', module: 'estimates' },
-  more: ({ response }) => ({
-    'estimates.update': { params: idParams, body: estimateUpdateBody, reply: response },
+  update: estimateUpdateBody,
+  more: () => ({
     'estimates.status': { params: idParams, body: estimateStatusBody, reply: estimateStatusResponse },
     'estimates.convert': { params: idParams, body: estimateConvertBody, reply: estimateConvertResponse },
   }),

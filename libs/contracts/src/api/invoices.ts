@@ -70,6 +70,7 @@ export const {
   query: invoiceListQuery,
   http: { name: 'Invoice', path: '/api/v1/invoices', tag: 'Invoices', module: 'invoices' },
   actions: ['post'],
+  // Not `update:`: invoices.update keeps its place after invoices.void in the operations.
   more: ({ response }) => ({
     'invoices.void': { params: idParams, body: invoiceVoidBody, reply: invoiceVoidResponse },
     'invoices.update': { params: idParams, body: invoiceUpdateBody, reply: response },

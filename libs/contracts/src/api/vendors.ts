@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, dateTime, email, externalId, idParams, name, lookupBy, obj, paginationQuery, uuid } from '../schemas/common';
+import { Nullable, StringEnum, dateTime, email, externalId, name, lookupBy, obj, paginationQuery, uuid } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
 
 const VENDOR_TYPES = ['contractor', 'business'] as const;
@@ -60,7 +60,7 @@ export const {
   create: vendorCreateBody,
   query: vendorListQuery,
   http: { name: 'Vendor', path: '/api/v1/vendors', tag: 'Vendors', module: 'vendors' },
-  more: ({ response }) => ({ 'vendors.update': { params: idParams, body: vendorUpdateBody, reply: response } }),
+  update: vendorUpdateBody,
   routes: (vendors) => [
     vendors.list('List vendors, newest first; filter by vendor_type and is_1099_eligible.'),
     vendors.create({

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, externalId, lookupBy, obj, optionalAll, paginationQuery, reversibleState, uuid } from '../schemas/common';
+import { Nullable, StringEnum, externalId, obj, optionalAll, recordListQuery, reversibleState, uuid } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
 import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
@@ -41,9 +41,7 @@ export const bill = obj({
   ...reversibleState,
 });
 export type BillDto = Static<typeof bill>;
-export const billListQuery = obj({
-  ...paginationQuery,
-  ...lookupBy('external_bill_id'),
+export const billListQuery = recordListQuery('external_bill_id', {
   status: Optional(StringEnum(BILL_STATUSES)),
   vendor_id: Optional(uuid),
   issue_date_from: Optional(Type.String({ format: 'date', description: 'Bills issued on or after this date.' })),

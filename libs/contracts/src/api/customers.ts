@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, dateTime, email, externalId, name, lookupBy, obj, optionalAll, paginationQuery, uuid } from '../schemas/common';
+import { Nullable, StringEnum, dateTime, email, externalId, name, obj, optionalAll, recordListQuery, uuid } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
 
 const CUSTOMER_STATUSES = ['active'] as const;
@@ -24,7 +24,7 @@ export const customer = obj({
 });
 export type CustomerDto = Static<typeof customer>;
 
-export const customerListQuery = obj({ ...paginationQuery, ...lookupBy('external_customer_id') });
+export const customerListQuery = recordListQuery('external_customer_id');
 export const {
   response: customerResponse,
   listResponse: customerListResponse,

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, date, dateTime, externalId, idParams, lookupBy, obj, optionalAll, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
+import { Nullable, StringEnum, date, dateTime, externalId, idParams, obj, optionalAll, recordListQuery, singleEnvelope, uuid } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
 import { currency, documentNumber, lineItem, lineItemsInput, memo } from '../schemas/line-items';
 
@@ -55,7 +55,7 @@ export const estimateConvertBody = obj({
 });
 export type EstimateConvertBody = Static<typeof estimateConvertBody>;
 export const estimateConvertResponse = obj({ data: obj({ estimate_id: uuid, invoice_id: uuid, invoice_status: Type.String() }) });
-export const estimateListQuery = obj({ ...paginationQuery, ...lookupBy('external_estimate_id'), status: Optional(StringEnum(ESTIMATE_STATUSES)), customer_id: Optional(uuid) });
+export const estimateListQuery = recordListQuery('external_estimate_id', { status: Optional(StringEnum(ESTIMATE_STATUSES)), customer_id: Optional(uuid) });
 
 export const {
   response: estimateResponse,

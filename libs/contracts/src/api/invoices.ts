@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, idParams, lookupBy, obj, optionalAll, paginationQuery, uuid, withAction } from '../schemas/common';
+import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, idParams, obj, optionalAll, recordListQuery, uuid, withAction } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
 import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
@@ -52,7 +52,7 @@ export const invoiceVoidBody = obj({
   ),
 });
 export const invoiceVoidResponse = withAction('invoice', invoice, 'voided');
-export const invoiceListQuery = obj({ ...paginationQuery, ...lookupBy('external_invoice_id'), status: Optional(StringEnum(INVOICE_STATUSES)), customer_id: Optional(uuid) });
+export const invoiceListQuery = recordListQuery('external_invoice_id', { status: Optional(StringEnum(INVOICE_STATUSES)), customer_id: Optional(uuid) });
 
 export const {
   response: invoiceResponse,

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, name, lookupBy, obj, paginationQuery, positiveCents, uuid } from '../schemas/common';
+import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, name, obj, positiveCents, recordListQuery, uuid } from '../schemas/common';
 import { currency } from '../schemas/line-items';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
 
@@ -49,7 +49,7 @@ export const {
   many: 'payments',
   record: payment,
   create: paymentCreateBody,
-  query: obj({ ...paginationQuery, ...lookupBy('external_payment_id'), invoice_id: Optional(uuid) }),
+  query: recordListQuery('external_payment_id', { invoice_id: Optional(uuid) }),
   http: { name: 'Payment', path: '/api/v1/payments', tag: 'Payments', module: 'payments' },
   routes: (payments) => [
     payments.list('List customer payments, newest first; filter by invoice_id.'),

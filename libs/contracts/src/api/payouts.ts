@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { StringEnum, cents, date, dateTime, externalId, name, lookupBy, obj, paginationQuery, uuid } from '../schemas/common';
+import { StringEnum, cents, date, dateTime, externalId, name, obj, recordListQuery, uuid } from '../schemas/common';
 import { currency } from '../schemas/line-items';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
 
@@ -44,7 +44,7 @@ export const {
   many: 'processor_payouts',
   record: payout,
   create: payoutCreateBody,
-  query: obj({ ...paginationQuery, ...lookupBy('external_payout_id'), processor: Optional(name) }),
+  query: recordListQuery('external_payout_id', { processor: Optional(name) }),
   http: { name: 'Processor payout', path: '/api/v1/processor-payouts', tag: 'Processor payouts', module: 'payments' },
   routes: (payouts) => [
     payouts.list('List processor payouts, newest first; filter by processor.', 'A page of payouts.'),

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { StringEnum, date, externalId, lookupBy, obj, paginationQuery, positiveCents, reversibleState, uuid } from '../schemas/common';
+import { StringEnum, date, externalId, obj, positiveCents, recordListQuery, reversibleState, uuid } from '../schemas/common';
 import { currency, memo } from '../schemas/line-items';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
 
@@ -35,9 +35,7 @@ export const vendorPayment = obj({
   ...reversibleState,
 });
 export type VendorPaymentDto = Static<typeof vendorPayment>;
-export const vendorPaymentListQuery = obj({
-  ...paginationQuery,
-  ...lookupBy('external_vendor_payment_id'),
+export const vendorPaymentListQuery = recordListQuery('external_vendor_payment_id', {
   vendor_id: Optional(uuid),
   status: Optional(StringEnum(VENDOR_PAYMENT_STATUSES)),
 });

@@ -1,6 +1,6 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, dateTime, email, externalId, name, lookupBy, obj, paginationQuery, uuid } from '../schemas/common';
+import { Nullable, StringEnum, dateTime, email, externalId, name, obj, recordListQuery, uuid } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
 
 const VENDOR_TYPES = ['contractor', 'business'] as const;
@@ -39,9 +39,7 @@ export const vendor = obj({
   updated_at: dateTime,
 });
 export type VendorDto = Static<typeof vendor>;
-export const vendorListQuery = obj({
-  ...paginationQuery,
-  ...lookupBy('external_vendor_id'),
+export const vendorListQuery = recordListQuery('external_vendor_id', {
   vendor_type: Optional(StringEnum(VENDOR_TYPES)),
   is_1099_eligible: Optional(Type.Boolean()),
 });

@@ -108,6 +108,11 @@ export function lookupBy<const K extends string>(param: K) {
 /** The query parameters every list shares: page (limit, offset, cursors) and creation-time filters. */
 export const paginationQuery = { ...cursorQuery, ...createdQuery };
 
+/** The query of a list of records with an external id: pagination, the lookup by that id, then the list's own filters. */
+export function recordListQuery<const K extends string, F extends TProperties = Record<never, never>>(external: K, filters: F = {} as F) {
+  return obj({ ...paginationQuery, ...lookupBy(external), ...filters });
+}
+
 export const pagination = obj(
   {
     limit: Type.Integer(),

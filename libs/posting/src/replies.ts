@@ -79,3 +79,17 @@ export async function refuseTakenExternalId<T>(a: { name: string } & CreatedOnce
     ]);
   }
 }
+
+/**
+ * A PATCH of a record in one transaction of the books, answered 200 with the record after it; an
+ * update that takes an external id another record has loses on the unique constraint: 409 naming it.
+ */
+export async function updateInBooks<N extends string, E, D>(
+  books: Books,
+  ctx: TrustedContext,
+  a: Answer<N, E, D> & CreatedOnce,
+  update: (tx: Tx) => Promise<E>,
+): Promise<RpcOk<{ data: D } & Record<N, D>>> {
+  const record = await refuseTakenExternalId(a, () => books.transact(ctx, update));
+  return { ok: true, status: 200, body: single(a.name, a.dto(record)) };
+}

@@ -1,7 +1,6 @@
-import { single } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
-import { type Books, actionDone, createRecordOnce, refuseTakenExternalId } from '@acct/posting';
-import { BILL, BillSchema, billDto } from '../entities';
+import { type Books, actionDone, createRecordOnce, updateInBooks } from '@acct/posting';
+import { BILL, BillSchema } from '../entities';
 import { createBill, newBill, postBill, reverseBill, sameBillContent, toStore, updateBill } from '../flows/bills';
 import { INSERT_BILLS_BATCH, findBillByExternalId } from '../queries';
 
@@ -19,10 +18,7 @@ export function registerBillHandlers(server: RpcServer, books: Books): void {
     });
   });
 
-  server.handle('bills.update', async (req) => {
-    const bill = await refuseTakenExternalId(BILL, () => books.transact(req.ctx, (tx) => updateBill(tx, req.params.id, req.body)));
-    return { ok: true, status: 200, body: single('bill', billDto(bill)) };
-  });
+  server.handle('bills.update', (req) => updateInBooks(books, req.ctx, BILL, (tx) => updateBill(tx, req.params.id, req.body)));
 
   server.handle('bills.post', async (req) => actionDone(BILL, 'posted', await books.transactGrouped(req.ctx, (tx) => postBill(tx, req.params.id))));
 

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { single } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
-import { type Books, createInBooks } from '@acct/posting';
-import { VENDOR, type Vendor, VendorSchema, vendorDto } from '../entities';
+import { type Books, createInBooks, updateInBooks } from '@acct/posting';
+import { VENDOR, type Vendor, VendorSchema } from '../entities';
 import { sameVendorContent, vendorFields } from '../domain/vendors';
 import { createVendor, updateVendor } from '../flows/vendors';
 import { findVendorByExternalId } from '../queries';
@@ -19,10 +18,7 @@ export function registerVendorHandlers(server: RpcServer, books: Books): void {
     });
   });
 
-  server.handle('vendors.update', async (req) => {
-    const vendor = await books.transact(req.ctx, (tx) => updateVendor(tx, req.params.id, req.body));
-    return { ok: true, status: 200, body: single('vendor', vendorDto(vendor)) };
-  });
+  server.handle('vendors.update', (req) => updateInBooks(books, req.ctx, VENDOR, (tx) => updateVendor(tx, req.params.id, req.body)));
 
   registerReads(server, books.orm, {
     ...VENDOR,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { metadataOnCreate, single } from '@acct/contracts';
+import { metadataOnCreate } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
-import { type Books, createInBooks } from '@acct/posting';
-import { CUSTOMER, type Customer, CustomerSchema, customerDto } from '../entities';
+import { type Books, createInBooks, updateInBooks } from '@acct/posting';
+import { CUSTOMER, type Customer, CustomerSchema } from '../entities';
 import { sameCustomerContent } from '../domain/customers';
 import { createCustomer, updateCustomer } from '../flows/customers';
 import { findCustomerByExternalId } from '../queries';
@@ -29,10 +29,7 @@ export function registerCustomerHandlers(server: RpcServer, books: Books): void 
     });
   });
 
-  server.handle('customers.update', async (req) => {
-    const customer = await books.transact(req.ctx, (tx) => updateCustomer(tx, req.params.id, req.body));
-    return { ok: true, status: 200, body: single('customer', customerDto(customer)) };
-  });
+  server.handle('customers.update', (req) => updateInBooks(books, req.ctx, CUSTOMER, (tx) => updateCustomer(tx, req.params.id, req.body)));
 
   registerReads(server, books.orm, { ...CUSTOMER, list: 'customers.list', get: 'customers.get', schema: CustomerSchema, plural: 'customers', label: 'Customer', filters: {} });
 }

@@ -1,7 +1,7 @@
 import { AppError, type TrustedContext, single } from '@acct/contracts';
 import { type RpcClient, type RpcServer, registerReads, scopeOf } from '@acct/kit';
-import { type Books, createRecordOnce, refuseTakenExternalId } from '@acct/posting';
-import { ESTIMATE, EstimateSchema, INVOICE, estimateDto } from '../entities';
+import { type Books, createRecordOnce, refuseTakenExternalId, updateInBooks } from '@acct/posting';
+import { ESTIMATE, EstimateSchema, INVOICE } from '../entities';
 import { convertEstimate, createEstimate, moveEstimate, newEstimate, sameEstimateContent, updateEstimate } from '../flows/estimates';
 
 /** Asks the documents service for the payment terms of the invoice defaults (net 30 when never set). */
@@ -28,10 +28,7 @@ export function registerEstimateHandlers(server: RpcServer, books: Books, terms:
     });
   });
 
-  server.handle('estimates.update', async (req) => {
-    const estimate = await refuseTakenExternalId(ESTIMATE, () => books.transact(req.ctx, (tx) => updateEstimate(tx, req.params.id, req.body)));
-    return { ok: true, status: 200, body: single('estimate', estimateDto(estimate)) };
-  });
+  server.handle('estimates.update', (req) => updateInBooks(books, req.ctx, ESTIMATE, (tx) => updateEstimate(tx, req.params.id, req.body)));
 
   server.handle('estimates.status', async (req) => {
     const { record, replayed } = await books.transact(req.ctx, (tx) => moveEstimate(tx, req.params.id, req.body.status));

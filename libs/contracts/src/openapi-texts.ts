@@ -118,3 +118,30 @@ export const WEBHOOK_HEADERS: Record<string, { description: string; schema: Json
     schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
   },
 };
+
+/** How every PATCH treats metadata (API-DECISIONS §11, patchedMetadata). */
+export const METADATA_MERGE_TEXT = 'metadata is merged into the stored pairs (a key set to "" is removed; more than 50 keys after the merge is 400 on /metadata).';
+
+/**
+ * The description of the PATCH of a line document (invoice, estimate, bill: one rule, draftChanges of
+ * libs/posting): content only while draft, priced and checked as on create, then metadata alone.
+ */
+export function draftUpdateText(d: {
+  /** bill, invoice, estimate: names external_<kind>_id and the issue <kind>_<status>. */
+  kind: string;
+  party: 'customer' | 'vendor';
+  /** More checks of the create, after the party's. */
+  checks?: string;
+  /** What null clears, e.g. "memo null clears it". */
+  clears: string;
+  /** A sentence between the content and the metadata rules. */
+  note?: string;
+  /** The statuses after draft, e.g. "posted or reversed". */
+  after: string;
+}): string {
+  return (
+    `Fields left out keep their value; {} changes nothing. While draft, changed line_items are priced as on create and the total recomputed; a new ${d.party}_id must exist in the key's ` +
+    `organization and environment (404)${d.checks ? `, ${d.checks}` : ''}; a new external_${d.kind}_id already used by another ${d.kind} is 409 conflict (issue already_used); ${d.clears}. ` +
+    `${d.note ? `${d.note} ` : ''}Once ${d.after} only metadata may be sent: any other field is 409 conflict (issue ${d.kind}_<status>). ${METADATA_MERGE_TEXT}`
+  );
+}

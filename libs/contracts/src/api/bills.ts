@@ -1,4 +1,5 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
+import { draftUpdateText } from '../openapi-texts';
 import { recordResource } from '../record-resource';
 import { Nullable, StringEnum, externalId, obj, optionalAll, recordListQuery, reversibleState, uuid } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
@@ -78,11 +79,14 @@ export const {
     bills.get('Get one bill, with its open balance.'),
     bills.update({
       summary: 'Update a bill: any create field (but status) while draft, only metadata once posted.',
-      description:
-        "Fields left out keep their value; {} changes nothing. While draft, changed line_items are priced as on create and the total recomputed; a new vendor_id must exist in the key's " +
-        'organization and environment (404), expense_account_id is checked as on create; a new external_bill_id already used by another bill is 409 conflict (issue already_used); memo null clears it. ' +
-        'status is not a field here: POST /bills/{id}/post posts. Once posted or reversed only metadata may be sent: any other field is 409 conflict (issue bill_<status>). ' +
-        'metadata is merged into the stored pairs (a key set to "" is removed; more than 50 keys after the merge is 400 on /metadata).',
+      description: draftUpdateText({
+        kind: 'bill',
+        party: 'vendor',
+        checks: 'expense_account_id is checked as on create',
+        clears: 'memo null clears it',
+        note: 'status is not a field here: POST /bills/{id}/post posts.',
+        after: 'posted or reversed',
+      }),
     }),
     bills.action('post', {
       summary: 'Post a draft bill: Dr expense account / Cr Accounts Payable, dated issue_date.',

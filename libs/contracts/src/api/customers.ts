@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { METADATA_MERGE_TEXT } from '../openapi-texts';
 import { recordResource } from '../record-resource';
 import { Nullable, StringEnum, dateTime, email, externalId, name, obj, optionalAll, recordListQuery, uuid } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
@@ -50,9 +51,7 @@ export const {
     customers.get(),
     customers.update({
       summary: 'Update a customer: any of name, email (null clears it), metadata (merged).',
-      description:
-        'Fields left out keep their value; {} changes nothing. metadata is merged into the stored pairs (a key set to "" is removed; more than 50 keys after the merge is 400 on /metadata). ' +
-        'The external id does not change. Reports show the new name.',
+      description: `Fields left out keep their value; {} changes nothing. ${METADATA_MERGE_TEXT} The external id does not change. Reports show the new name.`,
     }),
   ],
 });

@@ -1,4 +1,5 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
+import { draftUpdateText } from '../openapi-texts';
 import { recordResource } from '../record-resource';
 import { Nullable, StringEnum, date, dateTime, externalId, idParams, obj, optionalAll, recordListQuery, singleEnvelope, uuid } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
@@ -86,11 +87,12 @@ export const {
     estimates.get(),
     estimates.update({
       summary: 'Update an estimate: any create field while draft, only metadata after.',
-      description:
-        "Fields left out keep their value; {} changes nothing. While draft, changed line_items are priced as on create and the total recomputed; a new customer_id must exist in the key's " +
-        'organization and environment (404); a new external_estimate_id already used by another estimate is 409 conflict (issue already_used); expiry_date and memo null clear them. ' +
-        'Once sent (or accepted, declined, expired, converted) only metadata may be sent: any other field is 409 conflict (issue estimate_<status>). ' +
-        'metadata is merged into the stored pairs (a key set to "" is removed; more than 50 keys after the merge is 400 on /metadata).',
+      description: draftUpdateText({
+        kind: 'estimate',
+        party: 'customer',
+        clears: 'expiry_date and memo null clear them',
+        after: 'sent (or accepted, declined, expired, converted)',
+      }),
     }),
     estimates.route('estimates.status', {
       operationId: 'setEstimateStatus',

@@ -1,4 +1,5 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
+import { draftUpdateText } from '../openapi-texts';
 import { recordResource } from '../record-resource';
 import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, idParams, obj, optionalAll, recordListQuery, uuid, withAction } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
@@ -86,11 +87,7 @@ export const {
     invoices.get(),
     invoices.update({
       summary: 'Update an invoice: any create field while draft, only metadata once posted.',
-      description:
-        "Fields left out keep their value; {} changes nothing. While draft, changed line_items are priced as on create and the total recomputed; a new customer_id must exist in the key's " +
-        'organization and environment (404); a new external_invoice_id already used by another invoice is 409 conflict (issue already_used); memo null clears it. ' +
-        'Once posted (open, partially_paid, paid) only metadata may be sent: any other field is 409 conflict (issue invoice_<status>). ' +
-        'metadata is merged into the stored pairs (a key set to "" is removed; more than 50 keys after the merge is 400 on /metadata).',
+      description: draftUpdateText({ kind: 'invoice', party: 'customer', clears: 'memo null clears it', after: 'posted (open, partially_paid, paid)' }),
     }),
     invoices.action('post', {
       summary: 'Post a draft invoice: Dr Accounts Receivable / Cr Revenue, dated issue_date.',

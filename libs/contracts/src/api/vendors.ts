@@ -1,4 +1,5 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
+import { METADATA_MERGE_TEXT } from '../openapi-texts';
 import { recordResource } from '../record-resource';
 import { Nullable, StringEnum, dateTime, email, externalId, name, obj, recordListQuery, uuid } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
@@ -73,9 +74,7 @@ export const {
       method: 'PATCH',
       path: '/api/v1/vendors/{id}',
       summary: 'Update a vendor: any of display_name, email (null clears it), is_1099_eligible, w9_on_file, metadata (merged).',
-      description:
-        'Fields left out keep their value; at least one is required. External id and vendor_type do not change. ' +
-        'metadata is merged into the stored pairs (a key set to "" is removed; more than 50 keys after the merge is 400 on /metadata).',
+      description: `Fields left out keep their value; at least one is required. External id and vendor_type do not change. ${METADATA_MERGE_TEXT}`,
       statuses: { 200: 'The vendor after the update.' },
     }),
   ],

@@ -1,17 +1,14 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { draftUpdateText } from '../openapi-texts';
 import { recordResource } from '../record-resource';
-import { Nullable, StringEnum, externalId, obj, optionalAll, recordListQuery, reversibleState, uuid } from '../schemas/common';
+import { Nullable, StringEnum, obj, optionalAll, recordListQuery, reversibleState, uuid } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
-import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
+import { currency, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const BILL_STATUSES = ['draft', 'posted', 'reversed'] as const;
 export type BillStatus = (typeof BILL_STATUSES)[number];
 export const billCreateBody = obj({
-  external_bill_id: externalId,
-  vendor_id: uuid,
-  bill_number: documentNumber,
-  ...dueDocumentInput,
+  ...dueDocumentInput('bill', 'vendor'),
   expense_account_id: Optional(uuid),
   currency: Optional(currency),
   memo: Optional(memo),
@@ -27,11 +24,7 @@ export type BillCreateBody = Static<typeof billCreateBody>;
 export const billUpdateBody = obj({ ...optionalAll(billFields), memo: Optional(Nullable(memo)) });
 export type BillUpdateBody = Static<typeof billUpdateBody>;
 export const bill = obj({
-  id: uuid,
-  external_bill_id: Type.String(),
-  vendor_id: uuid,
-  bill_number: Type.String(),
-  ...dueDocument,
+  ...dueDocument('bill', 'vendor'),
   status: StringEnum(BILL_STATUSES),
   total_cents: Type.Integer(),
   amount_paid_cents: Type.Integer({ description: 'Allocated by posted, unreversed vendor payments.' }),

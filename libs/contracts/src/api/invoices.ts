@@ -1,17 +1,14 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
 import { draftUpdateText } from '../openapi-texts';
 import { recordResource } from '../record-resource';
-import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, externalId, idParams, obj, optionalAll, recordListQuery, uuid, withAction } from '../schemas/common';
+import { DATE_RANGE_TEXT, Nullable, StringEnum, date, dateTime, idParams, obj, optionalAll, recordListQuery, uuid, withAction } from '../schemas/common';
 import { metadataInput, metadataRecord } from '../schemas/metadata';
-import { currency, documentNumber, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
+import { currency, dueDocument, dueDocumentInput, memo } from '../schemas/line-items';
 
 const INVOICE_STATUSES = ['draft', 'open', 'partially_paid', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 export const invoiceCreateBody = obj({
-  external_invoice_id: externalId,
-  customer_id: uuid,
-  invoice_number: documentNumber,
-  ...dueDocumentInput,
+  ...dueDocumentInput('invoice', 'customer'),
   currency: Optional(currency),
   memo: Optional(memo),
   metadata: Optional(metadataInput),
@@ -24,11 +21,7 @@ export type InvoiceCreateBody = Static<typeof invoiceCreateBody>;
 export const invoiceUpdateBody = obj({ ...optionalAll(invoiceCreateBody.properties), memo: Optional(Nullable(memo)) });
 export type InvoiceUpdateBody = Static<typeof invoiceUpdateBody>;
 export const invoice = obj({
-  id: uuid,
-  external_invoice_id: Type.String(),
-  customer_id: uuid,
-  invoice_number: Type.String(),
-  ...dueDocument,
+  ...dueDocument('invoice', 'customer'),
   status: StringEnum(INVOICE_STATUSES),
   total_cents: Type.Integer(),
   amount_paid_cents: Type.Integer(),

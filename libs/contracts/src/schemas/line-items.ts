@@ -1,6 +1,6 @@
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, type TString, Type } from '@sinclair/typebox';
 import { limits } from '../limits';
-import { cents, date, obj } from './common';
+import { cents, date, externalId, obj, uuid } from './common';
 
 /** What invoices, estimates and bills share: a number, line items and a memo; and the currency of every amount. */
 export const memo = Type.String({ maxLength: limits.description_length_max });
@@ -26,6 +26,26 @@ export const lineItem = obj({
   amount_cents: Type.Integer({ description: 'quantity × unit_amount_cents, rounded half away from zero.' }),
 });
 
-/** What an invoice and a bill share: dates of issue and due, and line items (as sent, and as answered). */
-export const dueDocumentInput = { issue_date: date, due_date: date, line_items: lineItemsInput };
-export const dueDocument = { issue_date: date, due_date: date, line_items: Type.Array(lineItem) };
+/** The names a due document of `kind` (invoice, bill) with its party (customer, vendor) gives its external id, party and number. */
+type DueDocumentKeys<K extends string, P extends string, Ext, Party, Num> = { [Q in `external_${K}_id`]: Ext } & { [Q in `${P}_id`]: Party } & { [Q in `${K}_number`]: Num };
+
+/**
+ * What an invoice and a bill share, as sent on create: external_<kind>_id, <party>_id, <kind>_number,
+ * dates of issue and due, and line items.
+ */
+export function dueDocumentInput<const K extends string, const P extends string>(kind: K, party: P) {
+  const keys = { [`external_${kind}_id`]: externalId, [`${party}_id`]: uuid, [`${kind}_number`]: documentNumber } as DueDocumentKeys<
+    K,
+    P,
+    typeof externalId,
+    typeof uuid,
+    typeof documentNumber
+  >;
+  return { ...keys, issue_date: date, due_date: date, line_items: lineItemsInput };
+}
+
+/** The same as answered: the record's id first, then its external id, party, number, dates and line items. */
+export function dueDocument<const K extends string, const P extends string>(kind: K, party: P) {
+  const keys = { [`external_${kind}_id`]: Type.String(), [`${party}_id`]: uuid, [`${kind}_number`]: Type.String() } as DueDocumentKeys<K, P, TString, typeof uuid, TString>;
+  return { id: uuid, ...keys, issue_date: date, due_date: date, line_items: Type.Array(lineItem) };
+}

@@ -1,7 +1,7 @@
 import { AppError, type EmittedEventType, type EventMap } from '@acct/contracts';
 import type { EntitySchema } from '@mikro-orm/core';
 import { insertEntity } from '@acct/kit';
-import type { Tx } from './books';
+import type { Tx } from './unit-of-work';
 import { nextUpdatedAt } from './updates';
 
 /**

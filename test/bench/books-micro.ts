@@ -50,7 +50,7 @@ const batch = {
   async run({ sql, lock }: { sql: never; lock: never }, items: readonly Item[]) {
     const q = sql as unknown as (s: unknown, v: unknown[]) => Promise<Record<string, unknown>[]>;
     const rows = TWO_STATEMENTS ? await lockThenMark(q, items) : await q(MARK, [...scopeLocks.params(items.map((i) => i.scope)), items.map((i) => i.arg)]);
-    scopeLocks.prime(lock, rows as never);
+    scopeLocks.prime(lock, rows);
     const ids = new Set(rows.map((r) => String(r.id)));
     return items.map((i) => (ids.has(i.arg) ? true : null));
   },

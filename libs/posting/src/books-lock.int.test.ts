@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { connect, type JetStreamManager, type NatsConnection } from 'nats';
-import { type PostingSource, type TrustedContext, eventsStreamName, isAppError } from '@acct/contracts';
-import { Outbox, ensureEventsStream, migrate, openOrm, scopeOf, transactionQuery, withQuery, type Orm } from '@acct/kit';
+import { type PostingSource, type TrustedContext, isAppError } from '@acct/contracts';
+import { scopeOf, transactionQuery, withQuery, type Orm } from '@acct/kit';
 import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
-import { NATS_URL, ctx, firstRow, freshDatabase, payoutSource, silentLogger, uniquePrefix, waitFor, type TestDatabase } from '@acct/testing';
+import { ctx, firstRow, payoutSource, waitFor } from '@acct/testing';
 import { Books } from './books';
 import { applyBooksLock, readBooksLock } from './books-lock';
-import { withPostingMigrations } from './migrations';
+import { type BooksBed, booksBed } from './testing/books-bed';
 
 /**
  * The lock date check of Books against real Postgres: a posting reads the copy FOR SHARE in its own
@@ -15,11 +14,7 @@ import { withPostingMigrations } from './migrations';
  * in pg_stat_activity (a backend waiting on a lock), never by timing.
  */
 describe('Books: the lock date check against real Postgres', () => {
-  let db: TestDatabase;
   let orm: Orm;
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
-  let prefix: string;
   let books: Books;
 
   const draft = (entryDate: string): JournalEntryDraft => ({
@@ -54,21 +49,12 @@ describe('Books: the lock date check against real Postgres', () => {
     return { open, opened };
   };
 
+  let bed: BooksBed | undefined;
   beforeAll(async () => {
-    db = await freshDatabase('acct_lock');
-    orm = await openOrm({ url: db.url, schema: 'payables_like', entities: [], migrations: withPostingMigrations([]), poolMax: 6 });
-    await migrate(orm);
-    nc = await connect({ servers: NATS_URL });
-    prefix = uniquePrefix();
-    jsm = await ensureEventsStream(nc, prefix);
-    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'receivables'); // processor payouts are receivables' postings
+    bed = await booksBed('acct_lock', { schema: 'payables_like' });
+    ({ orm, books } = bed);
   });
-  afterAll(async () => {
-    await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
-    await nc.close();
-    await orm.close(true);
-    await db.drop();
-  });
+  afterAll(() => bed?.stop());
 
   it('refuses a posting on or before the lock date with period_locked (nothing written) and takes one after it', async () => {
     const c = ctx();

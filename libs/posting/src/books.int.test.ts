@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { type JetStreamManager } from 'nats';
 import { Migration } from '@mikro-orm/migrations';
 import { AppError, type Environment, type PostingSource, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
-import { Outbox, createMetrics, ensureEventsStream, migrate, openOrm, scopeOf, statement, withQuery, type Orm } from '@acct/kit';
+import { createMetrics, scopeOf, statement, withQuery, type Orm } from '@acct/kit';
 import { ACCOUNT, type JournalEntryDraft } from '@acct/ledger';
-import { NATS_URL, ctx as newCtx, firstRow, freshDatabase, payoutSource, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { ctx as newCtx, firstRow, payoutSource } from '@acct/testing';
 import { Books } from './books';
 import type { GroupBatch, Tx } from './unit-of-work';
-import { withPostingMigrations } from './migrations';
+import { type BooksBed, booksBed } from './testing/books-bed';
 import { applyBooksLock } from './books-lock';
 import { verifyChain } from './chain';
 
@@ -19,9 +19,7 @@ class Widgets extends Migration {
 
 /** The shared posting library against real Postgres and JetStream, owned by a made-up service. */
 describe('Books (posting library) against real Postgres and JetStream', () => {
-  let db: TestDatabase;
   let orm: Orm;
-  let nc: NatsConnection;
   let jsm: JetStreamManager;
   let prefix: string;
   let books: Books;
@@ -54,21 +52,12 @@ describe('Books (posting library) against real Postgres and JetStream', () => {
   const count = async (sql: string, params: unknown[] = []) => Number(firstRow(await orm.em.getConnection().execute(sql, params)).n);
   const streamMessages = async () => (await jsm.streams.info(eventsStreamName(prefix))).state.messages;
 
+  let bed: BooksBed | undefined;
   beforeAll(async () => {
-    db = await freshDatabase('acct_posting');
-    orm = await openOrm({ url: db.url, schema: 'payables_like', entities: [], migrations: withPostingMigrations([{ name: 'Widgets', class: Widgets }]), poolMax: 4 });
-    await migrate(orm);
-    nc = await connect({ servers: NATS_URL });
-    prefix = uniquePrefix();
-    jsm = await ensureEventsStream(nc, prefix);
-    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'receivables', metrics);
+    bed = await booksBed('acct_posting', { schema: 'payables_like', own: [{ name: 'Widgets', class: Widgets }], poolMax: 4, metrics });
+    ({ orm, jsm, prefix, books } = bed);
   });
-  afterAll(async () => {
-    await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
-    await nc.close();
-    await orm.close(true);
-    await db.drop();
-  });
+  afterAll(() => bed?.stop());
 
   it("posts the entry and its event in one transaction; the event is in the stream, on the owning service's subject, when transact resolves", async () => {
     const before = await streamMessages();

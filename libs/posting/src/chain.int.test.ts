@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { type JetStreamManager, type NatsConnection } from 'nats';
 import { type PostingEvent, type PostingSource, type TrustedContext, eventsStreamName, postingSubject } from '@acct/contracts';
-import { Outbox, createMetrics, ensureEventsStream, migrate, openOrm, type Orm } from '@acct/kit';
+import { Outbox, createMetrics, openOrm, type Orm } from '@acct/kit';
 import { ACCOUNT, GENESIS_HASH, type JournalEntryDraft } from '@acct/ledger';
-import { NATS_URL, chainTamperings, ctx as newCtx, freshDatabase, payoutSource, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
+import { chainTamperings, ctx as newCtx, payoutSource, silentLogger, type TestDatabase } from '@acct/testing';
 import { Books } from './books';
 import { verifyChain, verifyEveryChain } from './chain';
 import { ChainVerifier } from './chain-verifier';
-import { withPostingMigrations } from './migrations';
+import { type BooksBed, booksBed } from './testing/books-bed';
 
 const SCHEMA = 'chain_it';
 
@@ -48,25 +48,18 @@ describe('journal hash chain against real Postgres', () => {
   /** A statement as a superuser who turned the triggers off (immutability, foreign keys). */
   const tamper = (sql: string, params: unknown[] = []) => su.query(sql, params);
 
+  let bed: BooksBed | undefined;
   beforeAll(async () => {
-    db = await freshDatabase('acct_chain');
-    orm = await openOrm({ url: db.url, schema: SCHEMA, entities: [], migrations: withPostingMigrations([]), poolMax: 6 });
-    await migrate(orm);
-    nc = await connect({ servers: NATS_URL });
-    prefix = uniquePrefix();
-    jsm = await ensureEventsStream(nc, prefix);
-    books = new Books(orm, new Outbox(nc, orm, silentLogger()), prefix, 'receivables');
+    bed = await booksBed('acct_chain', { schema: SCHEMA });
+    ({ db, orm, nc, jsm, prefix, books } = bed);
     su = new Client({ connectionString: db.url });
     await su.connect();
     await su.query(`SET search_path = ${SCHEMA}`);
     await su.query('SET session_replication_role = replica');
   });
   afterAll(async () => {
-    await su.end();
-    await jsm.streams.delete(eventsStreamName(prefix)).catch(() => undefined);
-    await nc.close();
-    await orm.close(true);
-    await db.drop();
+    await su?.end();
+    await bed?.stop();
   });
 
   it('an empty chain and a clean one are intact; each posting event carries its entry’s stored hash', async () => {

@@ -1,5 +1,5 @@
 import { eventsStreamName } from '@acct/contracts';
-import { firstRow } from './index';
+import { firstRow } from './base';
 import type { TestService } from './service';
 
 /**

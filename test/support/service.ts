@@ -17,7 +17,7 @@ import {
   startWorkers,
   wireService,
 } from '@acct/kit';
-import { NATS_URL, type TestDatabase, freshDatabase, silentLogger, uniquePrefix } from './index';
+import { NATS_URL, type TestDatabase, freshDatabase, silentLogger, uniquePrefix } from './base';
 
 /** A request context of a fresh organization and app (or of the one given). */
 export function ctx(over: Partial<TrustedContext> & { environment?: Environment } = {}): TrustedContext {

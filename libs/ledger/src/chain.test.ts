@@ -1,38 +1,8 @@
 import { createHash } from 'node:crypto';
 import { GENESIS_HASH, HASH_PATTERN, type ChainEntry, canonicalEntry, chainHash } from './chain';
+import { invoiceChainEntry } from './chain.test-data';
 
-const ENTRY: ChainEntry = {
-  id: '44444444-4444-4444-8444-444444444444',
-  entryDate: '2026-01-15',
-  sourceType: 'invoice',
-  sourceId: '11111111-1111-4111-8111-111111111111',
-  memo: null,
-  reversesEntryId: null,
-  lines: [
-    {
-      accountId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
-      accountCode: '1100',
-      side: 'debit',
-      amountCents: 500,
-      customerId: null,
-      invoiceId: '11111111-1111-4111-8111-111111111111',
-      vendorId: null,
-      billId: null,
-      memo: null,
-    },
-    {
-      accountId: 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb',
-      accountCode: '4000',
-      side: 'credit',
-      amountCents: 500,
-      customerId: null,
-      invoiceId: null,
-      vendorId: null,
-      billId: null,
-      memo: 'why?',
-    },
-  ],
-};
+const ENTRY = invoiceChainEntry('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb');
 
 describe('canonicalEntry', () => {
   it('is a fixed-order JSON array of the entry and its lines in order', () => {

@@ -1,10 +1,9 @@
 import { ACCOUNT, accountId, DEFAULT_CHART } from './accounts';
 import { GENESIS_HASH, chainHash } from './chain';
+import { ENTRY_ID as ENTRY, INVOICE_ID as INVOICE, invoiceChainEntry } from './chain.test-data';
 import { ChainHeads, insertDefaultAccounts, insertJournalEntries, LEDGER_DDL, type NamedSql } from './index';
 
 const ORG = '7d9f6c1e-2b1a-4f3e-9c8d-0a1b2c3d4e5f';
-const ENTRY = '44444444-4444-4444-8444-444444444444';
-const INVOICE = '11111111-1111-4111-8111-111111111111';
 
 function recorder() {
   const calls: { sql: string; params: unknown[] }[] = [];
@@ -82,38 +81,7 @@ describe('insertJournalEntries', () => {
     ]);
     expect(calls.every((c) => !c.s.sql.includes('$'))).toBe(true);
     // Third entry of the chain, hashed over the head's hash and the entry without its zero line.
-    const hash = chainHash(GENESIS_HASH, {
-      id: ENTRY,
-      entryDate: '2026-01-15',
-      sourceType: 'invoice',
-      sourceId: INVOICE,
-      memo: null,
-      reversesEntryId: null,
-      lines: [
-        {
-          accountId: accountId(ORG, 'live', '1100'),
-          accountCode: '1100',
-          side: 'debit',
-          amountCents: 500,
-          customerId: null,
-          invoiceId: INVOICE,
-          vendorId: null,
-          billId: null,
-          memo: null,
-        },
-        {
-          accountId: accountId(ORG, 'live', '4000'),
-          accountCode: '4000',
-          side: 'credit',
-          amountCents: 500,
-          customerId: null,
-          invoiceId: null,
-          vendorId: null,
-          billId: null,
-          memo: 'why?',
-        },
-      ],
-    });
+    const hash = chainHash(GENESIS_HASH, invoiceChainEntry(accountId(ORG, 'live', '1100'), accountId(ORG, 'live', '4000')));
     expect(hashes).toEqual(new Map([[ENTRY, hash]]));
     const values = calls[1]!.values;
     // The heads: where they are, where they go (k).

@@ -131,32 +131,26 @@ describe('idempotency', () => {
     }
   });
 
-  it('forgets a 5xx answer so that a retry runs again', async () => {
-    answer = async () => {
-      throw new Error('boom');
-    };
-    expect((await post('k4')).status).toBe(500);
-    expect(records.records.has('key-1/k4')).toBe(false);
-    answer = async (ctx) => {
-      ctx.status = 201;
-      ctx.body = {};
-    };
-    expect((await post('k4')).status).toBe(201);
-    expect(runs).toBe(2);
-  });
-
-  it("forgets the service's 409 in_flight (its first run is not over) so that a retry asks again", async () => {
-    answer = async (ctx) => {
-      ctx.status = 409;
-      ctx.body = { error: { code: 'conflict', message: 'still running', details: [{ field: 'Idempotency-Key', issue: 'in_flight', message: '' }] } };
-    };
-    expect((await post('k-in-flight')).status).toBe(409);
-    expect(records.records.has('key-1/k-in-flight')).toBe(false);
-    answer = async (ctx) => {
-      ctx.status = 201;
-      ctx.body = {};
-    };
-    expect((await post('k-in-flight')).status).toBe(201);
+  const created: Middleware = async (ctx) => {
+    ctx.status = 201;
+    ctx.body = {};
+  };
+  const failing: Middleware = async () => {
+    throw new Error('boom');
+  };
+  const inFlight: Middleware = async (ctx) => {
+    ctx.status = 409;
+    ctx.body = { error: { code: 'conflict', message: 'still running', details: [{ field: 'Idempotency-Key', issue: 'in_flight', message: '' }] } };
+  };
+  it.each([
+    ['a 5xx answer so that a retry runs again', 'k4', failing, 500],
+    ["the service's 409 in_flight (its first run is not over) so that a retry asks again", 'k-in-flight', inFlight, 409],
+  ] as const)('forgets %s', async (_what, key, first, status) => {
+    answer = first;
+    expect((await post(key)).status).toBe(status);
+    expect(records.records.has(`key-1/${key}`)).toBe(false);
+    answer = created;
+    expect((await post(key)).status).toBe(201);
     expect(runs).toBe(2);
   });
 

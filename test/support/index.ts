@@ -4,7 +4,7 @@ export { pdfTextOf } from './pdf-text';
 export { type FreezableProxy, startFreezableProxy } from './freezable-proxy';
 export { CHROMIUM_ARGS, chromiumExecutable } from './chromium';
 export * from './service';
-export { entryLines, payoutSource, postingLine } from './ledger';
+export { bookedCents, entryLines, payoutSource, postingLine } from './ledger';
 export { type ChainTampering, type Tamper, chainTamperings } from './chain-tampering';
 export { expectRelayHeals } from './outbox';
 export { withBatchSpies } from './spies';

@@ -46,3 +46,12 @@ export function postingLine(
 ): PostingEvent['entry']['lines'][number] {
   return { account_id: accountId, account_code, side, amount_cents, customer_id: null, invoice_id: null, vendor_id: null, bill_id: null, ...over };
 }
+
+/** The cents a source document's journal entries book on one side (debit or credit). */
+export async function bookedCents(db: { sql(q: string, params?: unknown[]): Promise<any[]> }, sourceId: string, side: 'debit' | 'credit'): Promise<number> {
+  const rows = await db.sql(`SELECT sum(amount_cents)::int AS total FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_id = ? AND l.side = ?`, [
+    sourceId,
+    side,
+  ]);
+  return rows[0]?.total as number;
+}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type RpcReply, compileBody, schemas } from '@acct/contracts';
 import { accountId } from '@acct/ledger';
 import { catalogueErrors } from '@acct/posting';
-import { type TestService, ctx, firstRow, outcome, payablesCalls, startServiceForTest } from '@acct/testing';
+import { type TestService, bookedCents, ctx, outcome, payablesCalls, startServiceForTest } from '@acct/testing';
 import { payablesService } from './service';
 
 const validBill = compileBody(schemas.payables.billResponse);
@@ -77,12 +77,7 @@ describe('payables: metadata and PATCH', () => {
       expect(r.ok && r.body.data).toMatchObject({ vendor_id: v2, total_cents: 8, memo: null, status: 'draft', metadata: { a: '1', b: '2' } });
       const posted = await svc.ok('bills.post', c, { params: { id: draft.id } });
       expect(posted).toMatchObject({ status: 'posted', total_cents: 8, vendor_id: v2 });
-      const { total } = firstRow(
-        await svc.sql(`SELECT sum(amount_cents)::int AS total FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_id = ? AND l.side = 'credit'`, [
-          draft.id,
-        ]),
-      );
-      expect(total).toBe(8);
+      expect(await bookedCents(svc, draft.id, 'credit')).toBe(8);
     });
 
     it('checks a draft as create does: vendor (404), dates (400), expense account, a taken external id (409)', async () => {
@@ -130,12 +125,7 @@ describe('payables: metadata and PATCH', () => {
         ]);
         expect(posted.ok).toBe(true);
         const now = await svc.ok('bills.get', c, { params: { id: draft.id } });
-        const { total } = firstRow(
-          await svc.sql(`SELECT sum(amount_cents)::int AS total FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_id = ? AND l.side = 'credit'`, [
-            draft.id,
-          ]),
-        );
-        expect(total).toBe(now.total_cents);
+        expect(await bookedCents(svc, draft.id, 'credit')).toBe(now.total_cents);
         if (!patched.ok) expect(patched.error.code).toBe('conflict');
         else expect(now.total_cents).toBe(5000);
       }

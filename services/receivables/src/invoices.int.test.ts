@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { RpcReply, TrustedContext } from '@acct/contracts';
 import { type TestService, ctx, firstRow, startServiceForTest } from '@acct/testing';
 import { receivablesService } from './service';
+import { invoiceBody } from './testing/bodies';
 
 const outcome = (r: RpcReply<unknown>): string | number => (r.ok ? r.status : r.error.code);
 const detail = (r: RpcReply<unknown>) => (r.ok ? null : r.error.details[0]);
@@ -10,15 +11,7 @@ const detail = (r: RpcReply<unknown>) => (r.ok ? null : r.error.details[0]);
 describe('receivables: creating an invoice', () => {
   let svc: TestService;
   const customer = async (c: TrustedContext) => (await svc.ok('customers.create', c, { body: { external_customer_id: randomUUID(), name: 'C' } })).id as string;
-  const body = (customerId: string, over: Record<string, unknown> = {}) => ({
-    external_invoice_id: randomUUID(),
-    customer_id: customerId,
-    invoice_number: 'INV-1',
-    issue_date: '2026-01-10',
-    due_date: '2026-02-10',
-    line_items: [{ description: 'Work', quantity: 1, unit_amount_cents: 1000 }],
-    ...over,
-  });
+  const body = invoiceBody;
   const stored = async (external: string) => firstRow(await svc.sql(`SELECT count(*)::int AS n FROM invoices WHERE external_invoice_id = ?`, [external])).n;
 
   beforeAll(async () => {

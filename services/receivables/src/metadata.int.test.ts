@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type RpcReply, type TrustedContext, compileBody, schemas } from '@acct/contracts';
 import { catalogueErrors } from '@acct/posting';
-import { type TestService, ctx, firstRow, startServiceForTest } from '@acct/testing';
+import { type TestService, bookedCents, ctx, firstRow, startServiceForTest } from '@acct/testing';
 import { receivablesService } from './service';
+import { invoiceBody } from './testing/bodies';
 
 const validCustomer = compileBody(schemas.customers.customerResponse);
 const validInvoice = compileBody(schemas.receivables.invoiceResponse);
@@ -16,15 +17,6 @@ describe('receivables: metadata and PATCH', () => {
   let svc: TestService;
   const customer = async (c: TrustedContext, over: Record<string, unknown> = {}) =>
     svc.ok('customers.create', c, { body: { external_customer_id: randomUUID(), name: 'C', ...over } });
-  const invoiceBody = (customerId: string, over: Record<string, unknown> = {}) => ({
-    external_invoice_id: randomUUID(),
-    customer_id: customerId,
-    invoice_number: 'INV-1',
-    issue_date: '2026-01-10',
-    due_date: '2026-02-10',
-    line_items: [{ description: 'Work', quantity: 1, unit_amount_cents: 1000 }],
-    ...over,
-  });
   const estimateBody = (customerId: string, over: Record<string, unknown> = {}) => ({
     external_estimate_id: randomUUID(),
     customer_id: customerId,
@@ -187,12 +179,7 @@ describe('receivables: metadata and PATCH', () => {
       // Posting books the patched total.
       const posted = await svc.ok('invoices.post', c, { params: { id: inv.id } });
       expect(posted.total_cents).toBe(502);
-      const { total } = firstRow(
-        await svc.sql(`SELECT sum(amount_cents)::int AS total FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_id = ? AND l.side = 'debit'`, [
-          inv.id,
-        ]),
-      );
-      expect(total).toBe(502);
+      expect(await bookedCents(svc, inv.id, 'debit')).toBe(502);
     });
 
     it('checks a draft as create does: customer (404), dates and currency (400), a taken external id (409)', async () => {
@@ -242,11 +229,7 @@ describe('receivables: metadata and PATCH', () => {
           svc.call('invoices.post', c, { params: { id: inv.id } }),
         ]);
         expect(posted.ok).toBe(true);
-        const booked = firstRow(
-          await svc.sql(`SELECT sum(amount_cents)::int AS total FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_id = ? AND l.side = 'debit'`, [
-            inv.id,
-          ]),
-        ).total;
+        const booked = await bookedCents(svc, inv.id, 'debit');
         const now = await svc.ok('invoices.get', c, { params: { id: inv.id } });
         // Either the PATCH went first (and the post booked its total) or it was refused: the books match the invoice.
         expect(booked).toBe(now.total_cents);

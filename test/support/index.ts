@@ -11,3 +11,4 @@ export { withBatchSpies } from './spies';
 export { type AdminCliRun, runAdminCli } from './admin-cli';
 export { outcome, payablesCalls } from './payables-calls';
 export { serviceDefinition } from './services';
+export { type TestOrm, migratedOrm } from './orm';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { EntitySchema } from '@mikro-orm/core';
 import { Migration } from '@mikro-orm/migrations';
-import { freshDatabase, type TestDatabase } from '@acct/testing';
+import { migratedOrm } from '@acct/testing';
 import { type Scoped, scopedColumns } from './columns';
-import { migrate, openOrm, type Orm } from './db';
+import type { Orm } from './db';
 import { BatchedGets, GETS_PER_STATEMENT } from './reads';
 import type { Scope } from './scope';
 import * as sql from './sql';
@@ -26,21 +26,21 @@ class Widgets extends Migration {
 }
 
 describe('gets by id of one turn share one statement (BatchedGets) against real Postgres', () => {
-  let db: TestDatabase;
   let orm: Orm;
+  let stop: () => Promise<void>;
   const scope: Scope = { organizationId: randomUUID(), environment: 'test' };
   const other: Scope = { organizationId: randomUUID(), environment: 'test' };
   const live: Scope = { organizationId: scope.organizationId, environment: 'live' };
 
   beforeAll(async () => {
-    db = await freshDatabase('acct_kit_gets');
-    orm = await openOrm({ url: db.url, schema: 'svc_gets', entities: [WidgetSchema as EntitySchema], migrations: [{ name: 'Widgets', class: Widgets }], poolMax: 2 });
-    await migrate(orm);
+    ({ orm, stop } = await migratedOrm('acct_kit_gets', {
+      schema: 'svc_gets',
+      entities: [WidgetSchema as EntitySchema],
+      migrations: [{ name: 'Widgets', class: Widgets }],
+      poolMax: 2,
+    }));
   });
-  afterAll(async () => {
-    await orm.close(true);
-    await db.drop();
-  });
+  afterAll(() => stop());
   afterEach(() => jest.restoreAllMocks());
 
   const insert = async (s: Scope, name: string): Promise<Widget> => {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { EntitySchema } from '@mikro-orm/core';
 import { Migration } from '@mikro-orm/migrations';
-import { freshDatabase, type TestDatabase } from '@acct/testing';
+import { migratedOrm } from '@acct/testing';
 import { moneyColumn, type Scoped, scopedColumns } from './columns';
-import { migrate, openOrm, type Orm } from './db';
+import type { Orm } from './db';
 import { entityRows, getInScope, insertInScopeOf, statement, transactionQuery, withQuery } from './sql';
 
 interface Gadget extends Scoped {
@@ -37,17 +37,17 @@ class Gadgets extends Migration {
 }
 
 describe('pg directly with named statements (entityRows) against real Postgres', () => {
-  let db: TestDatabase;
   let orm: Orm;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
-    db = await freshDatabase('acct_kit_sql');
-    orm = await openOrm({ url: db.url, schema: 'svc_sql', entities: [GadgetSchema as EntitySchema], migrations: [{ name: 'Gadgets', class: Gadgets }], poolMax: 2 });
-    await migrate(orm);
+    ({ orm, stop } = await migratedOrm('acct_kit_sql', {
+      schema: 'svc_sql',
+      entities: [GadgetSchema as EntitySchema],
+      migrations: [{ name: 'Gadgets', class: Gadgets }],
+      poolMax: 2,
+    }));
   });
-  afterAll(async () => {
-    await orm.close(true);
-    await db.drop();
-  });
+  afterAll(() => stop());
 
   const gadget = (over: Partial<Gadget> = {}): Gadget => ({
     id: randomUUID(),

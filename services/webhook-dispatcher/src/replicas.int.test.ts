@@ -1,19 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eventsStreamName, outboundSubject } from '@acct/contracts';
-import { ensureEventsStream } from '@acct/kit';
-import { type TestService, ctx as newCtx, startServiceForTest, waitFor } from '@acct/testing';
+import { outboundSubject } from '@acct/contracts';
+import { ctx as newCtx, waitFor } from '@acct/testing';
 import type { WebhookConfig } from './config';
 import { parseSchedule } from './domain/schedule';
-import { webhookDispatcherService } from './service';
-import { startDelivery } from './workers/delivery';
-
-/** One process of the dispatcher: its own pool, NATS connection, RPC server, consumer and workers. */
-interface Replica {
-  svc: TestService;
-  stopDelivery: () => Promise<void>;
-}
+import { type Replica, startReplicas, stopReplicas } from './testing/replicas';
 
 /**
  * Two dispatcher replicas on one database and one JetStream consumer, sending to a slow receiver
@@ -92,24 +84,12 @@ describe('webhook dispatcher: two replicas never send one delivery twice at once
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
-    const def = webhookDispatcherService({ config });
-    for (let i = 0; i < 2; i++) {
-      // The second replica: the first one's database and prefix, its own pool and NATS connection.
-      const first = replicas[0]?.svc;
-      const svc = await startServiceForTest(def, { poolMax: 5, db: first?.db, prefix: first?.prefix });
-      if (i === 0) await ensureEventsStream(svc.nc, svc.prefix);
-      const { stop } = await startDelivery(svc.wiring, config);
-      replicas.push({ svc, stopDelivery: stop });
-    }
+    await startReplicas(config, replicas);
   });
 
   afterAll(async () => {
     openGate?.();
-    for (const r of replicas) await r.stopDelivery();
-    const first = replicas[0]?.svc;
-    if (first) await (await first.nc.jetstreamManager()).streams.delete(eventsStreamName(first.prefix)).catch(() => undefined);
-    // The first replica owns the database: it stops last.
-    for (const r of [...replicas].reverse()) await r.svc.stop();
+    await stopReplicas(replicas);
     receiver?.closeAllConnections();
     await new Promise((r) => receiver?.close(r));
   });

@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CONSUMERS, type TrustedContext, eventsStreamName, outboundSubject } from '@acct/contracts';
-import { ensureEventsStream } from '@acct/kit';
-import { type TestService, ctx as newCtx, startServiceForTest, waitFor } from '@acct/testing';
+import { CONSUMERS, type TrustedContext, outboundSubject } from '@acct/contracts';
+import { type TestService, ctx as newCtx, waitFor } from '@acct/testing';
 import type { WebhookConfig } from './config';
 import { parseSchedule } from './domain/schedule';
-import { webhookDispatcherService } from './service';
-import { startDelivery } from './workers/delivery';
+import { type Replica, startReplicas, stopReplicas } from './testing/replicas';
 
 /**
  * Issue #26: each replica keeps the endpoints' subscriptions in memory and acks an event nobody
@@ -29,7 +27,7 @@ describe('webhook dispatcher: cached subscriptions across two replicas', () => {
   let receiver: http.Server;
   let base: string;
   const received: string[] = [];
-  const replicas: { svc: TestService; stopDelivery: () => Promise<void> }[] = [];
+  const replicas: Replica[] = [];
   const quiet = newCtx({ environment: 'test' }); // no endpoint ever
   const app = newCtx({ environment: 'test' }); // an endpoint for payment.posted, then one for invoice.posted
   const other = newCtx({ environment: 'test' }); // an endpoint for invoice.posted throughout
@@ -95,22 +93,13 @@ describe('webhook dispatcher: cached subscriptions across two replicas', () => {
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-    const def = webhookDispatcherService({ config });
-    for (let i = 0; i < 2; i++) {
-      const svc = await startServiceForTest(def, { poolMax: 5, db: replicas[0]?.svc.db, prefix: replicas[0]?.svc.prefix });
-      if (i === 0) await ensureEventsStream(svc.nc, svc.prefix);
-      const { stop } = await startDelivery(svc.wiring, config);
-      replicas.push({ svc, stopDelivery: stop });
-    }
+    await startReplicas(config, replicas);
     await create(other, '/other', ['invoice.posted']);
     await create(app, '/app-payments', ['payment.posted']);
   });
 
   afterAll(async () => {
-    for (const r of replicas) await r.stopDelivery();
-    const svc = replicas[0]?.svc;
-    if (svc) await (await svc.nc.jetstreamManager()).streams.delete(eventsStreamName(svc.prefix)).catch(() => undefined);
-    for (const r of [...replicas].reverse()) await r.svc.stop();
+    await stopReplicas(replicas);
     receiver?.closeAllConnections();
     await new Promise((r) => receiver?.close(r));
   });

@@ -12,3 +12,4 @@ export { type AdminCliRun, runAdminCli } from './admin-cli';
 export { outcome, payablesCalls } from './payables-calls';
 export { serviceDefinition } from './services';
 export { type TestOrm, migratedOrm } from './orm';
+export { partlyPaidInvoice } from './dtos';

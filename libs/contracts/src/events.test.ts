@@ -19,12 +19,12 @@ import {
   postingSubject,
   validateEvent,
 } from './events';
+import { partlyPaidInvoice } from '@acct/testing';
 import { BOOKS_LOCK_COPY_OPERATIONS } from './api/books-lock';
 import { BUS_ROLES } from './bus-permissions';
 import { RPC_OPERATIONS } from './subjects';
 import type { BillDto } from './api/bills';
 import type { CustomerDto } from './api/customers';
-import type { InvoiceDto } from './api/invoices';
 import type { PaymentDto } from './api/payments';
 import type { PayoutDto } from './api/payouts';
 import type { VendorPaymentDto } from './api/vendor-payments';
@@ -39,28 +39,17 @@ const PAYOUT = '7e6d5c4b-3a29-4817-a6f5-e4d3c2b1a090';
 const ENTRY = '2b3c4d5e-6f70-4182-93a4-b5c6d7e8f901';
 const account = (n: number) => `5d3a${n}000-0000-5000-8000-00000000000${n}`;
 
-const invoice: InvoiceDto = {
+const invoice = partlyPaidInvoice(2500, 5000, {
   id: INVOICE,
   external_invoice_id: 'inv-1001',
   customer_id: CUSTOMER,
   invoice_number: 'INV-1001',
   issue_date: '2026-03-01',
   due_date: '2026-03-31',
-  line_items: [
-    { description: 'Consulting', quantity: 1.5, unit_amount_cents: 10000, amount_cents: 15000 },
-    { description: 'Travel', quantity: 1, unit_amount_cents: 2500, amount_cents: 2500 },
-  ],
-  status: 'partially_paid',
-  total_cents: 17500,
-  amount_paid_cents: 5000,
-  balance_due_cents: 12500,
-  currency: 'USD',
-  memo: null,
   estimate_id: null,
   posted_at: '2026-03-01T09:30:00.000Z',
-  metadata: {},
   created_at: '2026-03-01T09:00:00.000Z',
-};
+});
 const payment: PaymentDto = {
   id: PAYMENT,
   external_payment_id: 'pay-1',

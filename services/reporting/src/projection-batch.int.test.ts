@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ConsumedEvent } from '@acct/kit';
 import { type TestService, postingLine, startServiceForTest } from '@acct/testing';
-import { applyEvent, applyEvents } from '../../services/reporting/src/consumers/projection';
-import { PROJECTION_TABLES } from '../../services/reporting/src/migrations';
-import { reportingService } from '../../services/reporting/src/service';
+import { applyEvent, applyEvents } from './consumers/projection';
+import { PROJECTION_TABLES } from './migrations';
+import { reportingService } from './service';
 
 /**
  * applyEvents (a batch at once, set-based) against applyEvent (one event after the other, each a

@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { JetStreamManager } from 'nats';
 import { CONSUMERS, type RpcOperation, type RpcReply, type RpcRequest, adminSubject, eventsStreamName } from '@acct/contracts';
 import { claimEvent, decodeJson, encodeJson } from '@acct/kit';
-import { type TestService, ctx, startServiceForTest, waitFor } from '@acct/testing';
-import { payablesService } from '../../services/payables/src/service';
-import { reportingService } from '../../services/reporting/src/service';
-import { applyEvent } from '../../services/reporting/src/consumers/projection';
-import { bucketSql, openAmounts, reportQueries, type ReportQuery } from '../../services/reporting/src/queries/reports';
-import { BUCKET_UPTO, bucketOf } from '../../services/reporting/src/domain/reports';
+import { type TestService, ctx, serviceDefinition, startServiceForTest, waitFor } from '@acct/testing';
+import { applyEvent } from './consumers/projection';
+import { BUCKET_UPTO, bucketOf } from './domain/reports';
+import { bucketSql, openAmounts, reportQueries, type ReportQuery } from './queries/reports';
+import { reportingService } from './service';
 
 /**
  * Reporting against real Postgres and JetStream, fed by the real payables service: reports read
@@ -34,7 +33,7 @@ describe('reporting against real Postgres and JetStream', () => {
   });
 
   beforeAll(async () => {
-    ap = await startServiceForTest(payablesService(), { poolMax: 5 });
+    ap = await startServiceForTest(serviceDefinition('payables'), { poolMax: 5 });
     rep = await startServiceForTest(reportingService(), { nc: ap.nc, prefix: ap.prefix, workers: true, poolMax: 5 });
     jsm = await ap.nc.jetstreamManager();
   });

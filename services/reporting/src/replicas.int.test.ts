@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { CONSUMERS, type RebuildProgress, eventsStreamName } from '@acct/contracts';
+import { CONSUMERS, eventsStreamName } from '@acct/contracts';
 import { claimEvent, ensureEventsStream } from '@acct/kit';
 import { accountId } from '@acct/ledger';
 import { type TestService, ctx, startServiceForTest, waitFor } from '@acct/testing';
-import { formatRebuildProgress, requestRebuild } from '../../services/gateway/src/admin/rebuild';
-import { applyEvent } from '../../services/reporting/src/consumers/projection';
-import { reportingService } from '../../services/reporting/src/service';
+import { applyEvent } from './consumers/projection';
+import { reportingService } from './service';
+import { rebuildOverBus } from './testing/rebuild';
 
 /**
  * Two reporting replicas (two service instances: own pools, own NATS connections) on one database
@@ -228,8 +228,7 @@ describe('reporting: two replicas apply one stream', () => {
   }, 180_000);
 
   it('rebuilds with both replicas running, printing progress, to the single-applier projection; both keep applying after', async () => {
-    const progress: RebuildProgress[] = [];
-    const reply = await requestRebuild(a.nc, a.prefix, (p) => progress.push(p));
+    const { reply, progress } = await rebuildOverBus(a.nc, a.prefix);
     expect(reply).toMatchObject({ ok: true, last_seq: published.length });
     expect(progress.length).toBeGreaterThan(0);
     for (const p of progress) {
@@ -237,7 +236,7 @@ describe('reporting: two replicas apply one stream', () => {
       expect(p.applied).toBeLessThanOrEqual(p.total);
     }
     expect(progress.at(-1)).toMatchObject({ applied: published.length, total: published.length, eta_s: 0, timeout_ms: 600_000 });
-    console.log(`rebuild progress lines: ${progress.map(formatRebuildProgress).join(' | ')}`);
+    console.log(`rebuild progress (applied of total): ${progress.map((p) => `${p.applied} of ${p.total}`).join(' | ')}`);
     expect(await projection(a)).toEqual(await singleApplier());
     // The other replica's consume loop re-attaches to the recreated durable consumer (report, not asserted: either may take the events).
     const bBefore = await outcomes(b, 'applied');

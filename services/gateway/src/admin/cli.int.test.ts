@@ -19,7 +19,7 @@ import {
 } from '@acct/testing';
 import { type NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
-import { hashKey } from '../../services/gateway/src/keys';
+import { hashKey } from '../keys';
 
 /** `.data` of an npm start that runs (this test process stands for it: its pid runs). */
 function recordStack(dir: string, over: { databaseUrl?: string; natsUrl?: string; prefix?: string; seedFile?: string | null }): void {

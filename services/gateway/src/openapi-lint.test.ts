@@ -10,9 +10,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { ERROR_CODES, OUTBOUND_EVENT_TYPES, ROUTES } from '@acct/contracts';
 import { parse } from 'yaml';
-import { renderOpenApiYaml } from '../../services/gateway/src/openapi';
+import { renderOpenApiYaml } from './openapi';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..', '..', '..');
 const REDOCLY = path.join(ROOT, 'node_modules', '.bin', 'redocly');
 
 interface Problem {

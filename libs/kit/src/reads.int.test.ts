@@ -33,12 +33,7 @@ describe('gets by id of one turn share one statement (BatchedGets) against real 
   const live: Scope = { organizationId: scope.organizationId, environment: 'live' };
 
   beforeAll(async () => {
-    ({ orm, stop } = await migratedOrm('acct_kit_gets', {
-      schema: 'svc_gets',
-      entities: [WidgetSchema as EntitySchema],
-      migrations: [{ name: 'Widgets', class: Widgets }],
-      poolMax: 2,
-    }));
+    ({ orm, stop } = await migratedOrm('acct_kit_gets', 'svc_gets', WidgetSchema as EntitySchema, { name: 'Widgets', class: Widgets }));
   });
   afterAll(() => stop());
   afterEach(() => jest.restoreAllMocks());

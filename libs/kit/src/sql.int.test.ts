@@ -40,12 +40,7 @@ describe('pg directly with named statements (entityRows) against real Postgres',
   let orm: Orm;
   let stop: () => Promise<void>;
   beforeAll(async () => {
-    ({ orm, stop } = await migratedOrm('acct_kit_sql', {
-      schema: 'svc_sql',
-      entities: [GadgetSchema as EntitySchema],
-      migrations: [{ name: 'Gadgets', class: Gadgets }],
-      poolMax: 2,
-    }));
+    ({ orm, stop } = await migratedOrm('acct_kit_sql', 'svc_sql', GadgetSchema as EntitySchema, { name: 'Gadgets', class: Gadgets }));
   });
   afterAll(() => stop());
 

@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { outboundSubject } from '@acct/contracts';
 import { ctx as newCtx, waitFor } from '@acct/testing';
 import type { WebhookConfig } from './config';
 import { parseSchedule } from './domain/schedule';
-import { type Replica, startReplicas, stopReplicas } from './testing/replicas';
+import { type Replica, publishInvoicePosted, startReplicas, stopReplicas } from './testing/replicas';
 
 /**
  * Two dispatcher replicas on one database and one JetStream consumer, sending to a slow receiver
@@ -108,20 +106,7 @@ describe('webhook dispatcher: two replicas never send one delivery twice at once
     const endpoints = await Promise.all(HOOKS.map((p) => create(p, ['invoice.posted'])));
     await create('/unsubscribed', ['payment.posted']);
 
-    const js = svc.nc.jetstream();
-    for (let n = 0; n < EVENTS; n++) {
-      const id = randomUUID();
-      const payload = {
-        id,
-        type: 'invoice.posted',
-        created_at: new Date().toISOString(),
-        organization_id: ctx.organizationId,
-        connected_app_id: ctx.connectedAppId,
-        environment: 'test',
-        data: { n },
-      };
-      await js.publish(outboundSubject(svc.prefix, 'invoice.posted'), JSON.stringify(payload), { msgID: id });
-    }
+    for (let n = 0; n < EVENTS; n++) await publishInvoicePosted(svc, ctx, { n });
 
     await waitFor(
       async () => {

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CONSUMERS, type TrustedContext, outboundSubject } from '@acct/contracts';
+import { CONSUMERS, type TrustedContext } from '@acct/contracts';
 import { type TestService, ctx as newCtx, waitFor } from '@acct/testing';
 import type { WebhookConfig } from './config';
 import { parseSchedule } from './domain/schedule';
-import { type Replica, startReplicas, stopReplicas } from './testing/replicas';
+import { type Replica, publishInvoicePosted, startReplicas, stopReplicas } from './testing/replicas';
 
 /**
  * Issue #26: each replica keeps the endpoints' subscriptions in memory and acks an event nobody
@@ -45,17 +44,7 @@ describe('webhook dispatcher: cached subscriptions across two replicas', () => {
   /** Publishes one invoice.posted event of the context's app and waits until a replica has handled it. */
   const publishHandled = async (c: TrustedContext): Promise<string> => {
     const before = await total();
-    const id = randomUUID();
-    const payload = {
-      id,
-      type: 'invoice.posted',
-      created_at: new Date().toISOString(),
-      organization_id: c.organizationId,
-      connected_app_id: c.connectedAppId,
-      environment: c.environment,
-      data: {},
-    };
-    await first().nc.jetstream().publish(outboundSubject(first().prefix, 'invoice.posted'), JSON.stringify(payload), { msgID: id });
+    const id = await publishInvoicePosted(first(), c, {});
     await waitFor(async () => (await total()) === before + 1, 10_000, 10);
     return id;
   };

@@ -1,4 +1,5 @@
-import { eventsStreamName } from '@acct/contracts';
+import { randomUUID } from 'node:crypto';
+import { type TrustedContext, eventsStreamName, outboundSubject } from '@acct/contracts';
 import { ensureEventsStream } from '@acct/kit';
 import { type TestService, startServiceForTest } from '@acct/testing';
 import type { WebhookConfig } from '../config';
@@ -33,4 +34,20 @@ export async function stopReplicas(replicas: Replica[]): Promise<void> {
   const first = replicas[0]?.svc;
   if (first) await (await first.nc.jetstreamManager()).streams.delete(eventsStreamName(first.prefix)).catch(() => undefined);
   for (const r of [...replicas].reverse()) await r.svc.stop();
+}
+
+/** Publishes an invoice.posted event of the context's app on the service's bus; returns its id. */
+export async function publishInvoicePosted(svc: TestService, c: TrustedContext, data: Record<string, unknown>): Promise<string> {
+  const id = randomUUID();
+  const payload = {
+    id,
+    type: 'invoice.posted',
+    created_at: new Date().toISOString(),
+    organization_id: c.organizationId,
+    connected_app_id: c.connectedAppId,
+    environment: c.environment,
+    data,
+  };
+  await svc.nc.jetstream().publish(outboundSubject(svc.prefix, 'invoice.posted'), JSON.stringify(payload), { msgID: id });
+  return id;
 }

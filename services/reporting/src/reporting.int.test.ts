@@ -25,6 +25,11 @@ describe('reporting against real Postgres and JetStream', () => {
     if (!r.ok) throw new Error(`expected ok: ${JSON.stringify(r.error)}`);
     return r.body.data;
   };
+  /** Creates bills of the vendor through `send` (one organization's calls): one line of `total` cents each. */
+  const billsOf = (send: typeof call, vendorId: string, billNumber: string) => (total: number, issue: string, due: string) => {
+    const line_items = [{ description: 'x', quantity: 1, unit_amount_cents: total }];
+    return ok(send('bills.create', { body: { external_bill_id: randomUUID(), vendor_id: vendorId, bill_number: billNumber, issue_date: issue, due_date: due, line_items } }));
+  };
   const figures = async () => ({
     ap: await ok(call('reports.accounts_payable', { query: { as_of: '2026-03-31' } })),
     tb: await ok(call('reports.trial_balance', { query: { as_of: '2026-12-31' } })),
@@ -46,19 +51,7 @@ describe('reporting against real Postgres and JetStream', () => {
 
   it('reads its writes: bills, payments and a reversal show in A/P, the trial balance and the 1099 summary at once', async () => {
     const v = await ok(call('vendors.create', { body: { external_vendor_id: randomUUID(), display_name: 'Acme', is_1099_eligible: true } }));
-    const bill = (total: number, issue: string, due: string) =>
-      ok(
-        call('bills.create', {
-          body: {
-            external_bill_id: randomUUID(),
-            vendor_id: v.id,
-            bill_number: 'B',
-            issue_date: issue,
-            due_date: due,
-            line_items: [{ description: 'x', quantity: 1, unit_amount_cents: total }],
-          },
-        }),
-      );
+    const bill = billsOf(call, v.id, 'B');
     const b1 = await bill(300_000, '2026-01-10', '2026-02-10');
     await bill(50_000, '2026-03-01', '2026-03-31');
     const pay = (allocs: { bill_id: string; amount_cents: number }[], date: string) =>
@@ -287,19 +280,7 @@ describe('reporting against real Postgres and JetStream', () => {
     const s = { organizationId: x.organizationId, environment: x.environment };
     const xcall = (op: RpcOperation, over: Partial<RpcRequest> = {}) => call(op, { ctx: x, ...over });
     const v = await ok(xcall('vendors.create', { body: { external_vendor_id: randomUUID(), display_name: 'Edge', is_1099_eligible: true } }));
-    const bill = (total: number, issue: string, due: string) =>
-      ok(
-        xcall('bills.create', {
-          body: {
-            external_bill_id: randomUUID(),
-            vendor_id: v.id,
-            bill_number: 'E',
-            issue_date: issue,
-            due_date: due,
-            line_items: [{ description: 'x', quantity: 1, unit_amount_cents: total }],
-          },
-        }),
-      );
+    const bill = billsOf(xcall, v.id, 'E');
     const pay = (billId: string, cents: number, date: string) =>
       ok(
         xcall('vendor_payments.create', {

@@ -13,3 +13,4 @@ export { outcome, payablesCalls } from './payables-calls';
 export { serviceDefinition } from './services';
 export { type TestOrm, migratedOrm } from './orm';
 export { partlyPaidInvoice } from './dtos';
+export { type NatsWithUsers, startNatsWithUsers } from './own-nats';

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { BUS_PRINCIPALS, type BusPrincipal, CONSUMERS, eventsStreamName, postingSubject, rpcSubject } from '@acct/contracts';
 import { ensureEventsStream, natsAuthOptions, passwordEnvOf } from '@acct/kit';
 import { AckPolicy, type NatsConnection, connect } from 'nats';
+import { startNatsWithUsers } from '@acct/testing';
 import { type OwnNatsServer, generateStackBusAuth, startOwnNats } from './nats-server';
 import { ROOT, freePort } from './stack';
 
@@ -34,10 +35,7 @@ describe('NATS users per service', () => {
   };
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-busauth-'));
-    const auth = generateStackBusAuth(prefix);
-    seeds = auth.seeds;
-    server = await startOwnNats(path.join(dir, 'jetstream'), path.join(dir, 'nats.log'), freePort, undefined, auth.server);
+    ({ dir, server, seeds } = await startNatsWithUsers(prefix, 'acct-busauth-'));
     await ensureEventsStream(await as('payables'), prefix);
   });
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CONSUMERS, type BusPrincipal, type ParkedEventsReply, parkedEventsSubject, postingSubject } from '@acct/contracts';
 import { databaseExists, decodeJson, dropDatabase, encodeJson, ensureEventsStream, natsAuthOptions, writeStackRecord } from '@acct/kit';
-import { type OwnNatsServer, freePort, generateStackBusAuth, startOwnNats } from '@acct/stack';
+import type { OwnNatsServer } from '@acct/stack';
 import {
   PG_SERVER_URL,
   type TestDatabase,
@@ -12,6 +12,7 @@ import {
   freshDatabase,
   runAdminCli,
   serviceDefinition,
+  startNatsWithUsers,
   startServiceForTest,
   uniqueName,
   uniquePrefix,
@@ -53,10 +54,7 @@ describe('admin CLI over a NATS with users', () => {
   };
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-admin-cli-'));
-    const auth = generateStackBusAuth(prefix);
-    seeds = auth.seeds;
-    server = await startOwnNats(path.join(dir, 'jetstream'), path.join(dir, 'nats.log'), freePort, undefined, auth.server);
+    ({ dir, server, seeds } = await startNatsWithUsers(prefix, 'acct-admin-cli-'));
     await ensureEventsStream(await as('payables'), prefix);
     rep = await startServiceForTest(serviceDefinition('reporting'), { nc: await as('reporting'), prefix, workers: true, poolMax: 3 });
   }, 60_000);

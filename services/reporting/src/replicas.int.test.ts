@@ -54,45 +54,39 @@ describe('reporting: two replicas apply one stream', () => {
     const at = `${date}T09:00:00.000Z`;
     const item = { description: 'Work', quantity: 1, unit_amount_cents: cents, amount_cents: cents };
     // Whole documents, as the posting services send them: reporting refuses an event that is not schema-valid.
-    const inv = (paid: number) => ({
+    // What an invoice and a bill have alike: one line, its dates, what is paid of it.
+    const document = (paid: number) => ({
       id: doc,
-      external_invoice_id: `inv-${doc}`,
-      customer_id: party,
-      invoice_number: `INV-${n}`,
       issue_date: date,
       due_date: due,
       line_items: [item],
-      status: paid > 0 ? 'paid' : 'open',
       total_cents: cents,
       amount_paid_cents: paid,
-      balance_due_cents: cents - paid,
       currency: 'USD',
       memo: null,
-      estimate_id: null,
       posted_at: at,
       metadata: {},
       created_at: at,
     });
+    const inv = (paid: number) => ({
+      ...document(paid),
+      external_invoice_id: `inv-${doc}`,
+      customer_id: party,
+      invoice_number: `INV-${n}`,
+      status: paid > 0 ? 'paid' : 'open',
+      balance_due_cents: cents - paid,
+      estimate_id: null,
+    });
     const bill = (paid: number) => ({
-      id: doc,
+      ...document(paid),
       external_bill_id: `bill-${doc}`,
       vendor_id: party,
       bill_number: `B-${n}`,
-      issue_date: date,
-      due_date: due,
-      line_items: [item],
       status: 'posted',
-      total_cents: cents,
-      amount_paid_cents: paid,
       open_balance_cents: cents - paid,
       expense_account_id: accountId(org, 'test', '5000'),
-      currency: 'USD',
-      memo: null,
-      metadata: {},
-      posted_at: at,
       reversed_at: null,
       reversal_reason: null,
-      created_at: at,
     });
     const pay = randomUUID();
     const payment = {

@@ -65,8 +65,14 @@ async function deflated(data: Uint8Array, limit: number): Promise<DeflatedMessag
   return { data: packed, headers };
 }
 
-/** Decodes a message, inflating it first when it came deflated. */
+/** A message marked deflated whose bytes do not inflate, or inflate past INFLATED_BYTES_MAX: the sender's fault. */
+export class UninflatableMessage extends Error {}
+
+/** Decodes a message, inflating it first when it came deflated (SyntaxError: not JSON; UninflatableMessage). */
 export async function fromMessage<T>(msg: Msg): Promise<T> {
   if (msg.headers?.get(CONTENT_ENCODING) !== DEFLATE) return decodeJson<T>(msg.data);
-  return decodeJson<T>(await inflate(msg.data, { maxOutputLength: INFLATED_BYTES_MAX }));
+  const data = await inflate(msg.data, { maxOutputLength: INFLATED_BYTES_MAX }).catch((e: unknown) => {
+    throw new UninflatableMessage(e instanceof Error ? e.message : String(e));
+  });
+  return decodeJson<T>(data);
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { deflateRawSync } from 'node:zlib';
 import { StorageType, connect, headers as natsHeaders, type NatsConnection } from 'nats';
 import { AppError, type RpcOperation, type RpcRequest, operationsOf, rpcSubject } from '@acct/contracts';
 import { NATS_URL, silentLogger, uniquePrefix } from '@acct/testing';
-import { encodeJson } from './payloads';
+import { INFLATED_BYTES_MAX, encodeJson } from './payloads';
 import { publishToStream } from './requester';
 import { RpcClient, RpcServer } from './rpc';
 import { createMetrics } from './metrics';
@@ -213,6 +214,24 @@ describe('RPC over real NATS', () => {
       error: { code: 'validation_failed', message: 'The request is too large to forward, even compressed; send a smaller body.', details: [] },
     });
     expect((await client.call<RpcOperation>('customers.create', req())).ok).toBe(true);
+  });
+
+  it('answers a hand-made request that is not JSON, does not inflate or inflates past the limit with 400, and keeps serving', async () => {
+    serve({});
+    const subject = rpcSubject(prefix, 'customers.create');
+    const deflated = natsHeaders();
+    deflated.set('Content-Encoding', 'deflate');
+    const sent = [
+      await nc.request(subject, new TextEncoder().encode('{not json')),
+      await nc.request(subject, randomBytes(64), { headers: deflated, timeout: 5000 }),
+      await nc.request(subject, deflateRawSync(Buffer.alloc(INFLATED_BYTES_MAX + 1)), { headers: deflated, timeout: 5000 }),
+    ].map((m) => m.json<{ ok: boolean; error?: { code: string; details: { issue: string }[] } }>());
+    expect(sent.map((r) => [r.ok, r.error?.code, r.error?.details[0]?.issue])).toEqual([
+      [false, 'validation_failed', 'malformed_json'],
+      [false, 'validation_failed', 'malformed_encoding'],
+      [false, 'validation_failed', 'malformed_encoding'],
+    ]);
+    expect((await new RpcClient(nc, prefix, 5000).call<RpcOperation>('customers.create', req())).ok).toBe(true);
   });
 
   it('answers an error instead of dying when a reply cannot be sent, and keeps serving', async () => {

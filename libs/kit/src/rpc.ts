@@ -21,7 +21,7 @@ import {
 import type { NatsAuthConfig } from './config';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
-import { MessageTooLarge, encodeJson, fromMessage, toMessage } from './payloads';
+import { MessageTooLarge, UninflatableMessage, encodeJson, fromMessage, toMessage } from './payloads';
 import { REASON, RequestFailed, type Requester, requesterOf, useInboxPrefix } from './requester';
 import { publishInTurn } from './turn-publish';
 import { type RpcIdempotency, answerKeyed } from './rpc-idempotency';
@@ -137,6 +137,10 @@ export class RpcServer {
       req = await fromMessage<RpcRequest>(msg).catch((e: unknown) => {
         if (e instanceof SyntaxError)
           throw AppError.validation('The request is not JSON.', [{ field: '/', issue: 'malformed_json', message: 'The message could not be parsed as JSON.' }]);
+        if (e instanceof UninflatableMessage)
+          throw AppError.validation('The request is marked deflated but does not inflate.', [
+            { field: '/', issue: 'malformed_encoding', message: 'The message could not be inflated within its limit.' },
+          ]);
         throw e;
       });
       // Checked against the operation's schemas as the gateway checks the route (a message made by hand gets 400, not a database error).

@@ -36,6 +36,7 @@ const OWNERS: Record<string, string> = {
   'services/gateway/src/idempotency.ts': 'idempotency_keys',
   'services/gateway/src/key-store.ts': 'api_keys (read with connected_apps, organizations)',
   'services/gateway/src/shared-buckets.ts': 'rate_buckets',
+  'services/gateway/src/dashboard/audit-log.ts': 'audit_log',
 };
 
 function sources(dir: string): string[] {

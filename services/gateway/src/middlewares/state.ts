@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from '@acct/kit';
 import type { Principal } from '../key-store';
+import type { DashboardSession } from '../dashboard/types';
 
 /** What the middlewares of one request hand down to each other. */
 export interface GatewayState {
@@ -9,6 +10,8 @@ export interface GatewayState {
   /** The route template (OpenAPI style), for metrics and the access log. */
   routePath?: string;
   principal?: Principal;
+  /** The signed-in member of a /dashboard/api request. */
+  dashboard?: DashboardSession;
   /** The validated query and body, as forwarded. */
   query?: Record<string, unknown>;
   body?: unknown;

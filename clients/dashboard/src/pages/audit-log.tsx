@@ -1,0 +1,5 @@
+import { PageTitle } from '../components/ui';
+
+export function AuditLogPage() {
+  return <PageTitle>Audit log</PageTitle>;
+}

@@ -1,0 +1,5 @@
+import { PageTitle } from '../components/ui';
+
+export function SettingsPage() {
+  return <PageTitle>Settings</PageTitle>;
+}

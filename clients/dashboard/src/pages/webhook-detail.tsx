@@ -1,0 +1,5 @@
+import { PageTitle } from '../components/ui';
+
+export function WebhookDetailPage() {
+  return <PageTitle>Webhook endpoint</PageTitle>;
+}

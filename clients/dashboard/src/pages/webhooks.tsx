@@ -1,0 +1,5 @@
+import { PageTitle } from '../components/ui';
+
+export function WebhooksPage() {
+  return <PageTitle>Webhooks</PageTitle>;
+}

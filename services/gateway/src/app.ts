@@ -22,6 +22,7 @@ import { methodNotAllowed, mountRoutes } from './routing';
 import { DEFAULT_UPLOAD_MAX_BYTES, documentUpload } from './uploads/documents';
 import { portalHandlers } from './portal/portal';
 import { type Asset, assetOf, developersHandlers, sendAsset } from './developers/developers';
+import { dashboardPages } from './dashboard/pages';
 import { parse as parseYaml } from 'yaml';
 
 export interface GatewayDeps {
@@ -55,6 +56,8 @@ export interface GatewayDeps {
    * is the client's; a client cannot then choose its address for the per-address limit).
    */
   trustedProxies?: number;
+  /** The dashboard's built pages (clients/dashboard/dist); undefined: found as @acct/dashboard's, or DASHBOARD_DIST_DIR; null: none (503). */
+  dashboardDist?: string | null;
 }
 
 function builtInHandlers(deps: GatewayDeps): Record<string, LocalHandler> {
@@ -162,6 +165,7 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
   app.silent = true;
   app.use(requestContext(deps));
   app.use(errors());
+  app.use(dashboardPages({ log: deps.log, distDir: deps.dashboardDist })); // GET /dashboard and its pages, not /dashboard/api
   app.use(routed);
   app.use(methodNotAllowed(router)); // reached only when no route matched: acts on the way back
   app.use(unknownApiPath(deps, byClient)); // reached only when no route matched

@@ -71,7 +71,7 @@ describe('requests of the dashboard API', () => {
   });
 
   it('turns a failed fetch into a network error', async () => {
-    global.fetch = (() => Promise.reject(new TypeError('fetch failed')));
+    global.fetch = () => Promise.reject(new TypeError('fetch failed'));
     await expect(api.get('/session')).rejects.toMatchObject({ code: 'network_error' });
   });
 });

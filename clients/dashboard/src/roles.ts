@@ -14,7 +14,7 @@ export type Ability =
 
 const ABILITIES: Record<Role, readonly Ability[]> = {
   owner: ['write', 'keys', 'webhooks', 'members', 'books_lock'],
-  developer: ['write', 'keys', 'webhooks'],
+  developer: ['write', 'keys', 'webhooks', 'books_lock'],
   accountant: ['books_lock'],
   viewer: [],
 };

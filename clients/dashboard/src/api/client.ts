@@ -52,6 +52,12 @@ export function requestHeaders(method: string, hasBody: boolean): Record<string,
   return headers;
 }
 
+/** A public API write (POST or PATCH under /v1) carries an Idempotency-Key: a retried click is not a second write. */
+function idempotencyKey(method: string, path: string): Record<string, string> {
+  const write = (method === 'POST' || method === 'PATCH') && path.startsWith('/v1/');
+  return write && typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function' ? { 'Idempotency-Key': crypto.randomUUID() } : {};
+}
+
 async function readJson(res: Response): Promise<unknown> {
   if (res.status === 204) return null;
   const text = await res.text();
@@ -71,7 +77,7 @@ export async function request<T>(method: string, path: string, options: RequestO
     res = await fetch(urlOf(path, options.query), {
       method,
       credentials: 'same-origin',
-      headers: requestHeaders(method, hasBody),
+      headers: { ...requestHeaders(method, hasBody), ...idempotencyKey(method, path) },
       ...(hasBody ? { body: JSON.stringify(options.body) } : {}),
     });
   } catch (cause) {

@@ -17,6 +17,8 @@ export function App() {
         <ErrorBoundary>
           <Router>
             <Route path={`${BASE}/invite/:token`} component={InvitePage} />
+            {/* `/dashboard/*` needs a segment after the base: the overview is its own route. */}
+            <Route path={BASE} component={SignedInArea} />
             <Route path={`${BASE}/*`} component={SignedInArea} />
             <Route default component={OutsideDashboard} />
           </Router>

@@ -21,11 +21,16 @@ export function Notice({ children }: { children: ComponentChildren }) {
   );
 }
 
-/** A page's title: focused after navigation so a screen reader reads where it arrived. */
+/** Whether a page title was shown already: the first one after a load is not focused (the skip link stays the first tab stop). */
+let titleShown = false;
+
+/** A page's title: focused after an in-app navigation, so a screen reader reads where it arrived. */
 export function PageTitle({ children }: { children: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    if (document.activeElement === document.body || document.activeElement?.closest('nav')) ref.current?.focus();
+    const first = !titleShown;
+    titleShown = true;
+    if (!first && (document.activeElement === document.body || document.activeElement?.closest('nav'))) ref.current?.focus();
   }, []);
   return (
     <h1 ref={ref} tabIndex={-1} class="page-title">

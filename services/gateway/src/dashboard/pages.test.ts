@@ -169,8 +169,9 @@ describe('GET /dashboard without a build', () => {
     }
   });
 
-  it('finds the build through DASHBOARD_DIST_DIR first', () => {
+  it('finds the build through DASHBOARD_DIST_DIR first, else the dashboard workspace', () => {
     expect(dashboardDistDir({ DASHBOARD_DIST_DIR: '/srv/dashboard' })).toBe('/srv/dashboard');
+    expect(dashboardDistDir({})).toBe(path.resolve(__dirname, '..', '..', '..', '..', 'clients', 'dashboard', 'dist'));
   });
 });
 

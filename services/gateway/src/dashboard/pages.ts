@@ -123,13 +123,18 @@ function readDashboardFiles(dir: string, indexFile: string): DashboardFiles {
   return { dir, index: staticFile(fs.readFileSync(indexFile), '.html'), assets };
 }
 
-/** Where the build is: DASHBOARD_DIST_DIR, else the @acct/dashboard workspace's dist; null if neither resolves. */
-export function dashboardDistDir(env: NodeJS.ProcessEnv = process.env): string | null {
+/**
+ * Where the build is: DASHBOARD_DIST_DIR, else the @acct/dashboard workspace's dist (node_modules'
+ * link, as in the image), else the workspace beside this one in the source tree (a gateway started
+ * in-process by jest, whose resolver maps @acct/* to sources).
+ */
+export function dashboardDistDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.DASHBOARD_DIST_DIR) return path.resolve(env.DASHBOARD_DIST_DIR);
   try {
     return path.join(path.dirname(require.resolve('@acct/dashboard/package.json')), 'dist');
   } catch {
-    return null;
+    // services/gateway/{src,dist}/dashboard → the repository's root.
+    return path.resolve(__dirname, '..', '..', '..', '..', 'clients', 'dashboard', 'dist');
   }
 }
 

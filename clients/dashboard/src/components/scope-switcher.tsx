@@ -9,6 +9,10 @@ export function ScopeSwitcher() {
   const scope = useScope();
   const apps = useLoad(() => api.get<ListAnswer<ConnectedApp>>('/apps', { limit: 100 }), []);
   const list = apps.data?.data ?? [];
+  // An app kept from another session (another organization, a deleted app): back to the default.
+  useEffect(() => {
+    if (apps.data && scope.app && !apps.data.data.some((a) => a.id === scope.app)) writeScope({ ...scope, app: null });
+  }, [apps.data, scope.app]);
   return (
     <form class="scope" aria-label="Scope" onSubmit={(e) => e.preventDefault()}>
       <div class="field-inline">

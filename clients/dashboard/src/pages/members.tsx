@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client';
 import type { Invite, Member } from '../api/types';
 import { List, type Column } from '../components/list';
@@ -6,7 +6,7 @@ import { ConfirmButton, ErrorNote, Field, Notice, PageTitle, SecretOnce } from '
 import { formatDateTime } from '../format';
 import { useAction } from '../hooks';
 import { ROLES, type Role } from '../roles';
-import { useSignedIn } from '../session';
+import { useSession, useSignedIn } from '../session';
 
 const ROLE_HELP: Record<Role, string> = {
   owner: 'everything, members included',
@@ -18,6 +18,7 @@ const ROLE_HELP: Record<Role, string> = {
 /** Members of the organization (owners): change a role, remove, invite (the URL shown once). */
 export function MembersPage() {
   const me = useSignedIn().member;
+  const { reload: reloadSession } = useSession();
   const [version, setVersion] = useState(0);
   const [done, setDone] = useState<string | null>(null);
   const action = useAction();
@@ -26,6 +27,8 @@ export function MembersPage() {
       await api.patch(`/members/${encodeURIComponent(m.id)}`, { role });
       setDone(`${m.email} is now ${role}.`);
       reload();
+      // One's own role changed: what the pages offer changes with it.
+      if (m.id === me.id) await reloadSession();
     });
   const remove = (m: Member, reload: () => void) =>
     action.run(async () => {
@@ -39,20 +42,7 @@ export function MembersPage() {
     {
       label: 'Role',
       value: (m) => m.role,
-      render: (m) => (
-        <>
-          <label class="visually-hidden" for={`role-${m.id}`}>
-            Role of {m.email}
-          </label>
-          <select id={`role-${m.id}`} value={m.role} onChange={(e) => changeRole(m, e.currentTarget.value as Role, () => setVersion((v) => v + 1))}>
-            {ROLES.map((r) => (
-              <option value={r} key={r}>
-                {r}
-              </option>
-            ))}
-          </select>
-        </>
-      ),
+      render: (m) => <RoleCell member={m} busy={action.busy} onChange={(role) => changeRole(m, role, () => setVersion((v) => v + 1))} />,
     },
     { label: 'Joined', value: (m) => m.created_at, render: (m) => formatDateTime(m.created_at) },
   ];
@@ -72,6 +62,31 @@ export function MembersPage() {
         actions={(m, reload) => <ConfirmButton label={m.id === me.id ? 'Leave' : 'Remove'} confirmLabel={`Remove ${m.email} now`} onConfirm={() => remove(m, reload)} />}
       />
     </>
+  );
+}
+
+/** The role as a select and a button: choosing with the arrow keys changes nothing until the button is pressed. */
+function RoleCell({ member, busy, onChange }: { member: Member; busy: boolean; onChange: (role: Role) => void }) {
+  const [role, setRole] = useState<Role>(member.role);
+  useEffect(() => setRole(member.role), [member.role]);
+  return (
+    <span class="role-cell">
+      <label class="visually-hidden" for={`role-${member.id}`}>
+        Role of {member.email}
+      </label>
+      <select id={`role-${member.id}`} value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
+        {ROLES.map((r) => (
+          <option value={r} key={r}>
+            {r}
+          </option>
+        ))}
+      </select>
+      {role !== member.role ? (
+        <button type="button" class="secondary" disabled={busy} onClick={() => onChange(role)}>
+          Change to {role}
+        </button>
+      ) : null}
+    </span>
   );
 }
 

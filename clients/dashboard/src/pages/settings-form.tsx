@@ -70,7 +70,7 @@ export function SettingForm({ title, path, fields, writable }: { title: string; 
           {done ? <Notice>{title} saved.</Notice> : null}
           {writable ? (
             <button type="submit" disabled={action.busy}>
-              Save
+              Save the {title.toLowerCase()}
             </button>
           ) : (
             <p class="hint">Your role can read these settings but not change them.</p>

@@ -37,6 +37,7 @@ const OWNERS: Record<string, string> = {
   'services/gateway/src/key-store.ts': 'api_keys (read with connected_apps, organizations)',
   'services/gateway/src/shared-buckets.ts': 'rate_buckets',
   'services/gateway/src/dashboard/audit-log.ts': 'audit_log',
+  'services/gateway/src/dashboard/scopes.ts': 'organizations, connected_apps (the dashboard scope reads)',
 };
 
 function sources(dir: string): string[] {

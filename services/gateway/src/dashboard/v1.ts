@@ -60,8 +60,7 @@ export const DASHBOARD = '/dashboard';
 const UNDER_V1 = /^\/dashboard\/api\/v1(\/|$)/i;
 
 /** The public routes reachable through the dashboard: every one under /api/v1 that takes an API key. */
-export const reachableFromDashboard = (route: RouteDef): boolean =>
-  route.path.startsWith('/api/v1/') && route.auth && ['json', 'download', 'upload'].includes(kindOf(route));
+export const reachableFromDashboard = (route: RouteDef): boolean => route.path.startsWith('/api/v1/') && route.auth && ['json', 'download', 'upload'].includes(kindOf(route));
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -194,7 +193,7 @@ export function dashboardV1(c: DashboardV1Context, byClient: Middleware, routes:
   const { router, routed } = mountRoutes(mounted, { under: DASHBOARD });
   const notAllowed = methodNotAllowed(router);
   const byMember = limitBy(c.buckets, (ctx) => ctx.state.dashboard!.member.id, c.metrics.rateLimited, 'Rate limit');
-  const sessionFirst = [byClient, c.dashboard.signedIn, byMember, (ctx: Ctx) => notAllowed(ctx, async () => undefined)];
+  const sessionFirst = [byClient, c.dashboard.signedIn, byMember, (ctx: Ctx) => notAllowed(ctx, () => Promise.resolve())];
   const unmatched = (ctx: Ctx): Promise<void> => {
     const run = (i: number): Promise<void> => (i < sessionFirst.length ? sessionFirst[i]!(ctx, () => run(i + 1)) : Promise.resolve());
     return run(0);

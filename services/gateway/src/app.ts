@@ -171,7 +171,7 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
   app.use(requestContext(deps));
   app.use(errors());
   app.use(routed);
-  // Reached only when no public route matched: a /api/v1 request never gets here.
+  // Reached only when no public route matched: a served /api/v1 request never gets here.
   if (dashboard) app.use(dashboard);
   app.use(methodNotAllowed(router)); // reached only when no route matched: acts on the way back
   app.use(unknownApiPath(deps, byClient)); // reached only when no route matched

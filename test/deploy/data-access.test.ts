@@ -38,6 +38,7 @@ const OWNERS: Record<string, string> = {
   'services/gateway/src/shared-buckets.ts': 'rate_buckets',
   'services/gateway/src/dashboard/audit-log.ts': 'audit_log',
   'services/gateway/src/dashboard/scopes.ts': 'organizations, connected_apps (the dashboard scope reads)',
+  'services/gateway/src/dashboard/passkeys.ts': 'passkeys, webauthn_challenges (a passkey read with its member)',
 };
 
 function sources(dir: string): string[] {

@@ -6,6 +6,7 @@ import { type Browser, type Page, chromium } from 'playwright-core';
 import { type Orm, migrate } from '@acct/kit';
 import { CHROMIUM_ARGS, chromiumExecutable, freshDatabase, type TestDatabase } from '@acct/testing';
 import { createOrganization } from '../admin/admin';
+import { loadGatewayConfig } from '../config';
 import { openGatewayOrm } from '../db';
 import { parseJson } from '../middlewares/body';
 import type { Ctx, Middleware } from '../middlewares/state';
@@ -309,5 +310,11 @@ describe('passkey bodies and lists', () => {
     expect(relyingParty(ctx, 'https://dashboard.example.com:8443')).toEqual({ origin: 'https://dashboard.example.com:8443', rpID: 'dashboard.example.com' });
     expect(relyingParty(ctx)).toEqual({ origin: 'http://localhost:3000', rpID: 'localhost' });
     expect(relyingParty(ctx, '')).toEqual({ origin: 'http://localhost:3000', rpID: 'localhost' });
+    // The setting is an origin: no path, no other scheme; unset is empty (the request's origin).
+    expect(loadGatewayConfig({}).DASHBOARD_ORIGIN).toBe('');
+    expect(loadGatewayConfig({ DASHBOARD_ORIGIN: 'https://dashboard.example.com:8443' }).DASHBOARD_ORIGIN).toBe('https://dashboard.example.com:8443');
+    for (const bad of ['dashboard.example.com', 'https://dashboard.example.com/', 'ftp://x.example.com', 'https://a.example.com/path']) {
+      expect(() => loadGatewayConfig({ DASHBOARD_ORIGIN: bad })).toThrow(/DASHBOARD_ORIGIN/);
+    }
   });
 });

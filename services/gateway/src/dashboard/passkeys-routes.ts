@@ -14,13 +14,13 @@ export interface PasskeyRouteDeps {
   startSession: StartSession;
   /**
    * DASHBOARD_ORIGIN (e.g. https://dashboard.example.com): the origin passkeys are bound to, its
-   * host name the relying party id. Empty or absent: the request's own origin (ctx.origin).
+   * host name the relying party id. Empty or absent: the request's own origin (scheme and Host).
    */
   dashboardOrigin?: string;
 }
 
 /** The answer to a passkey that does not sign in: the one a wrong password gets. */
-export const SIGN_IN_FAILED_MESSAGE = 'The email or password is wrong.';
+export const SIGN_IN_FAILED_MESSAGE = 'The email or password is not right.';
 
 export type PasskeyHandlerName = 'listPasskeys' | 'passkeyOptions' | 'registerPasskey' | 'deletePasskey' | 'passkeySignInOptions' | 'passkeySignIn';
 
@@ -40,7 +40,8 @@ export function relyingParty(ctx: Ctx, dashboardOrigin?: string): RelyingParty {
     const url = new URL(dashboardOrigin);
     return { origin: url.origin, rpID: url.hostname };
   }
-  return { origin: ctx.origin, rpID: ctx.hostname };
+  // Not ctx.origin: Koa 3's is the request's Origin header.
+  return { origin: `${ctx.protocol}://${ctx.host}`, rpID: ctx.hostname };
 }
 
 /** A member as the JSON API shows one (docs/dashboard.md). */

@@ -306,7 +306,8 @@ describe('passkey bodies and lists', () => {
   });
 
   it('binds passkeys to DASHBOARD_ORIGIN when set, else to the request’s own origin', () => {
-    const ctx = { origin: 'http://localhost:3000', hostname: 'localhost' } as Ctx;
+    // The request's Origin header (Koa 3's ctx.origin) plays no part.
+    const ctx = { protocol: 'http', host: 'localhost:3000', hostname: 'localhost', origin: 'https://evil.example' } as Ctx;
     expect(relyingParty(ctx, 'https://dashboard.example.com:8443')).toEqual({ origin: 'https://dashboard.example.com:8443', rpID: 'dashboard.example.com' });
     expect(relyingParty(ctx)).toEqual({ origin: 'http://localhost:3000', rpID: 'localhost' });
     expect(relyingParty(ctx, '')).toEqual({ origin: 'http://localhost:3000', rpID: 'localhost' });

@@ -82,8 +82,9 @@ export class KeyStore {
       connected_app_id: string;
       environment: Environment;
       revoked_at: Date | null;
-      expires_at: Date | null;
-      last_used_at: Date | null;
+      // timestamptz as the driver hands it over (a string here): read with new Date().
+      expires_at: Date | string | null;
+      last_used_at: Date | string | null;
       app_status: string;
       enabled_modules: ModuleName[];
     }> = await this.orm.em.getConnection().execute(
@@ -103,11 +104,11 @@ export class KeyStore {
       connectedAppId: row.connected_app_id,
       environment: row.environment,
       revoked: row.revoked_at !== null,
-      expiresAt: row.expires_at,
+      expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
       appActive: row.app_status === 'active',
       enabledModules: new Set(row.enabled_modules),
     };
-    if (!keyRefusal(principal) && (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS)) this.touch(row.id);
+    if (!keyRefusal(principal) && (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() >= LAST_USED_RESOLUTION_MS)) this.touch(row.id);
     return principal;
   }
 

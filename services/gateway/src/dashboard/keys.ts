@@ -16,17 +16,15 @@ import type { Actor } from './types';
 /** `active`; `expiring`: rolled, works until expires_at; `revoked`: revoked, or past expires_at. */
 export type KeyStatus = 'active' | 'expiring' | 'revoked';
 
-/** A key as the dashboard and the CLI show it: never the key itself, nor its hash. */
+/** A key as the dashboard and the CLI show it (docs/dashboard.md): never the key itself, nor its hash. */
 export interface KeyView {
   id: string;
-  connected_app_id: string;
   environment: Environment;
   /** The first 12 and the last 4 characters (`svc_test_AbC…wXyZ`); keys made before the last 4 were kept show only the first 12. */
   prefix: string;
   created_at: string;
   last_used_at: string | null;
   expires_at: string | null;
-  revoked_at: string | null;
   status: KeyStatus;
 }
 
@@ -34,8 +32,9 @@ export interface KeyView {
 export interface KeyChange {
   actor?: Actor;
   address?: string | null;
-  /** The key must be one of this app's (404 otherwise): the dashboard acts within an app. */
+  /** The key must be one of this app's, of this environment (404 otherwise): the dashboard acts within an app and environment. */
   connectedAppId?: string;
+  environment?: Environment;
 }
 
 /** What the outbound `api_key.revoked` event carries (API-DECISIONS §13). */
@@ -62,13 +61,11 @@ export function keyView(k: ApiKey, now = new Date()): KeyView {
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return {
     id: k.id,
-    connected_app_id: k.connectedAppId,
     environment: k.environment,
     prefix: `${k.keyPrefix.slice(0, PREFIX_SHOWN)}…${k.keyLast4 ?? ''}`,
     created_at: k.createdAt.toISOString(),
     last_used_at: iso(k.lastUsedAt),
     expires_at: iso(k.expiresAt),
-    revoked_at: iso(k.revokedAt),
     status: keyStatus(k, now),
   };
 }
@@ -110,8 +107,9 @@ export async function createApiKey(em: EntityManager, connectedAppId: string, en
 async function lockedKey(tx: EntityManager, idOrKey: string, change: KeyChange): Promise<ApiKey> {
   const where = idOrKey.startsWith('svc_') ? { keyHash: hashKey(idOrKey) } : UUID.test(idOrKey) ? { id: idOrKey.toLowerCase() } : null;
   const row = where ? await tx.findOne(ApiKeySchema, where, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
-  if (!row || (change.connectedAppId !== undefined && row.connectedAppId !== change.connectedAppId))
-    throw AppError.notFound('API key', idOrKey.startsWith('svc_') ? undefined : idOrKey);
+  const outside =
+    (change.connectedAppId !== undefined && row?.connectedAppId !== change.connectedAppId) || (change.environment !== undefined && row?.environment !== change.environment);
+  if (!row || outside) throw AppError.notFound('API key', idOrKey.startsWith('svc_') ? undefined : idOrKey);
   return row;
 }
 

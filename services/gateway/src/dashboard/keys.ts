@@ -161,7 +161,8 @@ export async function revokeApiKey(em: EntityManager, idOrKey: string, change: K
       environment: row.environment,
       revoked_at: row.revokedAt.toISOString(),
     };
-    // The outbound api_key.revoked event is written here, in the revocation's transaction.
+    // Outbound `api_key.revoked` (API-DECISIONS §13) goes here, with tx, so it commits with the revocation:
+    // await emitApiKeyRevoked(tx, data);
     return { row, revoked: data };
   });
 }

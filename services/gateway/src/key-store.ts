@@ -9,8 +9,8 @@ export interface Principal {
   connectedAppId: string;
   environment: Environment;
   revoked: boolean;
-  /** Set when the key was rolled: it is refused from then on, like a revoked one (keyRefusal). */
-  expiresAt: Date | null;
+  /** Set when the key was rolled: it is refused from then on, like a revoked one (keyRefusal). Absent: no expiry (a dashboard member's principal). */
+  expiresAt?: Date | null;
   appActive: boolean;
   enabledModules: ReadonlySet<ModuleName>;
 }

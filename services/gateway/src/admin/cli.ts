@@ -203,7 +203,7 @@ async function databaseCommand(command: string, o: Opts, em: EntityManager): Pro
       break;
     }
     case 'list-keys':
-      print((await admin.listApiKeys(em, need(o, 'app'))).map((k) => keyView(k)));
+      print(await admin.listApiKeys(em, need(o, 'app')));
       break;
     case 'revoke-key': {
       const { row } = await admin.revokeApiKey(em, need(o, 'key'));

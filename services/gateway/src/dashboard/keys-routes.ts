@@ -95,8 +95,7 @@ export function keyHandlers({ orm }: { orm: Pick<Orm, 'em'> }): Record<'listKeys
     async listKeys(ctx) {
       const { app, environment } = await scope(ctx);
       const q = pageQuery(ctx);
-      const now = new Date();
-      const all = (await listApiKeys(orm.em.fork(), app.id, environment)).map((k) => keyView(k, now));
+      const all = await listApiKeys(orm.em.fork(), app.id, environment);
       const { items, pagination } = pageInMemory(all, q, limits.list_page_bytes_max);
       ctx.body = { data: items, pagination };
     },

@@ -167,8 +167,9 @@ export async function revokeApiKey(em: EntityManager, idOrKey: string, change: K
   });
 }
 
-/** The app's keys (of one environment when given), newest first. */
-export async function listApiKeys(em: EntityManager, connectedAppId: string, environment?: Environment): Promise<ApiKey[]> {
+/** The app's keys (of one environment when given), newest first, as shown (never a key or its hash). */
+export async function listApiKeys(em: EntityManager, connectedAppId: string, environment?: Environment, now = new Date()): Promise<KeyView[]> {
   if (!UUID.test(connectedAppId)) return [];
-  return em.find(ApiKeySchema, { connectedAppId, ...(environment ? { environment } : {}) }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+  const rows = await em.find(ApiKeySchema, { connectedAppId, ...(environment ? { environment } : {}) }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+  return rows.map((k) => keyView(k, now));
 }

@@ -92,12 +92,17 @@ export function SecretOnce({ label, value, onDone }: { label: string; value: str
 export function ConfirmButton({ label, confirmLabel, onConfirm, disabled }: { label: string; confirmLabel: string; onConfirm: () => void | Promise<void>; disabled?: boolean }) {
   const [asking, setAsking] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
+  const triggerRef = useRef<HTMLButtonElement>(null);
+  const asked = useRef(false);
+  // Focus follows the swap: onto "Confirm" when asked, back onto the button after Cancel.
   useEffect(() => {
     if (asking) confirmRef.current?.focus();
+    else if (asked.current) triggerRef.current?.focus();
+    asked.current = asking;
   }, [asking]);
   if (!asking)
     return (
-      <button type="button" class="danger" disabled={disabled} onClick={() => setAsking(true)}>
+      <button type="button" class="danger" ref={triggerRef} disabled={disabled} onClick={() => setAsking(true)}>
         {label}
       </button>
     );

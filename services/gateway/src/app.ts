@@ -23,6 +23,7 @@ import { DEFAULT_UPLOAD_MAX_BYTES, documentUpload } from './uploads/documents';
 import { portalHandlers } from './portal/portal';
 import { type Asset, assetOf, developersHandlers, sendAsset } from './developers/developers';
 import { parse as parseYaml } from 'yaml';
+import { type DashboardOptions, dashboardApi } from './dashboard';
 
 export interface GatewayDeps {
   keys: KeyResolver;
@@ -55,6 +56,8 @@ export interface GatewayDeps {
    * is the client's; a client cannot then choose its address for the per-address limit).
    */
   trustedProxies?: number;
+  /** The dashboard's JSON API under /dashboard/api (docs/dashboard.md); not served without it. */
+  dashboard?: DashboardOptions;
 }
 
 function builtInHandlers(deps: GatewayDeps): Record<string, LocalHandler> {
@@ -162,6 +165,7 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
   app.silent = true;
   app.use(requestContext(deps));
   app.use(errors());
+  if (deps.dashboard) app.use(dashboardApi({ ...deps.dashboard, clientBuckets: deps.clientBuckets, metrics: deps.metrics }));
   app.use(routed);
   app.use(methodNotAllowed(router)); // reached only when no route matched: acts on the way back
   app.use(unknownApiPath(deps, byClient)); // reached only when no route matched

@@ -29,6 +29,7 @@ export const gatewayConfigSpec = {
     100,
     600_000,
   ),
+  DASHBOARD_URL: v.str('', "the dashboard's address in invitation links (e.g. https://app.example.com/dashboard); empty: the request's own origin + /dashboard", { min: 0 }),
   IDEMPOTENCY_TTL_SECONDS: v.int(86_400, 'how long an Idempotency-Key response is kept', 1, 30 * 86_400),
 };
 

@@ -1,0 +1,60 @@
+import Router from '@koa/router';
+import { AppError } from '@acct/contracts';
+import type { Orm } from '@acct/kit';
+import type { GatewayMetrics } from '../metrics';
+import { clientRateLimit } from '../middlewares/client-rate-limit';
+import type { Middleware } from '../middlewares/state';
+import type { TokenBuckets } from '../rate-limit';
+import { retryAfter } from './http';
+import { warmDummyHash } from './passwords';
+import { inviteRoutes } from './routes-invites';
+import { memberRoutes } from './routes-members';
+import { sessionRoutes } from './routes-session';
+import { sessionResolver } from './sessions';
+
+export { allow, sameOrigin, sessionResolver, signedIn } from './sessions';
+
+export const DASHBOARD_API = '/dashboard/api';
+
+/** What the dashboard's JSON API is built with. */
+export interface DashboardOptions {
+  orm: Pick<Orm, 'em'>;
+  /** The dashboard's address for invitation links; the request's own origin + /dashboard by default. */
+  dashboardUrl?: string;
+}
+
+export interface DashboardDeps extends DashboardOptions {
+  /** The per-client-address buckets of the public routes (the same budget). */
+  clientBuckets: TokenBuckets;
+  metrics: GatewayMetrics;
+}
+
+/**
+ * The dashboard's JSON API (docs/dashboard.md) as one Koa middleware: requests under
+ * /dashboard/api are limited per client address (the public routes' limit, before any session
+ * lookup), then routed; an unknown path there is 404 not_found. Other requests pass through.
+ */
+export function dashboardApi(deps: DashboardDeps): Middleware {
+  warmDummyHash();
+  const router = new Router({ prefix: DASHBOARD_API });
+  const routeDeps = { orm: deps.orm, resolve: sessionResolver(deps.orm), ...(deps.dashboardUrl ? { dashboardUrl: deps.dashboardUrl } : {}) };
+  sessionRoutes(router, routeDeps);
+  inviteRoutes(router, routeDeps);
+  memberRoutes(router, routeDeps);
+  const routes = router.routes() as unknown as Middleware;
+  const byClient = clientRateLimit(deps);
+  return async (ctx, next) => {
+    if (ctx.path !== DASHBOARD_API && !ctx.path.startsWith(`${DASHBOARD_API}/`)) {
+      await next();
+      return;
+    }
+    await byClient(ctx, () =>
+      retryAfter(ctx, async () => {
+        ctx.set('Cache-Control', 'no-store');
+        await routes(ctx, async () => {
+          throw new AppError('not_found', `There is no route ${ctx.method} ${ctx.path}.`);
+        });
+      }),
+    );
+  };
+}

@@ -37,6 +37,9 @@ const OWNERS: Record<string, string> = {
   'services/gateway/src/key-store.ts': 'api_keys (read with connected_apps, organizations)',
   'services/gateway/src/shared-buckets.ts': 'rate_buckets',
   'services/gateway/src/dashboard/audit-log.ts': 'audit_log',
+  'services/gateway/src/dashboard/members.ts': 'members',
+  'services/gateway/src/dashboard/invitations.ts': 'invitations (locks its organizations row while counting)',
+  'services/gateway/src/dashboard/sessions.ts': 'dashboard_sessions (read with members)',
 };
 
 function sources(dir: string): string[] {

@@ -79,7 +79,7 @@ export function listParams(ctx: Ctx): ListQuery {
   for (const [k, v] of Object.entries(q)) {
     if (Array.isArray(v)) throw AppError.validation(`Query parameter ${k} is given more than once.`, [{ field: k, issue: 'repeated', message: `${k} must be given once.` }]);
   }
-  if (q.limit !== undefined && !/^(0|[1-9][0-9]*)$/.test(String(q.limit))) {
+  if (q.limit !== undefined && (typeof q.limit !== 'string' || !/^(0|[1-9][0-9]*)$/.test(q.limit))) {
     throw AppError.validation('The query string is invalid.', [{ field: 'limit', issue: 'invalid_type', message: 'limit must be an integer.' }]);
   }
   if (!LIST_QUERY(q)) throw AppError.validation('The query string is invalid.', toDetails(LIST_QUERY.errors, true));

@@ -51,9 +51,7 @@ export function dashboardApi(deps: DashboardDeps): Middleware {
     await byClient(ctx, () =>
       retryAfter(ctx, async () => {
         ctx.set('Cache-Control', 'no-store');
-        await routes(ctx, async () => {
-          throw new AppError('not_found', `There is no route ${ctx.method} ${ctx.path}.`);
-        });
+        await routes(ctx, () => Promise.reject(new AppError('not_found', `There is no route ${ctx.method} ${ctx.path}.`)));
       }),
     );
   };

@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
 import { recordAudit } from './audit-log';
+import { RateLimited } from './http';
 import type { Actor, Role } from './types';
 
 /**
@@ -62,9 +63,7 @@ export async function createInvitation(
     'all',
   );
   if (recent[0]!.n >= INVITES_PER_HOUR) {
-    throw Object.assign(new AppError('rate_limited', `At most ${INVITES_PER_HOUR} invitations an hour per organization.`), {
-      retryAfterSeconds: Math.max(1, recent[0]!.retry_s ?? 1),
-    });
+    throw new RateLimited(`At most ${INVITES_PER_HOUR} invitations an hour per organization.`, Math.max(1, recent[0]!.retry_s ?? 1));
   }
   const token = randomBytes(32).toString('base64url');
   const invitedBy = i.actor === 'admin-cli' ? 'admin-cli' : i.actor.memberId;

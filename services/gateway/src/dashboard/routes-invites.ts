@@ -7,7 +7,7 @@ import { createInvitation, invitationByToken, inviteUrl, useInvitation } from '.
 import { insertMember, memberJson } from './members';
 import { hashPassword } from './passwords';
 import { type RouteDeps, beginSession, newPasswordSchema, on } from './routes-session';
-import { allow, sameOrigin, signedIn } from './sessions';
+import { allow, ownOrigin, sameOrigin, signedIn } from './sessions';
 import { ROLES, type Role } from './types';
 
 /** Invitations: an owner invites an email with a role; the invitee opens the link and becomes a member. */
@@ -38,7 +38,7 @@ function invite(d: InviteDeps): Middleware {
         email: invitation.email,
         role: invitation.role,
         expires_at: invitation.expiresAt.toISOString(),
-        invite_url: inviteUrl(d.dashboardUrl ?? `${ctx.origin}/dashboard`, token),
+        invite_url: inviteUrl(d.dashboardUrl ?? `${ownOrigin(ctx)}/dashboard`, token),
       },
     };
   };

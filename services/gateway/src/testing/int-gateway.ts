@@ -89,6 +89,7 @@ async function startGateway(bed: GatewayBed, w: Wires, over: GatewayOptions): Re
     clientBuckets: new TokenBuckets(over.clientRps ?? 1000, over.clientBurst ?? 1000),
     moduleEnforcement: over.enforcement ?? 'soft',
     openapiYaml: renderOpenApiYaml(),
+    dashboard: { orm: over.orm ?? bed.orm },
   });
   const handler = app.callback();
   const server = http.createServer((req, res) => void handler(req, res));

@@ -1,4 +1,5 @@
 import { json } from '../testing/fakes';
+import { purgeAudit } from './audit-log';
 import { PASSWORD, type Signed, dashboardCalls } from '../testing/dashboard';
 import { gatewayBed } from '../testing/int-gateway';
 
@@ -117,6 +118,31 @@ describe('dashboard members, invitations, apps and audit log', () => {
     expect(back.data.map((e: { id: string }) => e.id)).toEqual(all.data.slice(0, 2).map((e: { id: string }) => e.id));
     expect((await d.api('/audit-log?limit=0', { as: owner })).status).toBe(400);
     expect((await d.api(`/audit-log?starting_after=${bed.org.organization_id}`, { as: owner })).status).toBe(400);
+  });
+});
+
+describe('audit log retention', () => {
+  it('deletes entries older than 365 days in batches, keeps the rest', async () => {
+    const em = bed.orm.em.fork();
+    const insert = (days: number, n: number) =>
+      em.execute(
+        `INSERT INTO audit_log (id, organization_id, actor_email, action, created_at)
+         SELECT gen_random_uuid(), ?, 'admin-cli', 'app.created', now() - make_interval(days => ?) FROM generate_series(1, ?)`,
+        [bed.other.organization_id, days, n],
+        'run',
+      );
+    await insert(366, 25);
+    await insert(364, 3);
+    const count = async (): Promise<number> =>
+      (
+        (await em.execute(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'app.created' AND organization_id = ?`, [bed.other.organization_id], 'all')) as Array<{
+          n: number;
+        }>
+      )[0]!.n;
+    expect(await purgeAudit(em, 10, 2)).toBe(20); // bounded: two batches of ten
+    expect(await count()).toBe(8);
+    expect(await purgeAudit(em, 10, 2)).toBe(5);
+    expect(await count()).toBe(3);
   });
 });
 

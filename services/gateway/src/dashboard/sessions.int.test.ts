@@ -131,6 +131,20 @@ describe('dashboard sessions', () => {
     expect((await d.api('/session', { method: 'DELETE', as: me, headers: { origin: base } })).status).toBe(204);
   });
 
+  it('ends a session idle for 12 hours, and any session after 7 days', async () => {
+    const me = await d.join(bed.org.organization_id, 'idle@example.com', 'viewer');
+    const again = await d.signedFrom(await d.signIn('idle@example.com'));
+    const em = bed.orm.em.fork();
+    await em.execute(`UPDATE dashboard_sessions SET last_seen_at = now() - interval '11 hours' WHERE member_id = ?`, [me.member.id], 'run');
+    expect((await d.api('/session', { as: me })).status).toBe(200); // seen now: the idle clock restarts
+    await em.execute(`UPDATE dashboard_sessions SET last_seen_at = now() - interval '12 hours 1 minute' WHERE member_id = ?`, [me.member.id], 'run');
+    expect((await d.api('/session', { as: me })).status).toBe(401);
+    expect((await d.api('/session', { as: again })).status).toBe(401);
+    const third = await d.signedFrom(await d.signIn('idle@example.com'));
+    await em.execute(`UPDATE dashboard_sessions SET created_at = now() - interval '7 days 1 minute' WHERE member_id = ? AND ended_at IS NULL`, [me.member.id], 'run');
+    expect((await d.api('/session', { as: third })).status).toBe(401);
+  });
+
   it('answers unknown /dashboard/api paths with 404 in the envelope', async () => {
     const r = await d.api('/nothing-here');
     expect(r.status).toBe(404);

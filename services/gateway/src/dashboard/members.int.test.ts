@@ -133,12 +133,14 @@ describe('audit log retention', () => {
       );
     await insert(366, 25);
     await insert(364, 3);
-    const count = async (): Promise<number> =>
-      (
-        (await em.execute(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'app.created' AND organization_id = ?`, [bed.other.organization_id], 'all')) as Array<{
-          n: number;
-        }>
-      )[0]!.n;
+    const count = async (): Promise<number> => {
+      const rows: Array<{ n: number }> = await em.execute(
+        `SELECT count(*)::int AS n FROM audit_log WHERE action = 'app.created' AND organization_id = ?`,
+        [bed.other.organization_id],
+        'all',
+      );
+      return rows[0]!.n;
+    };
     expect(await purgeAudit(em, 10, 2)).toBe(20); // bounded: two batches of ten
     expect(await count()).toBe(8);
     expect(await purgeAudit(em, 10, 2)).toBe(5);

@@ -1,6 +1,6 @@
 import { json } from '../testing/fakes';
 import { purgeAudit } from './audit-log';
-import { PASSWORD, type Signed, dashboardCalls } from '../testing/dashboard';
+import { PASSWORD, type Signed, dashboardCalls } from '../testing/dashboard-identity';
 import { gatewayBed } from '../testing/int-gateway';
 
 /** Members, roles, invitations, apps and the audit log through the real gateway app, on real Postgres. */

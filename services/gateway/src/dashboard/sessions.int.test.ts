@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { json } from '../testing/fakes';
-import { PASSWORD, adminInvite, dashboardCalls, sessionCookie } from '../testing/dashboard';
+import { PASSWORD, adminInvite, dashboardCalls, sessionCookie } from '../testing/dashboard-identity';
 import { gatewayBed } from '../testing/int-gateway';
 
 /** The dashboard's sessions through the real gateway app, on real Postgres (docs/dashboard.md). */

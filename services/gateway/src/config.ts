@@ -29,7 +29,10 @@ export const gatewayConfigSpec = {
     100,
     600_000,
   ),
-  DASHBOARD_URL: v.str('', "the dashboard's address in invitation links (e.g. https://app.example.com/dashboard); empty: the request's own origin + /dashboard", { min: 0 }),
+  DASHBOARD_ORIGIN: v.str('', "the dashboard's origin (https://host[:port]): passkeys are bound to it and to its host name; empty: each request's own origin", {
+    min: 0,
+    pattern: /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/,
+  }),
   IDEMPOTENCY_TTL_SECONDS: v.int(86_400, 'how long an Idempotency-Key response is kept', 1, 30 * 86_400),
 };
 

@@ -11,6 +11,8 @@ import { createGatewayMetrics } from './metrics';
 import { TokenBuckets } from './rate-limit';
 import { BucketSync } from './shared-buckets';
 import { purgeAudit } from './dashboard/audit-log';
+import { sessionResolver, signedIn } from './dashboard/sessions';
+import { dashboardV1Deps } from './dashboard/v1';
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
@@ -44,7 +46,9 @@ runMain(async () => {
     trustedProxies: config.GATEWAY_TRUSTED_PROXIES,
     moduleEnforcement: config.MODULE_ENFORCEMENT,
     openapiYaml: renderOpenApiYaml(),
-    dashboard: { orm: rt.orm, ...(config.DASHBOARD_URL ? { dashboardUrl: config.DASHBOARD_URL } : {}) },
+    // The dashboard: its own API (sessions, members, invitations, passkeys) and the public API for its members.
+    dashboardApi: { orm: rt.orm, ...(config.DASHBOARD_ORIGIN ? { dashboardUrl: `${config.DASHBOARD_ORIGIN}/dashboard`, dashboardOrigin: config.DASHBOARD_ORIGIN } : {}) },
+    dashboard: dashboardV1Deps(rt.orm, signedIn(sessionResolver(rt.orm)), config.AUTH_CACHE_TTL_MS),
   });
   const server = createGatewayServer(app, { requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS });
   await new Promise<void>((resolve, reject) => {

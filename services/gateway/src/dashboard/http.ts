@@ -48,6 +48,9 @@ export function jsonBody(schema: JsonSchema): Middleware[] {
   return [requireMediaType('application/json'), parseJson, checkInput({ hasBody: true }), validate];
 }
 
+/** A JSON body read and checked as jsonBody does, its fields left to the handler to check. */
+export const passThroughJson: Middleware[] = [requireMediaType('application/json'), parseJson, checkInput({ hasBody: true })];
+
 export const body = <T>(ctx: Ctx): T => ctx.state.body as T;
 
 export const EMAIL_MAX = 254;

@@ -9,24 +9,40 @@ import { retryAfter } from './http';
 import { warmDummyHash } from './passwords';
 import { inviteRoutes } from './routes-invites';
 import { memberRoutes } from './routes-members';
-import { sessionRoutes } from './routes-session';
-import { sessionResolver } from './sessions';
+import { type RouteDeps, on, sessionRoutes, startSession } from './routes-session';
+import { PASSKEY_ROUTES, passkeyHandlers } from './passkeys-routes';
+import { noBody, passThroughJson } from './http';
+import { sameOrigin, sessionResolver, signedIn } from './sessions';
 
 export { allow, sameOrigin, sessionResolver, signedIn } from './sessions';
 
 export const DASHBOARD_API = '/dashboard/api';
+const V1 = `${DASHBOARD_API}/v1`;
 
 /** What the dashboard's JSON API is built with. */
 export interface DashboardOptions {
-  orm: Pick<Orm, 'em'>;
+  orm: Orm;
   /** The dashboard's address for invitation links; the request's own origin + /dashboard by default. */
   dashboardUrl?: string;
+  /** DASHBOARD_ORIGIN: the origin passkeys are bound to (passkeys-routes.ts); the request's own by default. */
+  dashboardOrigin?: string;
 }
 
 export interface DashboardDeps extends DashboardOptions {
   /** The per-client-address buckets of the public routes (the same budget). */
   clientBuckets: TokenBuckets;
   metrics: GatewayMetrics;
+}
+
+/** The passkey routes (passkeys-routes.ts) with this API's session, CSRF and body checks. */
+function passkeyRoutes(router: Router, d: RouteDeps, deps: DashboardDeps): void {
+  const handlers = passkeyHandlers({ orm: deps.orm, startSession: startSession(deps.orm), ...(deps.dashboardOrigin ? { dashboardOrigin: deps.dashboardOrigin } : {}) });
+  const auth = signedIn(d.resolve);
+  for (const r of PASSKEY_ROUTES) {
+    const h = handlers[r.handler];
+    const input = r.method === 'POST' ? passThroughJson : [noBody];
+    on(router, r.method, r.path.slice(DASHBOARD_API.length), ...(r.signedIn ? [auth] : [sameOrigin]), ...input, async (ctx) => h(ctx));
+  }
 }
 
 /**
@@ -41,10 +57,12 @@ export function dashboardApi(deps: DashboardDeps): Middleware {
   sessionRoutes(router, routeDeps);
   inviteRoutes(router, routeDeps);
   memberRoutes(router, routeDeps);
+  passkeyRoutes(router, routeDeps, deps);
   const routes = router.routes() as unknown as Middleware;
   const byClient = clientRateLimit(deps);
   return async (ctx, next) => {
-    if (ctx.path !== DASHBOARD_API && !ctx.path.startsWith(`${DASHBOARD_API}/`)) {
+    // /dashboard/api/v1 is the public API's (dashboard/v1.ts).
+    if ((ctx.path !== DASHBOARD_API && !ctx.path.startsWith(`${DASHBOARD_API}/`)) || ctx.path === V1 || ctx.path.startsWith(`${V1}/`)) {
       await next();
       return;
     }

@@ -31,12 +31,27 @@ const memberActor = (m: Member) => ({ memberId: m.id, email: m.email });
  * cookie once the transaction committed.
  */
 export async function beginSession(tx: EntityManager, ctx: Ctx, member: Member): Promise<{ csrfToken: string; setCookie: () => void }> {
+  const s = await openSession(tx, ctx, member);
+  await recordAudit(tx, { organizationId: member.organizationId, actor: memberActor(member), action: 'session.created', target: member.id, address: ctx.ip || null });
+  return s;
+}
+
+/** beginSession without its audit row (a passkey sign-in records its own, naming the passkey). */
+async function openSession(tx: EntityManager, ctx: Ctx, member: Member): Promise<{ csrfToken: string; setCookie: () => void }> {
   const previous = ctx.cookies.get(cookieName(ctx));
   if (previous) await endSession(tx, hashSessionId(previous));
   const s = await createSession(tx, member.id);
-  await recordAudit(tx, { organizationId: member.organizationId, actor: memberActor(member), action: 'session.created', target: member.id, address: ctx.ip || null });
   return { csrfToken: s.csrfToken, setCookie: () => setSessionCookie(ctx, s.id) };
 }
+
+/** passkeys-routes.ts's StartSession: a new session and its cookie (the passkey handler records session.created). */
+export const startSession =
+  (orm: RouteDeps['orm']) =>
+  async (ctx: Ctx, member: Member): Promise<{ csrf_token: string }> => {
+    const s = await orm.em.fork().transactional((tx) => openSession(tx, ctx, member));
+    s.setCookie();
+    return { csrf_token: s.csrfToken };
+  };
 
 /** 429 while the email has had too many failed sign-ins lately (counted in the audit log). */
 async function checkSignInLimit(em: EntityManager, address: string): Promise<void> {

@@ -2,6 +2,8 @@ import http from 'node:http';
 import { json } from '../testing/fakes';
 import { PASSWORD, adminInvite, dashboardCalls, sessionCookie } from '../testing/dashboard-identity';
 import { gatewayBed } from '../testing/int-gateway';
+import { sessionResolver, signedIn } from './sessions';
+import { dashboardV1Deps } from './v1';
 
 /** The dashboard's sessions through the real gateway app, on real Postgres (docs/dashboard.md). */
 const bed = gatewayBed();
@@ -149,5 +151,21 @@ describe('dashboard sessions', () => {
     const r = await d.api('/nothing-here');
     expect(r.status).toBe(404);
     expect((await json(r)).error.code).toBe('not_found');
+  });
+
+  it('serves the passkey routes behind the session, and /dashboard/api/v1 with the same session', async () => {
+    expect((await d.api('/passkeys')).status).toBe(401);
+    const options = await d.api('/session/passkey/options', { method: 'POST', json: {} });
+    expect(options.status).toBe(200);
+    expect((await json(options)).data.challenge).toEqual(expect.any(String));
+    const me = await d.join(bed.org.organization_id, 'v1@example.com', 'developer');
+    expect((await json(await d.api('/passkeys', { as: me }))).data).toEqual([]);
+    const { base: both } = await bed.gateway({ dashboard: dashboardV1Deps(bed.orm, signedIn(sessionResolver(bed.orm)), 200) });
+    const v1 = dashboardCalls(bed, both);
+    expect((await v1.api('/v1/customers')).status).toBe(401);
+    const r = await v1.api('/v1/customers', { as: me });
+    expect(r.status).toBe(200);
+    expect(bed.received.at(-1)?.ctx).toMatchObject({ organizationId: bed.org.organization_id, environment: 'test', apiKeyId: me.member.id });
+    expect((await v1.api('/members', { as: me })).status).toBe(403); // the identity API beside it
   });
 });

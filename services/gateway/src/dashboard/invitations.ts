@@ -3,6 +3,7 @@ import { AppError } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
 import { recordAudit } from './audit-log';
 import { RateLimited } from './http';
+import { memberExists } from './members';
 import type { Actor, Role } from './types';
 
 /**
@@ -48,7 +49,8 @@ export const inviteUrl = (base: string, token: string): string => `${base.replac
 /**
  * Creates an invitation and its audit row (invite.created) through `em`, which must be in a
  * transaction: the organization's row is locked while its invitations of the last hour are counted,
- * so concurrent invitations cannot pass the limit together. 429 past the limit, 404 for an unknown organization.
+ * so concurrent invitations cannot pass the limit together. 429 past the limit, 404 for an unknown
+ * organization, 409 for the email of a member.
  */
 export async function createInvitation(
   em: EntityManager,
@@ -65,6 +67,7 @@ export async function createInvitation(
   if (recent[0]!.n >= INVITES_PER_HOUR) {
     throw new RateLimited(`At most ${INVITES_PER_HOUR} invitations an hour per organization.`, Math.max(1, recent[0]!.retry_s ?? 1));
   }
+  if (await memberExists(em, i.organizationId, i.email)) throw AppError.conflict('The organization already has a member with this email.');
   const token = randomBytes(32).toString('base64url');
   const invitedBy = i.actor === 'admin-cli' ? 'admin-cli' : i.actor.memberId;
   const rows: InvitationRow[] = await em.execute(

@@ -74,6 +74,8 @@ describe('dashboard members, invitations, apps and audit log', () => {
     const token = data.invite_url.slice(data.invite_url.lastIndexOf('/') + 1);
     expect((await json(await d.api(`/invites/${token}`))).data.role).toBe('accountant');
     expect((await d.api('/invites/unknown-token')).status).toBe(404);
+    const member = await d.api('/invites', { method: 'POST', as: owner, json: { email: 'VIEWER@example.com', role: 'owner' } });
+    expect(member.status).toBe(409);
   });
 
   it('refuses more than 20 invitations an hour per organization with 429', async () => {

@@ -33,7 +33,7 @@ runMain(async () => {
   for (const s of syncs) s.start();
   const rpc = new RpcClient(rt.nc, config.NATS_PREFIX, config.RPC_TIMEOUT_MS, metrics, rt.log, true);
   const { app } = createGatewayApp({
-    keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS, metrics),
+    keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS, metrics, rt.log),
     idempotency,
     rpc,
     uploadMaxBytes: config.UPLOAD_MAX_BYTES,

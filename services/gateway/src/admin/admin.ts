@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { MODULES, type Environment, type ModuleName } from '@acct/contracts';
+import { MODULES, type ModuleName } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
-import { ApiKeySchema, ConnectedAppSchema, OrganizationSchema, type ApiKey, type ConnectedApp, type Organization } from '../entities';
-import { generateKey, hashKey, keyPrefix } from '../keys';
+import { createApiKey } from '../dashboard/keys';
+import { ConnectedAppSchema, OrganizationSchema, type ConnectedApp, type Organization } from '../entities';
 import { createInvitation, inviteUrl } from '../dashboard/invitations';
 import { memberExists } from '../dashboard/members';
 import { RateLimited } from '../dashboard/http';
 import type { Role } from '../dashboard/types';
+
+// The key operations are the dashboard's (one implementation, audited): the CLI calls them as 'admin-cli'.
+export { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../dashboard/keys';
 
 /** The dashboard's operations. Every function takes the EntityManager it writes through. */
 
@@ -25,42 +28,6 @@ export async function createConnectedApp(em: EntityManager, organizationId: stri
   const app = em.create(ConnectedAppSchema, { id: randomUUID(), organizationId, name, status: 'active', createdAt: new Date() });
   await em.persistAndFlush(app);
   return app;
-}
-
-/** Returns the key in full: this is the only time it exists outside the caller. */
-export async function createApiKey(em: EntityManager, connectedAppId: string, environment: Environment): Promise<{ id: string; key: string }> {
-  const app = await em.findOne(ConnectedAppSchema, { id: connectedAppId });
-  if (!app) throw new AdminNotFound(`connected app ${connectedAppId} not found`);
-  const key = generateKey(environment);
-  const row = em.create(ApiKeySchema, {
-    id: randomUUID(),
-    connectedAppId,
-    organizationId: app.organizationId,
-    environment,
-    keyPrefix: keyPrefix(key),
-    keyHash: hashKey(key),
-    createdAt: new Date(),
-    revokedAt: null,
-  });
-  await em.persistAndFlush(row);
-  return { id: row.id, key };
-}
-
-/** Revokes by key id or by the key itself. */
-export async function revokeApiKey(em: EntityManager, idOrKey: string): Promise<ApiKey> {
-  const where = idOrKey.startsWith('svc_') ? { keyHash: hashKey(idOrKey) } : { id: idOrKey };
-  const row = await em.findOne(ApiKeySchema, where);
-  if (!row) throw new AdminNotFound('API key not found');
-  if (!row.revokedAt) {
-    row.revokedAt = new Date();
-    await em.flush();
-  }
-  return row;
-}
-
-export async function listApiKeys(em: EntityManager, connectedAppId: string): Promise<Array<Omit<ApiKey, 'keyHash'>>> {
-  const rows = await em.find(ApiKeySchema, { connectedAppId }, { orderBy: { createdAt: 'asc' } });
-  return rows.map(({ keyHash: _omit, ...rest }) => rest);
 }
 
 export async function setModules(em: EntityManager, organizationId: string, enable: ModuleName[], disable: ModuleName[]): Promise<ModuleName[]> {

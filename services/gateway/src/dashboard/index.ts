@@ -11,8 +11,9 @@ import { inviteRoutes } from './routes-invites';
 import { memberRoutes } from './routes-members';
 import { type RouteDeps, on, sessionRoutes, startSession } from './routes-session';
 import { PASSKEY_ROUTES, passkeyHandlers } from './passkeys-routes';
+import { KEY_ROLES, keyHandlers } from './keys-routes';
 import { noBody, passThroughJson } from './http';
-import { sameOrigin, sessionResolver, signedIn } from './sessions';
+import { allow, sameOrigin, sessionResolver, signedIn } from './sessions';
 
 export { allow, sameOrigin, sessionResolver, signedIn } from './sessions';
 
@@ -45,6 +46,16 @@ function passkeyRoutes(router: Router, d: RouteDeps, deps: DashboardDeps): void 
   }
 }
 
+/** The key routes (keys-routes.ts): owners and developers, signed in. */
+function keyRoutes(router: Router, d: RouteDeps): void {
+  const h = keyHandlers({ orm: d.orm });
+  const guard = [signedIn(d.resolve), allow(...KEY_ROLES)];
+  on(router, 'GET', '/apps/:app_id/keys', noBody, ...guard, h.listKeys);
+  on(router, 'POST', '/apps/:app_id/keys', ...guard, passThroughJson, h.createKey);
+  on(router, 'POST', '/apps/:app_id/keys/:id/roll', ...guard, passThroughJson, h.rollKey);
+  on(router, 'DELETE', '/apps/:app_id/keys/:id', noBody, ...guard, h.revokeKey);
+}
+
 /**
  * The dashboard's JSON API (docs/dashboard.md) as one Koa middleware: requests under
  * /dashboard/api are limited per client address (the public routes' limit, before any session
@@ -58,6 +69,7 @@ export function dashboardApi(deps: DashboardDeps): Middleware {
   inviteRoutes(router, routeDeps);
   memberRoutes(router, routeDeps);
   passkeyRoutes(router, routeDeps, deps);
+  keyRoutes(router, routeDeps);
   const routes = router.routes() as unknown as Middleware;
   const byClient = clientRateLimit(deps);
   return async (ctx, next) => {

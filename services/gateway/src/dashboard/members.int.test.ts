@@ -97,6 +97,13 @@ describe('dashboard members, invitations, apps and audit log', () => {
     expect(r.status).toBe(201);
     expect((await json(r)).data).toMatchObject({ name: 'Books sync', status: 'active' });
     expect((await json(await d.api('/apps', { as: owner }))).data).toHaveLength(2);
+    // The key routes (keys-routes.ts) are mounted behind the same session and roles.
+    const keys = `/apps/${bed.org.connected_app_id}/keys`;
+    expect((await d.api(keys, { method: 'POST', as: viewer, json: {} })).status).toBe(403);
+    const key = await d.api(keys, { method: 'POST', as: owner, json: {} });
+    expect(key.status).toBe(201);
+    expect((await json(key)).data.key).toMatch(/^svc_test_/);
+    expect((await d.api(keys, { method: 'POST', as: owner, json: {}, csrf: null })).status).toBe(403);
   });
 
   it('lists the audit log newest first, to owners only, a page at a time', async () => {

@@ -39,6 +39,9 @@ const OWNERS: Record<string, string> = {
   'services/gateway/src/dashboard/audit-log.ts': 'audit_log',
   'services/gateway/src/dashboard/scopes.ts': 'organizations, connected_apps (the dashboard scope reads)',
   'services/gateway/src/dashboard/passkeys.ts': 'passkeys, webauthn_challenges (a passkey read with its member)',
+  'services/gateway/src/dashboard/members.ts': 'members',
+  'services/gateway/src/dashboard/invitations.ts': 'invitations (locks its organizations row while counting)',
+  'services/gateway/src/dashboard/sessions.ts': 'dashboard_sessions (read with members)',
 };
 
 function sources(dir: string): string[] {

@@ -25,6 +25,7 @@ import { type Asset, assetOf, developersHandlers, sendAsset } from './developers
 import { dashboardPages } from './dashboard/pages';
 import { parse as parseYaml } from 'yaml';
 import { type DashboardV1Deps, dashboardV1 } from './dashboard/v1';
+import { type DashboardOptions, dashboardApi } from './dashboard';
 
 export interface GatewayDeps {
   keys: KeyResolver;
@@ -61,6 +62,8 @@ export interface GatewayDeps {
   dashboardDist?: string | null;
   /** The public API under /dashboard/api/v1 for signed-in members (dashboard/v1.ts); not served without. */
   dashboard?: DashboardV1Deps;
+  /** The dashboard's own JSON API under /dashboard/api: sessions, members, invitations (dashboard/index.ts); not served without. */
+  dashboardApi?: DashboardOptions;
 }
 
 function builtInHandlers(deps: GatewayDeps): Record<string, LocalHandler> {
@@ -177,6 +180,7 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
   app.use(routed);
   // Reached only when no public route matched: a served /api/v1 request never gets here.
   if (dashboard) app.use(dashboard);
+  if (deps.dashboardApi) app.use(dashboardApi({ ...deps.dashboardApi, clientBuckets: deps.clientBuckets, metrics: deps.metrics })); // passes /dashboard/api/v1 by
   app.use(methodNotAllowed(router)); // reached only when no route matched: acts on the way back
   app.use(unknownApiPath(deps, byClient)); // reached only when no route matched
   return { app, router };

@@ -10,6 +10,9 @@ import { KeyStore } from './key-store';
 import { createGatewayMetrics } from './metrics';
 import { TokenBuckets } from './rate-limit';
 import { BucketSync } from './shared-buckets';
+import { purgeAudit } from './dashboard/audit-log';
+import { sessionResolver, signedIn } from './dashboard/sessions';
+import { dashboardV1Deps } from './dashboard/v1';
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
@@ -43,6 +46,9 @@ runMain(async () => {
     trustedProxies: config.GATEWAY_TRUSTED_PROXIES,
     moduleEnforcement: config.MODULE_ENFORCEMENT,
     openapiYaml: renderOpenApiYaml(),
+    // The dashboard: its own API (sessions, members, invitations, passkeys) and the public API for its members.
+    dashboardApi: { orm: rt.orm, ...(config.DASHBOARD_ORIGIN ? { dashboardUrl: `${config.DASHBOARD_ORIGIN}/dashboard`, dashboardOrigin: config.DASHBOARD_ORIGIN } : {}) },
+    dashboard: dashboardV1Deps(rt.orm, signedIn(sessionResolver(rt.orm)), config.AUTH_CACHE_TTL_MS),
   });
   const server = createGatewayServer(app, { requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS });
   await new Promise<void>((resolve, reject) => {
@@ -54,6 +60,8 @@ runMain(async () => {
   listening = true;
   const purge = setInterval(() => {
     idempotency.purgeExpired().catch((err) => rt.log.warn({ err }, 'idempotency purge failed'));
+    // The audit log is kept a year: older rows go in bounded batches.
+    purgeAudit(rt.orm.em.fork()).catch((err) => rt.log.warn({ err }, 'audit log purge failed'));
   }, PURGE_EVERY_MS);
   purge.unref();
   rt.onShutdown([

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { SERVICE_MANIFEST } from '@acct/contracts';
 import { baseConfigSpec, gatewayPortVar, loadConfig, runMain, v } from '@acct/kit';
 import { NatsCluster, generateStackBusAuth } from './nats-server';
-import { bootstrapDevKey } from './seed';
+import { bootstrapDevKey, dashboardLine } from './seed';
 import { freePort, startStack } from './stack';
 
 /**
@@ -41,7 +41,7 @@ runMain(async () => {
     log: (line) => process.stdout.write(`[stack] ${line}\n`),
     env: { EVENTS_STREAM_REPLICAS: String(Math.min(3, config.STACK_NATS_NODES)) },
   });
-  const seed = await bootstrapDevKey(config.DATABASE_URL);
+  const seed = await bootstrapDevKey(config.DATABASE_URL, `${stack.gatewayUrl}/dashboard`);
   process.stdout.write(
     [
       '',
@@ -49,6 +49,7 @@ runMain(async () => {
       `  gateways: ${stack.gatewayUrls().join(', ')}`,
       `  NATS: ${cluster.url} (users per service; admin: NATS_NKEY_SEED=$(cat ${adminSeed}))`,
       `  test key: ${seed.test_key}`,
+      dashboardLine(seed, `${stack.gatewayUrl}/dashboard`),
       '  Ctrl-C stops everything.',
       '',
     ].join('\n'),

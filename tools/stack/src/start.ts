@@ -3,7 +3,7 @@ import { baseConfigSpec, gatewayPortVar, loadConfig, removeStackRecord, runMain,
 import fs from 'node:fs';
 import path from 'node:path';
 import { type LocalService, LocalServiceError, localNats, localPostgres } from './local-services';
-import { bootstrapDevKey } from './seed';
+import { type DevSeed, bootstrapDevKey, dashboardLine } from './seed';
 import { MANIFEST_OPS_BASE, type Stack, opsPortsFor, startStack } from './stack';
 
 /** Postgres and NATS as started (or found) for this stack, stopped in reverse order on the way out. */
@@ -93,13 +93,14 @@ function recordStack(dataDir: string, config: StartConfig, stack: Stack, adminSe
   process.once('exit', () => removeStackRecord(dataDir));
 }
 
-function banner(stack: Stack, seed: Awaited<ReturnType<typeof bootstrapDevKey>>, dataDir: string, natsUser: boolean): string {
+function banner(stack: Stack, seed: DevSeed, dataDir: string, natsUser: boolean): string {
   return [
     '',
     `Accounting API listening on ${stack.gatewayUrl}`,
     `  organization_id   ${seed.organization_id}`,
     `  connected_app_id  ${seed.connected_app_id}`,
     `  test key          ${seed.test_key}`,
+    dashboardLine(seed, `${stack.gatewayUrl}/dashboard`),
     '',
     `  try: curl -H "Authorization: Bearer ${seed.test_key}" ${stack.gatewayUrl}/api/v1/auth/check`,
     `  OpenAPI: ${stack.gatewayUrl}/developers/openapi.yaml`,
@@ -142,7 +143,7 @@ runMain(async () => {
   const config = loadStartConfig();
   const stack = await startSupervisedStack(config, local);
   recordStack(dataDir, config, stack, local.natsSeeds ? adminSeedFile : null);
-  const seed = await bootstrapDevKey(config.DATABASE_URL);
+  const seed = await bootstrapDevKey(config.DATABASE_URL, `${stack.gatewayUrl}/dashboard`);
   process.stdout.write(banner(stack, seed, dataDir, local.natsSeeds !== undefined));
   onSignals(stack, local);
 });

@@ -3,6 +3,10 @@ import { MODULES, type ModuleName } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
 import { createApiKey } from '../dashboard/keys';
 import { ConnectedAppSchema, OrganizationSchema, type ConnectedApp, type Organization } from '../entities';
+import { createInvitation, inviteUrl } from '../dashboard/invitations';
+import { memberExists } from '../dashboard/members';
+import { RateLimited } from '../dashboard/http';
+import type { Role } from '../dashboard/types';
 
 // The key operations are the dashboard's (one implementation, audited): the CLI calls them as 'admin-cli'.
 export { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../dashboard/keys';
@@ -76,4 +80,37 @@ export async function bootstrap(em: EntityManager, name = DEV_ORG_NAME): Promise
     const live = await createApiKey(tx, app.id, 'live');
     return { organization_id: org.id, connected_app_id: app.id, test_key: test.key, live_key: live.key };
   });
+}
+
+/** The dashboard's address in invitation links: DASHBOARD_URL, else the gateway's default port on this machine. */
+export const dashboardBase = (env: NodeJS.ProcessEnv = process.env): string => env.DASHBOARD_URL || `http://localhost:${env.GATEWAY_PORT || 8080}/dashboard`;
+
+/** An invitation to the organization's dashboard (audited as the operator's CLI): its link, shown once. */
+export async function inviteMember(
+  em: EntityManager,
+  i: { organizationId: string; email: string; role: Role; base?: string },
+): Promise<{ invite_url: string; expires_at: string }> {
+  const org = await em.findOne(OrganizationSchema, { id: i.organizationId });
+  if (!org) throw new AdminNotFound(`organization ${i.organizationId} not found`);
+  const { invitation, token } = await em.transactional((tx) =>
+    createInvitation(tx, { organizationId: i.organizationId, email: i.email.trim(), role: i.role, actor: 'admin-cli', address: null }),
+  );
+  return { invite_url: inviteUrl(i.base ?? dashboardBase(), token), expires_at: invitation.expiresAt.toISOString() };
+}
+
+export const DEV_OWNER_EMAIL = 'owner@example.com';
+
+/**
+ * `npm start`'s dashboard link: a fresh owner invitation of the development organization for
+ * owner@example.com, while the organization has no member; once it has one, null (sign in instead).
+ */
+export async function devInvite(em: EntityManager, organizationId: string, base?: string): Promise<{ invite_url: string | null; member_exists: boolean }> {
+  if (await memberExists(em, organizationId)) return { invite_url: null, member_exists: true };
+  try {
+    const i = await inviteMember(em, { organizationId, email: DEV_OWNER_EMAIL, role: 'owner', ...(base ? { base } : {}) });
+    return { invite_url: i.invite_url, member_exists: false };
+  } catch (e) {
+    if (e instanceof RateLimited) return { invite_url: null, member_exists: false }; // 20 starts within the hour
+    throw e;
+  }
 }

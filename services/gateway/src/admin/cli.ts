@@ -10,10 +10,12 @@ import {
   type ParkedEventView,
   type ParkedEventsReply,
   type ParkedEventsRequest,
+  UUID,
   isAppError,
   isConsumerName,
   parkedEventsSubject,
 } from '@acct/contracts';
+import { ROLES, type Role } from '../dashboard/types';
 import type { NatsConnection } from 'nats';
 import { type EntityManager, decodeJson, encodeJson, migrate, runMain } from '@acct/kit';
 import { openGatewayOrm } from '../db';
@@ -25,7 +27,11 @@ import { TargetError, connectAdminBus, gatewayDatabase, useRecordedStack } from 
 const USAGE = `usage: npm run admin -- <command> [options]
 
   bootstrap [--name NAME] [--json]           organization + connected app + test and live keys
-  dev-key                                    a fresh test key of the development organization (npm start)
+  dev-key                                    a fresh test key of the development organization, and a fresh
+                                             owner invitation to its dashboard while it has no member (npm start)
+  invite --org ORG_ID --email EMAIL --role owner|developer|accountant|viewer [--json]
+                                             an invitation to the organization's dashboard: its link, shown once
+                                             (DASHBOARD_URL, else http://localhost:8080/dashboard)
   create-org --name NAME                     new organization (all modules enabled)
   create-app --org ORG_ID --name NAME        new connected app
   create-key --app APP_ID --env test|live    new API key (shown once)
@@ -68,6 +74,8 @@ const OPTIONS = {
   'expire-in-hours': { type: 'string' },
   enable: { type: 'string' },
   disable: { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
   json: { type: 'boolean' },
   'create-database': { type: 'boolean' },
 } as const;
@@ -179,8 +187,13 @@ async function databaseCommand(command: string, o: Opts, em: EntityManager): Pro
       }
       break;
     }
-    case 'dev-key':
-      print(await admin.devKey(em));
+    case 'dev-key': {
+      const key = await admin.devKey(em);
+      print({ ...key, ...(await admin.devInvite(em, key.organization_id)) });
+      break;
+    }
+    case 'invite':
+      await inviteCommand(o, em);
       break;
     case 'create-org':
       print(await admin.createOrganization(em, need(o, 'name')));
@@ -222,6 +235,19 @@ async function databaseCommand(command: string, o: Opts, em: EntityManager): Pro
     default:
       throw new UsageError(`unknown command ${command}\n\n${USAGE}`);
   }
+}
+
+/** `invite`: an invitation to an organization's dashboard, audited as the admin CLI; its link on stdout. */
+async function inviteCommand(o: Opts, em: EntityManager): Promise<void> {
+  const org = need(o, 'org');
+  if (!UUID.test(org)) throw new UsageError('--org must be an organization id (a UUID)');
+  const role = need(o, 'role');
+  if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+  const email = need(o, 'email').trim();
+  if (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address (at most 254 characters)');
+  const i = await admin.inviteMember(em, { organizationId: org.toLowerCase(), email, role: role as Role });
+  if (o.json) process.stdout.write(`${JSON.stringify({ invite_url: i.invite_url })}\n`);
+  else process.stdout.write(`${i.invite_url}\n\nThe link is shown once and works once, until ${i.expires_at}.\n`);
 }
 
 /**

@@ -23,7 +23,8 @@ export interface DashboardSession {
 }
 
 /** Who did something the audit log records: a member, or the operator's CLI. */
-export type Actor = { memberId: string; email: string } | 'admin-cli';
+/** memberId null: a failed sign-in, whose email may belong to nobody. */
+export type Actor = { memberId: string | null; email: string } | 'admin-cli';
 
 /** Resolves the session cookie of a request; null when there is none or it ended. */
 export type SessionResolver = (ctx: Ctx) => Promise<DashboardSession | null>;

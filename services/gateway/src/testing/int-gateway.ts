@@ -93,6 +93,7 @@ async function startGateway(bed: GatewayBed, w: Wires, over: GatewayOptions): Re
     moduleEnforcement: over.enforcement ?? 'soft',
     openapiYaml: renderOpenApiYaml(),
     ...(over.dashboard ? { dashboard: over.dashboard } : {}),
+    dashboardApi: { orm: over.orm ?? bed.orm },
   });
   const handler = app.callback();
   const server = http.createServer((req, res) => void handler(req, res));

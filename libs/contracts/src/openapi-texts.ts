@@ -123,7 +123,7 @@ export const WEBHOOK_HEADERS: Record<string, { description: string; schema: Json
 export const METADATA_MERGE_TEXT = 'metadata is merged into the stored pairs (a key set to "" is removed; more than 50 keys after the merge is 400 on /metadata).';
 
 /**
- * The description of the PATCH of a line document (invoice, estimate, bill: one rule, draftChanges of
+ * The description of the PATCH of a line document (invoice, estimate, bill: one rule, updateDraft of
  * libs/posting): content only while draft, priced and checked as on create, then metadata alone.
  */
 export function draftUpdateText(d: {

@@ -71,6 +71,11 @@ export function lineItemsDto(lines: readonly LineItem[]): LineItem[] {
 
 type DocumentContent = Pick<LineDocument, 'issueDate' | 'currency' | 'memo' | 'lineItems'>;
 
+/** The fields every document's create body shares, as the document holds them (the lines as given: their amounts are derived). */
+export function lineDocumentContent(d: DocumentContent): { issue_date: string; currency: string; memo: string | null; line_items: LineItemInput[] } {
+  return { issue_date: d.issueDate, currency: d.currency, memo: d.memo, line_items: lineItemsInputOf(d.lineItems) };
+}
+
 /**
  * The content comparer of a document's retry-safe create (API-DECISIONS §1): the same external id
  * with the same content is a replay, anything else a 409. Content is what the caller sent: the
@@ -78,12 +83,6 @@ type DocumentContent = Pick<LineDocument, 'issueDate' | 'currency' | 'memo' | 'l
  * (`own`, wire names; the requested status is never content).
  */
 export function sameDocumentContent<D extends DocumentContent>(own: (d: D) => Record<string, unknown>): (a: D, b: D) => boolean {
-  const content = (d: D) => ({
-    issue_date: d.issueDate,
-    currency: d.currency,
-    memo: d.memo,
-    line_items: d.lineItems.map((l) => ({ description: l.description, quantity: l.quantity, unit_amount_cents: l.unit_amount_cents })),
-    ...own(d),
-  });
+  const content = (d: D) => ({ ...lineDocumentContent(d), ...own(d) });
   return (a, b) => sameJson(content(a), content(b));
 }

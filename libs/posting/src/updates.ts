@@ -1,4 +1,6 @@
 import { AppError, type Metadata, canonicalJson, patchedMetadata } from '@acct/contracts';
+import type { Scope } from '@acct/kit';
+import type { Tx } from './unit-of-work';
 
 /**
  * The rules every PATCH of a record shares (API-DECISIONS §11), as plain functions: a document
@@ -45,22 +47,37 @@ export function nextUpdatedAt(previous: Date, now = new Date()): Date {
   return now.getTime() > previous.getTime() ? now : new Date(previous.getTime() + 1);
 }
 
+/** How a PATCH remakes a line document of one kind: its create body from it, the create that makes it from that body, the fields a remake may change, its party. */
+export interface DraftRemake<E, C, P extends keyof E> {
+  content: (doc: E) => C;
+  remake: (scope: Scope, content: C) => E;
+  fields: readonly (keyof E)[];
+  /** The document's party (customer, vendor), which a change must name one of the scope of (404 otherwise). */
+  party: { field: P; require: (tx: Tx, partyId: E[P]) => Promise<void> };
+}
+
 /**
- * The changes a PATCH makes to a line document (invoice, estimate, bill) under its row lock: 409
- * unless draft (metadata aside); with content fields, the document is made again from its content
- * with the body over it (`remake`, the create's own path: lines priced, dates and currency checked),
- * and the `fields` of that copy that differ are the changes; metadata merges. The caller checks a
- * changed party and applies the changes.
+ * A PATCH of a line document (invoice, estimate, bill) under its row lock (`doc`, null when no
+ * document of the scope has the id: 404): 409 unless draft (metadata aside); with content fields,
+ * the document is made again from its content with the body over it (`remake`, the create's own
+ * path: lines priced, dates and currency checked), and the `fields` of that copy that differ are
+ * the changes; a changed party must exist (404 otherwise); metadata merges. The
+ * changes are applied to `doc`, which is returned.
  */
-export function draftChanges<E extends { id: string; status: string; metadata: Metadata }, C extends object>(
+export async function updateDraft<E extends { id: string; status: string; metadata: Metadata }, C extends object, P extends keyof E>(
+  tx: Tx,
   kind: string,
-  doc: E,
+  id: string,
+  doc: E | null,
   body: Partial<C> & { metadata?: Metadata },
-  d: { content: (doc: E) => C; remake: (content: C) => E; fields: readonly (keyof E)[] },
-): Partial<E> {
+  d: DraftRemake<E, C, P>,
+): Promise<E> {
+  if (!doc) throw AppError.notFound(kind.charAt(0).toUpperCase() + kind.slice(1), id);
   refuseUnlessDraft(kind, doc.id, doc.status, body);
   const { metadata, ...fields } = body;
-  const remade = contentFields(body).length > 0 ? d.remake({ ...d.content(doc), ...fields }) : doc;
+  const remade = contentFields(body).length > 0 ? d.remake(tx.scope, { ...d.content(doc), ...fields }) : doc;
   const next = Object.fromEntries(d.fields.map((f) => [f, remade[f]])) as Partial<E>;
-  return changesOf(doc, { ...next, metadata: patchedMetadata(doc.metadata, metadata) });
+  const changes = changesOf(doc, { ...next, metadata: patchedMetadata(doc.metadata, metadata) });
+  if (changes[d.party.field] !== undefined) await d.party.require(tx, changes[d.party.field] as E[P]);
+  return Object.assign(doc, changes);
 }

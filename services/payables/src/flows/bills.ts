@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, type BillCreateBody, type BillUpdateBody, metadataOnCreate } from '@acct/contracts';
 import type { Scope } from '@acct/kit';
 import { accountId, accountingDate, requireOrder, reversalOf, todayUtc } from '@acct/ledger';
-import { type Outcome, type Tx, draftChanges, lineItemsInputOf, newLineDocument, sameDocumentContent } from '@acct/posting';
+import { type DraftRemake, type Outcome, type Tx, lineDocumentContent, newLineDocument, sameDocumentContent, updateDraft } from '@acct/posting';
 import { type Bill, billDto, unposted } from '../entities';
 import { expenseAccountCode } from '../domain/accounts';
 import { type BillAction, checkBillAction, checkNoPayments } from '../domain/bills';
@@ -42,38 +42,28 @@ export function newBill(scope: Scope, b: BillContent): Bill {
   };
 }
 
-/** The bill as the create body that would make it (metadata and status aside). */
-function billContent(b: Bill): BillContent {
-  return {
+/** How a draft bill's PATCH makes it again (updateDraft): from the create body it would have come from (its status aside). */
+const BILL_DRAFT: DraftRemake<Bill, BillContent, 'vendorId'> = {
+  content: (b) => ({
+    ...lineDocumentContent(b),
     external_bill_id: b.externalBillId,
     vendor_id: b.vendorId,
     bill_number: b.billNumber,
-    issue_date: b.issueDate,
     due_date: b.dueDate,
-    line_items: lineItemsInputOf(b.lineItems),
     expense_account_id: accountId(b.organizationId, b.environment, b.expenseAccountCode),
-    currency: b.currency,
-    memo: b.memo,
-  };
-}
+  }),
+  remake: newBill,
+  fields: ['externalBillId', 'vendorId', 'billNumber', 'issueDate', 'dueDate', 'lineItems', 'totalCents', 'expenseAccountCode', 'currency', 'memo'],
+  party: { field: 'vendorId', require: requireVendor },
+};
 
 /**
  * PATCH /bills/{id} under the bill's row lock (post, reverse and payments take it too): a draft takes
- * any create field but status (made again from its content with the body over it, as a create makes
- * it; a new vendor must exist); once posted or reversed only metadata (409 otherwise). A taken
- * external id fails at flush (the caller answers 409).
+ * any create field but status (a new vendor must exist); once posted or reversed only metadata (409
+ * otherwise). A taken external id fails at flush (the caller answers 409).
  */
 export async function updateBill(tx: Tx, id: string, body: BillUpdateBody): Promise<Bill> {
-  const bill = await lockBill(tx, id);
-  if (!bill) throw AppError.notFound('Bill', id);
-  const changes = draftChanges('bill', bill, body, {
-    content: billContent,
-    remake: (c) => newBill(tx.scope, c),
-    fields: ['externalBillId', 'vendorId', 'billNumber', 'issueDate', 'dueDate', 'lineItems', 'totalCents', 'expenseAccountCode', 'currency', 'memo'],
-  });
-  if (changes.vendorId !== undefined) await requireVendor(tx, changes.vendorId);
-  Object.assign(bill, changes);
-  return bill;
+  return updateDraft(tx, 'bill', id, await lockBill(tx, id), body, BILL_DRAFT);
 }
 
 /** The bill an action (post, reverse) applies to, locked; `repeat` when it already is where the action leads. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, type EstimateConvertBody, type EstimateCreateBody, type EstimateStatus, type EstimateUpdateBody, limits, metadataOnCreate } from '@acct/contracts';
 import { type Scope, insertEntity } from '@acct/kit';
 import { addDays, isCalendarDate, requireOrder, todayUtc } from '@acct/ledger';
-import { type Db, type Outcome, type Tx, draftChanges, lineItemsInputOf, newLineDocument, sameDocumentContent } from '@acct/posting';
+import { type Db, type DraftRemake, type Outcome, type Tx, lineDocumentContent, newLineDocument, sameDocumentContent, updateDraft } from '@acct/posting';
 import { type Estimate, EstimateSchema, type Invoice, InvoiceSchema, NOT_VOID } from '../entities';
 import { checkEstimateMove } from '../domain/estimates';
 import { lockEstimate, requireCustomer } from '../queries';
@@ -22,36 +22,21 @@ export function newEstimate(scope: Scope, b: EstimateContent): Estimate {
   return { ...doc, externalEstimateId: b.external_estimate_id, customerId: b.customer_id, status: 'draft', invoiceId: null, metadata: metadataOnCreate(b.metadata) };
 }
 
-/** The estimate as the create body that would make it (metadata aside). */
-function estimateContent(e: Estimate): EstimateContent {
-  return {
-    external_estimate_id: e.externalEstimateId,
-    customer_id: e.customerId,
-    issue_date: e.issueDate,
-    expiry_date: e.expiryDate,
-    line_items: lineItemsInputOf(e.lineItems),
-    currency: e.currency,
-    memo: e.memo,
-  };
-}
+/** How a draft estimate's PATCH makes it again (updateDraft): from the create body it would have come from. */
+const ESTIMATE_DRAFT: DraftRemake<Estimate, EstimateContent, 'customerId'> = {
+  content: (e) => ({ ...lineDocumentContent(e), external_estimate_id: e.externalEstimateId, customer_id: e.customerId, expiry_date: e.expiryDate }),
+  remake: newEstimate,
+  fields: ['externalEstimateId', 'customerId', 'issueDate', 'expiryDate', 'lineItems', 'totalCents', 'currency', 'memo'],
+  party: { field: 'customerId', require: requireCustomer },
+};
 
 /**
- * PATCH /estimates/{id} under the estimate's row lock: a draft takes any create field (made again
- * from its content with the body over it, as a create makes it; a new customer must exist); once
- * sent, accepted, declined, expired or converted only metadata (409 otherwise). A taken external id
- * fails at flush (the caller answers 409).
+ * PATCH /estimates/{id} under the estimate's row lock: a draft takes any create field (a new
+ * customer must exist); once sent, accepted, declined, expired or converted only metadata (409
+ * otherwise). A taken external id fails at flush (the caller answers 409).
  */
 export async function updateEstimate(tx: Tx, id: string, body: EstimateUpdateBody): Promise<Estimate> {
-  const e = await lockEstimate(tx, id);
-  if (!e) throw AppError.notFound('Estimate', id);
-  const changes = draftChanges('estimate', e, body, {
-    content: estimateContent,
-    remake: (c) => newEstimate(tx.scope, c),
-    fields: ['externalEstimateId', 'customerId', 'issueDate', 'expiryDate', 'lineItems', 'totalCents', 'currency', 'memo'],
-  });
-  if (changes.customerId !== undefined) await requireCustomer(tx, changes.customerId);
-  Object.assign(e, changes);
-  return e;
+  return updateDraft(tx, 'estimate', id, await lockEstimate(tx, id), body, ESTIMATE_DRAFT);
 }
 
 export async function createEstimate(db: Db, row: Estimate): Promise<Estimate> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, type InvoiceCreateBody, type InvoiceUpdateBody, metadataOnCreate } from '@acct/contracts';
 import type { Scope } from '@acct/kit';
 import { requireOrder, reversalOf, todayUtc } from '@acct/ledger';
-import { type Db, type Outcome, type Tx, draftChanges, lineItemsInputOf, newLineDocument, sameDocumentContent } from '@acct/posting';
+import { type Db, type DraftRemake, type Outcome, type Tx, lineDocumentContent, newLineDocument, sameDocumentContent, updateDraft } from '@acct/posting';
 import { type Invoice, NOT_VOID, invoiceDto } from '../entities';
 import { checkVoid, postedInvoice } from '../domain/invoices';
 import { invoicePosting } from '../domain/postings';
@@ -32,38 +32,21 @@ export function newInvoice(scope: Scope, b: InvoiceContent): Invoice {
   };
 }
 
-/** The invoice as the create body that would make it (metadata aside). */
-function invoiceContent(i: Invoice): InvoiceContent {
-  return {
-    external_invoice_id: i.externalInvoiceId,
-    customer_id: i.customerId,
-    invoice_number: i.invoiceNumber,
-    issue_date: i.issueDate,
-    due_date: i.dueDate,
-    line_items: lineItemsInputOf(i.lineItems),
-    currency: i.currency,
-    memo: i.memo,
-  };
-}
+/** How a draft invoice's PATCH makes it again (updateDraft): from the create body it would have come from. */
+const INVOICE_DRAFT: DraftRemake<Invoice, InvoiceContent, 'customerId'> = {
+  content: (i) => ({ ...lineDocumentContent(i), external_invoice_id: i.externalInvoiceId, customer_id: i.customerId, invoice_number: i.invoiceNumber, due_date: i.dueDate }),
+  remake: newInvoice,
+  fields: ['externalInvoiceId', 'customerId', 'invoiceNumber', 'issueDate', 'dueDate', 'lineItems', 'totalCents', 'currency', 'memo'],
+  party: { field: 'customerId', require: requireCustomer },
+};
 
 /**
  * PATCH /invoices/{id} under the invoice's row lock (a post waits for it, and a PATCH after a post
- * sees the invoice open). A draft takes any create field: the invoice is made again from its content
- * with the body over it, as a create makes it (lines priced, dates and currency checked), and a new
- * customer must exist; once posted only metadata (409 otherwise). A taken external id fails at flush
- * (the caller answers 409).
+ * sees the invoice open): a draft takes any create field (a new customer must exist); once posted
+ * only metadata (409 otherwise). A taken external id fails at flush (the caller answers 409).
  */
 export async function updateInvoice(tx: Tx, id: string, body: InvoiceUpdateBody): Promise<Invoice> {
-  const inv = await lockInvoice(tx, id);
-  if (!inv) throw AppError.notFound('Invoice', id);
-  const changes = draftChanges('invoice', inv, body, {
-    content: invoiceContent,
-    remake: (c) => newInvoice(tx.scope, c),
-    fields: ['externalInvoiceId', 'customerId', 'invoiceNumber', 'issueDate', 'dueDate', 'lineItems', 'totalCents', 'currency', 'memo'],
-  });
-  if (changes.customerId !== undefined) await requireCustomer(tx, changes.customerId);
-  Object.assign(inv, changes);
-  return inv;
+  return updateDraft(tx, 'invoice', id, await lockInvoice(tx, id), body, INVOICE_DRAFT);
 }
 
 /** The caller's content of a create, as compared on a retry. */

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Side } from './accounts';
+import { type Side, accountId } from './accounts';
+import type { LedgerScope } from './ddl';
+import type { JournalEntryDraft } from './entry';
 
 /**
  * The tamper-evident journal (API-DECISIONS §12): each entry's hash is SHA-256 over the previous
@@ -34,6 +36,29 @@ export interface ChainEntry {
   memo: string | null;
   reversesEntryId: string | null;
   lines: readonly ChainLine[];
+}
+
+/** What the chain hashes of an entry the writer holds (a checked draft). */
+export function chainEntryOf(scope: LedgerScope, id: string, v: JournalEntryDraft): ChainEntry {
+  return {
+    id,
+    entryDate: v.entryDate,
+    sourceType: v.sourceType,
+    sourceId: v.sourceId,
+    memo: v.memo ?? null,
+    reversesEntryId: v.reversesEntryId ?? null,
+    lines: v.lines.map((x): ChainLine => ({
+      accountId: accountId(scope.organizationId, scope.environment, x.accountCode),
+      accountCode: x.accountCode,
+      side: x.side,
+      amountCents: x.amountCents,
+      customerId: x.customerId ?? null,
+      invoiceId: x.invoiceId ?? null,
+      vendorId: x.vendorId ?? null,
+      billId: x.billId ?? null,
+      memo: x.memo ?? null,
+    })),
+  };
 }
 
 /**

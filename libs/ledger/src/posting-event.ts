@@ -1,5 +1,6 @@
 import { type PostingEvent, eventErrors, postingServiceOfSubject, postingSourceProblem } from '@acct/contracts';
 import { accountId, isUuid } from './accounts';
+import type { ChainEntry } from './chain';
 import { type JournalEntryDraft, buildEntry } from './entry';
 import { LedgerError } from './money';
 
@@ -19,6 +20,28 @@ export function draftOfPostingEvent(e: PostingEvent): JournalEntryDraft {
       invoiceId: l.invoice_id,
       vendorId: l.vendor_id,
       billId: l.bill_id,
+    })),
+  };
+}
+
+/** The entry of the posting event of an entry the books write (chainEntryOf): its wire form, lines without their memo (the inverse of draftOfPostingEvent). */
+export function postingEventEntry(e: ChainEntry): PostingEvent['entry'] {
+  return {
+    id: e.id,
+    entry_date: e.entryDate,
+    source_type: e.sourceType,
+    source_id: e.sourceId,
+    memo: e.memo,
+    reverses_entry_id: e.reversesEntryId,
+    lines: e.lines.map((l) => ({
+      account_id: l.accountId,
+      account_code: l.accountCode,
+      side: l.side,
+      amount_cents: l.amountCents,
+      customer_id: l.customerId,
+      invoice_id: l.invoiceId,
+      vendor_id: l.vendorId,
+      bill_id: l.billId,
     })),
   };
 }

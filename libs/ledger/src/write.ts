@@ -1,6 +1,6 @@
 /** The chained write: journal entries, their lines and chain heads in one statement. */
 import { accountId, DEFAULT_CHART, isUuid, type AccountDef } from './accounts';
-import { type ChainEntry, type ChainLine, chainHash } from './chain';
+import { chainEntryOf, chainHash } from './chain';
 import { buildEntry, type JournalEntryDraft } from './entry';
 import { LedgerError } from './money';
 import type { LedgerScope } from './ddl';
@@ -243,27 +243,4 @@ function chainedWrite(
     [s.organizationId, s.environment, before.entries, before.hash, after.entries, after.hash, last.get(key)!].forEach((x, i) => k[i]!.push(x));
   }
   return { values: [...k, ...e, ...l], heads, hashes };
-}
-
-/** What the chain hashes of an entry the writer holds (a checked draft). */
-function chainEntryOf(scope: LedgerScope, id: string, v: JournalEntryDraft): ChainEntry {
-  return {
-    id,
-    entryDate: v.entryDate,
-    sourceType: v.sourceType,
-    sourceId: v.sourceId,
-    memo: v.memo ?? null,
-    reversesEntryId: v.reversesEntryId ?? null,
-    lines: v.lines.map((x): ChainLine => ({
-      accountId: accountId(scope.organizationId, scope.environment, x.accountCode),
-      accountCode: x.accountCode,
-      side: x.side,
-      amountCents: x.amountCents,
-      customerId: x.customerId ?? null,
-      invoiceId: x.invoiceId ?? null,
-      vendorId: x.vendorId ?? null,
-      billId: x.billId ?? null,
-      memo: x.memo ?? null,
-    })),
-  };
 }

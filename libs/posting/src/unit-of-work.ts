@@ -35,10 +35,11 @@ import {
   type EntryToWrite,
   type JournalEntryDraft,
   LedgerError,
-  accountId,
   buildEntry,
+  chainEntryOf,
   insertDefaultAccounts,
   insertJournalEntries,
+  postingEventEntry,
 } from '@acct/ledger';
 
 /** Where a flow reads and writes: an EntityManager of its own and the tenancy of the request. */
@@ -205,24 +206,7 @@ function postingEvent(scope: Scope, entry: ReturnType<typeof buildEntry> & { id:
     organization_id: scope.organizationId,
     environment: scope.environment,
     occurred_at: new Date().toISOString(),
-    entry: {
-      id: entry.id,
-      entry_date: entry.entryDate,
-      source_type: entry.sourceType,
-      source_id: entry.sourceId,
-      memo: entry.memo ?? null,
-      reverses_entry_id: entry.reversesEntryId ?? null,
-      lines: entry.lines.map((l) => ({
-        account_id: accountId(scope.organizationId, scope.environment, l.accountCode),
-        account_code: l.accountCode,
-        side: l.side,
-        amount_cents: l.amountCents,
-        customer_id: l.customerId ?? null,
-        invoice_id: l.invoiceId ?? null,
-        vendor_id: l.vendorId ?? null,
-        bill_id: l.billId ?? null,
-      })),
-    },
+    entry: postingEventEntry(chainEntryOf(scope, entry.id, entry)),
     source,
   };
 }

@@ -55,17 +55,24 @@ export function createRecordOnce<N extends string, E, D>(
 }
 
 /**
- * createRecordOnce of `row` as `flow` stores it in one transaction of the books; a repeat finds the
- * first record with `find` (by its external id) and compares it with `same`.
+ * How createInBooks stores a new record: `flow` in one transaction of the books, or, for a `draft`
+ * (no ledger effect, nothing to post), one write on a connection of the books outside any transaction.
  */
+export type StoreOnce<E> = { flow: (tx: Tx, row: E) => Promise<unknown> } | { draft: (db: Db, row: E) => Promise<unknown> };
+
+/** How a record is created once per external id: how it is stored, how a repeat finds the first (by the new row's external id), and whether that one has the same content. */
+export type CreateOnce<E> = StoreOnce<E> & { find: (db: Db, row: E) => Promise<E | null>; same: (existing: E, row: E) => boolean };
+
+/** createRecordOnce of `row` as `o` stores it, finds a first one and compares it (CreateOnce). */
 export function createInBooks<N extends string, E, D>(
   books: Books,
   ctx: TrustedContext,
   a: Answer<N, E, D> & CreatedOnce,
   row: E,
-  o: { flow: (tx: Tx, row: E) => Promise<unknown>; find: (db: Db) => Promise<E | null>; same: (existing: E) => boolean },
+  o: CreateOnce<E>,
 ): Promise<RpcOk<{ data: D } & Record<N, D>>> {
-  return createRecordOnce(a, { row, store: () => books.transact(ctx, (tx) => o.flow(tx, row)), existing: () => o.find(books.db(ctx)), same: o.same });
+  const store = () => ('flow' in o ? books.transact(ctx, (tx) => o.flow(tx, row)) : o.draft(books.db(ctx), row));
+  return createRecordOnce(a, { row, store, existing: () => o.find(books.db(ctx), row), same: (ex) => o.same(ex, row) });
 }
 
 /** Runs `run`; losing on the resource's unique constraint means the caller's external id is taken by another record: 409 naming it. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, type EstimateConvertBody, type EstimateCreateBody, type EstimateStatus, type EstimateUpdateBody, limits, metadataOnCreate } from '@acct/contracts';
 import { type Scope, insertEntity } from '@acct/kit';
 import { addDays, isCalendarDate, requireOrder, todayUtc } from '@acct/ledger';
-import { type Db, type DraftRemake, type Outcome, type Tx, lineDocumentContent, newLineDocument, sameDocumentContent, updateDraft } from '@acct/posting';
+import { type CreateOnce, type DraftRemake, type Outcome, type Tx, lineDocumentContent, newLineDocument, sameDocumentContent, updateDraft } from '@acct/posting';
 import { type Estimate, EstimateSchema, type Invoice, InvoiceSchema, NOT_VOID } from '../entities';
 import { checkEstimateMove } from '../domain/estimates';
 import { lockEstimate, requireCustomer } from '../queries';
@@ -39,11 +39,15 @@ export async function updateEstimate(tx: Tx, id: string, body: EstimateUpdateBod
   return updateDraft(tx, 'estimate', id, await lockEstimate(tx, id), body, ESTIMATE_DRAFT);
 }
 
-export async function createEstimate(db: Db, row: Estimate): Promise<Estimate> {
-  await requireCustomer(db, row.customerId);
-  await insertEntity(db.em, EstimateSchema, row);
-  return row;
-}
+/** The create of a draft estimate for an existing customer, once per external id (createInBooks). */
+export const ESTIMATE_ONCE: CreateOnce<Estimate> = {
+  draft: async (db, row) => {
+    await requireCustomer(db, row.customerId);
+    await insertEntity(db.em, EstimateSchema, row);
+  },
+  find: (db, row) => db.em.findOne(EstimateSchema, { ...db.scope, externalEstimateId: row.externalEstimateId }),
+  same: sameEstimateContent,
+};
 
 /** A status move of API-DECISIONS §5; moving to the status it already has is a replay. */
 export async function moveEstimate(tx: Tx, id: string, to: EstimateStatus): Promise<Outcome<Estimate>> {

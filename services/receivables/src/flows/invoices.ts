@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { AppError, type InvoiceCreateBody, type InvoiceUpdateBody, metadataOnCreate } from '@acct/contracts';
 import type { Scope } from '@acct/kit';
 import { requireOrder, reversalOf, todayUtc } from '@acct/ledger';
-import { type Db, type DraftRemake, type Outcome, type Tx, lineDocumentContent, newLineDocument, sameDocumentContent, updateDraft } from '@acct/posting';
-import { type Invoice, NOT_VOID, invoiceDto } from '../entities';
+import { type CreateOnce, type Db, type DraftRemake, type Outcome, type Tx, lineDocumentContent, newLineDocument, sameDocumentContent, updateDraft } from '@acct/posting';
+import { type Invoice, InvoiceSchema, NOT_VOID, invoiceDto } from '../entities';
 import { checkVoid, postedInvoice } from '../domain/invoices';
 import { invoicePosting } from '../domain/postings';
 import { customerNotFound, insertInvoiceOfCustomer, lockInvoice, lockInvoiceRow, markPosted, requireCustomer, saveVoidedInvoice } from '../queries';
@@ -53,10 +53,17 @@ export async function updateInvoice(tx: Tx, id: string, body: InvoiceUpdateBody)
 export const sameInvoiceContent = sameDocumentContent<Invoice>((i) => ({ customer_id: i.customerId, invoice_number: i.invoiceNumber, due_date: i.dueDate, metadata: i.metadata }));
 
 /** Stores a draft invoice for an existing customer (nothing is booked until it is posted). */
-export async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice> {
+async function createDraftInvoice(db: Db, row: Invoice): Promise<Invoice> {
   if (!(await insertInvoiceOfCustomer(db, row))) throw customerNotFound(row.customerId);
   return row;
 }
+
+/** The create of a draft invoice, once per external id (createInBooks). */
+export const INVOICE_ONCE: CreateOnce<Invoice> = {
+  draft: createDraftInvoice,
+  find: (db, row) => db.em.findOne(InvoiceSchema, { ...db.scope, externalInvoiceId: row.externalInvoiceId }),
+  same: sameInvoiceContent,
+};
 
 /**
  * Posts a draft: Dr A/R / Cr revenue on the issue date, status open (or paid when the total is 0),

@@ -1,8 +1,8 @@
 import { AppError, type TrustedContext, single } from '@acct/contracts';
 import { type RpcClient, type RpcServer, registerReads, scopeOf } from '@acct/kit';
-import { type Books, createRecordOnce, refuseTakenExternalId, updateInBooks } from '@acct/posting';
+import { type Books, createInBooks, refuseTakenExternalId, updateInBooks } from '@acct/posting';
 import { ESTIMATE, EstimateSchema, INVOICE } from '../entities';
-import { convertEstimate, createEstimate, moveEstimate, newEstimate, sameEstimateContent, updateEstimate } from '../flows/estimates';
+import { ESTIMATE_ONCE, convertEstimate, moveEstimate, newEstimate, updateEstimate } from '../flows/estimates';
 
 /** Asks the documents service for the payment terms of the invoice defaults (net 30 when never set). */
 type TermsSource = (ctx: TrustedContext) => Promise<number>;
@@ -17,16 +17,7 @@ export function termsFromDocuments(rpc: Pick<RpcClient, 'call'>): TermsSource {
 }
 
 export function registerEstimateHandlers(server: RpcServer, books: Books, terms: TermsSource): void {
-  server.handle('estimates.create', async (req) => {
-    const b = req.body;
-    const row = newEstimate(scopeOf(req.ctx), b);
-    return createRecordOnce(ESTIMATE, {
-      row,
-      store: () => createEstimate(books.db(req.ctx), row),
-      existing: () => books.orm.em.fork().findOne(EstimateSchema, { ...scopeOf(req.ctx), externalEstimateId: b.external_estimate_id }),
-      same: (ex) => sameEstimateContent(ex, row),
-    });
-  });
+  server.handle('estimates.create', (req) => createInBooks(books, req.ctx, ESTIMATE, newEstimate(scopeOf(req.ctx), req.body), ESTIMATE_ONCE));
 
   server.handle('estimates.update', (req) => updateInBooks(books, req.ctx, ESTIMATE, (tx) => updateEstimate(tx, req.params.id, req.body)));
 

@@ -1,27 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { single } from '@acct/contracts';
 import { type RpcServer, registerReads, scopeOf } from '@acct/kit';
-import { type Books, actionDone, createRecordOnce, refuseTakenExternalId } from '@acct/posting';
-import { INVOICE, type Invoice, InvoiceSchema, invoiceDto } from '../entities';
+import { type Books, actionDone, createInBooks, updateInBooks } from '@acct/posting';
+import { INVOICE, type Invoice, InvoiceSchema } from '../entities';
 import { POST_DRAFTS_BATCH } from '../queries';
-import { createDraftInvoice, newInvoice, postInvoice, sameInvoiceContent, updateInvoice, voidInvoice } from '../flows/invoices';
+import { INVOICE_ONCE, newInvoice, postInvoice, updateInvoice, voidInvoice } from '../flows/invoices';
 
 export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
-  server.handle('invoices.create', async (req) => {
-    const b = req.body;
-    const row = newInvoice(scopeOf(req.ctx), b);
-    return createRecordOnce(INVOICE, {
-      row,
-      store: () => createDraftInvoice(books.db(req.ctx), row),
-      existing: () => books.orm.em.fork().findOne(InvoiceSchema, { ...scopeOf(req.ctx), externalInvoiceId: b.external_invoice_id }),
-      same: (ex) => sameInvoiceContent(ex, row),
-    });
-  });
+  server.handle('invoices.create', (req) => createInBooks(books, req.ctx, INVOICE, newInvoice(scopeOf(req.ctx), req.body), INVOICE_ONCE));
 
-  server.handle('invoices.update', async (req) => {
-    const invoice = await refuseTakenExternalId(INVOICE, () => books.transact(req.ctx, (tx) => updateInvoice(tx, req.params.id, req.body)));
-    return { ok: true, status: 200, body: single('invoice', invoiceDto(invoice)) };
-  });
+  server.handle('invoices.update', (req) => updateInBooks(books, req.ctx, INVOICE, (tx) => updateInvoice(tx, req.params.id, req.body)));
 
   server.handle('invoices.post', async (req) => {
     // Its group locks and marks every draft it posts at once (POST_DRAFTS_BATCH), a group of one too.

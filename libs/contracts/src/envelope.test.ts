@@ -1,6 +1,12 @@
-import { pageWithin, list, page, single } from './envelope';
+import { labelOf, pageWithin, list, page, pluralOf, single } from './envelope';
 
 describe('envelope', () => {
+  it('names a page by the plural of its record and a record in words', () => {
+    expect(pluralOf('processor_payout')).toBe('processor_payouts');
+    expect(labelOf('processor_payout')).toBe('Processor payout');
+    expect(labelOf('bill')).toBe('Bill');
+  });
+
   it('repeats a single resource under data and its name', () => {
     expect(single('customer', { id: 'x' })).toEqual({ data: { id: 'x' }, customer: { id: 'x' } });
   });

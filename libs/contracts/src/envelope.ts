@@ -74,6 +74,17 @@ export interface Pagination {
   has_more: boolean;
 }
 
+/** The member of a page of records: the plural of the record's member (customer → customers, processor_payout → processor_payouts: SPEC.md §1). */
+export function pluralOf<N extends string>(name: N): `${N}s` {
+  return `${name}s`;
+}
+
+/** A record's member in words, as a message names it (processor_payout → Processor payout). */
+export function labelOf(name: string): string {
+  const words = name.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 /** `{data: x, <name>: x}`: the single-resource envelope of SPEC.md §1. */
 export function single<N extends string, T>(name: N, value: T): { data: T } & Record<N, T> {
   return { data: value, [name]: value } as { data: T } & Record<N, T>;

@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { pluralOf } from './envelope';
 import { type RpcDef, operations } from './operations';
 import { type RecordResource, type RouteSpec, recordRoutes } from './routes';
 import { idParams, listEnvelope, reverseBody, singleEnvelope, withAction } from './schemas/common';
@@ -26,9 +27,9 @@ type UpdateDefs<R extends string, U, Reply extends TSchema> = U extends TSchema 
 /** An extra operation of the same name replaces the record one (e.g. a create whose reply differs), keeping its place. */
 type Override<A, X> = { [K in keyof Omit<A, keyof X>]: A[K] } & X;
 type Operations<S extends ServiceName, Ops> = { readonly [K in keyof Ops]: { readonly service: S } & Ops[K] };
-type ResourceOps<S extends ServiceName, R extends string, N extends string, Rec extends TSchema, Ns extends string, B, Q, A extends Action, U, X> = Operations<
+type ResourceOps<S extends ServiceName, R extends string, N extends string, Rec extends TSchema, B, Q, A extends Action, U, X> = Operations<
   S,
-  Override<RecordDefs<R, B, Q, One<N, Rec>, Page<Ns, Rec>> & ActionDefs<R, A, N, Rec> & UpdateDefs<R, U, One<N, Rec>>, X>
+  Override<RecordDefs<R, B, Q, One<N, Rec>, Page<`${N}s`, Rec>> & ActionDefs<R, A, N, Rec> & UpdateDefs<R, U, One<N, Rec>>, X>
 >;
 
 /**
@@ -41,7 +42,6 @@ export function recordResource<
   R extends string,
   N extends string,
   Rec extends TSchema,
-  Ns extends string = never,
   B extends TSchema | undefined = undefined,
   Q extends TSchema | undefined = undefined,
   A extends Action = never,
@@ -50,10 +50,8 @@ export function recordResource<
 >(def: {
   service: S;
   resource: R;
-  /** The envelope member of one record, e.g. 'customer'. */
+  /** The envelope member of one record, e.g. 'customer' (of a page, with `query`: its plural, pluralOf). */
   one: N;
-  /** The envelope member of a page, e.g. 'customers' (with `query`). */
-  many?: Ns;
   record: Rec;
   create?: B;
   query?: Q;
@@ -62,12 +60,12 @@ export function recordResource<
   /** The body of its PATCH /{id} (operation `<resource>.update`), answering the record. */
   update?: U;
   /** The other operations of the resource (actions, updates), given its envelopes. */
-  more?: (r: { response: One<N, Rec>; listResponse: Page<Ns, Rec> }) => X;
+  more?: (r: { response: One<N, Rec>; listResponse: Page<`${N}s`, Rec> }) => X;
   http: Omit<RecordResource<R>, 'resource'>;
-  routes: (r: ReturnType<typeof recordRoutes<ResourceOps<S, R, N, Rec, Ns, B, Q, A, U, X>, R>>) => RouteSpec[];
+  routes: (r: ReturnType<typeof recordRoutes<ResourceOps<S, R, N, Rec, B, Q, A, U, X>, R>>) => RouteSpec[];
 }) {
   const response = singleEnvelope(def.one, def.record);
-  const listResponse = (def.many === undefined ? undefined : listEnvelope(def.many, def.record)) as Page<Ns, Rec>;
+  const listResponse = (def.query === undefined ? undefined : listEnvelope(pluralOf(def.one), def.record)) as Page<`${N}s`, Rec>;
   const defs: Defs = {};
   if (def.create) defs[`${def.resource}.create`] = { body: def.create, reply: response };
   if (def.query) defs[`${def.resource}.list`] = { query: def.query, reply: listResponse };
@@ -77,7 +75,7 @@ export function recordResource<
   for (const a of def.actions ?? [])
     defs[`${def.resource}.${a}`] = a === 'post' ? { params: idParams, reply: postResponse } : { params: idParams, body: reverseBody, reply: reverseResponse };
   if (def.update) defs[`${def.resource}.update`] = { params: idParams, body: def.update, reply: response };
-  const ops = operations(def.service, { ...defs, ...def.more?.({ response, listResponse }) }) as ResourceOps<S, R, N, Rec, Ns, B, Q, A, U, X>;
+  const ops = operations(def.service, { ...defs, ...def.more?.({ response, listResponse }) }) as ResourceOps<S, R, N, Rec, B, Q, A, U, X>;
   const routes = def.routes(recordRoutes(ops, { resource: def.resource, ...def.http }));
   return { response, listResponse, postResponse, reverseResponse, operations: ops, routes };
 }

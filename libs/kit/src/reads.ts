@@ -1,6 +1,6 @@
 import { type EntitySchema, raw } from '@mikro-orm/core';
 import DataLoader from 'dataloader';
-import { AppError, type KeyedOperation, limits, list, single } from '@acct/contracts';
+import { AppError, type KeyedOperation, labelOf, limits, list, pluralOf, single } from '@acct/contracts';
 import type { Orm } from './db';
 import { cursorPage, keysetOp, listQuery, readOrder, unknownCursor } from './lists';
 import type { RpcServer } from './rpc';
@@ -13,6 +13,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const GETS_PER_STATEMENT = 100;
 
 type Row = Record<string, unknown>;
+
+/** A resource whose operations include a list and a get by id (`<resource>.list`, `<resource>.get`). */
+type ReadResource = { [K in KeyedOperation]: K extends `${infer R}.list` ? (`${R}.get` extends KeyedOperation ? R : never) : never }[KeyedOperation];
 
 /**
  * The get by id: gets that arrive in the same turn of the event loop (one read of the bus's socket
@@ -66,17 +69,16 @@ export class BatchedGets<E extends ScopedRow> {
  * ending_before, both on the (organization_id, environment, created_at DESC, id DESC) list index) and
  * a get by id, both scoped by organization and environment. One path each (docs/data-access.md): the list through MikroORM, the get by id on pg
  * directly, so the entity must be flat (entityRows); registering one that is not throws at start.
+ * The operations are the `resource`'s list and get; the envelope members the record's `name` and its
+ * plural (pluralOf); a get of no record is 404 naming it (labelOf).
  */
 export function registerReads<E extends object>(
   server: RpcServer,
   orm: Orm,
+  resource: ReadResource,
   r: {
-    list: KeyedOperation;
-    get: KeyedOperation;
     schema: EntitySchema<E, never>;
     name: string;
-    plural: string;
-    label: string;
     dto: (e: E) => unknown;
     /** query parameter → entity property */
     filters?: Record<string, keyof E & string>;
@@ -86,7 +88,7 @@ export function registerReads<E extends object>(
 ): void {
   const rows = entityRows(orm, r.schema as never as EntitySchema<ScopedRow, never>);
   const lookup = lookupOf(r.schema);
-  server.handle(r.list, async (req) => {
+  server.handle(`${resource}.list`, async (req) => {
     const q = listQuery(req.query);
     const scope = scopeOf(req.ctx);
     const where: Record<string, unknown> = { ...scope };
@@ -112,15 +114,15 @@ export function registerReads<E extends object>(
       offset: q.offset,
     });
     const p = cursorPage((found as E[]).map(r.dto), q, limits.list_page_bytes_max);
-    return { ok: true, status: 200, body: list(r.plural, p.items, p.pagination) };
+    return { ok: true, status: 200, body: list(pluralOf(r.name), p.items, p.pagination) };
   });
 
   // Named statement, no hydration: a measured hot path (docs/performance.md), and the gets of one
   // turn share it.
   const gets = new BatchedGets(orm, rows);
-  server.handle(r.get, async (req) => {
+  server.handle(`${resource}.get`, async (req) => {
     const row = await gets.get(String(req.params.id), scopeOf(req.ctx));
-    if (!row) throw AppError.notFound(r.label, req.params.id);
+    if (!row) throw AppError.notFound(labelOf(r.name), req.params.id);
     return { ok: true, status: 200, body: single(r.name, r.dto(row as E)) };
   });
 }

@@ -1,4 +1,4 @@
-import { AppError, type Metadata, canonicalJson, patchedMetadata } from '@acct/contracts';
+import { AppError, type Metadata, canonicalJson, labelOf, patchedMetadata } from '@acct/contracts';
 import type { Scope } from '@acct/kit';
 import type { Tx } from './unit-of-work';
 
@@ -21,8 +21,7 @@ export function refuseUnlessDraft(kind: string, id: string, status: string, body
   if (status === 'draft') return;
   const fields = contentFields(body);
   if (fields.length === 0) return;
-  const What = kind.charAt(0).toUpperCase() + kind.slice(1);
-  throw AppError.conflict(`${What} ${id} is ${status}: only its metadata can change (${fields.join(', ')} sent).`, [
+  throw AppError.conflict(`${labelOf(kind)} ${id} is ${status}: only its metadata can change (${fields.join(', ')} sent).`, [
     ...fields.map((f) => ({ field: `/${f}`, issue: `${kind}_${status}`, message: `Only a draft ${kind} changes ${f}; send metadata alone.` })),
   ]);
 }
@@ -72,7 +71,7 @@ export async function updateDraft<E extends { id: string; status: string; metada
   body: Partial<C> & { metadata?: Metadata },
   d: DraftRemake<E, C, P>,
 ): Promise<E> {
-  if (!doc) throw AppError.notFound(kind.charAt(0).toUpperCase() + kind.slice(1), id);
+  if (!doc) throw AppError.notFound(labelOf(kind), id);
   refuseUnlessDraft(kind, doc.id, doc.status, body);
   const { metadata, ...fields } = body;
   const remade = contentFields(body).length > 0 ? d.remake(tx.scope, { ...d.content(doc), ...fields }) : doc;

@@ -53,7 +53,6 @@ export const {
   service: 'payables',
   resource: 'bills',
   one: 'bill',
-  many: 'bills',
   record: bill,
   create: billCreateBody,
   query: billListQuery,

@@ -35,7 +35,6 @@ export const {
   service: 'receivables',
   resource: 'customers',
   one: 'customer',
-  many: 'customers',
   record: customer,
   create: customerCreateBody,
   query: customerListQuery,

@@ -67,7 +67,6 @@ export const {
   service: 'receivables',
   resource: 'estimates',
   one: 'estimate',
-  many: 'estimates',
   record: estimate,
   create: estimateCreateBody,
   query: estimateListQuery,

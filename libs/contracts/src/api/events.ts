@@ -67,7 +67,6 @@ export const {
   service: 'receivables',
   resource: 'events',
   one: 'event',
-  many: 'events',
   record: event,
   create: eventCreateBody,
   query: obj({

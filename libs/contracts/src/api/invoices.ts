@@ -58,7 +58,6 @@ export const {
   service: 'receivables',
   resource: 'invoices',
   one: 'invoice',
-  many: 'invoices',
   record: invoice,
   create: invoiceCreateBody,
   query: invoiceListQuery,

@@ -46,7 +46,6 @@ export const {
   service: 'receivables',
   resource: 'payments',
   one: 'payment',
-  many: 'payments',
   record: payment,
   create: paymentCreateBody,
   query: recordListQuery('external_payment_id', { invoice_id: Optional(uuid) }),

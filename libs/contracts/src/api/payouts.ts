@@ -41,7 +41,6 @@ export const {
   service: 'receivables',
   resource: 'payouts',
   one: 'processor_payout',
-  many: 'processor_payouts',
   record: payout,
   create: payoutCreateBody,
   query: recordListQuery('external_payout_id', { processor: Optional(name) }),

@@ -51,7 +51,6 @@ export const {
   service: 'payables',
   resource: 'vendor_payments',
   one: 'vendor_payment',
-  many: 'vendor_payments',
   record: vendorPayment,
   create: vendorPaymentCreateBody,
   query: vendorPaymentListQuery,

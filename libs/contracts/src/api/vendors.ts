@@ -54,7 +54,6 @@ export const {
   service: 'payables',
   resource: 'vendors',
   one: 'vendor',
-  many: 'vendors',
   record: vendor,
   create: vendorCreateBody,
   query: vendorListQuery,

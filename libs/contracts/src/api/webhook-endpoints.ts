@@ -125,7 +125,6 @@ export const {
   service: 'webhook-dispatcher',
   resource: 'webhook_endpoints',
   one: 'webhook_endpoint',
-  many: 'webhook_endpoints',
   record: webhookEndpoint,
   create: webhookEndpointCreateBody,
   query: obj({ ...paginationQuery }),

@@ -24,13 +24,9 @@ export function registerBillHandlers(server: RpcServer, books: Books): void {
 
   server.handle('bills.reverse', async (req) => actionDone(BILL, 'reversed', await books.transact(req.ctx, (tx) => reverseBill(tx, req.params.id, req.body.reversal_reason))));
 
-  registerReads(server, books.orm, {
+  registerReads(server, books.orm, 'bills', {
     ...BILL,
-    list: 'bills.list',
-    get: 'bills.get',
     schema: BillSchema,
-    plural: 'bills',
-    label: 'Bill',
     filters: { status: 'status', vendor_id: 'vendorId' },
     ranges: { issue_date_from: { prop: 'issueDate', op: '$gte' }, issue_date_to: { prop: 'issueDate', op: '$lte' } },
   });

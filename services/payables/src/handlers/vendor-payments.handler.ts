@@ -44,13 +44,9 @@ export function registerVendorPaymentHandlers(server: RpcServer, books: Books): 
     actionDone(VENDOR_PAYMENT, 'reversed', await books.transact(req.ctx, (tx) => reverseVendorPayment(tx, req.params.id, req.body.reversal_reason))),
   );
 
-  registerReads(server, books.orm, {
+  registerReads(server, books.orm, 'vendor_payments', {
     ...VENDOR_PAYMENT,
-    list: 'vendor_payments.list',
-    get: 'vendor_payments.get',
     schema: VendorPaymentSchema,
-    plural: 'vendor_payments',
-    label: 'Vendor payment',
     filters: { vendor_id: 'vendorId', status: 'status' },
   });
 }

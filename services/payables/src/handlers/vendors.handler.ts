@@ -20,13 +20,9 @@ export function registerVendorHandlers(server: RpcServer, books: Books): void {
 
   server.handle('vendors.update', (req) => updateInBooks(books, req.ctx, VENDOR, (tx) => updateVendor(tx, req.params.id, req.body)));
 
-  registerReads(server, books.orm, {
+  registerReads(server, books.orm, 'vendors', {
     ...VENDOR,
-    list: 'vendors.list',
-    get: 'vendors.get',
     schema: VendorSchema,
-    plural: 'vendors',
-    label: 'Vendor',
     filters: { vendor_type: 'vendorType', is_1099_eligible: 'is1099Eligible' },
   });
 }

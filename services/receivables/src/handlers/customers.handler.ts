@@ -31,5 +31,5 @@ export function registerCustomerHandlers(server: RpcServer, books: Books): void 
 
   server.handle('customers.update', (req) => updateInBooks(books, req.ctx, CUSTOMER, (tx) => updateCustomer(tx, req.params.id, req.body)));
 
-  registerReads(server, books.orm, { ...CUSTOMER, list: 'customers.list', get: 'customers.get', schema: CustomerSchema, plural: 'customers', label: 'Customer', filters: {} });
+  registerReads(server, books.orm, 'customers', { ...CUSTOMER, schema: CustomerSchema, filters: {} });
 }

@@ -32,13 +32,9 @@ export function registerEstimateHandlers(server: RpcServer, books: Books, terms:
     return { ok: true, status: 200, replayed, body: { data: { estimate_id: req.params.id, invoice_id: invoiceId, invoice_status: 'draft' as const } } };
   });
 
-  registerReads(server, books.orm, {
+  registerReads(server, books.orm, 'estimates', {
     ...ESTIMATE,
-    list: 'estimates.list',
-    get: 'estimates.get',
     schema: EstimateSchema,
-    plural: 'estimates',
-    label: 'Estimate',
     filters: { status: 'status', customer_id: 'customerId' },
   });
 }

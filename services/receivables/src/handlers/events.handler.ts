@@ -31,13 +31,9 @@ export function registerEventHandlers(server: RpcServer, books: Books): void {
     }
   });
 
-  registerReads(server, books.orm, {
-    list: 'events.list',
-    get: 'events.get',
+  registerReads(server, books.orm, 'events', {
     schema: InboundEventSchema,
     name: 'event',
-    plural: 'events',
-    label: 'Event',
     dto: (e) => eventDto(e, false),
     filters: { event_type: 'eventType', status: 'status', source: 'source' },
   });

@@ -18,13 +18,9 @@ export function registerInvoiceHandlers(server: RpcServer, books: Books): void {
   });
   server.handle('invoices.void', async (req) => actionDone(INVOICE, 'voided', await books.transact(req.ctx, (tx) => voidInvoice(tx, req.params.id, req.body.void_date))));
 
-  registerReads(server, books.orm, {
+  registerReads(server, books.orm, 'invoices', {
     ...INVOICE,
-    list: 'invoices.list',
-    get: 'invoices.get',
     schema: InvoiceSchema,
-    plural: 'invoices',
-    label: 'Invoice',
     filters: { status: 'status', customer_id: 'customerId' },
   });
 }

@@ -24,13 +24,9 @@ export function registerPaymentHandlers(server: RpcServer, books: Books): void {
     return createdReply(PAYMENT, await retryOnceOnUnique('payments_external_id', () => books.transact(req.ctx, (tx) => recordPayment(tx, input))));
   });
 
-  registerReads(server, books.orm, {
+  registerReads(server, books.orm, 'payments', {
     ...PAYMENT,
-    list: 'payments.list',
-    get: 'payments.get',
     schema: PaymentSchema,
-    plural: 'payments',
-    label: 'Payment',
     filters: { invoice_id: 'invoiceId' },
   });
 }

@@ -34,13 +34,9 @@ export function registerPayoutHandlers(server: RpcServer, books: Books): void {
     });
   });
 
-  registerReads(server, books.orm, {
+  registerReads(server, books.orm, 'payouts', {
     ...PAYOUT,
-    list: 'payouts.list',
-    get: 'payouts.get',
     schema: PayoutSchema,
-    plural: 'processor_payouts',
-    label: 'Processor payout',
     filters: { processor: 'processor' },
   });
 }

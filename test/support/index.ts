@@ -12,5 +12,5 @@ export { type AdminCliRun, runAdminCli } from './admin-cli';
 export { outcome, payablesCalls } from './payables-calls';
 export { serviceDefinition } from './services';
 export { type TestOrm, migratedOrm } from './orm';
-export { partlyPaidInvoice } from './dtos';
+export { oneLineBill, oneLineInvoice, partlyPaidInvoice, paymentOf, vendorPaymentOf } from './dtos';
 export { type NatsWithUsers, startNatsWithUsers } from './own-nats';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CONSUMERS, eventsStreamName } from '@acct/contracts';
 import { claimEvent, ensureEventsStream } from '@acct/kit';
 import { accountId } from '@acct/ledger';
-import { type TestService, ctx, startServiceForTest, waitFor } from '@acct/testing';
+import { type TestService, ctx, oneLineBill, oneLineInvoice, paymentOf, postingLine, startServiceForTest, vendorPaymentOf, waitFor } from '@acct/testing';
 import { applyEvent } from './consumers/projection';
 import { reportingService } from './service';
 import { rebuildOverBus } from './testing/rebuild';
@@ -30,17 +30,8 @@ describe('reporting: two replicas apply one stream', () => {
     const party = `00000000-0000-4000-8000-00000000000${n % 4}`;
     const doc = randomUUID();
     const cents = 1_000 + n;
-    const l = (code: string, side: 'debit' | 'credit', ids: Record<string, string | null>) => ({
-      account_id: accountId(org, 'test', code), // the organization's account of that code, as a posting service sends it
-      account_code: code,
-      side,
-      amount_cents: cents,
-      customer_id: null,
-      invoice_id: null,
-      vendor_id: null,
-      bill_id: null,
-      ...ids,
-    });
+    // The organization's account of that code, as a posting service sends it.
+    const l = (code: string, side: 'debit' | 'credit', ids: Record<string, string>) => postingLine(accountId(org, 'test', code), code, side, cents, ids);
     const kind = n % 4;
     const entry = (source_type: string, source_id: string, lines: unknown[]) => ({
       id: randomUUID(),
@@ -52,74 +43,13 @@ describe('reporting: two replicas apply one stream', () => {
       lines,
     });
     const at = `${date}T09:00:00.000Z`;
-    const item = { description: 'Work', quantity: 1, unit_amount_cents: cents, amount_cents: cents };
     // Whole documents, as the posting services send them: reporting refuses an event that is not schema-valid.
-    // What an invoice and a bill have alike: one line, its dates, what is paid of it.
-    const document = (paid: number) => ({
-      id: doc,
-      issue_date: date,
-      due_date: due,
-      line_items: [item],
-      total_cents: cents,
-      amount_paid_cents: paid,
-      currency: 'USD',
-      memo: null,
-      posted_at: at,
-      metadata: {},
-      created_at: at,
-    });
-    const inv = (paid: number) => ({
-      ...document(paid),
-      external_invoice_id: `inv-${doc}`,
-      customer_id: party,
-      invoice_number: `INV-${n}`,
-      status: paid > 0 ? 'paid' : 'open',
-      balance_due_cents: cents - paid,
-      estimate_id: null,
-    });
-    const bill = (paid: number) => ({
-      ...document(paid),
-      external_bill_id: `bill-${doc}`,
-      vendor_id: party,
-      bill_number: `B-${n}`,
-      status: 'posted',
-      open_balance_cents: cents - paid,
-      expense_account_id: accountId(org, 'test', '5000'),
-      reversed_at: null,
-      reversal_reason: null,
-    });
+    const d = { id: doc, party, number: String(n), issueDate: date, dueDate: due, cents, at };
+    const inv = (paid: number) => oneLineInvoice(d, paid);
+    const bill = (paid: number) => ({ ...oneLineBill(d, paid), expense_account_id: accountId(org, 'test', '5000') });
     const pay = randomUUID();
-    const payment = {
-      id: pay,
-      external_payment_id: `pay-${pay}`,
-      invoice_id: doc,
-      amount_cents: cents,
-      received_date: date,
-      source: 'manual',
-      processor: null,
-      currency: 'USD',
-      status: 'posted',
-      event_id: null,
-      metadata: {},
-      created_at: at,
-    };
-    const vendorPayment = {
-      id: pay,
-      external_vendor_payment_id: `vp-${pay}`,
-      vendor_id: party,
-      amount_cents: cents,
-      payment_date: date,
-      cash_account_id: accountId(org, 'test', '1000'),
-      allocations: [{ bill_id: doc, amount_cents: cents }],
-      status: 'posted',
-      currency: 'USD',
-      metadata: {},
-      memo: null,
-      posted_at: at,
-      reversed_at: null,
-      reversal_reason: null,
-      created_at: at,
-    };
+    const payment = paymentOf(d, pay);
+    const vendorPayment = { ...vendorPaymentOf(d, pay), cash_account_id: accountId(org, 'test', '1000') };
     const [e, source] =
       kind === 0
         ? [entry('invoice', doc, [l('1100', 'debit', { customer_id: party, invoice_id: doc }), l('4000', 'credit', {})]), { type: 'invoice', invoice: inv(0) }]

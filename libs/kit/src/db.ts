@@ -233,6 +233,15 @@ export function scopedTable(name: string, externalId: string, opts: { listIndex?
 }
 
 /**
+ * The DDL that gives each of `tables` the caller's `metadata` (API-DECISIONS §11: key-value pairs,
+ * never used for accounting; a JSON object, {} when none), one statement a table. FROZEN, like
+ * scopedTable: shipped migrations run this text.
+ */
+export function addMetadataColumns(tables: readonly string[]): string {
+  return tables.map((t) => `ALTER TABLE ${t} ADD COLUMN metadata jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(metadata) = 'object');`).join('\n');
+}
+
+/**
  * The DDL of a table of totals per organization, environment and key (a projection's running sums
  * or maxima, one row per key, kept with a commutative update), for a versioned migration to
  * interpolate. A template tag: totalsTable('account_days', ['account_code text NOT NULL', 'entry_date date NOT NULL'])`<totals>`

@@ -7,6 +7,7 @@ export { RPC_IDEMPOTENCY_MIGRATION } from './rpc-idempotency';
 export {
   type EntityManager,
   databaseExists,
+  addMetadataColumns,
   databaseName,
   ddlMigration,
   dropDatabase,

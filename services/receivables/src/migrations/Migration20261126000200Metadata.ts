@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { addMetadataColumns } from '@acct/kit';
 
 /**
  * API-DECISIONS §11: `metadata` (the caller's key-value pairs, never used for accounting) on every
@@ -8,11 +9,7 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261126000200Metadata extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
-      ALTER TABLE customers ADD COLUMN metadata jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(metadata) = 'object');
-      ALTER TABLE invoices ADD COLUMN metadata jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(metadata) = 'object');
-      ALTER TABLE estimates ADD COLUMN metadata jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(metadata) = 'object');
-      ALTER TABLE payments ADD COLUMN metadata jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(metadata) = 'object');
-      ALTER TABLE processor_payouts ADD COLUMN metadata jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(metadata) = 'object');
+      ${addMetadataColumns(['customers', 'invoices', 'estimates', 'payments', 'processor_payouts'])}
       ALTER TABLE customers ADD COLUMN updated_at timestamptz;
       UPDATE customers SET updated_at = created_at;
       ALTER TABLE customers ALTER COLUMN updated_at SET NOT NULL;

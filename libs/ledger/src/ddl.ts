@@ -23,6 +23,20 @@ export interface DdlVersion {
 }
 
 /**
+ * What a journal line posts, as DDL columns (each with its trailing comma): its account's code, side
+ * and amount, and the party and document it concerns. The ledger's journal_lines (v1) and
+ * reporting's copy of them have these columns. FROZEN: shipped migrations run this text.
+ */
+export const JOURNAL_LINE_POSTING_COLUMNS = `
+      account_code text NOT NULL,
+      side text NOT NULL CHECK (side IN ('debit', 'credit')),
+      amount_cents bigint NOT NULL CHECK (amount_cents > 0),
+      customer_id uuid,
+      invoice_id uuid,
+      vendor_id uuid,
+      bill_id uuid,`;
+
+/**
  * Version 1 of the ledger tables. FROZEN: migrations that shipped run exactly this text; change the
  * ledger by adding version 2 to LEDGER_DDL, never by editing this (a test holds the checksums).
  * Names are unqualified: the migration runs with search_path = the owning service's schema.
@@ -61,13 +75,7 @@ const LEDGER_DDL_V1 = `
       entry_id uuid NOT NULL REFERENCES journal_entries (id),
       line_no int NOT NULL CHECK (line_no >= 1),
       account_id uuid NOT NULL REFERENCES ledger_accounts (id),
-      account_code text NOT NULL,
-      side text NOT NULL CHECK (side IN ('debit', 'credit')),
-      amount_cents bigint NOT NULL CHECK (amount_cents > 0),
-      customer_id uuid,
-      invoice_id uuid,
-      vendor_id uuid,
-      bill_id uuid,
+      ${JOURNAL_LINE_POSTING_COLUMNS}
       memo text,
       -- Also the index on entry_id (its leading column).
       CONSTRAINT journal_lines_line_no UNIQUE (entry_id, line_no)

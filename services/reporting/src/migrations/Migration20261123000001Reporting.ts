@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { JOURNAL_LINE_POSTING_COLUMNS } from '@acct/ledger';
 
 /** The projection: journal entries and lines as posted, the documents' due dates, customers and vendors. */
 export class Migration20261123000001Reporting extends Migration {
@@ -27,13 +28,7 @@ export class Migration20261123000001Reporting extends Migration {
         environment text NOT NULL,
         entry_date date NOT NULL,
         account_id uuid NOT NULL,
-        account_code text NOT NULL,
-        side text NOT NULL CHECK (side IN ('debit', 'credit')),
-        amount_cents bigint NOT NULL CHECK (amount_cents > 0),
-        customer_id uuid,
-        invoice_id uuid,
-        vendor_id uuid,
-        bill_id uuid,
+        ${JOURNAL_LINE_POSTING_COLUMNS}
         PRIMARY KEY (entry_id, line_no)
       );
       CREATE INDEX journal_lines_account ON journal_lines (organization_id, environment, account_code, entry_date) INCLUDE (side, amount_cents);

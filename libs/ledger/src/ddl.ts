@@ -23,6 +23,28 @@ export interface DdlVersion {
 }
 
 /**
+ * The PL/pgSQL of the entry check's refusals (UNBALANCED_SQLSTATE), in order: an entry (`entry`, its
+ * id) with no line (v_lines), whose lines' debits (v_debit) and credits (v_credit) differ, or with a
+ * line of another organization's or environment's account or of another code (`foreignLine`, a
+ * condition). FROZEN: shipped migrations run this text.
+ */
+function entryRefusals(entry: string, foreignLine: string): string {
+  return `
+      IF v_lines = 0 THEN
+        RAISE EXCEPTION 'journal entry % has no lines', ${entry} USING ERRCODE = '${UNBALANCED_SQLSTATE}';
+      END IF;
+      IF v_debit <> v_credit THEN
+        RAISE EXCEPTION 'journal entry % is unbalanced: debits % <> credits %', ${entry}, v_debit, v_credit
+          USING ERRCODE = '${UNBALANCED_SQLSTATE}';
+      END IF;
+      -- A line's account must belong to the entry's organization and environment and carry the line's code.
+      IF ${foreignLine} THEN
+        RAISE EXCEPTION 'journal entry % has a line whose account is not its organization''s and environment''s account of that code', ${entry}
+          USING ERRCODE = '${UNBALANCED_SQLSTATE}';
+      END IF;`;
+}
+
+/**
  * What a journal line posts, as DDL columns (each with its trailing comma): its account's code, side
  * and amount, and the party and document it concerns. The ledger's journal_lines (v1) and
  * reporting's copy of them have these columns. FROZEN: shipped migrations run this text.
@@ -116,22 +138,14 @@ const LEDGER_DDL_V1 = `
              coalesce(sum(amount_cents) FILTER (WHERE side = 'credit'), 0)
         INTO v_lines, v_debit, v_credit
         FROM journal_lines WHERE entry_id = v_entry.id;
-      IF v_lines = 0 THEN
-        RAISE EXCEPTION 'journal entry % has no lines', v_entry.id USING ERRCODE = '23514';
-      END IF;
-      IF v_debit <> v_credit THEN
-        RAISE EXCEPTION 'journal entry % is unbalanced: debits % <> credits %', v_entry.id, v_debit, v_credit
-          USING ERRCODE = '23514';
-      END IF;
-      -- A line's account must belong to the entry's organization and environment and carry the line's code.
-      IF EXISTS (
+      ${entryRefusals(
+        'v_entry.id',
+        `EXISTS (
         SELECT 1 FROM journal_lines l JOIN ledger_accounts a ON a.id = l.account_id
          WHERE l.entry_id = v_entry.id
            AND (a.organization_id <> v_entry.organization_id OR a.environment <> v_entry.environment OR a.code <> l.account_code)
-      ) THEN
-        RAISE EXCEPTION 'journal entry % has a line whose account is not its organization''s and environment''s account of that code', v_entry.id
-          USING ERRCODE = '23514';
-      END IF;
+      )`,
+      )}
       RETURN NULL;
     END
     $$;
@@ -175,18 +189,7 @@ const LEDGER_DDL_V2 = `
         INTO v_lines, v_debit, v_credit, v_foreign
         FROM journal_lines l JOIN ledger_accounts a ON a.id = l.account_id
        WHERE l.entry_id = NEW.id;
-      IF v_lines = 0 THEN
-        RAISE EXCEPTION 'journal entry % has no lines', NEW.id USING ERRCODE = '23514';
-      END IF;
-      IF v_debit <> v_credit THEN
-        RAISE EXCEPTION 'journal entry % is unbalanced: debits % <> credits %', NEW.id, v_debit, v_credit
-          USING ERRCODE = '23514';
-      END IF;
-      -- A line's account must belong to the entry's organization and environment and carry the line's code.
-      IF v_foreign THEN
-        RAISE EXCEPTION 'journal entry % has a line whose account is not its organization''s and environment''s account of that code', NEW.id
-          USING ERRCODE = '23514';
-      END IF;
+      ${entryRefusals('NEW.id', 'v_foreign')}
       RETURN NULL;
     END
     $$;

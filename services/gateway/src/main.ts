@@ -10,6 +10,7 @@ import { KeyStore } from './key-store';
 import { createGatewayMetrics } from './metrics';
 import { TokenBuckets } from './rate-limit';
 import { BucketSync } from './shared-buckets';
+import { startGatewayOutbox } from './events-outbox';
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
@@ -29,6 +30,8 @@ runMain(async () => {
   const syncs = config.RATE_LIMIT_SYNC_MS > 0 ? [syncOf('key', buckets), syncOf('address', clientBuckets)] : [];
   for (const s of syncs) s.start();
   const rpc = new RpcClient(rt.nc, config.NATS_PREFIX, config.RPC_TIMEOUT_MS, metrics, rt.log, true);
+  // api_key.revoked (dashboard, admin CLI): this process's relay publishes the gateway's outbox.
+  const outbox = await startGatewayOutbox(rt, config, metrics);
   const { app } = createGatewayApp({
     keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS, metrics),
     idempotency,
@@ -70,6 +73,7 @@ runMain(async () => {
         await Promise.all(syncs.map((s) => s.stop()));
       },
     },
+    { name: 'outbox', run: () => outbox.stopRelay() },
   ]);
   rt.log.info({ port, ops_port: rt.ops.port }, 'gateway listening');
 });

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { MODULES, type Environment, type ModuleName } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
+import { LockMode } from '@mikro-orm/core';
 import { ApiKeySchema, ConnectedAppSchema, OrganizationSchema, type ApiKey, type ConnectedApp, type Organization } from '../entities';
 import { generateKey, hashKey, keyPrefix } from '../keys';
+import { emitApiKeyRevoked } from '../dashboard/key-events';
 
 /** The dashboard's operations. Every function takes the EntityManager it writes through. */
 
@@ -42,16 +44,23 @@ export async function createApiKey(em: EntityManager, connectedAppId: string, en
   return { id: row.id, key };
 }
 
-/** Revokes by key id or by the key itself. */
+/**
+ * Revokes by key id or by the key itself. The first revocation emits api_key.revoked in the same
+ * transaction (the row locked: two revocations at once emit it once); a key already revoked is left as is.
+ */
 export async function revokeApiKey(em: EntityManager, idOrKey: string): Promise<ApiKey> {
   const where = idOrKey.startsWith('svc_') ? { keyHash: hashKey(idOrKey) } : { id: idOrKey };
-  const row = await em.findOne(ApiKeySchema, where);
-  if (!row) throw new AdminNotFound('API key not found');
-  if (!row.revokedAt) {
-    row.revokedAt = new Date();
-    await em.flush();
-  }
-  return row;
+  return em.transactional(async (tx) => {
+    const row = await tx.findOne(ApiKeySchema, where, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!row) throw new AdminNotFound('API key not found');
+    if (!row.revokedAt) {
+      row.revokedAt = new Date();
+      await tx.flush();
+      const { id, connectedAppId, organizationId, environment, revokedAt } = row;
+      await emitApiKeyRevoked(tx, { api_key_id: id, connected_app_id: connectedAppId, organization_id: organizationId, environment, revoked_at: revokedAt });
+    }
+    return row;
+  });
 }
 
 export async function listApiKeys(em: EntityManager, connectedAppId: string): Promise<Array<Omit<ApiKey, 'keyHash'>>> {

@@ -34,9 +34,11 @@ const OWNERS: Record<string, string> = {
   'libs/posting/src/books-lock.ts': 'books_lock (the lock date copy of each posting service)',
   // The gateway is the edge, not a service of the layout: each store owns its tables.
   'services/gateway/src/idempotency.ts': 'idempotency_keys',
-  'services/gateway/src/key-store.ts': 'api_keys (read with connected_apps, organizations)',
+  'services/gateway/src/key-store.ts': 'api_keys (read with connected_apps, organizations; last_used_at written)',
   'services/gateway/src/shared-buckets.ts': 'rate_buckets',
   'services/gateway/src/dashboard/audit-log.ts': 'audit_log',
+  'services/gateway/src/dashboard/scopes.ts': 'organizations, connected_apps (the dashboard scope reads)',
+  'services/gateway/src/dashboard/passkeys.ts': 'passkeys, webauthn_challenges (a passkey read with its member)',
 };
 
 function sources(dir: string): string[] {

@@ -79,7 +79,9 @@ describe('e2e: api_key.revoked from the admin CLI to a subscribed endpoint', () 
 
     const created = JSON.parse(await admin(e2e.databaseUrl, 'create-key', '--app', keys.connected_app_id, '--env', 'test')) as { id: string; key: string };
     expectStatus(await client(e2e.base, created.key)('GET', '/api/v1/auth/check'), 200);
-    const revoked = JSON.parse(await admin(e2e.databaseUrl, 'revoke-key', '--key', created.id)) as { id: string; revoked_at: string };
+    const before = Date.now();
+    const revoked = JSON.parse(await admin(e2e.databaseUrl, 'revoke-key', '--key', created.id)) as { id: string; status: string };
+    expect(revoked).toMatchObject({ id: created.id, status: 'revoked' });
 
     const hit = await until(() => hits.find((h) => h.path === '/revoked' && h.body.data.api_key_id === created.id));
     const headers = {
@@ -88,15 +90,18 @@ describe('e2e: api_key.revoked from the admin CLI to a subscribed endpoint', () 
       'webhook-signature': String(hit.headers['webhook-signature']),
     };
     expect(new Webhook(secret).verify(hit.raw, headers)).toEqual(hit.body);
+    const revokedAt = hit.body.data.revoked_at as string;
     expect(hit.body).toEqual({
       id: expect.any(String),
       type: 'api_key.revoked',
-      created_at: revoked.revoked_at,
+      created_at: revokedAt,
       environment: 'test',
       organization_id: keys.organization_id,
       connected_app_id: keys.connected_app_id,
-      data: { api_key_id: created.id, connected_app_id: keys.connected_app_id, revoked_at: revoked.revoked_at },
+      data: { api_key_id: created.id, connected_app_id: keys.connected_app_id, revoked_at: revokedAt },
     });
+    expect(Date.parse(revokedAt)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(revokedAt)).toBeLessThanOrEqual(Date.now());
 
     // The body is what the document's webhooks section says.
     const doc = buildOpenApi() as { webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: object }> } } }>; components: object };

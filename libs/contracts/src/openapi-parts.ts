@@ -111,8 +111,9 @@ export function introduction(rules: string): string {
     '',
     'Every route under /api/v1 needs an API key as a bearer token: `Authorization: Bearer svc_test_…` (test environment) or `svc_live_…` (live). ' +
       'A key belongs to one connected app of one organization and sees only that organization and environment: a record of another answers 404. ' +
-      'A missing, malformed, unknown or revoked key answers 401 unauthorized; a disabled connected app 403 forbidden. ' +
-      'Keys are made and revoked with the admin CLI (`npm run admin -- create-key`, `revoke-key`) and shown only when made. ' +
+      'A missing, malformed, unknown or revoked key answers 401 unauthorized, and so does a rolled key past its expiry; a disabled connected app 403 forbidden. ' +
+      'Keys are made, rolled and revoked in the dashboard or with the admin CLI (`npm run admin -- create-key`, `roll-key`, `revoke-key`) and shown only when made; ' +
+      'a revoked key is refused on every gateway replica within a second. ' +
       'The public routes (this document, the reference page, share links, signed webhook inputs) take no key and are rate limited per client address.',
     '',
     '## Conventions',

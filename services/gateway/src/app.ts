@@ -23,6 +23,7 @@ import { DEFAULT_UPLOAD_MAX_BYTES, documentUpload } from './uploads/documents';
 import { portalHandlers } from './portal/portal';
 import { type Asset, assetOf, developersHandlers, sendAsset } from './developers/developers';
 import { parse as parseYaml } from 'yaml';
+import { type DashboardV1Deps, dashboardV1 } from './dashboard/v1';
 
 export interface GatewayDeps {
   keys: KeyResolver;
@@ -55,6 +56,8 @@ export interface GatewayDeps {
    * is the client's; a client cannot then choose its address for the per-address limit).
    */
   trustedProxies?: number;
+  /** The public API under /dashboard/api/v1 for signed-in members (dashboard/v1.ts); not served without. */
+  dashboard?: DashboardV1Deps;
 }
 
 function builtInHandlers(deps: GatewayDeps): Record<string, LocalHandler> {
@@ -102,8 +105,11 @@ const mark =
     await next();
   };
 
-/** One chain per kind of route, named by its parts. */
-function routeChains(deps: GatewayDeps, byClient: Middleware): Record<NonNullable<RouteDef['kind']>, (r: RouteDef) => Middleware[]> {
+/** The steps that say who calls a keyed route: the API key's, or the dashboard member's (dashboard/v1.ts). */
+type Access = (r: RouteDef) => Middleware[];
+
+/** One chain per kind of route, named by its parts; a keyed kind's access steps may be replaced. */
+function routeChains(deps: GatewayDeps, byClient: Middleware): Record<NonNullable<RouteDef['kind']>, (r: RouteDef, access?: Access) => Middleware[]> {
   const local = { ...builtInHandlers(deps), ...deps.handlers };
   const uploads = uploadHandlers(deps);
   const records = { records: deps.idempotency, metrics: deps.metrics };
@@ -112,15 +118,15 @@ function routeChains(deps: GatewayDeps, byClient: Middleware): Record<NonNullabl
     return async (ctx) => h(ctx);
   };
   const handler = (route: RouteDef): Middleware => (route.rpc ? forward(route, deps) : localHandler(route));
-  const withKey = (route: RouteDef): Middleware[] => [byClient, authenticate(deps), rateLimit(deps), moduleGuidance(route, deps.moduleEnforcement)];
+  const withKey: Access = (route) => [byClient, authenticate(deps), rateLimit(deps), moduleGuidance(route, deps.moduleEnforcement)];
   // The body's media type is the one the route declares in the OpenAPI document (415 otherwise).
   const declaredType = (route: RouteDef): Middleware => requireMediaType(requestMediaType(route)!);
   const jsonBody = (route: RouteDef): Middleware[] => (takesBody(route) ? [declaredType(route), parseJson] : []);
   const input = (route: RouteDef, body = takesBody(route)): Middleware => checkInput({ hasBody: body });
   return {
-    json: (r) => [mark(r), ...withKey(r), ...jsonBody(r), input(r), validate(r), idempotency(r, records), handler(r)],
-    download: (r) => [mark(r), ...withKey(r), input(r, false), validate(r), forward(r, deps)],
-    upload: (r) => [mark(r), ...withKey(r), input(r, false), validate(r), idempotency(r, records), upload(r, named(uploads, r, 'upload handler'))],
+    json: (r, access = withKey) => [mark(r), ...access(r), ...jsonBody(r), input(r), validate(r), idempotency(r, records), handler(r)],
+    download: (r, access = withKey) => [mark(r), ...access(r), input(r, false), validate(r), forward(r, deps)],
+    upload: (r, access = withKey) => [mark(r), ...access(r), input(r, false), validate(r), idempotency(r, records), upload(r, named(uploads, r, 'upload handler'))],
     // No key: limited per client address (the portal's pages, the OpenAPI document and its reference page).
     public: (r) => [mark(r), byClient, ...jsonBody(r), input(r), validate(r), localHandler(r)],
     // No key: limited per client address; the bytes go unparsed to the service, which checks their signature.
@@ -147,11 +153,13 @@ function unknownApiPath(deps: GatewayDeps, byClient: Middleware): Middleware {
 export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router } {
   const byClient = clientRateLimit(deps);
   const chains = routeChains(deps, byClient);
-  const mounted = (deps.routes ?? ROUTES).map((route) => {
+  const routes = deps.routes ?? ROUTES;
+  const mounted = routes.map((route) => {
     checkRoute(route);
     return { path: route.path, method: route.method, chain: chains[kindOf(route)](route) };
   });
   const { router, routed } = mountRoutes(mounted);
+  const dashboard = deps.dashboard && dashboardV1({ ...deps, dashboard: deps.dashboard }, byClient, routes, (r, access) => chains[kindOf(r)](r, access));
 
   const app = new Koa();
   // Behind N trusted proxies the client address is the entry the outermost of them appended to
@@ -163,6 +171,8 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
   app.use(requestContext(deps));
   app.use(errors());
   app.use(routed);
+  // Reached only when no public route matched: a served /api/v1 request never gets here.
+  if (dashboard) app.use(dashboard);
   app.use(methodNotAllowed(router)); // reached only when no route matched: acts on the way back
   app.use(unknownApiPath(deps, byClient)); // reached only when no route matched
   return { app, router };

@@ -23,8 +23,14 @@ export interface ApiKey {
   environment: Environment;
   keyPrefix: string;
   keyHash: string;
+  /** The key's last four characters (null for keys made before they were kept). */
+  keyLast4: string | null;
   createdAt: Date;
   revokedAt: Date | null;
+  /** Set by a roll: the key stops working then (401 like a revoked one). */
+  expiresAt: Date | null;
+  /** The last time a replica loaded the key for a request (at most once a minute, key-store.ts). */
+  lastUsedAt: Date | null;
 }
 
 /** Columns the gateway's tables share. */
@@ -55,8 +61,11 @@ export const ApiKeySchema = new EntitySchema<ApiKey>({
     environment: text,
     keyPrefix: { type: 'text', fieldName: 'key_prefix' },
     keyHash: { type: 'text', fieldName: 'key_hash' },
+    keyLast4: { type: 'text', fieldName: 'key_last4', nullable: true },
     createdAt,
     revokedAt: { type: 'Date', fieldName: 'revoked_at', nullable: true },
+    expiresAt: { type: 'Date', fieldName: 'expires_at', nullable: true },
+    lastUsedAt: { type: 'Date', fieldName: 'last_used_at', nullable: true },
   },
 });
 

@@ -7,8 +7,9 @@ const KNOWN = `svc_test_${'K'.repeat(40)}`;
 const unknownKey = (i: number) => `svc_test_${String(i).padStart(40, 'u')}`;
 
 /** An orm whose only query is the key lookup: it knows KNOWN and counts the queries it answers. */
-function fakeOrm() {
+function fakeOrm(lastUsedAt: Date | null = new Date()) {
   const queries: string[] = [];
+  const touched: string[] = [];
   const row = {
     id: 'key-1',
     key_hash: hashKey(KNOWN),
@@ -16,13 +17,23 @@ function fakeOrm() {
     connected_app_id: 'app-1',
     environment: 'test',
     revoked_at: null,
+    expires_at: null,
+    last_used_at: lastUsedAt, // by default recent: no last-use write
     app_status: 'active',
     enabled_modules: ['customers'],
   };
   const orm = {
-    em: { getConnection: () => ({ execute: async (_sql: string, [prefix]: string[]) => (queries.push(prefix!), KNOWN.startsWith(prefix!) ? [row] : []) }) },
+    em: {
+      getConnection: () => ({
+        execute: async (sql: string, [arg]: string[]) => {
+          if (sql.startsWith('UPDATE')) return void touched.push(arg!);
+          queries.push(arg!);
+          return KNOWN.startsWith(arg!) ? [row] : [];
+        },
+      }),
+    },
   } as unknown as Pick<Orm, 'em'>;
-  return { orm, queries };
+  return { orm, queries, touched };
 }
 
 describe('KeyStore', () => {
@@ -67,5 +78,46 @@ describe('KeyStore', () => {
     await store.resolve(KNOWN, 10);
     await store.resolve(KNOWN, 10);
     expect(queries).toHaveLength(2);
+  });
+
+  it('records the last use of a key loaded from the database when the recorded one is a minute old, not from the cache', async () => {
+    const stale = fakeOrm(new Date(Date.now() - 61_000));
+    const store = new KeyStore(stale.orm, 60_000);
+    await store.resolve(KNOWN, 0);
+    await store.resolve(KNOWN, 1); // cached: no write
+    expect(stale.touched).toEqual(['key-1']);
+    const recent = fakeOrm(new Date(Date.now() - 30_000));
+    await new KeyStore(recent.orm, 60_000).resolve(KNOWN, 0);
+    expect(recent.touched).toEqual([]);
+  });
+
+  it('logs a failed last-use write and still answers', async () => {
+    const warn = jest.fn();
+    const orm = {
+      em: {
+        getConnection: () => ({
+          execute: async (sql: string) => {
+            if (sql.startsWith('UPDATE')) throw new Error('db down');
+            return [
+              {
+                id: 'key-1',
+                key_hash: hashKey(KNOWN),
+                organization_id: 'o',
+                connected_app_id: 'a',
+                environment: 'test',
+                revoked_at: null,
+                expires_at: null,
+                last_used_at: null,
+                app_status: 'active',
+                enabled_modules: [],
+              },
+            ];
+          },
+        }),
+      },
+    } as unknown as Pick<Orm, 'em'>;
+    expect((await new KeyStore(orm, 1000, undefined, { warn }).resolve(KNOWN, 0))?.apiKeyId).toBe('key-1');
+    await new Promise((r) => setImmediate(r));
+    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ api_key_id: 'key-1' }), expect.stringMatching(/last use/));
   });
 });

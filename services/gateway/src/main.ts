@@ -33,7 +33,7 @@ runMain(async () => {
   // api_key.revoked (dashboard, admin CLI): this process's relay publishes the gateway's outbox.
   const outbox = await startGatewayOutbox(rt, config, metrics);
   const { app } = createGatewayApp({
-    keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS, metrics),
+    keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS, metrics, rt.log),
     idempotency,
     rpc,
     uploadMaxBytes: config.UPLOAD_MAX_BYTES,

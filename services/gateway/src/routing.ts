@@ -61,14 +61,18 @@ export function startRouterOf(byStart: ReadonlyMap<string, Middleware>, path: st
 /**
  * The one way routes are mounted: each in the router of every route (its allowedMethods answers
  * 405) and in the routers of the literal starts it may match under; `routed` dispatches a request
- * to the router of its path's literal start, or to the router of every route.
+ * to the router of its path's literal start, or to the router of every route. With `under` (a
+ * prefix every path has, e.g. /dashboard), starts are taken after it, and `routed` must be asked
+ * only for paths under it.
  */
-export function mountRoutes(routes: readonly Mounted[]): { router: Router; routed: Middleware } {
+export function mountRoutes(routes: readonly Mounted[], { under = '' }: { under?: string } = {}): { router: Router; routed: Middleware } {
   const router = new Router();
   for (const route of routes) register(router, route);
-  const byStart = routersByStart(routes.map((route) => ({ path: route.path, register: (r: Router) => register(r, route) })));
+  const byStart = routersByStart(routes.map((route) => ({ path: route.path.slice(under.length), register: (r: Router) => register(r, route) })));
   const dispatch = router.routes() as unknown as Middleware;
-  const routed: Middleware = (ctx, next) => (startRouterOf(byStart, ctx.path) ?? dispatch)(ctx, next);
+  const routed: Middleware = under
+    ? (ctx, next) => (startRouterOf(byStart, ctx.path.slice(under.length)) ?? dispatch)(ctx, next)
+    : (ctx, next) => (startRouterOf(byStart, ctx.path) ?? dispatch)(ctx, next);
   return { router, routed };
 }
 

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { MODULES, type Environment, type ModuleName } from '@acct/contracts';
+import { MODULES, type ModuleName } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
-import { LockMode } from '@mikro-orm/core';
-import { ApiKeySchema, ConnectedAppSchema, OrganizationSchema, type ApiKey, type ConnectedApp, type Organization } from '../entities';
-import { generateKey, hashKey, keyPrefix } from '../keys';
-import { emitApiKeyRevoked } from '../dashboard/key-events';
+import { createApiKey } from '../dashboard/keys';
+import { ConnectedAppSchema, OrganizationSchema, type ConnectedApp, type Organization } from '../entities';
+
+// The key operations are the dashboard's (one implementation, audited): the CLI calls them as 'admin-cli'.
+export { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../dashboard/keys';
 
 /** The dashboard's operations. Every function takes the EntityManager it writes through. */
 
@@ -23,49 +24,6 @@ export async function createConnectedApp(em: EntityManager, organizationId: stri
   const app = em.create(ConnectedAppSchema, { id: randomUUID(), organizationId, name, status: 'active', createdAt: new Date() });
   await em.persistAndFlush(app);
   return app;
-}
-
-/** Returns the key in full: this is the only time it exists outside the caller. */
-export async function createApiKey(em: EntityManager, connectedAppId: string, environment: Environment): Promise<{ id: string; key: string }> {
-  const app = await em.findOne(ConnectedAppSchema, { id: connectedAppId });
-  if (!app) throw new AdminNotFound(`connected app ${connectedAppId} not found`);
-  const key = generateKey(environment);
-  const row = em.create(ApiKeySchema, {
-    id: randomUUID(),
-    connectedAppId,
-    organizationId: app.organizationId,
-    environment,
-    keyPrefix: keyPrefix(key),
-    keyHash: hashKey(key),
-    createdAt: new Date(),
-    revokedAt: null,
-  });
-  await em.persistAndFlush(row);
-  return { id: row.id, key };
-}
-
-/**
- * Revokes by key id or by the key itself. The first revocation emits api_key.revoked in the same
- * transaction (the row locked: two revocations at once emit it once); a key already revoked is left as is.
- */
-export async function revokeApiKey(em: EntityManager, idOrKey: string): Promise<ApiKey> {
-  const where = idOrKey.startsWith('svc_') ? { keyHash: hashKey(idOrKey) } : { id: idOrKey };
-  return em.transactional(async (tx) => {
-    const row = await tx.findOne(ApiKeySchema, where, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!row) throw new AdminNotFound('API key not found');
-    if (!row.revokedAt) {
-      row.revokedAt = new Date();
-      await tx.flush();
-      const { id, connectedAppId, organizationId, environment, revokedAt } = row;
-      await emitApiKeyRevoked(tx, { api_key_id: id, connected_app_id: connectedAppId, organization_id: organizationId, environment, revoked_at: revokedAt });
-    }
-    return row;
-  });
-}
-
-export async function listApiKeys(em: EntityManager, connectedAppId: string): Promise<Array<Omit<ApiKey, 'keyHash'>>> {
-  const rows = await em.find(ApiKeySchema, { connectedAppId }, { orderBy: { createdAt: 'asc' } });
-  return rows.map(({ keyHash: _omit, ...rest }) => rest);
 }
 
 export async function setModules(em: EntityManager, organizationId: string, enable: ModuleName[], disable: ModuleName[]): Promise<ModuleName[]> {

@@ -169,3 +169,78 @@ describe('admin CLI bootstrap and the stack npm start runs', () => {
     expect(await keyRow(missingUrl, (JSON.parse(created.stdout) as { test_key: string }).test_key)).toMatchObject({ environment: 'test' });
   }, 60_000);
 });
+
+/**
+ * API-DECISIONS §13 "Keys": the CLI's key commands are the dashboard's operations (dashboard/keys.ts),
+ * audited with the actor admin-cli; roll-key makes a new key and lets the current one expire.
+ */
+describe('admin CLI key commands', () => {
+  let db: TestDatabase;
+  const cli = (...args: string[]) => runAdminCli({ DATABASE_URL: db.url }, ...args);
+  const out = async (...args: string[]) => {
+    const r = await cli(...args);
+    expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: expect.any(String) });
+    return JSON.parse(r.stdout);
+  };
+
+  beforeAll(async () => {
+    db = await freshDatabase('acct_admin_keys');
+  });
+  afterAll(() => db?.drop());
+
+  it('creates, rolls, lists and revokes keys, each audited as admin-cli', async () => {
+    const org = await out('create-org', '--name', 'CLI keys org');
+    const app = await out('create-app', '--org', org.id, '--name', 'CLI keys app');
+    const made = await out('create-key', '--app', app.id, '--env', 'live');
+    expect(made).toMatchObject({ id: expect.any(String), environment: 'live', status: 'active', key: expect.stringMatching(/^svc_live_/) });
+    expect(made.prefix).toBe(`${made.key.slice(0, 12)}…${made.key.slice(-4)}`);
+
+    const rolled = await out('roll-key', '--key', made.id, '--expire-in-hours', '2');
+    expect(rolled).toMatchObject({ environment: 'live', status: 'active', key: expect.stringMatching(/^svc_live_/), previous: { id: made.id, status: 'expiring' } });
+    const hours = (Date.parse(rolled.previous.expires_at) - Date.now()) / 3_600_000;
+    expect(hours).toBeGreaterThan(1.9);
+    expect(hours).toBeLessThanOrEqual(2);
+
+    // Revoked by the key itself; the list shows both, newest first, never a key.
+    expect(await out('revoke-key', '--key', rolled.key)).toMatchObject({ id: rolled.id, status: 'revoked' });
+    const listed = await cli('list-keys', '--app', app.id);
+    expect(JSON.parse(listed.stdout).map((k: { id: string; status: string }) => [k.id, k.status])).toEqual([
+      [rolled.id, 'revoked'],
+      [made.id, 'expiring'],
+    ]);
+    expect(listed.stdout).not.toContain(made.key);
+    expect(listed.stdout).not.toContain(rolled.key);
+
+    const c = new Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const rows = await c.query('SELECT actor_member_id, actor_email, action, target FROM gateway.audit_log WHERE organization_id = $1 ORDER BY seq', [org.id]);
+      expect(rows.rows).toEqual([
+        { actor_member_id: null, actor_email: 'admin-cli', action: 'api_key.created', target: made.id },
+        { actor_member_id: null, actor_email: 'admin-cli', action: 'api_key.rolled', target: made.id },
+        { actor_member_id: null, actor_email: 'admin-cli', action: 'api_key.revoked', target: rolled.id },
+      ]);
+    } finally {
+      await c.end();
+    }
+  }, 60_000);
+
+  it('refuses a bad roll with a message and exit 1', async () => {
+    const boot = await out('bootstrap', '--json', '--name', 'CLI roll refusals');
+    const [key] = (await out('list-keys', '--app', boot.connected_app_id)) as Array<{ id: string }>;
+    for (const [args, message] of [
+      [['--key', key!.id, '--expire-in-hours', '169'], /--expire-in-hours must be a whole number of hours from 0 to 168/],
+      [['--key', key!.id, '--expire-in-hours', '1h'], /--expire-in-hours must be/],
+      [['--key', key!.id], /--expire-in-hours is required/],
+      [['--key', '00000000-0000-4000-8000-000000000000', '--expire-in-hours', '1'], /API key 00000000-0000-4000-8000-000000000000 was not found/],
+    ] as const) {
+      const r = await cli('roll-key', ...args);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });
+      expect(r.stderr).toMatch(message);
+    }
+    await out('roll-key', '--key', key!.id, '--expire-in-hours', '0');
+    const again = await cli('roll-key', '--key', key!.id, '--expire-in-hours', '0');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^error: API key .* is revoked or expired/m);
+  }, 60_000);
+});

@@ -10,12 +10,14 @@ import {
   type ParkedEventView,
   type ParkedEventsReply,
   type ParkedEventsRequest,
+  isAppError,
   isConsumerName,
   parkedEventsSubject,
 } from '@acct/contracts';
 import type { NatsConnection } from 'nats';
 import { type EntityManager, decodeJson, encodeJson, migrate, runMain } from '@acct/kit';
 import { openGatewayOrm } from '../db';
+import { checkRollHours, keyView } from '../dashboard/keys';
 import * as admin from './admin';
 import { formatRebuildProgress, requestRebuild } from './rebuild';
 import { TargetError, connectAdminBus, gatewayDatabase, useRecordedStack } from './target';
@@ -28,7 +30,10 @@ const USAGE = `usage: npm run admin -- <command> [options]
   create-app --org ORG_ID --name NAME        new connected app
   create-key --app APP_ID --env test|live    new API key (shown once)
   list-keys --app APP_ID                     keys of an app (never the keys themselves)
-  revoke-key --key KEY_ID|svc_...            revoke a key (takes effect within AUTH_CACHE_TTL_MS)
+  roll-key --key KEY_ID|svc_... --expire-in-hours N
+                                             a new key of the same app and environment (shown once); the
+                                             current one keeps working N hours (0 to 168; 0: stops at once)
+  revoke-key --key KEY_ID|svc_...            revoke a key (refused on every gateway replica within AUTH_CACHE_TTL_MS)
   modules --org ORG_ID [--enable a,b] [--disable c,d]
                                              enable/disable modules (${MODULES.join(', ')})
   disable-app --app APP_ID | enable-app --app APP_ID
@@ -60,6 +65,7 @@ const OPTIONS = {
   app: { type: 'string' },
   env: { type: 'string' },
   key: { type: 'string' },
+  'expire-in-hours': { type: 'string' },
   enable: { type: 'string' },
   disable: { type: 'string' },
   json: { type: 'boolean' },
@@ -102,7 +108,7 @@ runMain(async () => {
   try {
     await main();
   } catch (e) {
-    if (!(e instanceof UsageError) && !(e instanceof admin.AdminNotFound) && !(e instanceof TargetError)) throw e;
+    if (!(e instanceof UsageError) && !(e instanceof admin.AdminNotFound) && !(e instanceof TargetError) && !isAppError(e)) throw e;
     process.stderr.write(`error: ${e.message}\n`);
     process.exit(1);
   }
@@ -185,15 +191,23 @@ async function databaseCommand(command: string, o: Opts, em: EntityManager): Pro
     case 'create-key': {
       const env = need(o, 'env');
       if (env !== 'test' && env !== 'live') throw new UsageError('--env must be test or live');
-      print(await admin.createApiKey(em, need(o, 'app'), env));
+      const made = await admin.createApiKey(em, need(o, 'app'), env);
+      print({ ...keyView(made.row), key: made.key });
+      break;
+    }
+    case 'roll-key': {
+      const given = need(o, 'expire-in-hours');
+      const hours = checkRollHours(/^\d+$/.test(given) ? Number(given) : NaN, '--expire-in-hours');
+      const rolled = await admin.rollApiKey(em, need(o, 'key'), hours);
+      print({ ...keyView(rolled.row), key: rolled.key, previous: keyView(rolled.previous) });
       break;
     }
     case 'list-keys':
       print(await admin.listApiKeys(em, need(o, 'app')));
       break;
     case 'revoke-key': {
-      const k = await admin.revokeApiKey(em, need(o, 'key'));
-      print({ id: k.id, revoked_at: k.revokedAt });
+      const { row } = await admin.revokeApiKey(em, need(o, 'key'));
+      print(keyView(row));
       break;
     }
     case 'modules':

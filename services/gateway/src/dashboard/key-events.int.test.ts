@@ -44,7 +44,7 @@ describe('api_key.revoked: the gateway outbox', () => {
 
   it('revoking a key (the admin function) writes one api_key.revoked row with the revocation, and a second revoke none', async () => {
     const key = await newKey();
-    const revoked = await revokeApiKey(orm.em.fork(), key.key);
+    const { row: revoked } = await revokeApiKey(orm.em.fork(), key.key);
     const [row, ...more] = await rowsOf(key.id);
     expect(more).toEqual([]);
     expect(row!.subject).toBe('events.outbound.api_key.revoked');
@@ -86,7 +86,7 @@ describe('api_key.revoked: the gateway outbox', () => {
       connected_app_id: org.connected_app_id,
       organization_id: org.organization_id,
       environment: 'test' as const,
-      revoked_at: new Date(),
+      revoked_at: new Date().toISOString(),
     };
     await expect(emitApiKeyRevoked(orm.em.fork(), k)).rejects.toThrow(/not in a transaction/);
   });

@@ -1,16 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Environment, OutboundEvent } from '@acct/contracts';
+import type { OutboundEvent } from '@acct/contracts';
 import { type EntityManager, type OutboxMessage, addToOutbox } from '@acct/kit';
 import { gatewayOutboundSubject } from '../events-outbox';
-
-/** The key that was revoked, as api_key.revoked tells it (API-DECISIONS §13). */
-export interface ApiKeyRevocation {
-  api_key_id: string;
-  connected_app_id: string;
-  organization_id: string;
-  environment: Environment;
-  revoked_at: Date;
-}
+import type { ApiKeyRevoked } from './keys';
 
 /**
  * Writes api_key.revoked to the gateway's outbox inside the caller's transaction (`em` must be the
@@ -20,9 +12,9 @@ export interface ApiKeyRevocation {
  * subscribe to api_key.revoked. Returns the message, for a caller that publishes it at once after
  * commit (Outbox.publish of the gateway's outbox) rather than waiting for the relay.
  */
-export async function emitApiKeyRevoked(em: EntityManager, k: ApiKeyRevocation): Promise<OutboxMessage> {
+export async function emitApiKeyRevoked(em: EntityManager, k: ApiKeyRevoked): Promise<OutboxMessage> {
   const id = randomUUID();
-  const revokedAt = k.revoked_at.toISOString();
+  const revokedAt = new Date(k.revoked_at).toISOString();
   const payload: OutboundEvent<'api_key.revoked'> = {
     id,
     type: 'api_key.revoked',

@@ -4,10 +4,15 @@ import { authenticate } from './authenticate';
 describe('authenticate', () => {
   const revokedKey = `svc_live_${'r'.repeat(40)}`;
   const disabledKey = `svc_test_${'d'.repeat(40)}`;
+  const expiredKey = `svc_test_${'e'.repeat(40)}`;
+  const expiringKey = `svc_test_${'f'.repeat(40)}`;
   const keys = fakeKeys({
     [TEST_KEY]: principal(),
     [revokedKey]: principal({ revoked: true }),
     [disabledKey]: principal({ appActive: false }),
+    // Rolled: cached principals carry the expiry, checked on every request.
+    [expiredKey]: principal({ expiresAt: new Date(Date.now() - 1) }),
+    [expiringKey]: principal({ expiresAt: new Date(Date.now() + 3_600_000) }),
   });
   const metrics = testMetrics();
   let served: Served;
@@ -33,6 +38,7 @@ describe('authenticate', () => {
     ['a malformed key', { authorization: 'Bearer svc_prod_abc' }, 401, 'unauthorized', /malformed/, 'malformed_key'],
     ['an unknown key', { authorization: `Bearer svc_test_${'x'.repeat(40)}` }, 401, 'unauthorized', /not valid/, 'unknown'],
     ['a revoked key', { authorization: `Bearer ${revokedKey}` }, 401, 'unauthorized', /revoked/, 'revoked'],
+    ['a rolled key past its expiry', { authorization: `Bearer ${expiredKey}` }, 401, 'unauthorized', /expired/, 'expired'],
     ['a key of a disabled app', { authorization: `Bearer ${disabledKey}` }, 403, 'forbidden', /disabled/, 'app_disabled'],
   ])('refuses %s', async (_what, headers, status, code, message, reason) => {
     const r = await served.call('/', { headers });
@@ -41,6 +47,10 @@ describe('authenticate', () => {
     expect(e.code).toBe(code);
     expect(e.message).toMatch(message);
     expect(await valueOf(metrics.authFailures, { reason })).toBe(1);
+  });
+
+  it('accepts a rolled key until its expiry', async () => {
+    expect((await served.call('/', { key: expiringKey })).status).toBe(200);
   });
 
   it('does not look up a key that cannot be one', async () => {

@@ -1,11 +1,17 @@
 import { AppError } from '@acct/contracts';
-import type { KeyStore } from '../key-store';
+import { type KeyStore, keyRefusal } from '../key-store';
 import { parseKey } from '../keys';
 import type { GatewayMetrics } from '../metrics';
 import type { Middleware } from './state';
 
 /** What authentication needs of the key store: unit tests hand in a fake. */
 export type KeyResolver = Pick<KeyStore, 'resolve'>;
+
+const REFUSALS = {
+  unknown: 'The API key is not valid.',
+  revoked: 'The API key has been revoked.',
+  expired: 'The API key has expired: it was rolled, use the new key.',
+} as const;
 
 /** Resolves `Authorization: Bearer <API key>` to the principal every later step relies on. */
 export function authenticate({ keys, metrics }: { keys: KeyResolver; metrics: GatewayMetrics }): Middleware {
@@ -22,9 +28,11 @@ export function authenticate({ keys, metrics }: { keys: KeyResolver; metrics: Ga
       throw new AppError('unauthorized', 'The API key is malformed: keys start with svc_test_ or svc_live_.');
     }
     const principal = await keys.resolve(key);
-    if (!principal || principal.revoked) {
-      metrics.authFailures.inc({ reason: principal ? 'revoked' : 'unknown' });
-      throw new AppError('unauthorized', principal ? 'The API key has been revoked.' : 'The API key is not valid.');
+    const refusal = principal ? keyRefusal(principal) : 'unknown';
+    if (!principal || refusal) {
+      const reason = refusal ?? 'unknown'; // refusal is 'unknown' when there is no principal
+      metrics.authFailures.inc({ reason });
+      throw new AppError('unauthorized', REFUSALS[reason]);
     }
     if (!principal.appActive) {
       metrics.authFailures.inc({ reason: 'app_disabled' });

@@ -41,7 +41,8 @@ export function idempotency(route: RouteDef, { records, metrics }: { records: Id
       return;
     }
     const apiKeyId = ctx.state.principal!.apiKeyId;
-    const fp = fingerprint(ctx.method, ctx.path, ctx.state.body);
+    const scope = ctx.state.fingerprintScope;
+    const fp = fingerprint(ctx.method, scope ? `${ctx.path} ${scope}` : ctx.path, ctx.state.body);
     ctx.state.idempotencyFingerprint = fp;
     const begin = await records.begin(apiKeyId, key, fp).catch((err: unknown) => {
       ctx.state.log.warn({ err }, 'could not read the Idempotency-Key record; the service answers for the key');

@@ -12,6 +12,11 @@ export interface GatewayState {
   principal?: Principal;
   /** The signed-in member of a /dashboard/api request. */
   dashboard?: DashboardSession;
+  /**
+   * A /dashboard/api/v1 request's environment and connected app (its headers choose them): part of
+   * its Idempotency-Key fingerprint, so that a member's key is never replayed across them.
+   */
+  fingerprintScope?: string;
   /** The validated query and body, as forwarded. */
   query?: Record<string, unknown>;
   body?: unknown;

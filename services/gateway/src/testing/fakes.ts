@@ -25,6 +25,7 @@ export function principal(over: Partial<Principal> = {}): Principal {
     connectedAppId: 'app-1',
     environment: 'test',
     revoked: false,
+    expiresAt: null,
     appActive: true,
     enabledModules: new Set(['customers']),
     ...over,

@@ -11,6 +11,7 @@ import { RpcClient, RpcServer, migrate, type Orm } from '@acct/kit';
 import { NATS_URL, freshDatabase, silentLogger, uniquePrefix, type TestDatabase } from '@acct/testing';
 import { bootstrap, type Bootstrap } from '../admin/admin';
 import { createGatewayApp } from '../app';
+import type { DashboardV1Deps } from '../dashboard/v1';
 import { openGatewayOrm } from '../db';
 import { IdempotencyStore } from '../idempotency';
 import { KeyStore } from '../key-store';
@@ -31,6 +32,8 @@ export type GatewayOptions = Partial<{
   timeoutMs: number;
   orm: Orm;
   idempotency: IdempotencyStore;
+  /** Serve /dashboard/api/v1 with these (dashboard/v1.ts). */
+  dashboard: DashboardV1Deps;
 }>;
 
 export interface GatewayBed {
@@ -89,6 +92,7 @@ async function startGateway(bed: GatewayBed, w: Wires, over: GatewayOptions): Re
     clientBuckets: new TokenBuckets(over.clientRps ?? 1000, over.clientBurst ?? 1000),
     moduleEnforcement: over.enforcement ?? 'soft',
     openapiYaml: renderOpenApiYaml(),
+    ...(over.dashboard ? { dashboard: over.dashboard } : {}),
   });
   const handler = app.callback();
   const server = http.createServer((req, res) => void handler(req, res));

@@ -41,9 +41,10 @@ COPY --from=manifests /manifests/ ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 # Sources (.dockerignore keeps node_modules, dist, *.tsbuildinfo, .git and coverage out).
 COPY . .
-# Then gather every workspace's compiled dist (libs/*, services/*) in /out for the runtime stage.
+# Then gather every workspace's compiled dist (libs/*, services/*, and the dashboard's pages that the
+# gateway serves: clients/dashboard/dist, made by Vite in `npm run build`) in /out for the runtime stage.
 RUN npm run build \
- && for d in libs/* services/*; do \
+ && for d in libs/* services/* clients/dashboard; do \
       [ -f "$d/package.json" ] && [ -d "$d/dist" ] || continue; \
       mkdir -p "/out/$d" && cp -a "$d/dist" "/out/$d/"; \
     done \

@@ -125,6 +125,9 @@ describe('paths the image runs exist in the build output (after npm run build)',
 
   it('the admin CLI the docs run in the image exists', () => inImage('services/gateway/dist/admin/cli.js'));
 
+  // The gateway serves the dashboard from @acct/dashboard's dist (services/gateway/src/dashboard/pages.ts).
+  it("the dashboard's built pages the gateway serves", () => inImage('clients/dashboard/dist/index.html'));
+
   it('every node command of docker-compose.yml runs a file of the build output', () => {
     const compose = parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, { command?: string[] }> };
     const files = Object.values(compose.services)

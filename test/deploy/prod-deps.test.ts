@@ -14,7 +14,7 @@ interface Node {
   dependencies?: Record<string, Node>;
 }
 
-const DEV_ONLY = /^(s3rver|dicer|@sparticuz\/chromium|playwright-core|jest|ts-jest|typescript|eslint|prettier|autocannon|fast-check|pdf-parse|stripe)$/;
+const DEV_ONLY = /^(s3rver|dicer|@sparticuz\/chromium|playwright-core|jest|ts-jest|typescript|eslint|prettier|autocannon|fast-check|pdf-parse|stripe|vite|rolldown)$/;
 
 function productionTree(): Set<string> {
   const out = execFileSync('npm', ['ls', '--omit=dev', '--all', '--json'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -38,9 +38,10 @@ describe('production dependencies (the image)', () => {
   });
 
   it('no workspace lists a type package or a dev tool among its dependencies', () => {
-    const manifests = ['package.json', ...['libs', 'services', 'tools'].flatMap((d) => fs.readdirSync(path.join(ROOT, d)).map((w) => path.join(d, w, 'package.json')))].filter(
-      (f) => fs.existsSync(path.join(ROOT, f)),
-    );
+    const manifests = [
+      'package.json',
+      ...['libs', 'services', 'tools', 'clients'].flatMap((d) => fs.readdirSync(path.join(ROOT, d)).map((w) => path.join(d, w, 'package.json'))),
+    ].filter((f) => fs.existsSync(path.join(ROOT, f)));
     const bad: string[] = [];
     for (const f of manifests) {
       const deps = Object.keys((JSON.parse(fs.readFileSync(path.join(ROOT, f), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {});

@@ -22,6 +22,7 @@ import { methodNotAllowed, mountRoutes } from './routing';
 import { DEFAULT_UPLOAD_MAX_BYTES, documentUpload } from './uploads/documents';
 import { portalHandlers } from './portal/portal';
 import { type Asset, assetOf, developersHandlers, sendAsset } from './developers/developers';
+import { dashboardPages } from './dashboard/pages';
 import { parse as parseYaml } from 'yaml';
 import { type DashboardV1Deps, dashboardV1 } from './dashboard/v1';
 
@@ -56,6 +57,8 @@ export interface GatewayDeps {
    * is the client's; a client cannot then choose its address for the per-address limit).
    */
   trustedProxies?: number;
+  /** The dashboard's built pages (clients/dashboard/dist); undefined: found as @acct/dashboard's, or DASHBOARD_DIST_DIR; null: none (503). */
+  dashboardDist?: string | null;
   /** The public API under /dashboard/api/v1 for signed-in members (dashboard/v1.ts); not served without. */
   dashboard?: DashboardV1Deps;
 }
@@ -170,6 +173,7 @@ export function createGatewayApp(deps: GatewayDeps): { app: Koa; router: Router 
   app.silent = true;
   app.use(requestContext(deps));
   app.use(errors());
+  app.use(dashboardPages({ log: deps.log, distDir: deps.dashboardDist })); // GET /dashboard and its pages, not /dashboard/api
   app.use(routed);
   // Reached only when no public route matched: a served /api/v1 request never gets here.
   if (dashboard) app.use(dashboard);

@@ -175,12 +175,15 @@ export function renderChartSchema(text: string, manifest: readonly ServiceManife
 /**
  * tsconfig.json, the build's project references: every lib and tool folder, the services of the
  * manifest in its order, the client libraries (clients/*) and the bench. `tsc -b` orders the build by their own references.
+ * A folder whose tsconfig emits nothing (`"noEmit": true`: the dashboard, which Vite bundles and its own
+ * `tsc -p` checks, in `npm run build`) is not a project of `tsc -b`.
  */
 export function renderTsconfig(root: string, manifest: readonly ServiceManifestEntry[] = SERVICE_MANIFEST): string {
+  const emits = (file: string) => !/"noEmit"\s*:\s*true/.test(fs.readFileSync(file, 'utf8'));
   const folders = (dir: string) =>
     fs
       .readdirSync(path.join(root, dir), { withFileTypes: true })
-      .filter((e) => e.isDirectory() && fs.existsSync(path.join(root, dir, e.name, 'tsconfig.json')))
+      .filter((e) => e.isDirectory() && fs.existsSync(path.join(root, dir, e.name, 'tsconfig.json')) && emits(path.join(root, dir, e.name, 'tsconfig.json')))
       .map((e) => `${dir}/${e.name}`)
       .sort();
   const paths = [...folders('libs'), ...manifest.map((s) => `services/${s.name}`), ...folders('tools'), ...folders('clients'), 'test/bench'];

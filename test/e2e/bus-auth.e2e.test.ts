@@ -31,11 +31,13 @@ describe('the stack on a bus with a user per service', () => {
   let nats: OwnNatsServer;
   let stack: Stack;
   let api: ReturnType<typeof client>;
+  let org: Awaited<ReturnType<typeof bootstrapOrg>>;
 
   beforeAll(async () => {
     nats = await startOwnNats(path.join(dir, 'jetstream'), path.join(dir, 'nats.log'), freePort, undefined, auth.server);
     stack = await startStack({ databaseUrl, natsUrl: nats.url, natsPrefix: prefix, gatewayPort: 0, logs: { dir }, natsSeeds: auth.seeds, env: { LOG_LEVEL: 'info' } });
-    api = client(stack.gatewayUrl, (await bootstrapOrg(databaseUrl, 'Bus auth org')).test_key);
+    org = await bootstrapOrg(databaseUrl, 'Bus auth org');
+    api = client(stack.gatewayUrl, org.test_key);
   }, 120_000);
 
   afterAll(async () => {
@@ -86,6 +88,21 @@ describe('the stack on a bus with a user per service', () => {
     });
     expect(JSON.parse(stdout)).toMatchObject({ applied: expect.any(Number) });
     expect((await api('GET', `/api/v1/reports/trial-balance?as_of=${today}`)).json.data).toMatchObject({ total_debit_cents: 12_345, balanced: true });
+
+    // The gateway publishes from its own outbox: a key the operator revokes, api_key.revoked on the stream.
+    const cli = (...args: string[]) =>
+      run(process.execPath, [path.join(ROOT, 'services/gateway/dist/admin/cli.js'), ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl } });
+    const key = JSON.parse((await cli('create-key', '--app', org.connected_app_id, '--env', 'test')).stdout) as { id: string };
+    await cli('revoke-key', '--key', key.id);
+    const gw = new Client({ connectionString: databaseUrl });
+    await gw.connect();
+    try {
+      const published = async () =>
+        (await gw.query(`SELECT published_at IS NOT NULL AS done FROM gateway.outbox WHERE payload->'data'->>'api_key_id' = $1`, [key.id])).rows[0]?.done === true;
+      await waitFor(published, 30_000);
+    } finally {
+      await gw.end();
+    }
 
     // Nothing any process did was refused by the server.
     const log = fs.readFileSync(path.join(dir, 'nats.log'), 'utf8');

@@ -1465,6 +1465,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "api_key.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The api_key.revoked event, delivered to every enabled endpoint subscribed to it.
+         * @description A POST of the JSON body below to the endpoint url, signed twice (Service-Signature and Standard Webhooks webhook-signature). Verify a signature over the raw bytes before parsing, answer 2xx quickly and deduplicate on the body id: a delivery that does not get a 2xx within the timeout is retried with backoff.
+         */
+        post: operations["apiKeyRevokedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1918,7 +1938,7 @@ export interface components {
              */
             id: string;
             url: string;
-            event_types: ("webhook.test" | "invoice.posted" | "payment.posted" | "invoice.paid" | "invoice.partially_paid" | "invoice.voided")[];
+            event_types: ("webhook.test" | "invoice.posted" | "payment.posted" | "invoice.paid" | "invoice.partially_paid" | "invoice.voided" | "api_key.revoked")[];
             description: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -2764,7 +2784,7 @@ export interface components {
                  */
                 id: string;
                 url: string;
-                event_types: ("webhook.test" | "invoice.posted" | "payment.posted" | "invoice.paid" | "invoice.partially_paid" | "invoice.voided")[];
+                event_types: ("webhook.test" | "invoice.posted" | "payment.posted" | "invoice.paid" | "invoice.partially_paid" | "invoice.voided" | "api_key.revoked")[];
                 description: string | null;
                 /** @enum {string} */
                 status: "enabled" | "disabled";
@@ -2791,7 +2811,7 @@ export interface components {
                  */
                 id: string;
                 url: string;
-                event_types: ("webhook.test" | "invoice.posted" | "payment.posted" | "invoice.paid" | "invoice.partially_paid" | "invoice.voided")[];
+                event_types: ("webhook.test" | "invoice.posted" | "payment.posted" | "invoice.paid" | "invoice.partially_paid" | "invoice.voided" | "api_key.revoked")[];
                 description: string | null;
                 /** @enum {string} */
                 status: "enabled" | "disabled";
@@ -2815,8 +2835,8 @@ export interface components {
         CreateWebhookEndpointRequest: {
             /** @description Where deliveries are POSTed; stored and returned WHATWG-normalised, without credentials. Live mode: https only; test mode also accepts http. In every mode the host must not be or resolve to a loopback, private, link-local, CGNAT, multicast, unspecified or reserved address, nor an IPv4-mapped, IPv4-compatible, 6to4, Teredo or NAT64 form of one (checked now and at every connection; redirects are not followed), unless the operator set WEBHOOK_ALLOW_PRIVATE_URLS=true. */
             url: string;
-            /** @description Outbound event types to deliver; default all of them. */
-            event_types?: ("webhook.test" | "invoice.posted" | "payment.posted" | "invoice.paid" | "invoice.partially_paid" | "invoice.voided")[];
+            /** @description Outbound event types to deliver; default webhook.test, invoice.posted, payment.posted, invoice.paid, invoice.partially_paid, invoice.voided (api_key.revoked only to endpoints that name it). */
+            event_types?: ("webhook.test" | "invoice.posted" | "payment.posted" | "invoice.paid" | "invoice.partially_paid" | "invoice.voided" | "api_key.revoked")[];
             description?: string;
             /** @description Your own key-value pairs, never used for accounting: at most 50 keys of 1–40 characters (no [ or ]), string values of at most 500 characters. On create a key set to "" is left out; on PATCH the object is merged into the stored one and a key set to "" is removed. Part of the content compared when a create is repeated with the same external id. */
             metadata?: {
@@ -2831,8 +2851,8 @@ export interface components {
         UpdateWebhookEndpointRequest: {
             /** @description Where deliveries are POSTed; stored and returned WHATWG-normalised, without credentials. Live mode: https only; test mode also accepts http. In every mode the host must not be or resolve to a loopback, private, link-local, CGNAT, multicast, unspecified or reserved address, nor an IPv4-mapped, IPv4-compatible, 6to4, Teredo or NAT64 form of one (checked now and at every connection; redirects are not followed), unless the operator set WEBHOOK_ALLOW_PRIVATE_URLS=true. */
             url?: string;
-            /** @description Outbound event types to deliver; default all of them. */
-            event_types?: ("webhook.test" | "invoice.posted" | "payment.posted" | "invoice.paid" | "invoice.partially_paid" | "invoice.voided")[];
+            /** @description Outbound event types to deliver; default webhook.test, invoice.posted, payment.posted, invoice.paid, invoice.partially_paid, invoice.voided (api_key.revoked only to endpoints that name it). */
+            event_types?: ("webhook.test" | "invoice.posted" | "payment.posted" | "invoice.paid" | "invoice.partially_paid" | "invoice.voided" | "api_key.revoked")[];
             /** @description null clears it. */
             description?: string | null;
             /** @description Your own key-value pairs, never used for accounting: at most 50 keys of 1–40 characters (no [ or ]), string values of at most 500 characters. On create a key set to "" is left out; on PATCH the object is merged into the stored one and a key set to "" is removed. Part of the content compared when a create is repeated with the same external id. */
@@ -3923,6 +3943,48 @@ export interface components {
             /** Format: uuid */
             connected_app_id: string;
             data: components["schemas"]["InvoiceVoidedData"];
+        };
+        ApiKeyRevokedData: {
+            /**
+             * Format: uuid
+             * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+             */
+            api_key_id: string;
+            /**
+             * Format: uuid
+             * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+             */
+            connected_app_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 date-time with an offset (Z or ±hh:mm); its UTC date lies from 1900-01-01 to 9999-12-31.
+             */
+            revoked_at: string;
+        };
+        /** @description The delivery body of a api_key.revoked event. */
+        ApiKeyRevokedEvent: {
+            /**
+             * Format: uuid
+             * @description The delivery id: the same across retries of this delivery (and the same as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            type: "api_key.revoked";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /**
+             * @description The environment of the key the event came from.
+             * @enum {string}
+             */
+            environment: "test" | "live";
+            /** Format: uuid */
+            organization_id: string;
+            /** Format: uuid */
+            connected_app_id: string;
+            data: components["schemas"]["ApiKeyRevokedData"];
         };
     };
     responses: {
@@ -14787,6 +14849,63 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["InvoiceVoidedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (or none within the timeout) fails the attempt: it is retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiKeyRevokedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA-256, keyed by the whole endpoint secret string, of "<Service-Timestamp>.<raw body>". */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /** @description Unix time in seconds of this attempt (part of the signed string). */
+                "Service-Timestamp": components["parameters"]["ServiceTimestamp"];
+                /** @description The delivery id: the same value as the body id, the same across retries; deduplicate on it. */
+                "Service-Event-Id": components["parameters"]["ServiceEventId"];
+                /** @description Standard Webhooks: the delivery id (the same as Service-Event-Id). */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: Unix time in seconds of this attempt. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Standard Webhooks: space-separated "v1,<base64 HMAC-SHA-256 of "<webhook-id>.<webhook-timestamp>.<raw body>">", keyed by the base64-decoded part of the secret after whsec_. While a rotated secret is still valid there are two entries (the new secret first). */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "d98e2d86-c744-4260-bc0d-5703eaa1ca73",
+                 *       "type": "api_key.revoked",
+                 *       "created_at": "2026-11-28T15:52:25.845Z",
+                 *       "environment": "test",
+                 *       "organization_id": "2b535598-db3b-453a-b8d6-551a3755821c",
+                 *       "connected_app_id": "4329890c-0425-4c9b-8a46-31e8c3f3682e",
+                 *       "data": {
+                 *         "api_key_id": "de2cebe3-015a-4307-b267-746479e62734",
+                 *         "revoked_at": "2026-11-28T15:52:25.845Z",
+                 *         "connected_app_id": "4329890c-0425-4c9b-8a46-31e8c3f3682e"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyRevokedEvent"];
             };
         };
         responses: {

@@ -17,6 +17,8 @@ function describeEvent(event: WebhookEvent): string {
     case 'payment.posted':
       // @ts-expect-error an invoice's number is not a field of payment.posted's data
       return event.data.invoice_number;
+    case 'api_key.revoked':
+      return `key ${event.data.api_key_id} of app ${event.data.connected_app_id} revoked at ${event.data.revoked_at}`;
     default:
       return event.type;
   }

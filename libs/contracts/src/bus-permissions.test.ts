@@ -1,5 +1,5 @@
 import { BUS_PRINCIPALS, BUS_ROLES, busPermissions, callsOf, eventSubjectsOf } from './bus-permissions';
-import { CONSUMERS, postingSubject } from './events';
+import { CONSUMERS, OUTBOUND_EVENT_TYPES, outboundSubject, postingSubject } from './events';
 import { SERVICE_MANIFEST } from './manifest';
 import { RPC_OPERATIONS, operationsOf, rpcSubject } from './subjects';
 
@@ -39,6 +39,16 @@ describe('busPermissions', () => {
     const owners = new Map<string, string[]>();
     for (const m of SERVICE_MANIFEST) for (const s of eventSubjectsOf(prefix, m.name)) owners.set(s, [...(owners.get(s) ?? []), m.name]);
     for (const [subject, who] of owners) expect([subject, who.length]).toEqual([subject, 1]);
+  });
+
+  it('gives every outbound event type a publisher (else no endpoint could get it): api_key.revoked is the gateway’s', () => {
+    for (const type of OUTBOUND_EVENT_TYPES) {
+      const who = SERVICE_MANIFEST.filter((m) => may(busPermissions(prefix, m.name).publish, outboundSubject(prefix, type))).map((m) => m.name);
+      expect([type, who.length]).toEqual([type, 1]);
+    }
+    expect(may(busPermissions(prefix, 'gateway').publish, outboundSubject(prefix, 'api_key.revoked'))).toBe(true);
+    expect(may(busPermissions(prefix, 'receivables').publish, outboundSubject(prefix, 'api_key.revoked'))).toBe(false);
+    expect(may(busPermissions(prefix, 'gateway').publish, outboundSubject(prefix, 'invoice.posted'))).toBe(false);
   });
 
   it('lets the gateway call every operation, a service only what it declares, and serves each operation to its service only', () => {

@@ -7,7 +7,7 @@
  * receivables' postings, and only the gateway (and the operator's `admin`) sends requests to any service.
  */
 import { BOOKS_LOCK_COPY_OPERATIONS } from './api/books-lock';
-import { CONSUMERS, type EmittedEventType, OUTBOUND_EVENT_TYPES, eventsStreamName, postingSubject, isReferenceEventType, outboundSubject, referenceSubject } from './events';
+import { CONSUMERS, type EmittedEventType, eventsStreamName, postingSubject, isReferenceEventType, outboundSubject, referenceSubject } from './events';
 import { SERVICE_MANIFEST, type ServiceName, manifestOf } from './manifest';
 import { type RpcOperation, RPC_OPERATIONS, adminSubject, rpcSubject } from './subjects';
 
@@ -35,7 +35,7 @@ export const BUS_ROLES: { readonly [S in ServiceName]: BusRole } = {
   // copy (fed by books_lock.updated) to hold each new version before PUT answers.
   receivables: {
     calls: ['settings.invoice_defaults.get', ...Object.values(BOOKS_LOCK_COPY_OPERATIONS)],
-    emits: ['customer.created', 'customer.updated', 'books_lock.updated', ...OUTBOUND_EVENT_TYPES],
+    emits: ['customer.created', 'customer.updated', 'books_lock.updated', 'invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid', 'invoice.voided'],
     consumes: [],
     admin: [],
   },
@@ -56,7 +56,8 @@ export const BUS_ROLES: { readonly [S in ServiceName]: BusRole } = {
     admin: ['rebuild', `parked.${CONSUMERS.reportingPostings}`],
   },
   'webhook-dispatcher': { calls: [], emits: [], consumes: [CONSUMERS.webhookOutbound], admin: [`parked.${CONSUMERS.webhookOutbound}`] },
-  gateway: { calls: 'all', emits: [], consumes: [], admin: [] },
+  // api_key.revoked: from the gateway's own outbox (its relay publishes what the dashboard and the admin CLI write).
+  gateway: { calls: 'all', emits: ['api_key.revoked'], consumes: [], admin: [] },
 };
 
 /** Every principal: the manifest's processes, then `admin`. */

@@ -1,5 +1,5 @@
 import { ROUTES } from './api/index';
-import { WEBHOOK_EVENT_TYPES } from './api/webhook-endpoints';
+import { WEBHOOK_DEFAULT_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from './api/webhook-endpoints';
 import type { RouteDef } from './rpc-catalogue';
 
 /**
@@ -137,7 +137,10 @@ describe('outbound event types an endpoint can subscribe to (SPEC.md §6, API-DE
   it('are exactly the active outbound types of SPEC.md, webhook.test included', () => {
     // SPEC.md §6 "Outbound webhooks", status active; planned types are not accepted.
     // API-DECISIONS §11 adds invoice.voided.
-    const active = ['webhook.test', 'invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid', 'invoice.voided'];
+    // API-DECISIONS §15 activates api_key.revoked (§13); endpoints created without event_types keep the old default list.
+    const before15 = ['webhook.test', 'invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid', 'invoice.voided'];
+    const active = [...before15, 'api_key.revoked'];
     expect([...WEBHOOK_EVENT_TYPES].sort()).toEqual(active.sort());
+    expect([...WEBHOOK_DEFAULT_EVENT_TYPES].sort()).toEqual(before15.sort());
   });
 });

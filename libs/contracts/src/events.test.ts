@@ -268,6 +268,7 @@ const examples: { [K in keyof EventMap]: [EventMap[K], ...EventMap[K][]] } = {
     { invoice_id: INVOICE, total_cents: 17500, currency: 'USD' },
     { invoice_id: INVOICE, total_cents: 0, currency: 'USD' },
   ],
+  'api_key.revoked': [{ api_key_id: 'b1b2b3b4-c5c6-4d7e-8f9a-0b1c2d3e4f5a', connected_app_id: 'a1a2a3a4-b5b6-4c7d-8e9f-0a1b2c3d4e5f', revoked_at: '2026-03-05T12:00:00.000Z' }],
   'customer.created': [customer, { ...customer, email: 'ada@example.com' }],
   'customer.updated': [{ ...customer, name: 'Ada King' }],
   'vendor.created': [vendor, { ...vendor, email: 'ap@hopper.example', vendor_type: 'business', is_1099_eligible: false }],
@@ -315,6 +316,13 @@ describe('event catalogue', () => {
     ['customer.created without email', 'customer.created', { ...customer, email: undefined }, '/email'],
     ['customer.updated with an unknown status', 'customer.updated', { ...customer, status: 'archived' }, '/status'],
     ['a payload that is not an object', 'invoice.paid', null, '/'],
+    ['api_key.revoked without revoked_at', 'api_key.revoked', { api_key_id: ORG, connected_app_id: ORG }, '/revoked_at'],
+    [
+      'api_key.revoked with a key prefix for its id',
+      'api_key.revoked',
+      { api_key_id: 'svc_test_abc', connected_app_id: ORG, revoked_at: '2026-03-05T12:00:00.000Z' },
+      '/api_key_id',
+    ],
     ['a vendor payment posting without its bills', 'journal_entry.posted', posting({ type: 'vendor_payment', vendor_payment: vendorPayment, bills: [] }), '/source'],
     ['vendor.updated without w9_on_file', 'vendor.updated', { ...vendor, w9_on_file: undefined }, '/w9_on_file'],
   ];

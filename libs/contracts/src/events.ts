@@ -18,8 +18,20 @@ import { vendor } from './api/vendors';
 import { vendorPayment } from './api/vendor-payments';
 import { compileBody, toDetails } from './validate';
 
-export const OUTBOUND_EVENT_TYPES = ['invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid', 'invoice.voided'] as const;
+export const OUTBOUND_EVENT_TYPES = ['invoice.posted', 'payment.posted', 'invoice.paid', 'invoice.partially_paid', 'invoice.voided', 'api_key.revoked'] as const;
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
+/**
+ * The outbound types an endpoint created without event_types subscribes to: those active before
+ * API-DECISIONS §15 ("endpoints created without event_types keep the old default list"). A type
+ * §15 activates is delivered only to endpoints that name it.
+ */
+export const DEFAULT_OUTBOUND_EVENT_TYPES = [
+  'invoice.posted',
+  'payment.posted',
+  'invoice.paid',
+  'invoice.partially_paid',
+  'invoice.voided',
+] as const satisfies readonly OutboundEventType[];
 
 export function eventsStreamName(prefix: string): string {
   return `${prefix}_events`;
@@ -262,6 +274,9 @@ export const invoicePartiallyPaidData = obj({
 /** An invoice became void (a draft, or an open invoice with no payments: its entry reversed on void_date). */
 export const invoiceVoidedData = obj({ invoice_id: uuid, total_cents: nonNegativeCents, currency: currencyCode });
 
+/** A key was revoked (API-DECISIONS §13; the gateway emits it, from the dashboard or the admin CLI). */
+export const apiKeyRevokedData = obj({ api_key_id: uuid, connected_app_id: uuid, revoked_at: dateTime });
+
 /** The books' lock date as the owner (receivables) recorded it; version grows by one per change. */
 export const booksLockUpdatedData = obj({ version: Type.Integer({ minimum: 0 }), lock_date: Nullable(date) });
 
@@ -273,6 +288,7 @@ export const EVENT_SCHEMAS = {
   'invoice.paid': invoicePaidData,
   'invoice.partially_paid': invoicePartiallyPaidData,
   'invoice.voided': invoiceVoidedData,
+  'api_key.revoked': apiKeyRevokedData,
   /** Reference events: the customer as the API shows it. */
   'customer.created': customer,
   'customer.updated': customer,

@@ -34,7 +34,13 @@ export type * from './api/books-lock';
 export { INBOUND_ACTIVE, INBOUND_PLANNED, INBOUND_STORED_ONLY } from './api/events';
 export { allocations_max } from './api/vendor-payments';
 export { LEDGER_CHAIN_OPERATIONS, LEDGER_CHAIN_TIMEOUT_MS, LEDGER_VERIFICATION_TIMEOUT_MS } from './api/ledger';
-export { WEBHOOK_EVENT_TYPES, WEBHOOK_SECRET_OVERLAP_HOURS_DEFAULT, WEBHOOK_SECRET_OVERLAP_HOURS_MAX, webhook_url_length_max } from './api/webhook-endpoints';
+export {
+  WEBHOOK_DEFAULT_EVENT_TYPES,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_SECRET_OVERLAP_HOURS_DEFAULT,
+  WEBHOOK_SECRET_OVERLAP_HOURS_MAX,
+  webhook_url_length_max,
+} from './api/webhook-endpoints';
 export { DOCUMENT_CONTENT_TYPES } from './api/documents';
 export { DEFAULT_ESTIMATE_VALIDITY_DAYS, DEFAULT_PAYMENT_TERMS_DAYS } from './api/settings';
 export { BOOKS_LOCK_CHANGES_LISTED, BOOKS_LOCK_COPY_OPERATIONS } from './api/books-lock';

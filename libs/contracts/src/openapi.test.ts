@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { NO_NUL_PATTERN } from './bad-input';
 import { DATE_PATTERN } from './dates';
-import { RECORDED_EXAMPLES, buildOpenApi, requestSchema } from './openapi';
+import { RECORDED_EXAMPLES, RECORDED_WEBHOOK_EXAMPLES, buildOpenApi, requestSchema } from './openapi';
 import { typedBranches } from './openapi-parts';
 import { ROUTES, findRoute } from './api/index';
 import type { RouteDef } from './rpc-catalogue';
@@ -293,6 +293,17 @@ describe("the document's examples are the end-to-end tests' own traffic (issue #
       if (seen.request !== undefined) expect([r.operationId, json(op.requestBody)?.example]).toEqual([r.operationId, seen.request]);
       expect([r.operationId, json(op.responses[String(seen.response.status)])?.example]).toEqual([r.operationId, seen.response.body]);
       if (seen.error) expect([r.operationId, json(op.responses[String(seen.error.status)])?.example]).toEqual([r.operationId, seen.error.body]);
+    }
+  });
+
+  it('shows, for every webhook the tests received, the delivery body they got, valid against its schema', () => {
+    const hooks = doc.webhooks as Record<string, { post: { requestBody: { content: Record<string, { schema: unknown; example?: unknown }> } } }>;
+    expect(Object.keys(RECORDED_WEBHOOK_EXAMPLES)).toContain('api_key.revoked');
+    for (const [type, body] of Object.entries(RECORDED_WEBHOOK_EXAMPLES)) {
+      const media = hooks[type]!.post.requestBody.content['application/json']!;
+      expect([type, media.example]).toEqual([type, body]);
+      const valid = compileBody(deref(media.schema) as Parameters<typeof compileBody>[0]);
+      expect([type, valid(body), valid.errors ?? null]).toEqual([type, true, null]);
     }
   });
 

@@ -9,9 +9,18 @@ import { limits } from './limits';
 import { SchemaNames, jsonValueSchema, pascal } from './openapi-schemas';
 import { operation, responseName } from './openapi-operation';
 import { HEADERS, TAGS, WEBHOOK_HEADERS } from './openapi-texts';
+import recordedWebhooksJson from './openapi-recorded-webhooks.json';
 
 export { requestSchema } from './openapi-schemas';
 export { RECORDED_EXAMPLES } from './openapi-operation';
+
+/**
+ * Delivery bodies the end-to-end tests received, by event type: the example of the type's webhook
+ * where there is one (else one made from its schema). Recorded with UPDATE_OPENAPI_EXAMPLES=1 by the
+ * test that receives the type (test/e2e/api-key-revoked.e2e.test.ts), which otherwise fails when the
+ * body it gets leaves its recorded shape.
+ */
+export const RECORDED_WEBHOOK_EXAMPLES = recordedWebhooksJson as Record<string, unknown>;
 
 /** The webhooks section: one POST per outbound event type, its delivery body and signature headers. */
 function webhooks(names: SchemaNames): Record<string, unknown> {
@@ -47,7 +56,15 @@ function webhooks(names: SchemaNames): Record<string, unknown> {
         tags: ['Webhooks'],
         security: [],
         parameters: Object.keys(WEBHOOK_HEADERS).map((n) => ({ $ref: `#/components/parameters/${pascal(n)}` })),
-        requestBody: { required: true, content: { 'application/json': { schema: body, example: exampleOf(body, '', true, names.components) } } },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: body,
+              example: Object.hasOwn(RECORDED_WEBHOOK_EXAMPLES, type) ? RECORDED_WEBHOOK_EXAMPLES[type] : exampleOf(body, '', true, names.components),
+            },
+          },
+        },
         responses: {
           '200': { description: 'Any 2xx acknowledges the delivery.' },
           '400': { description: 'Any other status (or none within the timeout) fails the attempt: it is retried later.' },

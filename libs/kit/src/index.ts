@@ -22,14 +22,25 @@ export {
 } from './db';
 export { reportListening, type ListeningReport } from './ops';
 export { runMain } from './lifecycle';
-export { migrateMain, startRuntime } from './runtime';
-export { OUTBOX_DDL, OUTBOX_INSERT_SQL, Outbox, dropEventsStream, ensureEventsStream, type OutboxMessage } from './outbox';
+export { migrateMain, startRuntime, type ServiceRuntime } from './runtime';
+export { OUTBOX_DDL, OUTBOX_INSERT_SQL, Outbox, addToOutbox, dropEventsStream, ensureEventsStream, type OutboxMessage, type OutboxOptions } from './outbox';
 export { isBackendUnavailable, logRetriedFailure } from './unavailable';
 export { findAllInScope, findInScope, scopeKey, scopeOf, scopedIdKey, type Scope } from './scope';
 export { entityRows, getInScope, insertEntity, insertInScopeOf, positional, statement, transactionQuery, withQuery, type Query, type Statement } from './sql';
 export { registerReads } from './reads';
 export { schemaDrift } from './drift';
-export { migrateService, ormOpener, schemaOf, startService, startWorkers, wireService, type ServiceDefinition, type ServiceWiring, type Worker } from './service';
+export {
+  migrateService,
+  ormOpener,
+  schemaOf,
+  serviceConfigSpec,
+  startService,
+  startWorkers,
+  wireService,
+  type ServiceDefinition,
+  type ServiceWiring,
+  type Worker,
+} from './service';
 export { decodeJson, encodeJson } from './payloads';
 export { BATCH_LINGER_MS, CONSUMED_DDL, CONSUMER_MIGRATIONS, DEFAULT_ACK_WAIT_MS, EventConsumer, claimEvent, eventConsumerWorker, type ConsumedEvent } from './consumer';
 export { columns, scopedEntity, type Scoped } from './columns';

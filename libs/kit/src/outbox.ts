@@ -101,7 +101,23 @@ async function addEventsStream(jsm: JetStreamManager, name: string, prefix: stri
   }
 }
 
+/**
+ * Writes outbox rows inside the caller's transaction (`em` is the transactional EntityManager), for
+ * a writer without an Outbox of its own: the admin CLI writes the gateway's rows, which the relay of
+ * the gateway process then publishes (Outbox.add does the same and times the rows for its metrics).
+ */
+export async function addToOutbox(em: EntityManager, messages: readonly OutboxMessage[]): Promise<void> {
+  if (!messages.length) return;
+  const q = await transactionQuery(em);
+  await q(INSERT_OUTBOX, [messages.map((m) => m.id), messages.map((m) => m.subject), JSON.stringify(messages.map((m) => m.payload))]);
+}
+
 export interface OutboxOptions {
+  /**
+   * Put before every row's subject (with a dot) when it is sent. For rows whose writer does not know
+   * the stack's NATS_PREFIX (the admin CLI writes the gateway's): they store the subject without it.
+   */
+  subjectPrefix?: string;
   /** How often the relay looks for rows a crash left unpublished. */
   relayIntervalMs?: number;
   /** Rows younger than this are left to the inline publisher. */
@@ -166,7 +182,8 @@ export class Outbox {
     const h = natsHeaders();
     h.set('Content-Type', 'application/json');
     const text = this.written.get(m)?.text;
-    await publishToStream(this.nc, m.subject, text === undefined ? encodeJson(m.payload) : utf8.encode(text), { msgID: m.id, headers: h });
+    const subject = this.opts.subjectPrefix === undefined ? m.subject : `${this.opts.subjectPrefix}.${m.subject}`;
+    await publishToStream(this.nc, subject, text === undefined ? encodeJson(m.payload) : utf8.encode(text), { msgID: m.id, headers: h });
   }
 
   /** One UPDATE for many rows; `em` is the relay's transaction, or none for the batched marks. */

@@ -1,4 +1,4 @@
-import { baseConfigSpec, gatewayPortVar, loadConfig, opsPortVar, v } from '@acct/kit';
+import { baseConfigSpec, gatewayPortVar, loadConfig, opsPortVar, serviceConfigSpec, v } from '@acct/kit';
 
 export const gatewayConfigSpec = {
   ...baseConfigSpec,
@@ -39,6 +39,8 @@ export const gatewayConfigSpec = {
     pattern: /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/,
   }),
   IDEMPOTENCY_TTL_SECONDS: v.int(86_400, 'how long an Idempotency-Key response is kept', 1, 30 * 86_400),
+  // The gateway's outbox (api_key.revoked): its relay and the events stream, as a posting service's.
+  ...serviceConfigSpec,
 };
 
 export const loadGatewayConfig = (env: NodeJS.ProcessEnv = process.env) => loadConfig(gatewayConfigSpec, env);

@@ -13,6 +13,7 @@ import { BucketSync } from './shared-buckets';
 import { purgeAudit } from './dashboard/audit-log';
 import { sessionResolver, signedIn } from './dashboard/sessions';
 import { dashboardV1Deps } from './dashboard/v1';
+import { startGatewayOutbox } from './events-outbox';
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
@@ -32,6 +33,8 @@ runMain(async () => {
   const syncs = config.RATE_LIMIT_SYNC_MS > 0 ? [syncOf('key', buckets), syncOf('address', clientBuckets)] : [];
   for (const s of syncs) s.start();
   const rpc = new RpcClient(rt.nc, config.NATS_PREFIX, config.RPC_TIMEOUT_MS, metrics, rt.log, true);
+  // api_key.revoked (dashboard, admin CLI): this process's relay publishes the gateway's outbox.
+  const outbox = await startGatewayOutbox(rt, config, metrics);
   const { app } = createGatewayApp({
     keys: new KeyStore(rt.orm, config.AUTH_CACHE_TTL_MS, metrics, rt.log),
     idempotency,
@@ -78,6 +81,7 @@ runMain(async () => {
         await Promise.all(syncs.map((s) => s.stop()));
       },
     },
+    { name: 'outbox', run: () => outbox.stopRelay() },
   ]);
   rt.log.info({ port, ops_port: rt.ops.port }, 'gateway listening');
 });

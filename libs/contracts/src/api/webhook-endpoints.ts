@@ -1,5 +1,5 @@
 import { Optional, type Static, Type } from '@sinclair/typebox';
-import { OUTBOUND_EVENT_TYPES } from '../events';
+import { DEFAULT_OUTBOUND_EVENT_TYPES, OUTBOUND_EVENT_TYPES } from '../events';
 import { limits } from '../limits';
 import { recordResource } from '../record-resource';
 import { Nullable, StringEnum, dateTime, idParams, listEnvelope, obj, paginationQuery, singleEnvelope, uuid } from '../schemas/common';
@@ -13,6 +13,8 @@ import { metadataInput, metadataRecord } from '../schemas/metadata';
  */
 export const WEBHOOK_EVENT_TYPES = ['webhook.test', ...OUTBOUND_EVENT_TYPES] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** What an endpoint created without event_types subscribes to (API-DECISIONS §15: the list before the planned events). */
+export const WEBHOOK_DEFAULT_EVENT_TYPES = ['webhook.test', ...DEFAULT_OUTBOUND_EVENT_TYPES] as const satisfies readonly WebhookEventType[];
 const WEBHOOK_ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
 const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export const webhook_url_length_max = 2048;
@@ -23,7 +25,11 @@ const webhookUrl = Type.String({
   description:
     'Where deliveries are POSTed; stored and returned WHATWG-normalised, without credentials. Live mode: https only; test mode also accepts http. In every mode the host must not be or resolve to a loopback, private, link-local, CGNAT, multicast, unspecified or reserved address, nor an IPv4-mapped, IPv4-compatible, 6to4, Teredo or NAT64 form of one (checked now and at every connection; redirects are not followed), unless the operator set WEBHOOK_ALLOW_PRIVATE_URLS=true.',
 });
-const webhookEventTypes = Type.Array(StringEnum(WEBHOOK_EVENT_TYPES), { minItems: 1, uniqueItems: true, description: 'Outbound event types to deliver; default all of them.' });
+const webhookEventTypes = Type.Array(StringEnum(WEBHOOK_EVENT_TYPES), {
+  minItems: 1,
+  uniqueItems: true,
+  description: `Outbound event types to deliver; default ${WEBHOOK_DEFAULT_EVENT_TYPES.join(', ')} (api_key.revoked only to endpoints that name it).`,
+});
 
 export const webhookEndpointCreateBody = obj({
   url: webhookUrl,

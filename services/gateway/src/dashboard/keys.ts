@@ -5,6 +5,7 @@ import type { EntityManager } from '@acct/kit';
 import { ApiKeySchema, ConnectedAppSchema, type ApiKey } from '../entities';
 import { generateKey, hashKey, keyPrefix } from '../keys';
 import { recordAudit } from './audit-log';
+import { emitApiKeyRevoked } from './key-events';
 import type { Actor } from './types';
 
 /**
@@ -161,8 +162,8 @@ export async function revokeApiKey(em: EntityManager, idOrKey: string, change: K
       environment: row.environment,
       revoked_at: row.revokedAt.toISOString(),
     };
-    // Outbound `api_key.revoked` (API-DECISIONS §13) goes here, with tx, so it commits with the revocation:
-    // await emitApiKeyRevoked(tx, data);
+    // Outbound `api_key.revoked` (API-DECISIONS §13), with tx: it commits with the revocation, or neither does.
+    await emitApiKeyRevoked(tx, data);
     return { row, revoked: data };
   });
 }

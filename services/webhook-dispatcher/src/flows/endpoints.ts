@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   AppError,
   type RpcBodyOf,
-  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_DEFAULT_EVENT_TYPES,
   WEBHOOK_SECRET_OVERLAP_HOURS_DEFAULT,
   type WebhookDeliveryDto,
   type WebhookEndpointDto,
@@ -56,7 +56,7 @@ export async function createEndpoint(
     environment: s.environment,
     url: href,
     description: input.description ?? null,
-    event_types: input.event_types ?? [...WEBHOOK_EVENT_TYPES],
+    event_types: input.event_types ?? [...WEBHOOK_DEFAULT_EVENT_TYPES],
     status: 'enabled',
     disabled_reason: null,
     secret_encrypted: encryptSecret(o.config.secretKey, id, secret),

@@ -177,11 +177,11 @@ describe('passkeys (WebAuthn) with a real authenticator', () => {
       data: { member: { id: m.id, email: m.email, name: m.name, role: 'owner', organization_id: orgId, created_at: m.createdAt.toISOString() }, csrf_token: `csrf-${m.id}` },
     });
     expect(started).toEqual([m.id]);
-    const [row] = await orm.em.execute(`SELECT counter, last_used_at FROM passkeys WHERE id = ?`, [aliceKey]);
+    const [row] = await orm.em.execute<[{ counter: string; last_used_at: Date | null }]>(`SELECT counter, last_used_at FROM passkeys WHERE id = ?`, [aliceKey]);
     expect(row.last_used_at).not.toBeNull();
     expect(Number(row.counter)).toBeGreaterThan(0);
     expect(await auditOf('session.created')).toEqual([{ actor_member_id: m.id, target: aliceKey }]);
-    expect((await orm.em.execute(`SELECT count(*)::int AS n FROM webauthn_challenges WHERE purpose = 'authentication'`))[0].n).toBe(1); // the unused one
+    expect((await orm.em.execute(`SELECT count(*)::int AS n FROM webauthn_challenges WHERE purpose = 'authentication'`))[0]!.n).toBe(1); // the unused one
   });
 
   it('refuses a replayed assertion with 401 and the message of a wrong password', async () => {
@@ -214,7 +214,7 @@ describe('passkeys (WebAuthn) with a real authenticator', () => {
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'validation_failed', details: [{ field: '/response', issue: 'verification_failed' }] });
     // The expired challenge is gone with its use: a fresh one works.
-    expect((await orm.em.execute(`SELECT count(*)::int AS n FROM webauthn_challenges WHERE member_id = ?`, [members.carol.id]))[0].n).toBe(0);
+    expect((await orm.em.execute(`SELECT count(*)::int AS n FROM webauthn_challenges WHERE member_id = ?`, [members.carol.id]))[0]!.n).toBe(0);
     await carol.context().close();
   });
 
@@ -301,7 +301,7 @@ describe('passkey bodies and lists', () => {
       expect((await idsOf(q)).status).toBe(400);
     }
     // Another member's passkey is no cursor of this list.
-    const [alices] = await orm.em.execute(`SELECT id FROM passkeys WHERE member_id = ?`, [members.alice.id]);
+    const [alices] = await orm.em.execute<[{ id: string }]>(`SELECT id FROM passkeys WHERE member_id = ?`, [members.alice.id]);
     expect((await idsOf(`?starting_after=${alices.id}`)).status).toBe(400);
   });
 

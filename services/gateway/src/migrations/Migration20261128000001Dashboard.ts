@@ -1,13 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/**
- * The dashboard's identity tables (API-DECISIONS §13, docs/dashboard.md): members, invitations,
- * sessions, passkeys and their challenges, the audit log; keys gain an expiry (roll) and a last use.
- * Secrets are stored only as hashes: session ids and invitation tokens as SHA-256, passwords as scrypt.
- */
-export class Migration20261128000001Dashboard extends Migration {
-  override async up(): Promise<void> {
-    this.addSql(`
+/** The migration's SQL (FROZEN: pinned in test/deploy/migrations.lock.json). */
+const DASHBOARD_DDL = `
       ALTER TABLE api_keys ADD COLUMN expires_at timestamptz, ADD COLUMN last_used_at timestamptz;
 
       CREATE TABLE members (
@@ -80,6 +74,15 @@ export class Migration20261128000001Dashboard extends Migration {
       CREATE INDEX audit_log_organization ON audit_log (organization_id, seq);
       CREATE INDEX audit_log_failed_sign_ins ON audit_log (lower(target), created_at) WHERE action = 'session.failed';
       CREATE INDEX audit_log_created ON audit_log (created_at);
-    `);
+    `;
+
+/**
+ * The dashboard's identity tables (API-DECISIONS §13, docs/dashboard.md): members, invitations,
+ * sessions, passkeys and their challenges, the audit log; keys gain an expiry (roll) and a last use.
+ * Secrets are stored only as hashes: session ids and invitation tokens as SHA-256, passwords as scrypt.
+ */
+export class Migration20261128000001Dashboard extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(DASHBOARD_DDL);
   }
 }

@@ -48,10 +48,11 @@ const CREATE_HEADS: NamedSql = {
  */
 const WRITE_CHAINED: NamedSql = { name: 'ledger_write_chained', sql: chainedSql() };
 
-/** WRITE_CHAINED's text; with `also`, that INSERT last. */
-function chainedSql(also?: AlsoInsert): string {
+/** WRITE_CHAINED's text; with `also`, those writes last, in order. */
+function chainedSql(also: readonly AlsoWrite[] = []): string {
+  const gate = '(SELECT ok FROM ok)';
   const gated = (cte: string) => `${cte}
-    WHERE (SELECT ok FROM ok)`;
+    WHERE ${gate}`;
   return `WITH k AS MATERIALIZED (
     SELECT * FROM unnest(?::uuid[], ?::text[], ?::bigint[], ?::text[], ?::bigint[], ?::text[], ?::uuid[])
       AS k (organization_id, environment, prev_entries, prev_hash, entries, head_hash, head_entry_id)
@@ -60,7 +61,7 @@ function chainedSql(also?: AlsoInsert): string {
     FROM journal_chain_heads h JOIN k ON h.organization_id = k.organization_id AND h.environment = k.environment
     ORDER BY h.organization_id, h.environment FOR UPDATE OF h
   ), ok AS MATERIALIZED (
-    SELECT count(*) = (SELECT count(*) FROM k) AND coalesce(bool_and(l.entries = k.prev_entries AND l.head_hash = k.prev_hash), false) AS ok
+    SELECT count(*) = (SELECT count(*) FROM k) AND coalesce(bool_and(l.entries = k.prev_entries AND l.head_hash = k.prev_hash), true) AS ok
     FROM locked l JOIN k ON l.organization_id = k.organization_id AND l.environment = k.environment
   ), e AS (
     INSERT INTO journal_entries (id, organization_id, environment, entry_date, source_type, source_id, memo, reverses_entry_id, chain_seq, hash)
@@ -70,33 +71,41 @@ function chainedSql(also?: AlsoInsert): string {
     ${gated('SELECT * FROM unnest(?::uuid[], ?::int[], ?::uuid[], ?::text[], ?::text[], ?::bigint[], ?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[])')}
   ), h AS (
     UPDATE journal_chain_heads AS h SET entries = k.entries, head_hash = k.head_hash, head_entry_id = k.head_entry_id
-    FROM k WHERE h.organization_id = k.organization_id AND h.environment = k.environment AND (SELECT ok FROM ok)
-  )${
-    also
-      ? `, also AS (
-    ${gated(also.sql)}
-  )`
-      : ''
-  }
-  SELECT (SELECT ok FROM ok) AS ok, organization_id::text AS organization_id, environment, entries::text AS entries, head_hash FROM locked`;
+    FROM k WHERE h.organization_id = k.organization_id AND h.environment = k.environment AND ${gate}
+  )${also
+    .map(
+      (a, i) => `, also_${i} AS (
+    ${
+      a.where
+        ? `${a.sql}
+    AND ${gate}`
+        : gated(a.sql)
+    }
+  )`,
+    )
+    .join('')}
+  SELECT ok.ok, l.organization_id::text AS organization_id, l.environment, l.entries::text AS entries, l.head_hash FROM ok LEFT JOIN locked l ON true`;
 }
 
 /**
- * Another INSERT the chained write makes in the same statement, only when it writes the entries
- * (the posting's outbox rows, whose events carry the entries' hashes): `sql` is an
- * `INSERT INTO ... SELECT ... FROM ...` with no WHERE clause and `?` placeholders; `values` its
- * values once the hashes are known (called again if the write chains again). `name` names it.
+ * Another write the chained write makes in the same statement, only when it writes the entries
+ * (e.g. the posting's outbox rows, whose events carry the entries' hashes): `sql` is an
+ * `INSERT INTO ... SELECT ... FROM ...` with no WHERE clause, or (`where`) a write whose text ends in
+ * its WHERE clause (`UPDATE ... FROM ... WHERE ...`), with `?` placeholders; `values` its values once
+ * the hashes are known (called again if the write chains again). `name` names it.
  */
-export interface AlsoInsert {
+export interface AlsoWrite {
   name: string;
   sql: string;
+  where?: boolean;
   values: (hashes: ReadonlyMap<string, string>) => unknown[];
 }
 
 const chainedCache = new Map<string, NamedSql>();
-/** The chained write with `also` (the statement of each is made once). */
-function writeChainedWith(also: AlsoInsert): NamedSql {
-  const name = `${WRITE_CHAINED.name}_${also.name}`;
+/** The chained write with `also` (the statement of each list of writes is made once). */
+function writeChainedWith(also: readonly AlsoWrite[]): NamedSql {
+  if (!also.length) return WRITE_CHAINED;
+  const name = [WRITE_CHAINED.name, ...also.map((a) => a.name)].join('_');
   let s = chainedCache.get(name);
   if (!s) {
     s = { name, sql: chainedSql(also) };
@@ -152,9 +161,10 @@ export class ChainHeads {
 export async function insertJournalEntries(
   run: RunNamed,
   entries: readonly EntryToWrite[],
-  options: { chart?: readonly AccountDef[]; heads?: ChainHeads; also?: AlsoInsert } = {},
+  options: { chart?: readonly AccountDef[]; heads?: ChainHeads; also?: readonly AlsoWrite[] } = {},
 ): Promise<Map<string, string>> {
-  if (!entries.length) return new Map();
+  const also = options.also ?? [];
+  if (!entries.length && !also.length) return new Map();
   // Checked: now chain them, in order, per scope, after the heads as predicted.
   const { built, scopes } = checkedEntries(entries, options.chart);
   const keys = [scopes.map((s) => s.organizationId), scopes.map((s) => s.environment)];
@@ -171,17 +181,17 @@ export async function insertJournalEntries(
   // and read it first, a small statement, rather than send the whole write for nothing.
   const predicted = scopes.map((s) => options.heads?.get(s));
   let prev = predicted.every((h) => h !== undefined) ? new Map(scopes.map((s, i) => [keyOf(s), predicted[i]!])) : await lockHeads();
-  const { also } = options;
-  const statement = also ? writeChainedWith(also) : WRITE_CHAINED;
+  const statement = writeChainedWith(also);
   for (let attempt = 0; attempt < 2 && prev.size === scopes.length; attempt++) {
     const write = chainedWrite(built, scopes, prev);
-    const rows = await run<HeadRow & { ok: boolean }>(statement, also ? [...write.values, ...also.values(write.hashes)] : write.values);
+    const rows = await run<HeadRow & { ok: boolean }>(statement, [...write.values, ...also.flatMap((a) => a.values(write.hashes))]);
     if (rows[0]?.ok === true) {
       for (const s of scopes) options.heads?.set(s, write.heads.get(keyOf(s))!);
       return write.hashes;
     }
     // Mispredicted, nothing written; the heads are locked now (held until COMMIT): chain after them.
-    prev = rows.length < scopes.length ? await lockHeads() : headsOf(rows);
+    const locked = rows.filter((r) => r.organization_id !== null);
+    prev = locked.length < scopes.length ? await lockHeads() : headsOf(locked);
   }
   options.heads?.forget(scopes);
   throw new Error('journal chain heads could not be locked');

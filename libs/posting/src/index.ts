@@ -1,7 +1,7 @@
 export * from './books';
 export * from './create-once';
 export { GROUP_MAX, GROUPS_IN_FLIGHT } from './grouping';
-export type { Db, GroupBatch, Tx } from './unit-of-work';
+export type { Db, GroupBatch, LaterWrite, Tx } from './unit-of-work';
 export * from './books-lock';
 export * from './books-lock-feed';
 export * from './migrations';

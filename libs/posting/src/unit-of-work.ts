@@ -30,7 +30,7 @@ import {
 import { BooksLockCheck } from './books-lock';
 import { stampEntryHashes } from './chain';
 import {
-  type AlsoInsert,
+  type AlsoWrite,
   ChainHeads,
   type EntryToWrite,
   type JournalEntryDraft,
@@ -68,10 +68,31 @@ export interface Tx extends Db {
    * request, or a reference one (e.g. customer.created) for the services that keep copies.
    */
   emit<K extends EmittedEventType>(type: K, data: EventMap[K]): void;
+  /**
+   * Queues one row of a set-based write (LaterWrite) that the unit of work makes in its last
+   * statement, with the journal entries and the outbox rows: no round trip of its own. The works
+   * of the unit do not see it (a flow that reads the row again must know what it queued).
+   */
+  later(write: LaterWrite, row: readonly unknown[]): void;
 }
 
 /**
- * The first statement of a kind of work (e.g. the marking of draft invoices posted), made ONCE for
+ * A write of rows a flow computed (e.g. the marking of drafts posted), made by the unit of work in
+ * its last statement (libs/ledger insertJournalEntries' `also`), every queued row at once: `sql` is
+ * an `UPDATE … FROM unnest(?::<type>[], …) AS k (…) WHERE …` (`where`), or an `INSERT … SELECT … FROM
+ * unnest(…)` with no WHERE clause, one `?` array per value of a row. Its ONE statement form.
+ */
+export type LaterWrite = Omit<AlsoWrite, 'values'>;
+
+/** What the works of a unit queued: its journal entries, outbox messages and later writes' rows. */
+interface Queued {
+  entries: EntryToWrite[];
+  pending: OutboxMessage[];
+  later: Map<LaterWrite, (readonly unknown[])[]>;
+}
+
+/**
+ * The first statement of a kind of work (e.g. the locking of the drafts to post), made ONCE for
  * every work of that kind in a unit of work, set-based, before the works run: `run` gets each
  * work's scope and argument in queue order and answers one result for each, or undefined for a
  * work it left to do its own (e.g. the second post of one invoice in a group). Each work then gets
@@ -101,8 +122,9 @@ export interface Committed {
 /**
  * THE write of a posting service (libs/posting Books): one Postgres transaction for one or more
  * works. Each kind of batch runs once (GroupBatch), then the works one after the other; their
- * journal entries, the charts they need and every outbox row are written after the last work,
- * set-based, in one chained statement (libs/ledger insertJournalEntries); then COMMIT. Throws what
+ * journal entries, the charts they need, every outbox row and the rows of their later writes
+ * (LaterWrite) are written after the last work, set-based, in one chained statement (libs/ledger
+ * insertJournalEntries); then COMMIT. Throws what
  * the first failing work (or COMMIT) threw; nothing is committed then.
  */
 export class UnitOfWork {
@@ -120,8 +142,8 @@ export class UnitOfWork {
   ) {}
 
   async commit(members: readonly Member[]): Promise<Committed> {
-    const pending: OutboxMessage[] = [];
-    const entries: EntryToWrite[] = [];
+    const queued: Queued = { entries: [], pending: [], later: new Map() };
+    const { entries, pending } = queued;
     const results = await this.orm.em
       .fork()
       .transactional(async (em) => {
@@ -129,9 +151,9 @@ export class UnitOfWork {
         const lock = new BooksLockCheck(sql);
         const out: unknown[] = [];
         const batched = await runBatches({ sql, em, lock }, members);
-        for (const [i, { ctx, work }] of members.entries()) out.push(await work(this.tx(ctx, em, sql, lock, entries, pending), batched[i]));
+        for (const [i, { ctx, work }] of members.entries()) out.push(await work(this.tx(ctx, em, sql, lock, queued), batched[i]));
         await em.flush();
-        await this.writeJournal(em, sql, entries, pending);
+        await this.writeLast(em, sql, queued);
         return out;
       })
       .catch((e: unknown) => {
@@ -144,22 +166,23 @@ export class UnitOfWork {
   }
 
   /**
-   * The charts the entries need, then the entries chained (their chains' heads locked until COMMIT)
-   * with the outbox rows in the same statement (their events carry the hashes), so that nothing
-   * runs between it and COMMIT.
+   * The charts the entries need, then ONE statement: the entries chained (their chains' heads locked
+   * until COMMIT), the outbox rows (their events carry the hashes) and the later writes' rows, so
+   * that nothing runs between it and COMMIT. None when there is nothing to write.
    */
-  private async writeJournal(em: EntityManager, sql: Query, entries: EntryToWrite[], pending: OutboxMessage[]): Promise<void> {
+  private async writeLast(em: EntityManager, sql: Query, { entries, pending, later }: Queued): Promise<void> {
     const charts = new Map(entries.map(({ scope }) => [scopeKey(scope), scope]));
     for (const [key, scope] of charts) {
       if (!this.chartsCommitted.has(key)) await insertDefaultAccounts((text, params) => em.execute(text, params, 'run'), scope.organizationId, scope.environment);
     }
-    const also: AlsoInsert = { name: 'outbox_insert', sql: OUTBOX_INSERT_SQL, values: (hashes) => this.outbox.rows(stampEntryHashes(pending, hashes)) };
+    const also: AlsoWrite[] = [];
+    if (pending.length) also.push({ name: 'outbox_insert', sql: OUTBOX_INSERT_SQL, values: (hashes) => this.outbox.rows(stampEntryHashes(pending, hashes)) });
+    for (const [write, rows] of later) also.push({ ...write, values: () => columnsOf(rows) });
     await insertJournalEntries((s, values) => sql(statement(s.name, s.sql), values), entries, { heads: this.chainHeads, also });
-    if (entries.length === 0) await this.outbox.add(em, pending);
   }
 
   /** The Tx of one work: its own tenancy, the unit's transaction, entries and outbox rows. */
-  private tx(ctx: TrustedContext, em: EntityManager, sql: Query, lock: BooksLockCheck, entries: EntryToWrite[], pending: OutboxMessage[]): Tx {
+  private tx(ctx: TrustedContext, em: EntityManager, sql: Query, lock: BooksLockCheck, { entries, pending, later }: Queued): Tx {
     const scope = scopeOf(ctx);
     return {
       em,
@@ -180,6 +203,11 @@ export class UnitOfWork {
           return entry.id;
         }),
       emit: (type, data) => pending.push(this.emitted(ctx, type, data)),
+      later: (write, row) => {
+        const rows = later.get(write);
+        if (rows) rows.push(row);
+        else later.set(write, [row]);
+      },
     };
   }
 
@@ -209,6 +237,11 @@ function postingEvent(scope: Scope, entry: ReturnType<typeof buildEntry> & { id:
     entry: postingEventEntry(chainEntryOf(scope, entry.id, entry)),
     source,
   };
+}
+
+/** Rows as columns: one array per value of a row (a LaterWrite's `unnest` arrays). */
+function columnsOf(rows: readonly (readonly unknown[])[]): unknown[][] {
+  return rows[0]!.map((_, j) => rows.map((r) => r[j]));
 }
 
 /** Runs each kind of batch of a unit's works once (GroupBatch); the result of each work, in order (undefined: none). */

@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '@acct/contracts';
-import { type Query, type Scope, entityRows, findInScope, getInScope, insertInScopeOf, scopedIdKey, statement, withQuery } from '@acct/kit';
-import { type Db, type GroupBatch, type Tx, scopeLocks } from '@acct/posting';
+import { type Scope, entityRows, findInScope, getInScope, insertInScopeOf, scopedIdKey, statement, withQuery } from '@acct/kit';
+import { type Db, type GroupBatch, type LaterWrite, type Tx, scopeLocks } from '@acct/posting';
 import type { EventSource } from '@acct/contracts';
 import type { EntityManager } from '@acct/kit';
 import {
@@ -58,17 +58,21 @@ const LOCK_DRAFTS = statement(
     WHERE i.status = 'draft' FOR UPDATE OF i`,
 );
 
-/** What posting set on locked drafts (domain/invoices postedInvoice): the one write that marks invoices posted. */
-const MARK_POSTED = statement(
-  'invoice_mark_posted',
-  `UPDATE invoices i SET status = k.status, posted_at = k.posted_at, journal_entry_id = k.journal_entry_id
+/**
+ * What posting set on locked drafts (domain/invoices postedInvoice): the one write that marks
+ * invoices posted, made in the unit of work's last statement with the entries (LaterWrite).
+ */
+const MARK_POSTED: LaterWrite = {
+  name: 'invoice_mark_posted',
+  sql: `UPDATE invoices i SET status = k.status, posted_at = k.posted_at, journal_entry_id = k.journal_entry_id
      FROM unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::uuid[]) AS k (id, status, posted_at, journal_entry_id)
     WHERE i.id = k.id`,
-);
+  where: true,
+};
 
-/** Writes the posted state (domain/invoices postedInvoice) of drafts this transaction holds locked. */
-export async function markPosted(sql: Query, posted: readonly Invoice[]): Promise<void> {
-  await sql(MARK_POSTED, [posted.map((i) => i.id), posted.map((i) => i.status), posted.map((i) => i.postedAt), posted.map((i) => i.journalEntryId)]);
+/** Queues the write of the posted state (domain/invoices postedInvoice) of a draft this transaction holds locked. */
+export function markPosted(tx: Tx, posted: Invoice): void {
+  tx.later(MARK_POSTED, [posted.id, posted.status, posted.postedAt, posted.journalEntryId]);
 }
 
 /** What a post of a draft needs before its group runs: the invoice and the journal entry id it will get. */
@@ -81,13 +85,23 @@ export interface DraftToPost {
 const draftKey = (it: { scope: Scope; arg: DraftToPost }) => scopedIdKey(it.scope, it.arg.id);
 
 /**
- * The posts of a group's drafts (GroupBatch, libs/posting), a group of one included: the drafts
- * locked in one statement, posted by the domain's rule (postedInvoice), written in one more. A
- * work gets its posted row, null when its id is no draft of its scope (it then locks the invoice
- * to tell what it is), or undefined for a second post of the same invoice in the group (which then
- * finds it posted: a replay).
+ * What POST_DRAFTS_BATCH answers a post. The posts of one invoice in a group share `shared`: the
+ * draft as locked and posted by the domain's rule (null: no draft of the scope then), and the
+ * record the group's first post of it answered. Only the first (`first`) posts; the others answer
+ * its record as a replay (its mark is only written at the end of the unit of work).
  */
-export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
+export interface DraftPost {
+  first: boolean;
+  shared: { posted: Invoice | null; record?: Invoice };
+}
+
+/**
+ * The posts of a group's drafts (GroupBatch, libs/posting), a group of one included: the drafts
+ * locked in one statement and posted by the domain's rule (postedInvoice); the work queues the
+ * mark (markPosted). A work whose id is no draft of its scope gets `posted` null (it then locks
+ * the invoice to tell what it is).
+ */
+export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, DraftPost> = {
   async run({ sql, em, lock }, items) {
     const keys = items.map(draftKey);
     const first = new Map<string, number>();
@@ -109,9 +123,9 @@ export const POST_DRAFTS_BATCH: GroupBatch<DraftToPost, Invoice | null> = {
       const draft = read.read(r);
       return postedInvoice(draft, postedAt, entryIds.get(scopedIdKey(draft, draft.id))!);
     });
-    if (posted.length) await markPosted(sql, posted);
     const byKey = new Map(posted.map((p) => [scopedIdKey(p, p.id), p]));
-    return keys.map((key, i) => (first.get(key) === i ? (byKey.get(key) ?? null) : undefined));
+    const shared = new Map([...first.keys()].map((key) => [key, { posted: byKey.get(key) ?? null }]));
+    return keys.map((key, i) => ({ first: first.get(key) === i, shared: shared.get(key)! }));
   },
 };
 

@@ -6,7 +6,7 @@ import { type CreateOnce, type Db, type DraftRemake, type Outcome, type Tx, line
 import { type Invoice, InvoiceSchema, NOT_VOID, invoiceDto } from '../entities';
 import { checkVoid, postedInvoice } from '../domain/invoices';
 import { invoicePosting } from '../domain/postings';
-import { customerNotFound, insertInvoiceOfCustomer, lockInvoice, lockInvoiceRow, markPosted, requireCustomer, saveVoidedInvoice } from '../queries';
+import { type DraftPost, customerNotFound, insertInvoiceOfCustomer, lockInvoice, lockInvoiceRow, markPosted, requireCustomer, saveVoidedInvoice } from '../queries';
 
 /** A create body, or the body a draft's PATCH makes of the invoice (memo null clears it). */
 type InvoiceContent = Omit<InvoiceCreateBody, 'memo'> & { memo?: string | null };
@@ -68,12 +68,20 @@ export const INVOICE_ONCE: CreateOnce<Invoice> = {
 /**
  * Posts a draft: Dr A/R / Cr revenue on the issue date, status open (or paid when the total is 0),
  * invoice.posted for the app. Posting a posted invoice again is a repeated action: its current state,
- * no second ledger effect; a void invoice is not posted (409). `marked`: what its group's
- * POST_DRAFTS_BATCH answered (the draft locked and marked posted; null: no draft of the scope;
- * undefined: a second post of it in the group).
+ * no second ledger effect; a void invoice is not posted (409). `batched`: what its group's
+ * POST_DRAFTS_BATCH answered (DraftPost: a second post of it in the group answers the first's record).
  */
-export async function postInvoice(tx: Tx, id: string, marked: Invoice | null | undefined): Promise<Outcome<Invoice>> {
-  if (marked) return postMarked(tx, marked);
+export async function postInvoice(tx: Tx, id: string, batched: DraftPost): Promise<Outcome<Invoice>> {
+  const { first, shared } = batched;
+  if (!first) return { record: shared.record!, replayed: true }; // the first one answered (else the group failed)
+  const done = await postFirst(tx, id, shared.posted);
+  shared.record = done.record;
+  return done;
+}
+
+/** The group's first post of an invoice: `posted` as the batch locked and posted it, or null (not a draft then). */
+async function postFirst(tx: Tx, id: string, posted: Invoice | null): Promise<Outcome<Invoice>> {
+  if (posted) return postMarked(tx, posted);
   // Not a draft of the scope: not found, void, already posted (a replay), or a draft the batch's
   // snapshot did not hold yet (committed since): locked now, posted the same way.
   const inv = await lockInvoiceRow(tx, id);
@@ -84,17 +92,16 @@ export async function postInvoice(tx: Tx, id: string, marked: Invoice | null | u
     ]);
   }
   if (inv.status !== 'draft') return { record: inv, replayed: true };
-  const posted = postedInvoice(inv, new Date(), randomUUID());
-  await markPosted(tx.sql, [posted]);
-  return postMarked(tx, posted);
+  return postMarked(tx, postedInvoice(inv, new Date(), randomUUID()));
 }
 
 /**
- * The rest of a post once the draft's row is marked (markPosted): its entry posted in this
- * transaction with the id the row holds, or the lock date's 409 (a zero total too: its date is in
- * the books) rolls both back.
+ * A locked draft posted (domain/invoices postedInvoice): its mark queued (markPosted) and its entry
+ * posted in this transaction with the id the row gets, or the lock date's 409 (a zero total too:
+ * its date is in the books) rolls both back.
  */
 async function postMarked(tx: Tx, draft: Invoice): Promise<Outcome<Invoice>> {
+  markPosted(tx, draft);
   await tx.assertOpen(draft.issueDate, '/issue_date');
   if (draft.journalEntryId) await tx.post(invoicePosting(draft), { type: 'invoice', invoice: invoiceDto(draft) }, draft.journalEntryId);
   emitPosted(tx, draft);

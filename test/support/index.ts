@@ -7,7 +7,7 @@ export * from './service';
 export { bookedCents, entryLines, payoutSource, postingLine } from './ledger';
 export { type ChainTampering, type Tamper, chainTamperings } from './chain-tampering';
 export { expectRelayHeals } from './outbox';
-export { withBatchSpies } from './spies';
+export { withBatchSpies, withStatementLog } from './spies';
 export { type AdminCliRun, runAdminCli } from './admin-cli';
 export { outcome, payablesCalls } from './payables-calls';
 export { serviceDefinition } from './services';

@@ -4,7 +4,7 @@ import type { JetStreamManager } from 'nats';
 import { type TrustedContext, compileBody, eventsStreamName, schemas } from '@acct/contracts';
 import { accountId } from '@acct/ledger';
 import { BooksLockCheck, catalogueErrors, verifyChain } from '@acct/posting';
-import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, outcome, payablesCalls, startServiceForTest, withBatchSpies } from '@acct/testing';
+import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, outcome, payablesCalls, startServiceForTest, withBatchSpies, withStatementLog } from '@acct/testing';
 import { INSERT_BILLS_BATCH } from './queries';
 import { payablesService } from './service';
 
@@ -95,6 +95,16 @@ describe('payables against real Postgres and JetStream', () => {
         { date: '2026-01-10', account_code: '2000', side: 'credit', amount: 12_345, vendor_id: v, bill_id: b.id },
       ]);
       expect(await streamMessages()).toBe(before + 1);
+    });
+
+    it('creates and books a bill alone in four round trips: BEGIN, the INSERT, one chained write (entry, outbox), COMMIT', async () => {
+      const c = ctx();
+      const v = await vendor(c);
+      await bill(c, v, 100); // the scope's chart and chain head
+      await withStatementLog(async ({ transactionOf }) => {
+        await bill(c, v, 250);
+        expect(transactionOf('bill_insert_of_vendors')).toEqual(['BEGIN', 'bill_insert_of_vendors', 'ledger_write_chained_outbox_insert', 'COMMIT']);
+      });
     });
 
     it('creates the bills that arrive together in one statement; a group with a missing vendor or a repeat is split until each is alone', async () => {

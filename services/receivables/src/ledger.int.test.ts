@@ -3,7 +3,7 @@ import type { JetStreamManager } from 'nats';
 import { type RpcReply, type RpcRequest, type TrustedContext, eventsStreamName } from '@acct/contracts';
 import type { Outbox } from '@acct/kit';
 import { BooksLockCheck, catalogueErrors, verifyChain } from '@acct/posting';
-import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest, withBatchSpies } from '@acct/testing';
+import { type TestService, ctx, entryLines, expectRelayHeals, firstRow, startServiceForTest, withBatchSpies, withStatementLog } from '@acct/testing';
 import { POST_DRAFTS_BATCH } from './queries';
 import { receivablesService } from './service';
 
@@ -139,6 +139,17 @@ describe('receivables books against real Postgres and JetStream', () => {
     expect(await streamMessages()).toBe(before + 5); // two posting events, three invoice.posted
     expect(await verifyChain(svc.orm, { organizationId: c.organizationId, environment: c.environment })).toMatchObject({ firstBrokenEntryId: null, entries: 3 });
     expect(first.id).toBeDefined();
+  });
+
+  it('posts a draft alone in four round trips: BEGIN, the drafts locked, one chained write (entry, mark, outbox), COMMIT', async () => {
+    const c = ctx();
+    const cust = await customer(c);
+    await postedInvoice(c, 100, cust); // the scope's chart and chain head
+    const id = await draftOf(c, cust, 250);
+    await withStatementLog(async ({ transactionOf }) => {
+      await svc.ok('invoices.post', c, { params: { id } });
+      expect(transactionOf('invoice_lock_drafts')).toEqual(['BEGIN', 'invoice_lock_drafts', 'ledger_write_chained_outbox_insert_invoice_mark_posted', 'COMMIT']);
+    });
   });
 
   it('posts an invoice as one balanced entry and publishes its events before replying', async () => {

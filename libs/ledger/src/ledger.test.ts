@@ -50,7 +50,9 @@ describe('insertJournalEntries', () => {
       if (s.name === 'ledger_create_chain_heads') exists = true;
       if (s.name === 'ledger_lock_chain_heads') return head() as R[];
       if (s.name.startsWith('ledger_write_chained')) {
-        const [, , prevEntries, prevHash] = values as unknown[][];
+        const [scopes, , prevEntries, prevHash] = values as unknown[][];
+        // No scope (no entries): ok, and no head (the statement's ok LEFT JOIN locked).
+        if (!scopes!.length) return [{ ok: true, organization_id: null, environment: null, entries: null, head_hash: null }] as R[];
         const ok = exists && prevEntries![0] === 2 && prevHash![0] === GENESIS_HASH;
         return head().map((h) => ({ ok, ...h })) as R[];
       }
@@ -127,21 +129,33 @@ describe('insertJournalEntries', () => {
     expect(heads.get(scope)).toEqual({ entries: 3, hash: hashes.get(ENTRY) });
   });
 
-  it('writes another INSERT (the outbox rows) in the same statement, with the values of the hashes it finally wrote', async () => {
+  it('writes other writes (the outbox rows, an UPDATE) in the same statement, gated, with the values of the hashes it finally wrote', async () => {
     const { calls, run } = named();
     const seen: string[] = [];
-    const also = {
-      name: 'x_insert',
-      sql: 'INSERT INTO x (id) SELECT id FROM unnest(?::text[]) AS t (id)',
-      values: (h: ReadonlyMap<string, string>) => [[...h.values()].map((v) => (seen.push(v), v))],
-    };
+    const also = [
+      {
+        name: 'x_insert',
+        sql: 'INSERT INTO x (id) SELECT id FROM unnest(?::text[]) AS t (id)',
+        values: (h: ReadonlyMap<string, string>) => [[...h.values()].map((v) => (seen.push(v), v))],
+      },
+      { name: 'y_mark', sql: 'UPDATE y SET done = true FROM unnest(?::uuid[]) AS k (id) WHERE y.id = k.id', where: true, values: () => [[INVOICE]] },
+    ];
     const hashes = await insertJournalEntries(run, [{ scope, entry: draft }], { also });
-    expect(calls.map((c) => c.s.name)).toEqual(['ledger_lock_chain_heads', 'ledger_write_chained_x_insert']);
+    expect(calls.map((c) => c.s.name)).toEqual(['ledger_lock_chain_heads', 'ledger_write_chained_x_insert_y_mark']);
     expect(calls[1]!.s.sql).toContain(
-      'also AS (\n    INSERT INTO x (id) SELECT id FROM unnest(?::text[]) AS t (id)\n    WHERE (SELECT ok FROM ok)\n  )\n  SELECT (SELECT ok FROM ok) AS ok',
+      'also_0 AS (\n    INSERT INTO x (id) SELECT id FROM unnest(?::text[]) AS t (id)\n    WHERE (SELECT ok FROM ok)\n  ), also_1 AS (\n    UPDATE y SET done = true FROM unnest(?::uuid[]) AS k (id) WHERE y.id = k.id\n    AND (SELECT ok FROM ok)\n  )\n  SELECT ok.ok',
     );
-    expect(calls[1]!.values.at(-1)).toEqual([hashes.get(ENTRY)]);
+    expect(calls[1]!.values.slice(-2)).toEqual([[hashes.get(ENTRY)], [INVOICE]]);
     expect(seen.at(-1)).toBe(hashes.get(ENTRY));
+  });
+
+  it('with no entries, makes the other writes alone in the same statement (no head locked); with nothing at all, no statement', async () => {
+    const { calls, run } = named();
+    const also = [{ name: 'x_insert', sql: 'INSERT INTO x (id) SELECT id FROM unnest(?::text[]) AS t (id)', values: () => [['a']] }];
+    expect(await insertJournalEntries(run, [], { also })).toEqual(new Map());
+    expect(calls.map((c) => [c.s.name, c.values[0]])).toEqual([['ledger_write_chained_x_insert', []]]);
+    await insertJournalEntries(run, []);
+    expect(calls).toHaveLength(1);
   });
 
   it("a scope's first entry: creates its head, locks it, then writes", async () => {

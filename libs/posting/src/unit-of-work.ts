@@ -95,8 +95,8 @@ interface Queued {
  * The first statement of a kind of work (e.g. the locking of the drafts to post), made ONCE for
  * every work of that kind in a unit of work, set-based, before the works run: `run` gets each
  * work's scope and argument in queue order and answers one result for each, or undefined for a
- * work it left to do its own (e.g. the second post of one invoice in a group). Each work then gets
- * its result (`work(tx, batched)`). So a group of N posts makes one round trip where it made N,
+ * work it left to do its own. Each work then gets its result (`work(tx, batched)`). So a group
+ * of N posts makes one round trip where it made N,
  * and a group of one makes the same statement with one item: a kind of write has ONE statement
  * form. The works then behave as if every batched statement had run first, in queue order: one of
  * the serial orders of concurrent requests.
@@ -124,8 +124,8 @@ export interface Committed {
  * works. Each kind of batch runs once (GroupBatch), then the works one after the other; their
  * journal entries, the charts they need, every outbox row and the rows of their later writes
  * (LaterWrite) are written after the last work, set-based, in one chained statement (libs/ledger
- * insertJournalEntries); then COMMIT. Throws what
- * the first failing work (or COMMIT) threw; nothing is committed then.
+ * insertJournalEntries); then COMMIT. Throws what the first failing work (or COMMIT) threw;
+ * nothing is committed then.
  */
 export class UnitOfWork {
   /** Scopes whose chart of accounts a committed transaction created (accounts are never deleted). */

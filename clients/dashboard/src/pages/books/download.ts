@@ -16,12 +16,7 @@ export async function downloadDocument(id: string, fileName: string): Promise<vo
     throw networkError(cause);
   }
   if (!res.ok) {
-    let body: unknown = null;
-    try {
-      body = await res.json();
-    } catch {
-      body = null;
-    }
+    const body: unknown = await res.json().catch(() => null);
     throw errorFromResponse(res.status, body, res.headers.get('Request-Id'));
   }
   const url = URL.createObjectURL(await res.blob());

@@ -18,7 +18,11 @@ function Lines({ entry }: { entry: JournalEntry }) {
   return (
     <details class="entry">
       <summary>
-        {entry.lines.length} lines<span class="visually-hidden"> of the entry of {entry.entry_date}, {shortId(entry.id)}</span>
+        {entry.lines.length} lines
+        <span class="visually-hidden">
+          {' '}
+          of the entry of {entry.entry_date}, {shortId(entry.id)}
+        </span>
       </summary>
       <div class="entry-lines">
         <table>
@@ -77,7 +81,14 @@ export function EntriesOf({ sourceId }: { sourceId: string }) {
   return (
     <section aria-labelledby="entries-title">
       <h2 id="entries-title">Journal entries</h2>
-      <List<JournalEntry> title="Journal entries" path="/v1/journal-entries" columns={ENTRY_COLUMNS} query={{ source_id: sourceId }} createdFilter={false} empty="No journal entry: it has not posted." />
+      <List<JournalEntry>
+        title="Journal entries"
+        path="/v1/journal-entries"
+        columns={ENTRY_COLUMNS}
+        query={{ source_id: sourceId }}
+        createdFilter={false}
+        empty="No journal entry: it has not posted."
+      />
       <p>
         <a href={`${href('/journal')}?source_id=${encodeURIComponent(sourceId)}`}>Open these entries in the journal</a>
       </p>

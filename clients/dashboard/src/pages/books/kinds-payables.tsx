@@ -13,7 +13,15 @@ export const VENDORS: Kind<Vendor> = {
   searchParam: 'external_vendor_id',
   searchLabel: 'External vendor id',
   columns: [
-    { label: 'Name', value: (v) => v.display_name, render: (v) => <RecordLink route="/vendors" id={v.id}>{v.display_name}</RecordLink> },
+    {
+      label: 'Name',
+      value: (v) => v.display_name,
+      render: (v) => (
+        <RecordLink route="/vendors" id={v.id}>
+          {v.display_name}
+        </RecordLink>
+      ),
+    },
     { label: 'External id', value: (v) => v.external_vendor_id, render: (v) => <code>{v.external_vendor_id}</code> },
     { label: 'Type', value: (v) => v.vendor_type },
     { label: '1099', value: (v) => (v.is_1099_eligible ? 'eligible' : 'no') },
@@ -50,7 +58,15 @@ export const BILLS: Kind<Bill> = {
   searchLabel: 'External bill id',
   statuses: ['draft', 'posted', 'reversed'],
   columns: [
-    { label: 'Number', value: (b) => b.bill_number, render: (b) => <RecordLink route="/bills" id={b.id}>{b.bill_number}</RecordLink> },
+    {
+      label: 'Number',
+      value: (b) => b.bill_number,
+      render: (b) => (
+        <RecordLink route="/bills" id={b.id}>
+          {b.bill_number}
+        </RecordLink>
+      ),
+    },
     { label: 'Vendor', value: (b) => b.vendor_id, render: (b) => <RecordLink route="/vendors" id={b.vendor_id} what="Vendor" /> },
     { label: 'Issued', value: (b) => b.issue_date },
     { label: 'Due', value: (b) => b.due_date },

@@ -16,7 +16,15 @@ export const CUSTOMERS: Kind<Customer> = {
   searchParam: 'external_customer_id',
   searchLabel: 'External customer id',
   columns: [
-    { label: 'Name', value: (c) => c.name, render: (c) => <RecordLink route="/customers" id={c.id}>{c.name}</RecordLink> },
+    {
+      label: 'Name',
+      value: (c) => c.name,
+      render: (c) => (
+        <RecordLink route="/customers" id={c.id}>
+          {c.name}
+        </RecordLink>
+      ),
+    },
     { label: 'External id', value: (c) => c.external_customer_id, render: (c) => <code>{c.external_customer_id}</code> },
     { label: 'Email', value: (c) => c.email, render: (c) => c.email ?? '—' },
     created,
@@ -49,7 +57,15 @@ export const INVOICES: Kind<Invoice> = {
   searchLabel: 'External invoice id',
   statuses: ['draft', 'open', 'partially_paid', 'paid', 'void'],
   columns: [
-    { label: 'Number', value: (i) => i.invoice_number, render: (i) => <RecordLink route="/invoices" id={i.id}>{i.invoice_number}</RecordLink> },
+    {
+      label: 'Number',
+      value: (i) => i.invoice_number,
+      render: (i) => (
+        <RecordLink route="/invoices" id={i.id}>
+          {i.invoice_number}
+        </RecordLink>
+      ),
+    },
     { label: 'Customer', value: (i) => i.customer_id, render: (i) => <RecordLink route="/customers" id={i.customer_id} what="Customer" /> },
     { label: 'Issued', value: (i) => i.issue_date },
     { label: 'Due', value: (i) => i.due_date },
@@ -88,7 +104,15 @@ export const ESTIMATES: Kind<Estimate> = {
   searchLabel: 'External estimate id',
   statuses: ['draft', 'sent', 'accepted', 'declined', 'expired', 'converted'],
   columns: [
-    { label: 'External id', value: (e) => e.external_estimate_id, render: (e) => <RecordLink route="/estimates" id={e.id}>{e.external_estimate_id}</RecordLink> },
+    {
+      label: 'External id',
+      value: (e) => e.external_estimate_id,
+      render: (e) => (
+        <RecordLink route="/estimates" id={e.id}>
+          {e.external_estimate_id}
+        </RecordLink>
+      ),
+    },
     { label: 'Customer', value: (e) => e.customer_id, render: (e) => <RecordLink route="/customers" id={e.customer_id} what="Customer" /> },
     { label: 'Issued', value: (e) => e.issue_date },
     { label: 'Expires', value: (e) => e.expiry_date ?? '' },
@@ -123,7 +147,15 @@ export const PAYMENTS: Kind<Payment> = {
   searchParam: 'external_payment_id',
   searchLabel: 'External payment id',
   columns: [
-    { label: 'External id', value: (p) => p.external_payment_id, render: (p) => <RecordLink route="/payments" id={p.id}>{p.external_payment_id}</RecordLink> },
+    {
+      label: 'External id',
+      value: (p) => p.external_payment_id,
+      render: (p) => (
+        <RecordLink route="/payments" id={p.id}>
+          {p.external_payment_id}
+        </RecordLink>
+      ),
+    },
     { label: 'Invoice', value: (p) => p.invoice_id, render: (p) => <RecordLink route="/invoices" id={p.invoice_id} what="Invoice" /> },
     { label: 'Received', value: (p) => p.received_date },
     { label: 'Source', value: (p) => p.processor ?? p.source },
@@ -155,7 +187,15 @@ export const PAYOUTS: Kind<ProcessorPayout> = {
   searchParam: 'external_payout_id',
   searchLabel: 'External payout id',
   columns: [
-    { label: 'External id', value: (p) => p.external_payout_id, render: (p) => <RecordLink route="/processor-payouts" id={p.id}>{p.external_payout_id}</RecordLink> },
+    {
+      label: 'External id',
+      value: (p) => p.external_payout_id,
+      render: (p) => (
+        <RecordLink route="/processor-payouts" id={p.id}>
+          {p.external_payout_id}
+        </RecordLink>
+      ),
+    },
     { label: 'Processor', value: (p) => p.processor },
     { label: 'Paid out', value: (p) => p.payout_date },
     cents('Gross', (p: ProcessorPayout) => p.gross_cents),

@@ -1,4 +1,4 @@
-import { agingSeries, cashPosition, entryBalances, entryTotal, isDay, lastMonths, linesText, partyRows, topWithOthers, trialBalanceRows } from './shaping';
+import { agingSeries, cashPosition, entryBalances, entryTotal, isDay, lastMonths, linesText, monthsBetween, partyRows, topWithOthers, trialBalanceRows } from './shaping';
 import type { Account } from './types';
 
 describe('month periods for revenue by month', () => {
@@ -99,7 +99,39 @@ describe('report shaping', () => {
 
   it('keeps the largest values and sums the rest under Others', () => {
     const rows = [1, 5, 3, 4, 2].map((n) => ({ n }));
-    expect(topWithOthers(rows, (r) => `v${r.n}`, (r) => r.n, 2)).toEqual({ labels: ['v5', 'v4', 'Others (3)'], data: [5, 4, 6] });
-    expect(topWithOthers(rows.slice(0, 2), (r) => `v${r.n}`, (r) => r.n, 2)).toEqual({ labels: ['v5', 'v1'], data: [5, 1] });
+    expect(
+      topWithOthers(
+        rows,
+        (r) => `v${r.n}`,
+        (r) => r.n,
+        2,
+      ),
+    ).toEqual({ labels: ['v5', 'v4', 'Others (3)'], data: [5, 4, 6] });
+    expect(
+      topWithOthers(
+        rows.slice(0, 2),
+        (r) => `v${r.n}`,
+        (r) => r.n,
+        2,
+      ),
+    ).toEqual({ labels: ['v5', 'v1'], data: [5, 1] });
+  });
+});
+
+describe('months of a report period', () => {
+  it('clips the first and last month to the period', () => {
+    expect(monthsBetween('2026-01-15', '2026-03-10').map((m) => [m.key, m.from, m.to])).toEqual([
+      ['2026-01', '2026-01-15', '2026-01-31'],
+      ['2026-02', '2026-02-01', '2026-02-28'],
+      ['2026-03', '2026-03-01', '2026-03-10'],
+    ]);
+  });
+
+  it('keeps the last months of a long period and refuses a reversed or malformed one', () => {
+    const months = monthsBetween('2020-01-01', '2026-12-31', 24);
+    expect(months).toHaveLength(24);
+    expect(months[0]!.key).toBe('2025-01');
+    expect(monthsBetween('2026-03-01', '2026-01-01')).toEqual([]);
+    expect(monthsBetween('2026-13-01', '2026-12-01')).toEqual([]);
   });
 });

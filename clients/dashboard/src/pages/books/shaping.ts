@@ -59,10 +59,7 @@ export function agingSeries(aging: Partial<Aging> | null | undefined): number[] 
 }
 
 /** The receivable or payable report's parties as rows under one id name. */
-export function partyRows<P extends { display_name: string | null; open_cents: number; aging: Aging }>(
-  parties: readonly P[],
-  idOf: (p: P) => string,
-): PartyAging[] {
+export function partyRows<P extends { display_name: string | null; open_cents: number; aging: Aging }>(parties: readonly P[], idOf: (p: P) => string): PartyAging[] {
   return parties.map((p) => ({ id: idOf(p), display_name: p.display_name, open_cents: p.open_cents, aging: p.aging })).sort((a, b) => b.open_cents - a.open_cents);
 }
 
@@ -120,3 +117,12 @@ export const shortId = (id: string): string => id.slice(0, 8);
 
 /** A status as a word: `partially_paid` → `partially paid`. */
 export const statusText = (status: string): string => status.replace(/_/g, ' ');
+
+/** The calendar months that a period touches, each clipped to the period; at most `max` (the last ones). */
+export function monthsBetween(from: string, to: string, max = 24): MonthPeriod[] {
+  if (!isDay(from) || !isDay(to) || from > to) return [];
+  const end = new Date(`${to}T00:00:00Z`);
+  const start = new Date(`${from}T00:00:00Z`);
+  const count = (end.getUTCFullYear() - start.getUTCFullYear()) * 12 + end.getUTCMonth() - start.getUTCMonth() + 1;
+  return lastMonths(end, Math.min(count, max)).map((m) => ({ ...m, from: m.from < from ? from : m.from, to: m.to > to ? to : m.to }));
+}

@@ -1,7 +1,7 @@
 import type { Column } from '../../components/list';
 import { List } from '../../components/list';
 import { href } from '../../paths';
-import { RecordLink, money } from './parts';
+import { RecordLink, dayCol, money } from './parts';
 import { entryBalances, entryTotal, linesText, shortId, statusText } from './shaping';
 import type { JournalEntry } from './types';
 
@@ -62,7 +62,7 @@ function Source({ e }: { e: JournalEntry }) {
 }
 
 export const ENTRY_COLUMNS: Column<JournalEntry>[] = [
-  { label: 'Date', value: (e) => e.entry_date },
+  dayCol('Date', (e: JournalEntry) => e.entry_date),
   { label: 'Source', value: (e) => `${e.source_type} ${e.source_id}`, render: (e) => <Source e={e} /> },
   { label: 'Memo', value: (e) => e.memo, render: (e) => e.memo ?? '—' },
   {

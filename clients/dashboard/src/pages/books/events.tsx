@@ -33,6 +33,7 @@ export function EventsPage() {
         <StatusFilter id="events-source" label="Source" statuses={SOURCES} value={source} onChange={setSource} />
       </div>
       <List<InboundEvent>
+        key={`${status}:${source}`}
         title="Inbound events"
         path="/v1/events"
         columns={EVENT_COLUMNS}

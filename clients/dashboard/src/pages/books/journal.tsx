@@ -77,6 +77,7 @@ export function JournalPage() {
         <button type="submit">Show</button>
       </form>
       <List<JournalEntry>
+        key={`${sourceId}:${dates.from}:${dates.to}`}
         title="Journal entries"
         path="/v1/journal-entries"
         columns={ENTRY_COLUMNS}

@@ -2,7 +2,7 @@ import type { Column } from '../../components/list';
 import { formatDateTime } from '../../format';
 import { anyKind, type Kind } from './kind';
 import { cents, created, status } from './kinds-receivables';
-import { MetadataList, RecordLink, StaticTable, StatusBadge, money } from './parts';
+import { MetadataList, RecordLink, StaticTable, StatusBadge, dayCol, money } from './parts';
 import type { Bill, Vendor, VendorPayment } from './types';
 
 export const VENDORS: Kind<Vendor> = {
@@ -68,8 +68,8 @@ export const BILLS: Kind<Bill> = {
       ),
     },
     { label: 'Vendor', value: (b) => b.vendor_id, render: (b) => <RecordLink route="/vendors" id={b.vendor_id} what="Vendor" /> },
-    { label: 'Issued', value: (b) => b.issue_date },
-    { label: 'Due', value: (b) => b.due_date },
+    dayCol('Issued', (b: Bill) => b.issue_date),
+    dayCol('Due', (b: Bill) => b.due_date),
     status,
     cents('Total', (b: Bill) => b.total_cents),
     cents('Open balance', (b: Bill) => b.open_balance_cents),
@@ -121,7 +121,7 @@ export const VENDOR_PAYMENTS: Kind<VendorPayment> = {
       ),
     },
     { label: 'Vendor', value: (p) => p.vendor_id, render: (p) => <RecordLink route="/vendors" id={p.vendor_id} what="Vendor" /> },
-    { label: 'Paid', value: (p) => p.payment_date },
+    dayCol('Paid', (p: VendorPayment) => p.payment_date),
     status,
     cents('Amount', (p: VendorPayment) => p.amount_cents),
   ],

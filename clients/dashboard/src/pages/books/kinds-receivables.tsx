@@ -1,7 +1,7 @@
 import type { Column } from '../../components/list';
 import { formatDateTime } from '../../format';
 import { anyKind, type Kind } from './kind';
-import { MetadataList, RecordLink, StatusBadge, money } from './parts';
+import { MetadataList, RecordLink, StatusBadge, dayCol, money } from './parts';
 import type { Customer, Estimate, Invoice, Payment, ProcessorPayout } from './types';
 
 export const created = { label: 'Created', value: (r: { created_at: string }) => r.created_at, render: (r: { created_at: string }) => formatDateTime(r.created_at) };
@@ -67,8 +67,8 @@ export const INVOICES: Kind<Invoice> = {
       ),
     },
     { label: 'Customer', value: (i) => i.customer_id, render: (i) => <RecordLink route="/customers" id={i.customer_id} what="Customer" /> },
-    { label: 'Issued', value: (i) => i.issue_date },
-    { label: 'Due', value: (i) => i.due_date },
+    dayCol('Issued', (i: Invoice) => i.issue_date),
+    dayCol('Due', (i: Invoice) => i.due_date),
     status,
     cents('Total', (i: Invoice) => i.total_cents),
     cents('Balance due', (i: Invoice) => i.balance_due_cents),
@@ -114,8 +114,8 @@ export const ESTIMATES: Kind<Estimate> = {
       ),
     },
     { label: 'Customer', value: (e) => e.customer_id, render: (e) => <RecordLink route="/customers" id={e.customer_id} what="Customer" /> },
-    { label: 'Issued', value: (e) => e.issue_date },
-    { label: 'Expires', value: (e) => e.expiry_date ?? '' },
+    dayCol('Issued', (e: Estimate) => e.issue_date),
+    dayCol('Expires', (e: Estimate) => e.expiry_date),
     status,
     cents('Total', (e: Estimate) => e.total_cents),
   ],
@@ -157,7 +157,7 @@ export const PAYMENTS: Kind<Payment> = {
       ),
     },
     { label: 'Invoice', value: (p) => p.invoice_id, render: (p) => <RecordLink route="/invoices" id={p.invoice_id} what="Invoice" /> },
-    { label: 'Received', value: (p) => p.received_date },
+    dayCol('Received', (p: Payment) => p.received_date),
     { label: 'Source', value: (p) => p.processor ?? p.source },
     status,
     cents('Amount', (p: Payment) => p.amount_cents),
@@ -197,7 +197,7 @@ export const PAYOUTS: Kind<ProcessorPayout> = {
       ),
     },
     { label: 'Processor', value: (p) => p.processor },
-    { label: 'Paid out', value: (p) => p.payout_date },
+    dayCol('Paid out', (p: ProcessorPayout) => p.payout_date),
     cents('Gross', (p: ProcessorPayout) => p.gross_cents),
     cents('Fee', (p: ProcessorPayout) => p.fee_cents),
     cents('Net', (p: ProcessorPayout) => p.net_cents),

@@ -21,6 +21,22 @@ export function RecordLink({ route, id, children, what }: { route: string; id: s
   return <a href={href(`${route}/${encodeURIComponent(id)}`)}>{children ?? `${what ?? 'Record'} ${shortId(id)}`}</a>;
 }
 
+/** A date column: a `<time>` that does not break at its hyphens. */
+export const dayCol = <T,>(label: string, get: (r: T) => string | null | undefined): Column<T> => ({
+  label,
+  value: (r) => get(r) ?? '',
+  render: (r) => {
+    const d = get(r);
+    return d ? (
+      <time class="day" dateTime={d}>
+        {d}
+      </time>
+    ) : (
+      '—'
+    );
+  },
+});
+
 /** A record's facts as a description list. */
 export function Facts({ rows }: { rows: [string, ComponentChildren][] }) {
   return (

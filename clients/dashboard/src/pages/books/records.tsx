@@ -22,7 +22,16 @@ function RecordList<T extends { id: string }>({ kind, intro }: { kind: Kind<T>; 
       <PageTitle>{kind.title}</PageTitle>
       {intro}
       {kind.statuses ? <StatusFilter id={`${id}-status`} label="Status" statuses={kind.statuses} value={status} onChange={setStatus} /> : null}
-      <List<T> title={kind.title} path={kind.path} columns={kind.columns} searchParam={kind.searchParam} searchLabel={kind.searchLabel} query={{ status: status || undefined }} />
+      {/* Keyed by the status: a new filter starts from the first page (a cursor of another filter is refused). */}
+      <List<T>
+        key={status}
+        title={kind.title}
+        path={kind.path}
+        columns={kind.columns}
+        searchParam={kind.searchParam}
+        searchLabel={kind.searchLabel}
+        query={{ status: status || undefined }}
+      />
     </>
   );
 }

@@ -82,7 +82,6 @@ function Summary() {
               />
               <MoneyChart
                 empty="No revenue in this period."
-
                 title={`Revenue by month, ${summary.from} to ${summary.to}`}
                 type="bar"
                 labels={monthly.labels}
@@ -127,7 +126,6 @@ function TrialBalanceReport() {
               </p>
               <MoneyChart
                 empty={null}
-
                 title={`Trial balance as of ${tb.as_of}`}
                 type="bar"
                 labels={rows.map((a) => `${a.code} ${a.name}`)}

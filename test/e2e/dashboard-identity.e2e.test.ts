@@ -31,7 +31,7 @@ interface Hit {
  * an owner joins by a CLI invitation, signs in by password then passkey, makes, rolls and revokes a
  * key (the revocation refused at once and delivered as `api_key.revoked`). Every page visited is
  * checked by axe-core and kept as a screenshot (test-artifacts/dashboard/). Roles and the security
- * checks are in dashboard-roles.e2e.test.ts.
+ * checks are in dashboard-roles.e2e.test.ts (same helpers).
  */
 describe('e2e: dashboard identity — an owner from invitation to passkey and keys', () => {
   let e2e: E2E;

@@ -80,10 +80,16 @@ describe('e2e: dashboard roles and security', () => {
       role: 'accountant',
     });
     const accountant = await joined(accountantUrl, 'Ada Accountant');
-    // The form takes the current lock date when it has loaded: fill it after that.
-    const loaded = apiResponse(accountant, 'GET', '/v1/settings/books-lock');
+    // The form takes the current lock date when it has loaded: until then it takes no input (a date
+    // typed in before was replaced by the loaded one, and saved as a cleared lock when there was none).
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await accountant.route('**/dashboard/api/v1/settings/books-lock', async (route) => (route.request().method() === 'GET' ? held.then(() => route.continue()) : route.continue()));
+    const asked = accountant.waitForRequest((r) => r.method() === 'GET' && r.url().endsWith('/v1/settings/books-lock'));
     await accountant.goto(`${dash}/settings`);
-    expect((await loaded).status()).toBe(200);
+    await asked;
+    expect(await accountant.locator('#lock-date').isDisabled()).toBe(true);
+    release();
     await accountant.locator('#lock-date').fill('2026-01-31');
     const saved = apiResponse(accountant, 'PUT', '/v1/settings/books-lock');
     await accountant.getByRole('button', { name: 'Save the lock date' }).click();

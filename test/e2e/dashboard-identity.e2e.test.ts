@@ -175,6 +175,12 @@ describe('e2e: dashboard identity — an owner from invitation to passkey and ke
     expect(rolled.id).not.toBe(first.id);
     expectStatus(await publicCall(first.key), 200);
     expectStatus(await publicCall(rolled.key), 200);
+    // The old key keeps working for the hour chosen, and the list says until when.
+    const listed = (await pageFetch(page, 'GET', `/dashboard/api/apps/${keys.connected_app_id}/keys`)).json.data as { id: string; expires_at: string | null }[];
+    const expiresIn = Date.parse(listed.find((k) => k.id === first.id)!.expires_at!) - Date.now();
+    expect(expiresIn).toBeGreaterThan(3_500_000);
+    expect(expiresIn).toBeLessThanOrEqual(3_600_000);
+    expect(listed.find((k) => k.id === rolled.id)!.expires_at).toBeNull();
 
     const endpoint = await client(e2e.base, rolled.key)('POST', '/api/v1/webhook-endpoints', { url: hookUrl, event_types: ['api_key.revoked'] });
     expectStatus(endpoint, 201);

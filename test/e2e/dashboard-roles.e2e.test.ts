@@ -158,7 +158,7 @@ describe('e2e: dashboard roles and security', () => {
     await page.context().close();
   });
 
-  it('refuses a write without the CSRF token or from another origin, and a session cookie after sign-out', async () => {
+  it('refuses a write without the CSRF token or from another origin, and a session cookie after sign-out or a password change', async () => {
     const { page } = owner;
     const invite = { email: `csrf-${Date.now()}@example.com`, role: 'viewer' };
     const noCsrf = await pageFetch(page, 'POST', '/dashboard/api/invites', invite, { csrf: false });
@@ -181,10 +181,24 @@ describe('e2e: dashboard roles and security', () => {
     const other = await (await newDashboardContext(browser)).newPage();
     expect(await signInWithPassword(other, e2e.base, owner.email)).toBe(200);
     const saved = await cookieHeader(other);
-    const session = () => fetch(`${e2e.base}/dashboard/api/session`, { headers: { cookie: saved } }).then((r) => r.status);
-    expect(await session()).toBe(200);
+    const session = (cookie: string) => fetch(`${e2e.base}/dashboard/api/session`, { headers: { cookie } }).then((r) => r.status);
+    expect(await session(saved)).toBe(200);
     await signOut(other);
-    expect(await session()).toBe(401);
+    expect(await session(saved)).toBe(401);
+
+    // A password changed on the Account page ends the member's other sessions, not this one.
+    expect(await signInWithPassword(other, e2e.base, owner.email)).toBe(200);
+    const second = await cookieHeader(other);
+    await page.goto(`${dash}/account`);
+    await page.getByLabel('Current password').fill(owner.password);
+    await page.getByLabel('New password').fill(`${owner.password} 2`);
+    const changed = apiResponse(page, 'PUT', '/password');
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    expect((await changed).status()).toBe(204);
+    await page.getByText('Password changed. Your other sessions have ended.').waitFor();
+    owner.password = `${owner.password} 2`;
+    expect(await session(second)).toBe(401);
+    expect(await session(await cookieHeader(page))).toBe(200);
     await other.context().close();
   });
 

@@ -36,7 +36,7 @@ export async function withStatementLog<T>(body: (log: { transactionOf: (name: st
   const transactionOf = (name: string) => {
     const labels = [...byClient.values()].find((l) => l.includes(name)) ?? [];
     const at = labels.lastIndexOf(name);
-    const start = labels.slice(0, at).findLastIndex((l) => /^begin\b/i.test(l));
+    const start = labels.slice(0, at).reduce((last, l, i) => (/^begin\b/i.test(l) ? i : last), -1); // the last BEGIN before it
     const end = labels.findIndex((l, i) => i > at && /^(commit|rollback)$/i.test(l));
     return at < 0 ? [] : labels.slice(Math.max(start, 0), end < 0 ? undefined : end + 1);
   };

@@ -37,6 +37,7 @@ export const NAV: readonly NavItem[] = [
   { label: 'Invoices', path: '/invoices' },
   { label: 'Estimates', path: '/estimates' },
   { label: 'Payments', path: '/payments' },
+  { label: 'Processor payouts', path: '/processor-payouts' },
   { label: 'Vendors', path: '/vendors' },
   { label: 'Bills', path: '/bills' },
   { label: 'Vendor payments', path: '/vendor-payments' },

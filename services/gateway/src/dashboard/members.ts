@@ -4,7 +4,7 @@ import type { Member, Role } from './types';
 
 /** The `members` table: the people of an organization who sign in to the dashboard. */
 
-interface MemberRow {
+export interface MemberRow {
   id: string;
   organization_id: string;
   email: string;

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '@acct/contracts';
 import type { EntityManager, Orm } from '@acct/kit';
 import type { Ctx, Middleware } from '../middlewares/state';
-import { toMember } from './members';
+import { type MemberRow, toMember } from './members';
 import type { DashboardSession, Role, SessionResolver } from './types';
 
 /**
@@ -55,17 +55,11 @@ export function setSessionCookie(ctx: Ctx, id: string | null): void {
 
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
-interface SessionRow {
+/** A session row joined with its member's row. */
+interface SessionRow extends MemberRow {
   id_hash: string;
   csrf_token: string;
   seen_ago_s: number;
-  id: string;
-  organization_id: string;
-  email: string;
-  name: string;
-  role: Role;
-  password_hash: string;
-  created_at: Date;
 }
 
 /** Resolves the request's session cookie to its live session (and notes it was seen), or null. */

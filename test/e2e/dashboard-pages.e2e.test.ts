@@ -119,7 +119,7 @@ describe('e2e: every dashboard page, wide and 360 px', () => {
         await open(page, path);
         expect({ name, alerts: await page.locator('main [role=alert]').allInnerTexts() }).toEqual({ name, alerts: [] });
         await checkPage(page, `${name}-${width}`);
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
         expect({ name, overflow }).toEqual({ name, overflow: 0 });
       }
     });
@@ -130,9 +130,9 @@ describe('e2e: every dashboard page, wide and 360 px', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await open(page, '/invoices');
     await page.keyboard.press('Tab');
-    const first = await page.evaluate(() => ({ text: document.activeElement?.textContent?.trim(), href: document.activeElement?.getAttribute('href') }));
+    const first = await page.evaluate<{ text?: string }>(`({ text: document.activeElement?.textContent?.trim() })`);
     expect(first.text?.toLowerCase()).toContain('skip');
     await page.keyboard.press('Enter');
-    expect(await page.evaluate(() => Boolean(document.activeElement?.closest('main')))).toBe(true);
+    expect(await page.evaluate<boolean>(`Boolean(document.activeElement?.closest('main'))`)).toBe(true);
   });
 });

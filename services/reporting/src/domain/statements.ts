@@ -24,7 +24,7 @@ export function accountsOf(codes: Iterable<string>): AccountDef[] {
 
 const creditNormal = (type: AccountDef['type']) => type === 'liability' || type === 'equity' || type === 'revenue';
 /** Debits − credits as an amount on the account's normal side. */
-const onNormalSide = (a: AccountDef, net: number) => (creditNormal(a.type) ? -net : net);
+const onNormalSide = (a: AccountDef, net: number) => (creditNormal(a.type) ? 0 - net : net);
 
 /** Per code, the debits − credits of each bucket. */
 function netByBucket(rows: readonly BucketTotals[], buckets: number): Map<string, number[]> {
@@ -87,7 +87,7 @@ export function balanceSheet(s: Scope, dates: readonly string[], startMonth: num
   /** Debits − credits of a code over every day up to d. */
   const netUpTo = (code: string, d: string) => sum((nets.get(code) ?? []).filter((_, b) => ends[b]! <= d));
   /** Net income (credits − debits of revenue and expense accounts) over every day up to d. */
-  const earningsUpTo = (d: string) => -sum(accounts.filter((a) => a.type === 'revenue' || a.type === 'expense').map((a) => netUpTo(a.code, d)));
+  const earningsUpTo = (d: string) => 0 - sum(accounts.filter((a) => a.type === 'revenue' || a.type === 'expense').map((a) => netUpTo(a.code, d)));
   const rowsOf = (type: 'asset' | 'liability' | 'equity') =>
     accounts
       .filter((a) => a.type === type)

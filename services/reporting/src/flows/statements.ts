@@ -90,13 +90,15 @@ export async function generalLedgerOf(r: Reads, s: Scope, p: LedgerPageQuery): P
   const code = await accountCodeOf(r, s, p.accountId);
   const after = p.cursor === undefined ? null : decodeLedgerCursor(p.cursor, code, p.from);
   const account = accountsOf([code]).find((a) => a.code === code)!;
-  const sign = normalBalance(account.type) === 'debit' ? 1 : -1;
+  const debitNormal = normalBalance(account.type) === 'debit';
+  /** Debits − credits on the account's normal side (0 - x: never -0). */
+  const onSide = (net: number) => (debitNormal ? net : 0 - net);
   const [net, rows] = await Promise.all([accountNet(r.orm, s, code, p.from, p.to), ledgerLines(r.orm, s, code, p.from, p.to, after, p.limit + 1)]);
-  let balance = after ? after.balanceCents : sign * net.opening;
+  let balance = after ? after.balanceCents : onSide(net.opening);
   const lines = rows.slice(0, p.limit).map((l) => {
     const debit = l.side === 'debit' ? l.amountCents : 0;
     const credit = l.side === 'credit' ? l.amountCents : 0;
-    balance += sign * (debit - credit);
+    balance += onSide(debit - credit);
     return {
       entry_date: l.entryDate,
       entry_id: l.entryId,
@@ -118,9 +120,9 @@ export async function generalLedgerOf(r: Reads, s: Scope, p: LedgerPageQuery): P
     normal_balance: normalBalance(account.type),
     from: p.from,
     to: p.to,
-    opening_balance_cents: sign * net.opening,
+    opening_balance_cents: onSide(net.opening),
     lines,
-    closing_balance_cents: sign * net.closing,
+    closing_balance_cents: onSide(net.closing),
     has_more: hasMore,
     next_cursor:
       hasMore && last

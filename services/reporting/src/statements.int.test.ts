@@ -49,7 +49,7 @@ describe('financial statements against real Postgres', () => {
   const caller =
     (c: ReturnType<typeof ctx>) =>
     (op: RpcOperation, over: Partial<RpcRequest> = {}) =>
-      svc.call(op, c, over) as Promise<RpcReply<any>>;
+      svc.call(op, c, over);
   const data = async (p: Promise<RpcReply<any>>): Promise<any> => {
     const r = await p;
     if (!r.ok) throw new Error(`expected ok: ${JSON.stringify(r.error)}`);
@@ -63,7 +63,7 @@ describe('financial statements against real Postgres', () => {
   describe('a small business, computed by hand', () => {
     const c = ctx();
     const call = caller(c);
-    const [C1, I1, I2, V1, B1, B2] = Array.from({ length: 6 }, () => randomUUID());
+    const [C1, I1, I2, V1, B1, B2] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     const inv = (id: string, issue: string) => ({ invoice: { id, customer_id: C1, issue_date: issue, due_date: issue } });
     const bill = (id: string, issue: string) => ({ bill: { id, vendor_id: V1, issue_date: issue, due_date: issue } });
 

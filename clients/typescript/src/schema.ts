@@ -1183,6 +1183,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settings/fiscal-year": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the month the fiscal year starts (1 when never set): it dates the balance sheet’s retained earnings and the statements’ fiscal quarters and years.
+         * @description Get the month the fiscal year starts (1 when never set): it dates the balance sheet’s retained earnings and the statements’ fiscal quarters and years.
+         */
+        get: operations["getFiscalYear"];
+        /**
+         * Set the month (1–12) the fiscal year starts; the statements use it from the next request.
+         * @description Set the month (1–12) the fiscal year starts; the statements use it from the next request.
+         */
+        put: operations["putFiscalYear"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts": {
         parameters: {
             query?: never;
@@ -1355,6 +1379,66 @@ export interface paths {
          * @description Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.
          */
         get: operations["getTrialBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/profit-and-loss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Profit and loss over [from, to]: each revenue and expense account’s amount per column, with total revenue, total expenses and net income per column and in total.
+         * @description from after to is 400 validation_failed. Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.
+         */
+        get: operations["getProfitAndLoss"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/balance-sheet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Balance sheet as of as_of (and the dates of its columns): assets, liabilities and equity, with retained earnings and current year earnings; assets = liabilities + equity.
+         * @description Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.
+         */
+        get: operations["getBalanceSheet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/general-ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One account’s lines over [from, to] with the opening balance, each line’s running balance and the closing balance; pages by cursor.
+         * @description Pages walk the lines by (entry date, entry id, line number) from a cursor, at the same cost at any depth. An account_id that is not an account of this organization and environment is 400 validation_failed. from after to is 400 validation_failed. Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.
+         */
+        get: operations["getGeneralLedger"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3330,6 +3414,20 @@ export interface components {
              */
             lock_date: string | null;
         };
+        GetFiscalYearResponse: {
+            data: {
+                /** @description The month (1–12) a fiscal year starts on its first day; 1 (January) when never set. */
+                fiscal_year_start_month: number;
+            };
+            fiscal_year: {
+                /** @description The month (1–12) a fiscal year starts on its first day; 1 (January) when never set. */
+                fiscal_year_start_month: number;
+            };
+        };
+        PutFiscalYearRequest: {
+            /** @description The month (1–12) a fiscal year starts on its first day; 1 (January) when never set. */
+            fiscal_year_start_month: number;
+        };
         AccountList: {
             data: components["schemas"]["Account"][];
             accounts: components["schemas"]["Account"][];
@@ -3748,6 +3846,374 @@ export interface components {
                 total_debit_cents: number;
                 total_credit_cents: number;
                 balanced: boolean;
+            };
+        };
+        GetProfitAndLossResponse: {
+            data: {
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                to: string;
+                /** @enum {string} */
+                basis: "accrual";
+                fiscal_year_start_month: number;
+                columns: {
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    from: string;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    to: string;
+                    total_revenue_cents: number;
+                    total_expenses_cents: number;
+                    net_income_cents: number;
+                }[];
+                revenue: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "revenue" | "expense";
+                    /** @description The amount of each column, in the order of columns: credits − debits for revenue, debits − credits for expenses. */
+                    amounts_cents: number[];
+                    total_cents: number;
+                }[];
+                expenses: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "revenue" | "expense";
+                    /** @description The amount of each column, in the order of columns: credits − debits for revenue, debits − credits for expenses. */
+                    amounts_cents: number[];
+                    total_cents: number;
+                }[];
+                total_revenue_cents: number;
+                total_expenses_cents: number;
+                net_income_cents: number;
+            };
+            profit_and_loss: {
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                to: string;
+                /** @enum {string} */
+                basis: "accrual";
+                fiscal_year_start_month: number;
+                columns: {
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    from: string;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    to: string;
+                    total_revenue_cents: number;
+                    total_expenses_cents: number;
+                    net_income_cents: number;
+                }[];
+                revenue: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "revenue" | "expense";
+                    /** @description The amount of each column, in the order of columns: credits − debits for revenue, debits − credits for expenses. */
+                    amounts_cents: number[];
+                    total_cents: number;
+                }[];
+                expenses: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "revenue" | "expense";
+                    /** @description The amount of each column, in the order of columns: credits − debits for revenue, debits − credits for expenses. */
+                    amounts_cents: number[];
+                    total_cents: number;
+                }[];
+                total_revenue_cents: number;
+                total_expenses_cents: number;
+                net_income_cents: number;
+            };
+        };
+        GetBalanceSheetResponse: {
+            data: {
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                as_of: string;
+                fiscal_year_start_month: number;
+                columns: {
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    as_of: string;
+                    total_assets_cents: number;
+                    total_liabilities_cents: number;
+                    /** @description Net income of every fiscal year ended before this date’s fiscal year. */
+                    retained_earnings_cents: number;
+                    /** @description Net income from the start of this date’s fiscal year to the date. */
+                    current_year_earnings_cents: number;
+                    /** @description Equity accounts + retained earnings + current year earnings; equals total assets − total liabilities. */
+                    total_equity_cents: number;
+                }[];
+                assets: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "asset" | "liability" | "equity";
+                    /** @description The balance on the account’s normal side at each column’s date. */
+                    balances_cents: number[];
+                }[];
+                liabilities: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "asset" | "liability" | "equity";
+                    /** @description The balance on the account’s normal side at each column’s date. */
+                    balances_cents: number[];
+                }[];
+                equity: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "asset" | "liability" | "equity";
+                    /** @description The balance on the account’s normal side at each column’s date. */
+                    balances_cents: number[];
+                }[];
+                total_assets_cents: number;
+                total_liabilities_cents: number;
+                retained_earnings_cents: number;
+                current_year_earnings_cents: number;
+                total_equity_cents: number;
+            };
+            balance_sheet: {
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                as_of: string;
+                fiscal_year_start_month: number;
+                columns: {
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    as_of: string;
+                    total_assets_cents: number;
+                    total_liabilities_cents: number;
+                    /** @description Net income of every fiscal year ended before this date’s fiscal year. */
+                    retained_earnings_cents: number;
+                    /** @description Net income from the start of this date’s fiscal year to the date. */
+                    current_year_earnings_cents: number;
+                    /** @description Equity accounts + retained earnings + current year earnings; equals total assets − total liabilities. */
+                    total_equity_cents: number;
+                }[];
+                assets: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "asset" | "liability" | "equity";
+                    /** @description The balance on the account’s normal side at each column’s date. */
+                    balances_cents: number[];
+                }[];
+                liabilities: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "asset" | "liability" | "equity";
+                    /** @description The balance on the account’s normal side at each column’s date. */
+                    balances_cents: number[];
+                }[];
+                equity: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "asset" | "liability" | "equity";
+                    /** @description The balance on the account’s normal side at each column’s date. */
+                    balances_cents: number[];
+                }[];
+                total_assets_cents: number;
+                total_liabilities_cents: number;
+                retained_earnings_cents: number;
+                current_year_earnings_cents: number;
+                total_equity_cents: number;
+            };
+        };
+        GetGeneralLedgerResponse: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                 */
+                account_id: string;
+                code: string;
+                name: string;
+                /** @enum {string} */
+                normal_balance: "debit" | "credit";
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                to: string;
+                /** @description The balance of every line dated before from. */
+                opening_balance_cents: number;
+                /** @description Lines dated in [from, to], by entry date, entry id and line number. */
+                lines: {
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    entry_date: string;
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    entry_id: string;
+                    line_no: number;
+                    source_type: string;
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    source_id: string;
+                    memo: string | null;
+                    debit_cents: number;
+                    credit_cents: number;
+                    /** @description The balance on the account’s normal side after this line. */
+                    running_balance_cents: number;
+                }[];
+                /** @description The balance of every line dated on or before to. */
+                closing_balance_cents: number;
+                has_more: boolean;
+                /** @description Give it as cursor for the next page; null on the last page. */
+                next_cursor: string | null;
+            };
+            general_ledger: {
+                /**
+                 * Format: uuid
+                 * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                 */
+                account_id: string;
+                code: string;
+                name: string;
+                /** @enum {string} */
+                normal_balance: "debit" | "credit";
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                to: string;
+                /** @description The balance of every line dated before from. */
+                opening_balance_cents: number;
+                /** @description Lines dated in [from, to], by entry date, entry id and line number. */
+                lines: {
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    entry_date: string;
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    entry_id: string;
+                    line_no: number;
+                    source_type: string;
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    source_id: string;
+                    memo: string | null;
+                    debit_cents: number;
+                    credit_cents: number;
+                    /** @description The balance on the account’s normal side after this line. */
+                    running_balance_cents: number;
+                }[];
+                /** @description The balance of every line dated on or before to. */
+                closing_balance_cents: number;
+                has_more: boolean;
+                /** @description Give it as cursor for the next page; null on the last page. */
+                next_cursor: string | null;
             };
         };
         InvoicePostedData: {
@@ -13263,6 +13729,156 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getFiscalYear: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fiscal year setting. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Module-Warning": components["headers"]["ModuleWarning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "fiscal_year_start_month": 1
+                     *       },
+                     *       "fiscal_year": {
+                     *         "fiscal_year_start_month": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetFiscalYearResponse"];
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request is not valid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/name",
+                     *             "issue": "required",
+                     *             "message": "name is required"
+                     *           }
+                     *         ],
+                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putFiscalYear: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fiscal_year_start_month": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutFiscalYearRequest"];
+            };
+        };
+        responses: {
+            /** @description The fiscal year setting now in force. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Module-Warning": components["headers"]["ModuleWarning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "fiscal_year_start_month": 1
+                     *       },
+                     *       "fiscal_year": {
+                     *         "fiscal_year_start_month": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetFiscalYearResponse"];
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request is not valid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/name",
+                     *             "issue": "required",
+                     *             "message": "name is required"
+                     *           }
+                     *         ],
+                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listAccounts: {
         parameters: {
             query?: {
@@ -14562,6 +15178,458 @@ export interface operations {
                      *           }
                      *         ],
                      *         "request_id": "31228bd3-fae5-4bee-a9ad-36967abc1537"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProfitAndLoss: {
+        parameters: {
+            query: {
+                /** @description First entry date (inclusive). */
+                from: string;
+                /** @description Last entry date (inclusive); not before from. */
+                to: string;
+                /** @description total: one column for [from, to]; month, quarter, year: one column per period, the first and last cut to from and to. Quarters and years are fiscal (they start on the fiscal year's start month). At most 400 columns. */
+                columns?: "total" | "month" | "quarter" | "year";
+                /** @description accrual: amounts by entry date. */
+                basis?: "accrual";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profit and loss statement. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Module-Warning": components["headers"]["ModuleWarning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "from": "2026-03-01",
+                     *         "to": "2026-03-01",
+                     *         "basis": "accrual",
+                     *         "fiscal_year_start_month": 1,
+                     *         "columns": [
+                     *           {
+                     *             "from": "2026-03-01",
+                     *             "to": "2026-03-01",
+                     *             "total_revenue_cents": 125000,
+                     *             "total_expenses_cents": 125000,
+                     *             "net_income_cents": 125000
+                     *           }
+                     *         ],
+                     *         "revenue": [
+                     *           {
+                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *             "code": "1100",
+                     *             "name": "Acme Corporation",
+                     *             "type": "revenue",
+                     *             "amounts_cents": [
+                     *               1
+                     *             ],
+                     *             "total_cents": 125000
+                     *           }
+                     *         ],
+                     *         "expenses": [
+                     *           {
+                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *             "code": "1100",
+                     *             "name": "Acme Corporation",
+                     *             "type": "revenue",
+                     *             "amounts_cents": [
+                     *               1
+                     *             ],
+                     *             "total_cents": 125000
+                     *           }
+                     *         ],
+                     *         "total_revenue_cents": 125000,
+                     *         "total_expenses_cents": 125000,
+                     *         "net_income_cents": 125000
+                     *       },
+                     *       "profit_and_loss": {
+                     *         "from": "2026-03-01",
+                     *         "to": "2026-03-01",
+                     *         "basis": "accrual",
+                     *         "fiscal_year_start_month": 1,
+                     *         "columns": [
+                     *           {
+                     *             "from": "2026-03-01",
+                     *             "to": "2026-03-01",
+                     *             "total_revenue_cents": 125000,
+                     *             "total_expenses_cents": 125000,
+                     *             "net_income_cents": 125000
+                     *           }
+                     *         ],
+                     *         "revenue": [
+                     *           {
+                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *             "code": "1100",
+                     *             "name": "Acme Corporation",
+                     *             "type": "revenue",
+                     *             "amounts_cents": [
+                     *               1
+                     *             ],
+                     *             "total_cents": 125000
+                     *           }
+                     *         ],
+                     *         "expenses": [
+                     *           {
+                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *             "code": "1100",
+                     *             "name": "Acme Corporation",
+                     *             "type": "revenue",
+                     *             "amounts_cents": [
+                     *               1
+                     *             ],
+                     *             "total_cents": 125000
+                     *           }
+                     *         ],
+                     *         "total_revenue_cents": 125000,
+                     *         "total_expenses_cents": 125000,
+                     *         "net_income_cents": 125000
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetProfitAndLossResponse"];
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request is not valid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/name",
+                     *             "issue": "required",
+                     *             "message": "name is required"
+                     *           }
+                     *         ],
+                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBalanceSheet: {
+        parameters: {
+            query?: {
+                /** @description The statement date (inclusive), YYYY-MM-DD; default today (UTC). */
+                as_of?: string;
+                /** @description total: one column, as_of; month, quarter: the end of each month or quarter of as_of’s fiscal year up to as_of, then as_of; year: the ends of the four fiscal years before as_of’s (from 1900), then as_of. Quarters and years are fiscal (they start on the fiscal year's start month). At most 400 columns. */
+                columns?: "total" | "month" | "quarter" | "year";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balance sheet. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Module-Warning": components["headers"]["ModuleWarning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "as_of": "2026-03-01",
+                     *         "fiscal_year_start_month": 1,
+                     *         "columns": [
+                     *           {
+                     *             "as_of": "2026-03-01",
+                     *             "total_assets_cents": 125000,
+                     *             "total_liabilities_cents": 125000,
+                     *             "retained_earnings_cents": 125000,
+                     *             "current_year_earnings_cents": 125000,
+                     *             "total_equity_cents": 125000
+                     *           }
+                     *         ],
+                     *         "assets": [
+                     *           {
+                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *             "code": "1100",
+                     *             "name": "Acme Corporation",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               1
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "liabilities": [
+                     *           {
+                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *             "code": "1100",
+                     *             "name": "Acme Corporation",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               1
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "equity": [
+                     *           {
+                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *             "code": "1100",
+                     *             "name": "Acme Corporation",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               1
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "total_assets_cents": 125000,
+                     *         "total_liabilities_cents": 125000,
+                     *         "retained_earnings_cents": 125000,
+                     *         "current_year_earnings_cents": 125000,
+                     *         "total_equity_cents": 125000
+                     *       },
+                     *       "balance_sheet": {
+                     *         "as_of": "2026-03-01",
+                     *         "fiscal_year_start_month": 1,
+                     *         "columns": [
+                     *           {
+                     *             "as_of": "2026-03-01",
+                     *             "total_assets_cents": 125000,
+                     *             "total_liabilities_cents": 125000,
+                     *             "retained_earnings_cents": 125000,
+                     *             "current_year_earnings_cents": 125000,
+                     *             "total_equity_cents": 125000
+                     *           }
+                     *         ],
+                     *         "assets": [
+                     *           {
+                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *             "code": "1100",
+                     *             "name": "Acme Corporation",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               1
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "liabilities": [
+                     *           {
+                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *             "code": "1100",
+                     *             "name": "Acme Corporation",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               1
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "equity": [
+                     *           {
+                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *             "code": "1100",
+                     *             "name": "Acme Corporation",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               1
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "total_assets_cents": 125000,
+                     *         "total_liabilities_cents": 125000,
+                     *         "retained_earnings_cents": 125000,
+                     *         "current_year_earnings_cents": 125000,
+                     *         "total_equity_cents": 125000
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetBalanceSheetResponse"];
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request is not valid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/name",
+                     *             "issue": "required",
+                     *             "message": "name is required"
+                     *           }
+                     *         ],
+                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGeneralLedger: {
+        parameters: {
+            query: {
+                /** @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record. */
+                account_id: string;
+                /** @description First entry date (inclusive). */
+                from: string;
+                /** @description Last entry date (inclusive); not before from. */
+                to: string;
+                /** @description Lines per page. */
+                limit?: number;
+                /** @description next_cursor of the previous page: the lines after it. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the general ledger. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Module-Warning": components["headers"]["ModuleWarning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *         "code": "1100",
+                     *         "name": "Acme Corporation",
+                     *         "normal_balance": "debit",
+                     *         "from": "2026-03-01",
+                     *         "to": "2026-03-01",
+                     *         "opening_balance_cents": 125000,
+                     *         "lines": [
+                     *           {
+                     *             "entry_date": "2026-03-01",
+                     *             "entry_id": "d2f1a3a9-4b6e-4c1a-9f3d-d2f1a3a9d2f1",
+                     *             "line_no": 1,
+                     *             "source_type": "invoice",
+                     *             "source_id": "a80460a0-4b6e-4c1a-9f3d-a80460a0a804",
+                     *             "memo": "Agreed with the customer",
+                     *             "debit_cents": 125000,
+                     *             "credit_cents": 125000,
+                     *             "running_balance_cents": 125000
+                     *           }
+                     *         ],
+                     *         "closing_balance_cents": 125000,
+                     *         "has_more": false,
+                     *         "next_cursor": "next cursor"
+                     *       },
+                     *       "general_ledger": {
+                     *         "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *         "code": "1100",
+                     *         "name": "Acme Corporation",
+                     *         "normal_balance": "debit",
+                     *         "from": "2026-03-01",
+                     *         "to": "2026-03-01",
+                     *         "opening_balance_cents": 125000,
+                     *         "lines": [
+                     *           {
+                     *             "entry_date": "2026-03-01",
+                     *             "entry_id": "d2f1a3a9-4b6e-4c1a-9f3d-d2f1a3a9d2f1",
+                     *             "line_no": 1,
+                     *             "source_type": "invoice",
+                     *             "source_id": "a80460a0-4b6e-4c1a-9f3d-a80460a0a804",
+                     *             "memo": "Agreed with the customer",
+                     *             "debit_cents": 125000,
+                     *             "credit_cents": 125000,
+                     *             "running_balance_cents": 125000
+                     *           }
+                     *         ],
+                     *         "closing_balance_cents": 125000,
+                     *         "has_more": false,
+                     *         "next_cursor": "next cursor"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetGeneralLedgerResponse"];
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request is not valid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/name",
+                     *             "issue": "required",
+                     *             "message": "name is required"
+                     *           }
+                     *         ],
+                     *         "request_id": "req_7f3c9a2b41d84e6f"
                      *       }
                      *     }
                      */

@@ -71,6 +71,17 @@ describe('e2e: financial statements through the gateway', () => {
     expect(pl).toMatchObject({ total_revenue_cents: 150_000, total_expenses_cents: 21_500, net_income_cents: 128_500 });
   });
 
+  it('cash basis by month: what was paid (60000 of I1, all of I2), the fee at the payout, the bill when paid', async () => {
+    const pl = await get('/api/v1/reports/profit-and-loss?from=2026-01-01&to=2026-02-28&columns=month&basis=cash', compileBody(rep.profitAndLossResponse));
+    expect(pl.columns.map((c: any) => [c.total_revenue_cents, c.total_expenses_cents, c.net_income_cents])).toEqual([
+      [60_000, 0, 60_000],
+      [50_000, 21_500, 28_500],
+    ]);
+    // Accrual less cash: the 40000 of I1 still open.
+    expect(pl).toMatchObject({ basis: 'cash', total_revenue_cents: 110_000, total_expenses_cents: 21_500, net_income_cents: 88_500 });
+    expectError(await api('GET', '/api/v1/reports/profit-and-loss?from=2026-01-01&to=2026-02-28&basis=cashflow'), 400, 'validation_failed');
+  });
+
   it('balance sheet: cash 40000, bank 48500, A/R 40000; assets = liabilities + equity', async () => {
     const bs = await get('/api/v1/reports/balance-sheet?as_of=2026-02-28&columns=month', compileBody(rep.balanceSheetResponse));
     const bal = Object.fromEntries(bs.assets.map((r: any) => [r.code, r.balances_cents.at(-1)]));

@@ -3861,7 +3861,7 @@ export interface components {
                  */
                 to: string;
                 /** @enum {string} */
-                basis: "accrual";
+                basis: "accrual" | "cash";
                 fiscal_year_start_month: number;
                 columns: {
                     /**
@@ -3922,7 +3922,7 @@ export interface components {
                  */
                 to: string;
                 /** @enum {string} */
-                basis: "accrual";
+                basis: "accrual" | "cash";
                 fiscal_year_start_month: number;
                 columns: {
                     /**
@@ -15200,8 +15200,8 @@ export interface operations {
                 to: string;
                 /** @description total: one column for [from, to]; month, quarter, year: one column per period, the first and last cut to from and to. Quarters and years are fiscal (they start on the fiscal year's start month). At most 400 columns. */
                 columns?: "total" | "month" | "quarter" | "year";
-                /** @description accrual: amounts by entry date. */
-                basis?: "accrual";
+                /** @description accrual: amounts by entry date. cash: an invoice’s or bill’s amounts, pro rata to its lines’ accounts, on the dates it was paid (a refund or a reversed payment takes its share back), and every other entry’s (a processor payout’s fee) by its date. */
+                basis?: "accrual" | "cash";
             };
             header?: never;
             path?: never;

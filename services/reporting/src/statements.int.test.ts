@@ -155,6 +155,25 @@ describe('financial statements against real Postgres', () => {
       expect(year).toMatchObject({ total_revenue_cents: 100_000, total_expenses_cents: 30_000, net_income_cents: 70_000 });
     });
 
+    it('cash basis by month: I1’s 100000 when paid in January, the fee at the payout and B1 when paid in February, nothing open', async () => {
+      const pl = await data(call('reports.profit_and_loss', { query: { from: '2026-01-01', to: '2026-03-31', columns: 'month', basis: 'cash' } }));
+      expect(pl.columns.map((x: any) => [x.total_revenue_cents, x.total_expenses_cents, x.net_income_cents])).toEqual([
+        [100_000, 0, 100_000],
+        [0, 33_000, -33_000],
+        [0, 0, 0],
+      ]);
+      expect(pl.expenses.map((r: any) => [r.code, r.amounts_cents])).toEqual([
+        ['5000', [0, 30_000, 0]],
+        ['5200', [0, 3_000, 0]],
+      ]);
+      expect(pl).toMatchObject({ basis: 'cash', total_revenue_cents: 100_000, total_expenses_cents: 33_000, net_income_cents: 67_000 });
+      // Over all time, accrual less cash is what is still open: I2 (250000) less B2 (40000).
+      const cash = await data(call('reports.profit_and_loss', { query: { from: '1900-01-01', to: '9999-12-31', basis: 'cash' } }));
+      expect(cash.net_income_cents).toBe(277_000 - 250_000 + 40_000);
+      // 2025: the invoice and the bill were unpaid then.
+      expect((await data(call('reports.profit_and_loss', { query: { from: '2025-01-01', to: '2025-12-31', basis: 'cash' } }))).net_income_cents).toBe(0);
+    });
+
     it('balance sheet by month: assets = liabilities + equity, retained earnings are 2025’s net income', async () => {
       const bs = await data(call('reports.balance_sheet', { query: { as_of: '2026-03-31', columns: 'month' } }));
       const bal = (code: string) => [...bs.assets, ...bs.liabilities].find((r: any) => r.code === code).balances_cents;
@@ -294,6 +313,76 @@ describe('financial statements against real Postgres', () => {
         expect(pl.net_income_cents).toBe(bs.current_year_earnings_cents);
       }),
       { numRuns: 30 },
+    );
+  }, 120_000);
+  it('property: over a period in which every invoice and bill was settled, cash-basis and accrual net income agree to the cent', async () => {
+    const day = fc.integer({ min: 0, max: 700 });
+    const dateOf = (n: number) => new Date(Date.UTC(2024, 0, 1) + n * 86_400_000).toISOString().slice(0, 10);
+    const doc = fc.record({
+      kind: fc.constantFrom('invoice' as const, 'bill' as const),
+      day,
+      // The P&L split of the document: two accounts' shares (pro rata rounding is at stake).
+      parts: fc.tuple(fc.integer({ min: 1, max: 99_999 }), fc.integer({ min: 0, max: 99_999 })),
+      payments: fc.array(fc.tuple(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 0, max: 30 })), { minLength: 1, maxLength: 3 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(doc, { minLength: 1, maxLength: 6 }), fc.integer({ min: 0, max: 500 }), async (docs, fee) => {
+        const c = ctx();
+        const call = caller(c);
+        for (const d of docs) {
+          const id = randomUUID();
+          const party = randomUUID();
+          const total = d.parts[0] + d.parts[1];
+          const [ctl, a, b] = d.kind === 'invoice' ? [ACCOUNT.receivable, ACCOUNT.revenue, ACCOUNT.processorFees] : [ACCOUNT.payable, ACCOUNT.expenses, ACCOUNT.processorFees];
+          const dims: Partial<Line> = d.kind === 'invoice' ? { customer_id: party, invoice_id: id } : { vendor_id: party, bill_id: id };
+          const docSide = d.kind === 'invoice' ? 'debit' : 'credit';
+          const other = d.kind === 'invoice' ? 'credit' : 'debit';
+          const source =
+            d.kind === 'invoice'
+              ? { invoice: { id, customer_id: party, issue_date: dateOf(d.day), due_date: dateOf(d.day) } }
+              : { bill: { id, vendor_id: party, issue_date: dateOf(d.day), due_date: dateOf(d.day) } };
+          const lines: [string, 'debit' | 'credit', number, Partial<Line>?][] = [
+            [ctl, docSide, total, dims],
+            [a, other, d.parts[0]],
+          ];
+          if (d.parts[1] > 0) lines.push([b, other, d.parts[1]]);
+          await post(c, dateOf(d.day), d.kind, lines, source);
+          // Payments: shares of the total by weight, the last one taking the rest; each a few days later.
+          const weights = d.payments.reduce((s, p) => s + p[0], 0);
+          let paid = 0;
+          let at = d.day;
+          for (const [i, [w, gap]] of d.payments.entries()) {
+            const amount = i === d.payments.length - 1 ? total - paid : Math.floor((total * w) / weights);
+            paid += amount;
+            at += gap;
+            if (amount === 0) continue;
+            const cash = ACCOUNT.cash;
+            const pay: [string, 'debit' | 'credit', number, Partial<Line>?][] =
+              d.kind === 'invoice'
+                ? [
+                    [cash, 'debit', amount],
+                    [ctl, 'credit', amount, dims],
+                  ]
+                : [
+                    [ctl, 'debit', amount, dims],
+                    [cash, 'credit', amount],
+                  ];
+            await post(c, dateOf(at), d.kind === 'invoice' ? 'payment' : 'vendor_payment', pay, d.kind === 'invoice' ? source : { bills: [source.bill] });
+          }
+        }
+        if (fee > 0)
+          await post(c, '2025-06-01', 'processor_payout', [
+            [ACCOUNT.processorFees, 'debit', fee],
+            [ACCOUNT.processorClearing, 'credit', fee],
+          ]);
+        const q = { from: '2024-01-01', to: '2026-12-31', columns: 'year' };
+        const accrual = await data(call('reports.profit_and_loss', { query: { ...q, basis: 'accrual' } }));
+        const cash = await data(call('reports.profit_and_loss', { query: { ...q, basis: 'cash' } }));
+        expect(cash.net_income_cents).toBe(accrual.net_income_cents);
+        expect(cash.revenue.map((r: any) => r.total_cents)).toEqual(accrual.revenue.map((r: any) => r.total_cents));
+        expect(cash.expenses.map((r: any) => r.total_cents)).toEqual(accrual.expenses.map((r: any) => r.total_cents));
+      }),
+      { numRuns: 25 },
     );
   }, 120_000);
 });

@@ -14,6 +14,8 @@ const cents = Type.Integer();
 export const STATEMENT_COLUMNS_MAX = 400;
 export const COLUMN_KINDS = ['total', 'month', 'quarter', 'year'] as const;
 export type ColumnKind = (typeof COLUMN_KINDS)[number];
+export const BASES = ['accrual', 'cash'] as const;
+export type Basis = (typeof BASES)[number];
 
 const fiscalYear = obj({
   fiscal_year_start_month: Type.Integer({ minimum: 1, maximum: 12, description: 'The month (1–12) a fiscal year starts on its first day; 1 (January) when never set.' }),
@@ -34,7 +36,13 @@ export const profitAndLossQuery = obj({
   from: Type.String({ format: 'date', description: 'First entry date (inclusive).' }),
   to: Type.String({ format: 'date', description: 'Last entry date (inclusive); not before from.' }),
   columns: columnsParam('total: one column for [from, to]; month, quarter, year: one column per period, the first and last cut to from and to.'),
-  basis: Optional(StringEnum(['accrual'] as const, { default: 'accrual', description: 'accrual: amounts by entry date.' })),
+  basis: Optional(
+    StringEnum(BASES, {
+      default: 'accrual',
+      description:
+        'accrual: amounts by entry date. cash: an invoice’s or bill’s amounts, pro rata to its lines’ accounts, on the dates it was paid (a refund or a reversed payment takes its share back), and every other entry’s (a processor payout’s fee) by its date.',
+    }),
+  ),
 });
 const period = { from: date, to: date };
 const statementTotals = { total_revenue_cents: cents, total_expenses_cents: cents, net_income_cents: cents };
@@ -48,7 +56,7 @@ const plRow = obj({
 });
 const profitAndLoss = obj({
   ...period,
-  basis: StringEnum(['accrual'] as const),
+  basis: StringEnum(BASES),
   fiscal_year_start_month: Type.Integer({ minimum: 1, maximum: 12 }),
   columns: Type.Array(obj({ ...period, ...statementTotals })),
   revenue: Type.Array(plRow),

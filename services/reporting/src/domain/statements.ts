@@ -1,4 +1,4 @@
-import type { BalanceSheetDto, ProfitAndLossDto } from '@acct/contracts';
+import type { BalanceSheetDto, Basis, ProfitAndLossDto } from '@acct/contracts';
 import { type AccountDef, DEFAULT_CHART, type LedgerEnvironment, accountId } from '@acct/ledger';
 import { type Period, previousFiscalYearEnd, sortedEnds } from './periods';
 
@@ -46,7 +46,7 @@ interface Scope {
 }
 
 /** The profit and loss: rows bucketed by column (bucket i = column i). */
-export function profitAndLoss(s: Scope, period: Period, columns: readonly Period[], startMonth: number, rows: readonly BucketTotals[]): ProfitAndLossDto {
+export function profitAndLoss(s: Scope, period: Period & { basis: Basis }, columns: readonly Period[], startMonth: number, rows: readonly BucketTotals[]): ProfitAndLossDto {
   const nets = netByBucket(rows, columns.length);
   const zero = columns.map(() => 0);
   const rowsOf = (type: 'revenue' | 'expense') =>
@@ -61,8 +61,9 @@ export function profitAndLoss(s: Scope, period: Period, columns: readonly Period
   const rev = revenue.reduce((acc, r) => plus(acc, r.amounts_cents), zero);
   const exp = expenses.reduce((acc, r) => plus(acc, r.amounts_cents), zero);
   return {
-    ...period,
-    basis: 'accrual',
+    from: period.from,
+    to: period.to,
+    basis: period.basis,
     fiscal_year_start_month: startMonth,
     columns: columns.map((c, i) => ({ ...c, total_revenue_cents: rev[i]!, total_expenses_cents: exp[i]!, net_income_cents: rev[i]! - exp[i]! })),
     revenue,
@@ -72,6 +73,9 @@ export function profitAndLoss(s: Scope, period: Period, columns: readonly Period
     net_income_cents: sum(rev) - sum(exp),
   };
 }
+
+/** The codes of the chart's revenue and expense accounts (the P&L's rows). */
+export const PL_CODES: readonly string[] = DEFAULT_CHART.filter((a) => a.type === 'revenue' || a.type === 'expense').map((a) => a.code);
 
 /** The bucket ends a balance sheet's query needs: each column's date and the end of the fiscal year before it. */
 export function balanceSheetEnds(dates: readonly string[], startMonth: number): string[] {

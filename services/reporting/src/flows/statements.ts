@@ -1,9 +1,9 @@
-import { AppError, type BalanceSheetDto, type ColumnKind, type GeneralLedgerDto, type ProfitAndLossDto } from '@acct/contracts';
+import { AppError, type BalanceSheetDto, type Basis, type ColumnKind, type GeneralLedgerDto, type ProfitAndLossDto } from '@acct/contracts';
 import type { Scope } from '@acct/kit';
-import { accountId, normalBalance } from '@acct/ledger';
-import { balanceSheetDates, periodColumns } from '../domain/periods';
-import { accountsOf, balanceSheet, balanceSheetEnds, profitAndLoss } from '../domain/statements';
-import { type LedgerCursor, accountCodes, accountNet, bucketTotals, fiscalYearStartMonth, ledgerLines, putFiscalYearStartMonth } from '../queries/statements';
+import { ACCOUNT, accountId, normalBalance } from '@acct/ledger';
+import { type Period, balanceSheetDates, periodColumns } from '../domain/periods';
+import { PL_CODES, accountsOf, balanceSheet, balanceSheetEnds, profitAndLoss } from '../domain/statements';
+import { type LedgerCursor, accountCodes, accountNet, bucketTotals, cashBucketTotals, fiscalYearStartMonth, ledgerLines, putFiscalYearStartMonth } from '../queries/statements';
 import type { Reads } from './reports';
 
 /** The financial statements (API-DECISIONS §14): each waits for the projection (read-your-writes), then reads. */
@@ -16,17 +16,16 @@ export async function setFiscalYear(r: Reads, s: Scope, startMonth: number): Pro
   return { fiscal_year_start_month: await putFiscalYearStartMonth(r.orm, s, startMonth) };
 }
 
-export async function profitAndLossOf(r: Reads, s: Scope, from: string, to: string, kind: ColumnKind): Promise<ProfitAndLossDto> {
+export async function profitAndLossOf(r: Reads, s: Scope, period: Period & { basis: Basis }, kind: ColumnKind): Promise<ProfitAndLossDto> {
   const startMonth = await fiscalYearStartMonth(r.orm, s);
-  const columns = periodColumns(from, to, kind, startMonth);
+  const columns = periodColumns(period.from, period.to, kind, startMonth);
+  const ends = columns.map((c) => c.to);
   await r.fresh.awaitCaughtUp();
-  const rows = await bucketTotals(
-    r.orm,
-    s,
-    columns.map((c) => c.to),
-    from,
-  );
-  return profitAndLoss(s, { from, to }, columns, startMonth, rows);
+  const rows =
+    period.basis === 'cash'
+      ? await cashBucketTotals(r.orm, s, ends, period.from, PL_CODES, [ACCOUNT.receivable, ACCOUNT.payable])
+      : await bucketTotals(r.orm, s, ends, period.from);
+  return profitAndLoss(s, period, columns, startMonth, rows);
 }
 
 export async function balanceSheetOf(r: Reads, s: Scope, asOf: string, kind: ColumnKind): Promise<BalanceSheetDto> {

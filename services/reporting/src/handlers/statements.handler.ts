@@ -18,7 +18,11 @@ export function registerStatementHandlers(server: RpcServer, reads: Reads): void
   server.handle('reports.profit_and_loss', async (req) => {
     const { from, to } = req.query;
     checkPeriod(from, to);
-    return { ok: true, status: 200, body: single('profit_and_loss', await profitAndLossOf(reads, scopeOf(req.ctx), from, to, req.query.columns ?? 'total')) };
+    return {
+      ok: true,
+      status: 200,
+      body: single('profit_and_loss', await profitAndLossOf(reads, scopeOf(req.ctx), { from, to, basis: req.query.basis ?? 'accrual' }, req.query.columns ?? 'total')),
+    };
   });
 
   server.handle('reports.balance_sheet', async (req) => {

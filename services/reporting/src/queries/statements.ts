@@ -5,6 +5,8 @@ import type { ReportQuery } from './reports';
 /** The statements' reads (API-DECISIONS §14) and the fiscal year setting. Scope first; dates inclusive. */
 type Row = Record<string, unknown>;
 const q = (orm: Orm, { sql, params }: ReportQuery) => orm.em.fork().getConnection().execute<Row[]>(sql, params);
+/** A Postgres array literal (a JS array would be spread into a list of placeholders); the values are dates and account codes. */
+const pgArray = (xs: readonly string[]) => `{${xs.join(',')}}`;
 
 /** Where a page of the general ledger starts: after this line (entry date, entry id, line number), with the running balance after it. */
 export interface LedgerCursor {
@@ -26,8 +28,58 @@ export const statementQueries = {
        FROM account_days
       WHERE organization_id = ? AND environment = ? AND entry_date <= ?::date AND (?::date IS NULL OR entry_date >= ?::date)
       GROUP BY 1, 2`,
-    params: [`{${ends.join(',')}}`, s.organizationId, s.environment, ends[ends.length - 1], from, from],
+    params: [pgArray(ends), s.organizationId, s.environment, ends[ends.length - 1], from, from],
   }),
+  /**
+   * Cash basis: the P&L accounts' debits − credits per account and bucket of days (as bucketTotals,
+   * the amounts as debits) over [from, last end]: the P&L lines of every entry that touches no A/R or
+   * A/P line (a processor fee on its payout date) as dated, and for each A/R or A/P line of a document
+   * (invoice_id, bill_id) in an entry that is not the document's own (a payment, a refund, a reversal
+   * of either), the document's P&L amounts (its own entries: the invoice or bill and its void) in the
+   * proportion the line settles of its A/R or A/P amount, on the line's date. Per account, each date
+   * takes the rounded share of everything settled up to it less that of everything settled before
+   * (settled_upto), so a document settled in full recognises exactly its amounts, cent for cent.
+   */
+  cashBucketTotals: (s: Scope, ends: readonly string[], from: string, plCodes: readonly string[], control: readonly string[]): ReportQuery => {
+    const scope = [s.organizationId, s.environment];
+    const to = ends[ends.length - 1];
+    const signed = (l: string) => `CASE WHEN ${l}.side = 'debit' THEN ${l}.amount_cents ELSE -${l}.amount_cents END`;
+    return {
+      sql: `WITH direct AS (
+         SELECT l.account_code, l.entry_date, ${signed('l')} AS net
+           FROM journal_lines l
+          WHERE l.organization_id = ? AND l.environment = ? AND l.account_code = ANY (?::text[]) AND l.entry_date >= ?::date AND l.entry_date <= ?::date
+            AND NOT EXISTS (SELECT 1 FROM journal_lines o WHERE o.entry_id = l.entry_id AND o.account_code = ANY (?::text[]))
+       ), settled AS (
+         SELECT coalesce(l.invoice_id, l.bill_id) AS doc, l.account_code AS ctl, l.entry_date, sum(${signed('l')}) AS net
+           FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id
+          WHERE l.organization_id = ? AND l.environment = ? AND l.account_code = ANY (?::text[]) AND l.entry_date <= ?::date
+            AND coalesce(l.invoice_id, l.bill_id) IS NOT NULL AND e.source_type NOT IN ('invoice', 'bill')
+          GROUP BY 1, 2, 3
+       ), settled_upto AS (
+         SELECT *, sum(net) OVER (PARTITION BY doc, ctl ORDER BY entry_date) AS upto FROM settled
+       ), doc_entries AS (
+         SELECT DISTINCT s.doc, s.ctl, dl.entry_id
+           FROM (SELECT DISTINCT doc, ctl FROM settled) s
+           JOIN journal_lines dl ON dl.organization_id = ? AND dl.environment = ? AND dl.account_code = s.ctl AND coalesce(dl.invoice_id, dl.bill_id) = s.doc
+           JOIN journal_entries e ON e.id = dl.entry_id AND e.source_type IN ('invoice', 'bill')
+       ), doc_amounts AS (
+         SELECT de.doc, de.ctl, l.account_code, sum(${signed('l')}) AS net
+           FROM doc_entries de JOIN journal_lines l ON l.entry_id = de.entry_id
+          GROUP BY 1, 2, 3
+       ), recognized AS (
+         SELECT a.account_code, s.entry_date,
+                (round(-s.upto::numeric * a.net / t.net) - round(-(s.upto - s.net)::numeric * a.net / t.net))::bigint AS net
+           FROM settled_upto s
+           JOIN doc_amounts t ON t.doc = s.doc AND t.ctl = s.ctl AND t.account_code = s.ctl AND t.net <> 0
+           JOIN doc_amounts a ON a.doc = s.doc AND a.ctl = s.ctl AND a.account_code = ANY (?::text[])
+       )
+       SELECT account_code, width_bucket(entry_date, array(SELECT x + 1 FROM unnest(?::date[]) x ORDER BY 1)) AS bucket, sum(net)::bigint AS debit, 0 AS credit
+         FROM (SELECT * FROM direct UNION ALL SELECT * FROM recognized WHERE entry_date >= ?::date) x
+        GROUP BY 1, 2`,
+      params: [...scope, pgArray(plCodes), from, to, pgArray(control), ...scope, pgArray(control), to, ...scope, pgArray(plCodes), pgArray(ends), from],
+    };
+  },
   /** Debits − credits of one account over the days before `before` (null: none) and over the days up to `upTo`. */
   accountNet: (s: Scope, code: string, before: string, upTo: string): ReportQuery => ({
     sql: `SELECT coalesce(sum(debit_cents - credit_cents) FILTER (WHERE entry_date < ?::date), 0)::bigint AS opening,
@@ -62,6 +114,11 @@ export const statementQueries = {
 
 export async function bucketTotals(orm: Orm, s: Scope, ends: readonly string[], from: string | null): Promise<BucketTotals[]> {
   const rows = await q(orm, statementQueries.bucketTotals(s, ends, from));
+  return rows.map((r) => ({ code: String(r.account_code), bucket: Number(r.bucket), debitCents: Number(r.debit), creditCents: Number(r.credit) }));
+}
+
+export async function cashBucketTotals(orm: Orm, s: Scope, ends: readonly string[], from: string, plCodes: readonly string[], control: readonly string[]): Promise<BucketTotals[]> {
+  const rows = await q(orm, statementQueries.cashBucketTotals(s, ends, from, plCodes, control));
   return rows.map((r) => ({ code: String(r.account_code), bucket: Number(r.bucket), debitCents: Number(r.debit), creditCents: Number(r.credit) }));
 }
 

@@ -13776,15 +13776,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "d01b6f4a-715e-4153-8e78-486c376bdffe"
                      *       }
                      *     }
                      */
@@ -13854,15 +13854,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The request body is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "/fiscal_year_start_month",
+                     *             "issue": "out_of_range",
+                     *             "message": "/fiscal_year_start_month must be <= 12."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "0a3212f3-0d53-46f3-a528-136ac9bd5aa2"
                      *       }
                      *     }
                      */
@@ -15223,88 +15223,168 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "from": "2026-03-01",
-                     *         "to": "2026-03-01",
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-12-31",
                      *         "basis": "accrual",
                      *         "fiscal_year_start_month": 1,
                      *         "columns": [
                      *           {
-                     *             "from": "2026-03-01",
-                     *             "to": "2026-03-01",
-                     *             "total_revenue_cents": 125000,
-                     *             "total_expenses_cents": 125000,
-                     *             "net_income_cents": 125000
+                     *             "from": "2026-01-01",
+                     *             "to": "2026-03-31",
+                     *             "total_revenue_cents": 8900,
+                     *             "total_expenses_cents": 7800,
+                     *             "net_income_cents": 1100
+                     *           },
+                     *           {
+                     *             "from": "2026-04-01",
+                     *             "to": "2026-06-30",
+                     *             "total_revenue_cents": 0,
+                     *             "total_expenses_cents": 0,
+                     *             "net_income_cents": 0
+                     *           },
+                     *           {
+                     *             "from": "2026-07-01",
+                     *             "to": "2026-09-30",
+                     *             "total_revenue_cents": 0,
+                     *             "total_expenses_cents": 0,
+                     *             "net_income_cents": 0
+                     *           },
+                     *           {
+                     *             "from": "2026-10-01",
+                     *             "to": "2026-12-31",
+                     *             "total_revenue_cents": 0,
+                     *             "total_expenses_cents": -2500,
+                     *             "net_income_cents": 2500
                      *           }
                      *         ],
                      *         "revenue": [
                      *           {
-                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
-                     *             "code": "1100",
-                     *             "name": "Acme Corporation",
+                     *             "account_id": "e583d392-845f-581b-9e4f-2070ec048f3c",
+                     *             "code": "4000",
+                     *             "name": "Revenue",
                      *             "type": "revenue",
                      *             "amounts_cents": [
-                     *               1
+                     *               8900,
+                     *               0,
+                     *               0,
+                     *               0
                      *             ],
-                     *             "total_cents": 125000
+                     *             "total_cents": 8900
                      *           }
                      *         ],
                      *         "expenses": [
                      *           {
-                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
-                     *             "code": "1100",
-                     *             "name": "Acme Corporation",
-                     *             "type": "revenue",
+                     *             "account_id": "058931e7-e7ed-50c9-b1b6-da0339b90687",
+                     *             "code": "5000",
+                     *             "name": "Expenses",
+                     *             "type": "expense",
                      *             "amounts_cents": [
-                     *               1
+                     *               7500,
+                     *               0,
+                     *               0,
+                     *               -2500
                      *             ],
-                     *             "total_cents": 125000
+                     *             "total_cents": 5000
+                     *           },
+                     *           {
+                     *             "account_id": "76a7a93a-4f38-5660-9134-f189bd89cba8",
+                     *             "code": "5200",
+                     *             "name": "Processor fees",
+                     *             "type": "expense",
+                     *             "amounts_cents": [
+                     *               300,
+                     *               0,
+                     *               0,
+                     *               0
+                     *             ],
+                     *             "total_cents": 300
                      *           }
                      *         ],
-                     *         "total_revenue_cents": 125000,
-                     *         "total_expenses_cents": 125000,
-                     *         "net_income_cents": 125000
+                     *         "total_revenue_cents": 8900,
+                     *         "total_expenses_cents": 5300,
+                     *         "net_income_cents": 3600
                      *       },
                      *       "profit_and_loss": {
-                     *         "from": "2026-03-01",
-                     *         "to": "2026-03-01",
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-12-31",
                      *         "basis": "accrual",
                      *         "fiscal_year_start_month": 1,
                      *         "columns": [
                      *           {
-                     *             "from": "2026-03-01",
-                     *             "to": "2026-03-01",
-                     *             "total_revenue_cents": 125000,
-                     *             "total_expenses_cents": 125000,
-                     *             "net_income_cents": 125000
+                     *             "from": "2026-01-01",
+                     *             "to": "2026-03-31",
+                     *             "total_revenue_cents": 8900,
+                     *             "total_expenses_cents": 7800,
+                     *             "net_income_cents": 1100
+                     *           },
+                     *           {
+                     *             "from": "2026-04-01",
+                     *             "to": "2026-06-30",
+                     *             "total_revenue_cents": 0,
+                     *             "total_expenses_cents": 0,
+                     *             "net_income_cents": 0
+                     *           },
+                     *           {
+                     *             "from": "2026-07-01",
+                     *             "to": "2026-09-30",
+                     *             "total_revenue_cents": 0,
+                     *             "total_expenses_cents": 0,
+                     *             "net_income_cents": 0
+                     *           },
+                     *           {
+                     *             "from": "2026-10-01",
+                     *             "to": "2026-12-31",
+                     *             "total_revenue_cents": 0,
+                     *             "total_expenses_cents": -2500,
+                     *             "net_income_cents": 2500
                      *           }
                      *         ],
                      *         "revenue": [
                      *           {
-                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
-                     *             "code": "1100",
-                     *             "name": "Acme Corporation",
+                     *             "account_id": "e583d392-845f-581b-9e4f-2070ec048f3c",
+                     *             "code": "4000",
+                     *             "name": "Revenue",
                      *             "type": "revenue",
                      *             "amounts_cents": [
-                     *               1
+                     *               8900,
+                     *               0,
+                     *               0,
+                     *               0
                      *             ],
-                     *             "total_cents": 125000
+                     *             "total_cents": 8900
                      *           }
                      *         ],
                      *         "expenses": [
                      *           {
-                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
-                     *             "code": "1100",
-                     *             "name": "Acme Corporation",
-                     *             "type": "revenue",
+                     *             "account_id": "058931e7-e7ed-50c9-b1b6-da0339b90687",
+                     *             "code": "5000",
+                     *             "name": "Expenses",
+                     *             "type": "expense",
                      *             "amounts_cents": [
-                     *               1
+                     *               7500,
+                     *               0,
+                     *               0,
+                     *               -2500
                      *             ],
-                     *             "total_cents": 125000
+                     *             "total_cents": 5000
+                     *           },
+                     *           {
+                     *             "account_id": "76a7a93a-4f38-5660-9134-f189bd89cba8",
+                     *             "code": "5200",
+                     *             "name": "Processor fees",
+                     *             "type": "expense",
+                     *             "amounts_cents": [
+                     *               300,
+                     *               0,
+                     *               0,
+                     *               0
+                     *             ],
+                     *             "total_cents": 300
                      *           }
                      *         ],
-                     *         "total_revenue_cents": 125000,
-                     *         "total_expenses_cents": 125000,
-                     *         "net_income_cents": 125000
+                     *         "total_revenue_cents": 8900,
+                     *         "total_expenses_cents": 5300,
+                     *         "net_income_cents": 3600
                      *       }
                      *     }
                      */
@@ -15325,15 +15405,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "from must not be after to.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "from",
+                     *             "issue": "invalid",
+                     *             "message": "from must not be after to."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "bd7566c1-86f6-4861-8d48-8859dff60978"
                      *       }
                      *     }
                      */
@@ -15375,108 +15455,220 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "as_of": "2026-03-01",
+                     *         "as_of": "2026-12-31",
                      *         "fiscal_year_start_month": 1,
                      *         "columns": [
                      *           {
-                     *             "as_of": "2026-03-01",
-                     *             "total_assets_cents": 125000,
-                     *             "total_liabilities_cents": 125000,
-                     *             "retained_earnings_cents": 125000,
-                     *             "current_year_earnings_cents": 125000,
-                     *             "total_equity_cents": 125000
+                     *             "as_of": "2026-03-31",
+                     *             "total_assets_cents": 7600,
+                     *             "total_liabilities_cents": 6500,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 1100,
+                     *             "total_equity_cents": 1100
+                     *           },
+                     *           {
+                     *             "as_of": "2026-06-30",
+                     *             "total_assets_cents": 7600,
+                     *             "total_liabilities_cents": 6500,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 1100,
+                     *             "total_equity_cents": 1100
+                     *           },
+                     *           {
+                     *             "as_of": "2026-09-30",
+                     *             "total_assets_cents": 7600,
+                     *             "total_liabilities_cents": 6500,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 1100,
+                     *             "total_equity_cents": 1100
+                     *           },
+                     *           {
+                     *             "as_of": "2026-12-31",
+                     *             "total_assets_cents": 8600,
+                     *             "total_liabilities_cents": 5000,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 3600,
+                     *             "total_equity_cents": 3600
                      *           }
                      *         ],
                      *         "assets": [
                      *           {
-                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
-                     *             "code": "1100",
-                     *             "name": "Acme Corporation",
+                     *             "account_id": "f72257a4-a17b-5933-8a13-a4151dc587e6",
+                     *             "code": "1000",
+                     *             "name": "Cash",
                      *             "type": "asset",
                      *             "balances_cents": [
-                     *               1
+                     *               110,
+                     *               110,
+                     *               110,
+                     *               1110
+                     *             ]
+                     *           },
+                     *           {
+                     *             "account_id": "5ccab7e0-ef2b-534e-b997-5d8437554e86",
+                     *             "code": "1010",
+                     *             "name": "Operating bank",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               9700,
+                     *               9700,
+                     *               9700,
+                     *               9700
+                     *             ]
+                     *           },
+                     *           {
+                     *             "account_id": "dcd828c4-42f3-52c8-87e8-ba6b7a64849a",
+                     *             "code": "1100",
+                     *             "name": "Accounts Receivable",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               4790,
+                     *               4790,
+                     *               4790,
+                     *               4790
+                     *             ]
+                     *           },
+                     *           {
+                     *             "account_id": "7f74b758-9d5e-56b8-8342-2cdc33c6bbf5",
+                     *             "code": "1200",
+                     *             "name": "Processor clearing",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               -7000,
+                     *               -7000,
+                     *               -7000,
+                     *               -7000
                      *             ]
                      *           }
                      *         ],
                      *         "liabilities": [
                      *           {
-                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
-                     *             "code": "1100",
-                     *             "name": "Acme Corporation",
-                     *             "type": "asset",
+                     *             "account_id": "22fe79b0-ee7b-5c0a-9b22-1cffd52feb6f",
+                     *             "code": "2000",
+                     *             "name": "Accounts Payable",
+                     *             "type": "liability",
                      *             "balances_cents": [
-                     *               1
+                     *               6500,
+                     *               6500,
+                     *               6500,
+                     *               5000
                      *             ]
                      *           }
                      *         ],
-                     *         "equity": [
-                     *           {
-                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
-                     *             "code": "1100",
-                     *             "name": "Acme Corporation",
-                     *             "type": "asset",
-                     *             "balances_cents": [
-                     *               1
-                     *             ]
-                     *           }
-                     *         ],
-                     *         "total_assets_cents": 125000,
-                     *         "total_liabilities_cents": 125000,
-                     *         "retained_earnings_cents": 125000,
-                     *         "current_year_earnings_cents": 125000,
-                     *         "total_equity_cents": 125000
+                     *         "equity": [],
+                     *         "total_assets_cents": 8600,
+                     *         "total_liabilities_cents": 5000,
+                     *         "retained_earnings_cents": 0,
+                     *         "current_year_earnings_cents": 3600,
+                     *         "total_equity_cents": 3600
                      *       },
                      *       "balance_sheet": {
-                     *         "as_of": "2026-03-01",
+                     *         "as_of": "2026-12-31",
                      *         "fiscal_year_start_month": 1,
                      *         "columns": [
                      *           {
-                     *             "as_of": "2026-03-01",
-                     *             "total_assets_cents": 125000,
-                     *             "total_liabilities_cents": 125000,
-                     *             "retained_earnings_cents": 125000,
-                     *             "current_year_earnings_cents": 125000,
-                     *             "total_equity_cents": 125000
+                     *             "as_of": "2026-03-31",
+                     *             "total_assets_cents": 7600,
+                     *             "total_liabilities_cents": 6500,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 1100,
+                     *             "total_equity_cents": 1100
+                     *           },
+                     *           {
+                     *             "as_of": "2026-06-30",
+                     *             "total_assets_cents": 7600,
+                     *             "total_liabilities_cents": 6500,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 1100,
+                     *             "total_equity_cents": 1100
+                     *           },
+                     *           {
+                     *             "as_of": "2026-09-30",
+                     *             "total_assets_cents": 7600,
+                     *             "total_liabilities_cents": 6500,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 1100,
+                     *             "total_equity_cents": 1100
+                     *           },
+                     *           {
+                     *             "as_of": "2026-12-31",
+                     *             "total_assets_cents": 8600,
+                     *             "total_liabilities_cents": 5000,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 3600,
+                     *             "total_equity_cents": 3600
                      *           }
                      *         ],
                      *         "assets": [
                      *           {
-                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
-                     *             "code": "1100",
-                     *             "name": "Acme Corporation",
+                     *             "account_id": "f72257a4-a17b-5933-8a13-a4151dc587e6",
+                     *             "code": "1000",
+                     *             "name": "Cash",
                      *             "type": "asset",
                      *             "balances_cents": [
-                     *               1
+                     *               110,
+                     *               110,
+                     *               110,
+                     *               1110
+                     *             ]
+                     *           },
+                     *           {
+                     *             "account_id": "5ccab7e0-ef2b-534e-b997-5d8437554e86",
+                     *             "code": "1010",
+                     *             "name": "Operating bank",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               9700,
+                     *               9700,
+                     *               9700,
+                     *               9700
+                     *             ]
+                     *           },
+                     *           {
+                     *             "account_id": "dcd828c4-42f3-52c8-87e8-ba6b7a64849a",
+                     *             "code": "1100",
+                     *             "name": "Accounts Receivable",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               4790,
+                     *               4790,
+                     *               4790,
+                     *               4790
+                     *             ]
+                     *           },
+                     *           {
+                     *             "account_id": "7f74b758-9d5e-56b8-8342-2cdc33c6bbf5",
+                     *             "code": "1200",
+                     *             "name": "Processor clearing",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               -7000,
+                     *               -7000,
+                     *               -7000,
+                     *               -7000
                      *             ]
                      *           }
                      *         ],
                      *         "liabilities": [
                      *           {
-                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
-                     *             "code": "1100",
-                     *             "name": "Acme Corporation",
-                     *             "type": "asset",
+                     *             "account_id": "22fe79b0-ee7b-5c0a-9b22-1cffd52feb6f",
+                     *             "code": "2000",
+                     *             "name": "Accounts Payable",
+                     *             "type": "liability",
                      *             "balances_cents": [
-                     *               1
+                     *               6500,
+                     *               6500,
+                     *               6500,
+                     *               5000
                      *             ]
                      *           }
                      *         ],
-                     *         "equity": [
-                     *           {
-                     *             "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
-                     *             "code": "1100",
-                     *             "name": "Acme Corporation",
-                     *             "type": "asset",
-                     *             "balances_cents": [
-                     *               1
-                     *             ]
-                     *           }
-                     *         ],
-                     *         "total_assets_cents": 125000,
-                     *         "total_liabilities_cents": 125000,
-                     *         "retained_earnings_cents": 125000,
-                     *         "current_year_earnings_cents": 125000,
-                     *         "total_equity_cents": 125000
+                     *         "equity": [],
+                     *         "total_assets_cents": 8600,
+                     *         "total_liabilities_cents": 5000,
+                     *         "retained_earnings_cents": 0,
+                     *         "current_year_earnings_cents": 3600,
+                     *         "total_equity_cents": 3600
                      *       }
                      *     }
                      */
@@ -15497,15 +15689,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
-                     *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "0e6d72db-59f2-4c00-8ce8-46915443b64d"
                      *       }
                      *     }
                      */
@@ -15553,54 +15745,76 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *         "account_id": "dcd828c4-42f3-52c8-87e8-ba6b7a64849a",
                      *         "code": "1100",
-                     *         "name": "Acme Corporation",
+                     *         "name": "Accounts Receivable",
                      *         "normal_balance": "debit",
-                     *         "from": "2026-03-01",
-                     *         "to": "2026-03-01",
-                     *         "opening_balance_cents": 125000,
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-12-31",
+                     *         "opening_balance_cents": 0,
                      *         "lines": [
                      *           {
                      *             "entry_date": "2026-03-01",
-                     *             "entry_id": "d2f1a3a9-4b6e-4c1a-9f3d-d2f1a3a9d2f1",
-                     *             "line_no": 1,
+                     *             "entry_id": "7724e56b-e3e7-4760-8142-4cbf7e03a241",
+                     *             "line_no": 0,
                      *             "source_type": "invoice",
-                     *             "source_id": "a80460a0-4b6e-4c1a-9f3d-a80460a0a804",
-                     *             "memo": "Agreed with the customer",
-                     *             "debit_cents": 125000,
-                     *             "credit_cents": 125000,
-                     *             "running_balance_cents": 125000
+                     *             "source_id": "aa4ddac1-38b2-4cb6-8f4f-f71dbcf037dd",
+                     *             "memo": "Invoice INV-c0bebbfe",
+                     *             "debit_cents": 3000,
+                     *             "credit_cents": 0,
+                     *             "running_balance_cents": 3000
+                     *           },
+                     *           {
+                     *             "entry_date": "2026-03-01",
+                     *             "entry_id": "ea519271-f640-4db2-9078-ab18e829d262",
+                     *             "line_no": 0,
+                     *             "source_type": "invoice",
+                     *             "source_id": "23beeb01-762f-48f7-bd6a-bb543e11bf96",
+                     *             "memo": "Invoice INV-89d103f7",
+                     *             "debit_cents": 900,
+                     *             "credit_cents": 0,
+                     *             "running_balance_cents": 3900
                      *           }
                      *         ],
-                     *         "closing_balance_cents": 125000,
-                     *         "has_more": false,
-                     *         "next_cursor": "next cursor"
+                     *         "closing_balance_cents": 4790,
+                     *         "has_more": true,
+                     *         "next_cursor": "WyIxMTAwIiwiMjAyNi0wMS0wMSIsIjIwMjYtMDMtMDEiLCJlYTUxOTI3MS1mNjQwLTRkYjItOTA3OC1hYjE4ZTgyOWQyNjIiLDAsMzkwMF0"
                      *       },
                      *       "general_ledger": {
-                     *         "account_id": "7770d57c-4b6e-4c1a-9f3d-7770d57c7770",
+                     *         "account_id": "dcd828c4-42f3-52c8-87e8-ba6b7a64849a",
                      *         "code": "1100",
-                     *         "name": "Acme Corporation",
+                     *         "name": "Accounts Receivable",
                      *         "normal_balance": "debit",
-                     *         "from": "2026-03-01",
-                     *         "to": "2026-03-01",
-                     *         "opening_balance_cents": 125000,
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-12-31",
+                     *         "opening_balance_cents": 0,
                      *         "lines": [
                      *           {
                      *             "entry_date": "2026-03-01",
-                     *             "entry_id": "d2f1a3a9-4b6e-4c1a-9f3d-d2f1a3a9d2f1",
-                     *             "line_no": 1,
+                     *             "entry_id": "7724e56b-e3e7-4760-8142-4cbf7e03a241",
+                     *             "line_no": 0,
                      *             "source_type": "invoice",
-                     *             "source_id": "a80460a0-4b6e-4c1a-9f3d-a80460a0a804",
-                     *             "memo": "Agreed with the customer",
-                     *             "debit_cents": 125000,
-                     *             "credit_cents": 125000,
-                     *             "running_balance_cents": 125000
+                     *             "source_id": "aa4ddac1-38b2-4cb6-8f4f-f71dbcf037dd",
+                     *             "memo": "Invoice INV-c0bebbfe",
+                     *             "debit_cents": 3000,
+                     *             "credit_cents": 0,
+                     *             "running_balance_cents": 3000
+                     *           },
+                     *           {
+                     *             "entry_date": "2026-03-01",
+                     *             "entry_id": "ea519271-f640-4db2-9078-ab18e829d262",
+                     *             "line_no": 0,
+                     *             "source_type": "invoice",
+                     *             "source_id": "23beeb01-762f-48f7-bd6a-bb543e11bf96",
+                     *             "memo": "Invoice INV-89d103f7",
+                     *             "debit_cents": 900,
+                     *             "credit_cents": 0,
+                     *             "running_balance_cents": 3900
                      *           }
                      *         ],
-                     *         "closing_balance_cents": 125000,
-                     *         "has_more": false,
-                     *         "next_cursor": "next cursor"
+                     *         "closing_balance_cents": 4790,
+                     *         "has_more": true,
+                     *         "next_cursor": "WyIxMTAwIiwiMjAyNi0wMS0wMSIsIjIwMjYtMDMtMDEiLCJlYTUxOTI3MS1mNjQwLTRkYjItOTA3OC1hYjE4ZTgyOWQyNjIiLDAsMzkwMF0"
                      *       }
                      *     }
                      */
@@ -15621,15 +15835,30 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The request is not valid.",
+                     *         "message": "The query string is invalid.",
                      *         "details": [
                      *           {
-                     *             "field": "/name",
+                     *             "field": "account_id",
                      *             "issue": "required",
-                     *             "message": "name is required"
+                     *             "message": "account_id is required."
+                     *           },
+                     *           {
+                     *             "field": "from",
+                     *             "issue": "required",
+                     *             "message": "from is required."
+                     *           },
+                     *           {
+                     *             "field": "to",
+                     *             "issue": "required",
+                     *             "message": "to is required."
+                     *           },
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
                      *           }
                      *         ],
-                     *         "request_id": "req_7f3c9a2b41d84e6f"
+                     *         "request_id": "736cc038-3ff6-4d87-8ffb-002d29e465bc"
                      *       }
                      *     }
                      */

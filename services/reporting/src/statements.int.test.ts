@@ -5,6 +5,7 @@ import type { ConsumedEvent } from '@acct/kit';
 import { ACCOUNT, DEFAULT_CHART, accountId } from '@acct/ledger';
 import { type TestService, ctx, postingLine, startServiceForTest } from '@acct/testing';
 import { applyEvent } from './consumers/projection';
+import { statementQueries } from './queries/statements';
 import { reportingService } from './service';
 
 /**
@@ -269,6 +270,21 @@ describe('financial statements against real Postgres', () => {
         field: 'columns',
       });
     });
+  });
+
+  it('a general ledger page is one range of journal_lines_ledger from its cursor, at any depth (EXPLAIN)', async () => {
+    const s = ctx();
+    const after = { entryDate: '2026-06-30', entryId: randomUUID(), lineNo: 2, balanceCents: 0 };
+    const q = statementQueries.ledgerLines(s, '1100', '1900-01-01', '9999-12-31', after, 26);
+    // One transaction (one connection): an empty table is scanned otherwise; SET LOCAL asks for the plan a large one gets.
+    const row = await svc.orm.em.fork().transactional(async (em) => {
+      await em.execute('SET LOCAL enable_seqscan = off');
+      const [r] = await em.execute<{ 'QUERY PLAN': unknown }[]>(`EXPLAIN (FORMAT JSON) ${q.sql}`, q.params);
+      return r;
+    });
+    const plan = JSON.stringify(row?.['QUERY PLAN']);
+    expect(plan).toContain('"Index Name":"journal_lines_ledger"');
+    expect(plan).not.toContain('"Node Type":"Sort"');
   });
 
   it('property: for random postings, the balance sheet balances at every date and each general ledger closes at the trial balance', async () => {

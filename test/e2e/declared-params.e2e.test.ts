@@ -91,7 +91,83 @@ async function summaryOver({ api, journal }: Ctx, from: string, to: string): Pro
 
 const parties = (rows: Record<string, unknown>[], key: string) => rows.map((r) => r[key]);
 
+/** Net income (credits − debits of revenue and expense accounts) of the journal over [from, to]. */
+const netIncome = (journal: JournalEntry[], from?: string, to?: string) => 0 - ['4000', '5000', '5200'].reduce((s, code) => s + net(journal, code, from, to), 0);
+const ASSETS = ['1000', '1010', '1100', '1200'];
+
+/** The P&L over [from, to] against the journal; entries outside it exist and inside it too. */
+async function profitAndLossOver({ api, journal }: Ctx, from: string, to: string): Promise<void> {
+  const got = await report(api, '/api/v1/reports/profit-and-loss', `from=${from}&to=${to}`);
+  expect(netIncome(journal, from, to)).not.toBe(netIncome(journal));
+  expect(got).toMatchObject({ total_revenue_cents: -net(journal, '4000', from, to), net_income_cents: netIncome(journal, from, to) });
+}
+
+/** A general ledger over [from, to] (every page of 2 lines) against the journal. */
+async function ledgerOver({ api, journal }: Ctx, code: string, from: string, to: string): Promise<void> {
+  const id = (await report(api, '/api/v1/accounts', 'limit=100')).find((a: { code: string }) => a.code === code).id;
+  const q = `account_id=${id}&from=${from}&to=${to}&limit=2`;
+  let page = await report(api, '/api/v1/reports/general-ledger', q);
+  const lines = [...page.lines];
+  while (page.next_cursor) {
+    page = await report(api, '/api/v1/reports/general-ledger', `${q}&cursor=${page.next_cursor}`);
+    lines.push(...page.lines);
+  }
+  const sign = page.normal_balance === 'debit' ? 1 : -1;
+  expect(page.opening_balance_cents).toBe(sign * net(journal, code, undefined, new Date(Date.parse(from) - 86_400_000).toISOString().slice(0, 10)) || 0);
+  expect(page.closing_balance_cents).toBe(sign * net(journal, code, undefined, to) || 0);
+  const count = journal.filter((e) => e.entry_date >= from && e.entry_date <= to).reduce((n, e) => n + e.lines.filter((l) => l.account_code === code).length, 0);
+  expect(lines).toHaveLength(count);
+  expect(lines.at(-1)?.running_balance_cents ?? page.opening_balance_cents).toBe(page.closing_balance_cents);
+}
+
 const REPORTS: Record<string, Record<string, ReportCase>> = {
+  getProfitAndLoss: {
+    from: (c) => profitAndLossOver(c, '2026-04-01', '9999-12-31'),
+    to: (c) => profitAndLossOver(c, '1900-01-01', '2026-04-30'),
+    columns: async ({ api, journal }) => {
+      const got = await report(api, '/api/v1/reports/profit-and-loss', 'from=2025-01-01&to=2026-12-31&columns=quarter');
+      expect(got.columns).toHaveLength(8);
+      for (const col of got.columns) expect(col.net_income_cents).toBe(netIncome(journal, col.from, col.to));
+    },
+    basis: async ({ api }) => {
+      // Invoices still open at the end: their revenue is in accrual, not (yet) in cash.
+      const open = (await report(api, '/api/v1/reports/accounts-receivable', 'as_of=9999-12-31')).total_open_cents;
+      expect(open).toBeGreaterThan(0);
+      const q = 'from=1900-01-01&to=9999-12-31';
+      const accrual = await report(api, '/api/v1/reports/profit-and-loss', `${q}&basis=accrual`);
+      const cash = await report(api, '/api/v1/reports/profit-and-loss', `${q}&basis=cash`);
+      expect({ accrual: accrual.basis, cash: cash.basis }).toEqual({ accrual: 'accrual', cash: 'cash' });
+      expect(cash.total_revenue_cents).toBeLessThan(accrual.total_revenue_cents);
+    },
+  },
+  getBalanceSheet: {
+    as_of: async ({ api, journal }) => {
+      const got = await report(api, '/api/v1/reports/balance-sheet', 'as_of=2025-12-31');
+      expect(got.total_assets_cents).toBe(ASSETS.reduce((s, code) => s + net(journal, code, undefined, '2025-12-31'), 0));
+      expect(got.total_assets_cents).not.toBe(ASSETS.reduce((s, code) => s + net(journal, code), 0));
+      expect(got.current_year_earnings_cents).toBe(netIncome(journal, '2025-01-01', '2025-12-31'));
+    },
+    columns: async ({ api, journal }) => {
+      const got = await report(api, '/api/v1/reports/balance-sheet', 'as_of=2026-06-30&columns=month');
+      expect(got.columns.map((c: { as_of: string }) => c.as_of)).toEqual(['2026-01-31', '2026-02-28', '2026-03-31', '2026-04-30', '2026-05-31', '2026-06-30']);
+      for (const c of got.columns) expect(c.total_assets_cents).toBe(ASSETS.reduce((s, code) => s + net(journal, code, undefined, c.as_of), 0));
+    },
+  },
+  getGeneralLedger: {
+    account_id: async (c) => {
+      await ledgerOver(c, '1100', '1900-01-01', '9999-12-31');
+      await ledgerOver(c, '4000', '1900-01-01', '9999-12-31');
+    },
+    from: (c) => ledgerOver(c, '1100', '2026-01-01', '9999-12-31'),
+    to: (c) => ledgerOver(c, '1100', '1900-01-01', '2025-12-31'),
+    limit: async ({ api }) => {
+      const id = (await report(api, '/api/v1/accounts', 'limit=100')).find((a: { code: string }) => a.code === '1100').id;
+      const got = await report(api, '/api/v1/reports/general-ledger', `account_id=${id}&from=1900-01-01&to=9999-12-31&limit=1`);
+      expect(got.lines).toHaveLength(1);
+      expect(got.has_more).toBe(true);
+    },
+    cursor: (c) => ledgerOver(c, '4000', '1900-01-01', '9999-12-31'),
+  },
   getSummaryReport: {
     from: (c) => summaryOver(c, '2026-04-01', '9999-12-31'),
     to: (c) => summaryOver(c, '1900-01-01', '2026-04-30'),

@@ -1,4 +1,5 @@
 import { ROUTES } from '@acct/contracts';
+import { accountId } from '@acct/ledger';
 import type { JsonSchema } from '../support/schema-arbitraries';
 import { FIXTURES, collectionOf, paramsOf } from './fixtures';
 import { type ReceivablesE2E, type Res, createCustomer, createOpenInvoice, expectError, expectStatus, paymentBody, startReceivablesE2E, uid, utcDate } from './receivables.helpers';
@@ -17,6 +18,9 @@ function uuidProps(schema: JsonSchema | undefined): string[] {
     .filter(([, s]) => s.format === 'uuid' || ((s.anyOf as JsonSchema[] | undefined) ?? []).some((b) => b.format === 'uuid'))
     .map(([k]) => k);
 }
+
+/** Values of the query parameters a route requires beside the one checked. */
+const REQUIRED_VALUES: Record<string, string> = { from: '2026-01-01', to: '2026-12-31' };
 
 const ODD = (id: string): string[] => [`urn:uuid:${id}`, `{${id}}`, id.replace(/-/g, ''), ` ${id}`, `${id}0`];
 
@@ -64,12 +68,17 @@ describe('ids: one canonical form, never a 5xx', () => {
     const some = mine['/api/v1/customers']!;
     for (const r of ROUTES.filter((x) => x.auth)) {
       const path = r.path.replace('{id}', mine[collectionOf(r.path)] ?? some);
+      // The other parameters the route requires (the general ledger: a period).
+      const rest = ((r.query as { required?: string[] } | undefined)?.required ?? [])
+        .filter((x) => x !== 'account_id')
+        .map((x) => `&${x}=${REQUIRED_VALUES[x]}`)
+        .join('');
       for (const q of uuidProps(r.query)) {
-        for (const odd of ODD(some)) is400(await t.api(r.method, `${path}?${q}=${encodeURIComponent(odd)}`), q);
-        // A cursor names an item of its own list (API-DECISIONS §11): upper-case, one of this list's ids.
+        for (const odd of ODD(some)) is400(await t.api(r.method, `${path}?${q}=${encodeURIComponent(odd)}${rest}`), q);
+        // A cursor names an item of its own list (API-DECISIONS §11): upper-case, one of this list's ids; an account_id an account.
         const cursor = q === 'starting_after' || q === 'ending_before';
-        const own = cursor ? mine[r.path] : some;
-        if (own) expectStatus(await t.api(r.method, `${path}?${q}=${own.toUpperCase()}`), 200);
+        const own = cursor ? mine[r.path] : q === 'account_id' ? accountId(t.keys.organization_id, 'test', '1000') : some;
+        if (own) expectStatus(await t.api(r.method, `${path}?${q}=${own.toUpperCase()}${rest}`), 200);
         checked++;
       }
       if ((r.kind ?? 'json') !== 'json') continue;

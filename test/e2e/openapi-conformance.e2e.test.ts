@@ -307,6 +307,16 @@ describe('e2e: the OpenAPI document against the server', () => {
     await ok(api('GET', '/api/v1/reports/accounts-payable'));
     await ok(api('GET', '/api/v1/reports/1099-summary?year=2026&include_ineligible=true'));
     await ok(api('GET', '/api/v1/reports/trial-balance?as_of=2026-12-31'));
+    // The financial statements and their fiscal year (API-DECISIONS §14).
+    await ok(api('GET', '/api/v1/settings/fiscal-year'));
+    await ok(api('PUT', '/api/v1/settings/fiscal-year', { fiscal_year_start_month: 1 }));
+    await ok(api('PUT', '/api/v1/settings/fiscal-year', { fiscal_year_start_month: 13 }), 400);
+    await ok(api('GET', '/api/v1/reports/profit-and-loss?from=2026-01-01&to=2026-12-31&columns=quarter'));
+    await ok(api('GET', '/api/v1/reports/profit-and-loss?from=2026-01-01&to=2026-12-31&basis=cash'));
+    await conf.expectingRule('invalid', () => ok(api('GET', '/api/v1/reports/profit-and-loss?from=2026-12-31&to=2026-01-01'), 400));
+    await ok(api('GET', '/api/v1/reports/balance-sheet?as_of=2026-12-31&columns=quarter'));
+    const receivable = (accounts.json.data as { id: string; code: string }[]).find((a) => a.code === '1100')!.id;
+    await ok(api('GET', `/api/v1/reports/general-ledger?account_id=${receivable}&from=2026-01-01&to=2026-12-31&limit=2`));
   });
 
   /** A request to a route with made-up path values: a random uuid, or a token no share has. */

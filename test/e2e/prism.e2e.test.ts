@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROUTES } from '@acct/contracts';
+import { accountId } from '@acct/ledger';
 import { ROOT, freePort } from '@acct/stack';
 import { FIXTURES, collectionOf, paramsOf } from './fixtures';
 import { type E2E, bootstrapOrg, client, startE2E } from './harness';
@@ -65,6 +66,8 @@ describe('e2e: the server against its document, through Stoplight Prism', () => 
   beforeAll(async () => {
     e2e = await startE2E(E2E_ENV);
     const keys = await bootstrapOrg(e2e.databaseUrl, 'Prism org');
+    // The general ledger requires an account of the key's organization and environment.
+    QUERY_VALUES.account_id = accountId(keys.organization_id, 'test', '1000');
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-'));
     const file = path.join(dir, 'openapi.yaml');
     fs.writeFileSync(file, await (await fetch(`${e2e.base}/developers/openapi.yaml`)).text());

@@ -1183,6 +1183,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settings/fiscal-year": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the month the fiscal year starts (1 when never set): it dates the balance sheet’s retained earnings and the statements’ fiscal quarters and years.
+         * @description Get the month the fiscal year starts (1 when never set): it dates the balance sheet’s retained earnings and the statements’ fiscal quarters and years.
+         */
+        get: operations["getFiscalYear"];
+        /**
+         * Set the month (1–12) the fiscal year starts; the statements use it from the next request.
+         * @description Set the month (1–12) the fiscal year starts; the statements use it from the next request.
+         */
+        put: operations["putFiscalYear"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts": {
         parameters: {
             query?: never;
@@ -1355,6 +1379,66 @@ export interface paths {
          * @description Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.
          */
         get: operations["getTrialBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/profit-and-loss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Profit and loss over [from, to]: each revenue and expense account’s amount per column, with total revenue, total expenses and net income per column and in total.
+         * @description from after to is 400 validation_failed. Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.
+         */
+        get: operations["getProfitAndLoss"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/balance-sheet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Balance sheet as of as_of (and the dates of its columns): assets, liabilities and equity, with retained earnings and current year earnings; assets = liabilities + equity.
+         * @description Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.
+         */
+        get: operations["getBalanceSheet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/general-ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One account’s lines over [from, to] with the opening balance, each line’s running balance and the closing balance; pages by cursor.
+         * @description Pages walk the lines by (entry date, entry id, line number) from a cursor, at the same cost at any depth. An account_id that is not an account of this organization and environment is 400 validation_failed. from after to is 400 validation_failed. Read-your-writes: a read after a write that returned 2xx includes it; if the projection cannot catch up within a few seconds the answer is 503 service_unavailable with Retry-After, never a stale figure.
+         */
+        get: operations["getGeneralLedger"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3330,6 +3414,20 @@ export interface components {
              */
             lock_date: string | null;
         };
+        GetFiscalYearResponse: {
+            data: {
+                /** @description The month (1–12) a fiscal year starts on its first day; 1 (January) when never set. */
+                fiscal_year_start_month: number;
+            };
+            fiscal_year: {
+                /** @description The month (1–12) a fiscal year starts on its first day; 1 (January) when never set. */
+                fiscal_year_start_month: number;
+            };
+        };
+        PutFiscalYearRequest: {
+            /** @description The month (1–12) a fiscal year starts on its first day; 1 (January) when never set. */
+            fiscal_year_start_month: number;
+        };
         AccountList: {
             data: components["schemas"]["Account"][];
             accounts: components["schemas"]["Account"][];
@@ -3748,6 +3846,374 @@ export interface components {
                 total_debit_cents: number;
                 total_credit_cents: number;
                 balanced: boolean;
+            };
+        };
+        GetProfitAndLossResponse: {
+            data: {
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                to: string;
+                /** @enum {string} */
+                basis: "accrual" | "cash";
+                fiscal_year_start_month: number;
+                columns: {
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    from: string;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    to: string;
+                    total_revenue_cents: number;
+                    total_expenses_cents: number;
+                    net_income_cents: number;
+                }[];
+                revenue: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "revenue" | "expense";
+                    /** @description The amount of each column, in the order of columns: credits − debits for revenue, debits − credits for expenses. */
+                    amounts_cents: number[];
+                    total_cents: number;
+                }[];
+                expenses: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "revenue" | "expense";
+                    /** @description The amount of each column, in the order of columns: credits − debits for revenue, debits − credits for expenses. */
+                    amounts_cents: number[];
+                    total_cents: number;
+                }[];
+                total_revenue_cents: number;
+                total_expenses_cents: number;
+                net_income_cents: number;
+            };
+            profit_and_loss: {
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                to: string;
+                /** @enum {string} */
+                basis: "accrual" | "cash";
+                fiscal_year_start_month: number;
+                columns: {
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    from: string;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    to: string;
+                    total_revenue_cents: number;
+                    total_expenses_cents: number;
+                    net_income_cents: number;
+                }[];
+                revenue: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "revenue" | "expense";
+                    /** @description The amount of each column, in the order of columns: credits − debits for revenue, debits − credits for expenses. */
+                    amounts_cents: number[];
+                    total_cents: number;
+                }[];
+                expenses: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "revenue" | "expense";
+                    /** @description The amount of each column, in the order of columns: credits − debits for revenue, debits − credits for expenses. */
+                    amounts_cents: number[];
+                    total_cents: number;
+                }[];
+                total_revenue_cents: number;
+                total_expenses_cents: number;
+                net_income_cents: number;
+            };
+        };
+        GetBalanceSheetResponse: {
+            data: {
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                as_of: string;
+                fiscal_year_start_month: number;
+                columns: {
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    as_of: string;
+                    total_assets_cents: number;
+                    total_liabilities_cents: number;
+                    /** @description Net income of every fiscal year ended before this date’s fiscal year. */
+                    retained_earnings_cents: number;
+                    /** @description Net income from the start of this date’s fiscal year to the date. */
+                    current_year_earnings_cents: number;
+                    /** @description Equity accounts + retained earnings + current year earnings; equals total assets − total liabilities. */
+                    total_equity_cents: number;
+                }[];
+                assets: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "asset" | "liability" | "equity";
+                    /** @description The balance on the account’s normal side at each column’s date. */
+                    balances_cents: number[];
+                }[];
+                liabilities: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "asset" | "liability" | "equity";
+                    /** @description The balance on the account’s normal side at each column’s date. */
+                    balances_cents: number[];
+                }[];
+                equity: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "asset" | "liability" | "equity";
+                    /** @description The balance on the account’s normal side at each column’s date. */
+                    balances_cents: number[];
+                }[];
+                total_assets_cents: number;
+                total_liabilities_cents: number;
+                retained_earnings_cents: number;
+                current_year_earnings_cents: number;
+                total_equity_cents: number;
+            };
+            balance_sheet: {
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                as_of: string;
+                fiscal_year_start_month: number;
+                columns: {
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    as_of: string;
+                    total_assets_cents: number;
+                    total_liabilities_cents: number;
+                    /** @description Net income of every fiscal year ended before this date’s fiscal year. */
+                    retained_earnings_cents: number;
+                    /** @description Net income from the start of this date’s fiscal year to the date. */
+                    current_year_earnings_cents: number;
+                    /** @description Equity accounts + retained earnings + current year earnings; equals total assets − total liabilities. */
+                    total_equity_cents: number;
+                }[];
+                assets: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "asset" | "liability" | "equity";
+                    /** @description The balance on the account’s normal side at each column’s date. */
+                    balances_cents: number[];
+                }[];
+                liabilities: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "asset" | "liability" | "equity";
+                    /** @description The balance on the account’s normal side at each column’s date. */
+                    balances_cents: number[];
+                }[];
+                equity: {
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    account_id: string;
+                    code: string;
+                    name: string;
+                    /** @enum {string} */
+                    type: "asset" | "liability" | "equity";
+                    /** @description The balance on the account’s normal side at each column’s date. */
+                    balances_cents: number[];
+                }[];
+                total_assets_cents: number;
+                total_liabilities_cents: number;
+                retained_earnings_cents: number;
+                current_year_earnings_cents: number;
+                total_equity_cents: number;
+            };
+        };
+        GetGeneralLedgerResponse: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                 */
+                account_id: string;
+                code: string;
+                name: string;
+                /** @enum {string} */
+                normal_balance: "debit" | "credit";
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                to: string;
+                /** @description The balance of every line dated before from. */
+                opening_balance_cents: number;
+                /** @description Lines dated in [from, to], by entry date, entry id and line number. */
+                lines: {
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    entry_date: string;
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    entry_id: string;
+                    line_no: number;
+                    source_type: string;
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    source_id: string;
+                    memo: string | null;
+                    debit_cents: number;
+                    credit_cents: number;
+                    /** @description The balance on the account’s normal side after this line. */
+                    running_balance_cents: number;
+                }[];
+                /** @description The balance of every line dated on or before to. */
+                closing_balance_cents: number;
+                has_more: boolean;
+                /** @description Give it as cursor for the next page; null on the last page. */
+                next_cursor: string | null;
+            };
+            general_ledger: {
+                /**
+                 * Format: uuid
+                 * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                 */
+                account_id: string;
+                code: string;
+                name: string;
+                /** @enum {string} */
+                normal_balance: "debit" | "credit";
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                 */
+                to: string;
+                /** @description The balance of every line dated before from. */
+                opening_balance_cents: number;
+                /** @description Lines dated in [from, to], by entry date, entry id and line number. */
+                lines: {
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
+                     */
+                    entry_date: string;
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    entry_id: string;
+                    line_no: number;
+                    source_type: string;
+                    /**
+                     * Format: uuid
+                     * @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record.
+                     */
+                    source_id: string;
+                    memo: string | null;
+                    debit_cents: number;
+                    credit_cents: number;
+                    /** @description The balance on the account’s normal side after this line. */
+                    running_balance_cents: number;
+                }[];
+                /** @description The balance of every line dated on or before to. */
+                closing_balance_cents: number;
+                has_more: boolean;
+                /** @description Give it as cursor for the next page; null on the last page. */
+                next_cursor: string | null;
             };
         };
         InvoicePostedData: {
@@ -13263,6 +13729,156 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getFiscalYear: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fiscal year setting. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Module-Warning": components["headers"]["ModuleWarning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "fiscal_year_start_month": 1
+                     *       },
+                     *       "fiscal_year": {
+                     *         "fiscal_year_start_month": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetFiscalYearResponse"];
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "d01b6f4a-715e-4153-8e78-486c376bdffe"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putFiscalYear: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fiscal_year_start_month": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutFiscalYearRequest"];
+            };
+        };
+        responses: {
+            /** @description The fiscal year setting now in force. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Module-Warning": components["headers"]["ModuleWarning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "fiscal_year_start_month": 1
+                     *       },
+                     *       "fiscal_year": {
+                     *         "fiscal_year_start_month": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetFiscalYearResponse"];
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request body is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "/fiscal_year_start_month",
+                     *             "issue": "out_of_range",
+                     *             "message": "/fiscal_year_start_month must be <= 12."
+                     *           }
+                     *         ],
+                     *         "request_id": "0a3212f3-0d53-46f3-a528-136ac9bd5aa2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listAccounts: {
         parameters: {
             query?: {
@@ -14562,6 +15178,687 @@ export interface operations {
                      *           }
                      *         ],
                      *         "request_id": "31228bd3-fae5-4bee-a9ad-36967abc1537"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProfitAndLoss: {
+        parameters: {
+            query: {
+                /** @description First entry date (inclusive). */
+                from: string;
+                /** @description Last entry date (inclusive); not before from. */
+                to: string;
+                /** @description total: one column for [from, to]; month, quarter, year: one column per period, the first and last cut to from and to. Quarters and years are fiscal (they start on the fiscal year's start month). At most 400 columns. */
+                columns?: "total" | "month" | "quarter" | "year";
+                /** @description accrual: amounts by entry date. cash: an invoice’s or bill’s amounts, pro rata to its lines’ accounts, on the dates it was paid (a refund or a reversed payment takes its share back), and every other entry’s (a processor payout’s fee) by its date. */
+                basis?: "accrual" | "cash";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profit and loss statement. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Module-Warning": components["headers"]["ModuleWarning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-12-31",
+                     *         "basis": "accrual",
+                     *         "fiscal_year_start_month": 1,
+                     *         "columns": [
+                     *           {
+                     *             "from": "2026-01-01",
+                     *             "to": "2026-03-31",
+                     *             "total_revenue_cents": 8900,
+                     *             "total_expenses_cents": 7800,
+                     *             "net_income_cents": 1100
+                     *           },
+                     *           {
+                     *             "from": "2026-04-01",
+                     *             "to": "2026-06-30",
+                     *             "total_revenue_cents": 0,
+                     *             "total_expenses_cents": 0,
+                     *             "net_income_cents": 0
+                     *           },
+                     *           {
+                     *             "from": "2026-07-01",
+                     *             "to": "2026-09-30",
+                     *             "total_revenue_cents": 0,
+                     *             "total_expenses_cents": 0,
+                     *             "net_income_cents": 0
+                     *           },
+                     *           {
+                     *             "from": "2026-10-01",
+                     *             "to": "2026-12-31",
+                     *             "total_revenue_cents": 0,
+                     *             "total_expenses_cents": -2500,
+                     *             "net_income_cents": 2500
+                     *           }
+                     *         ],
+                     *         "revenue": [
+                     *           {
+                     *             "account_id": "e583d392-845f-581b-9e4f-2070ec048f3c",
+                     *             "code": "4000",
+                     *             "name": "Revenue",
+                     *             "type": "revenue",
+                     *             "amounts_cents": [
+                     *               8900,
+                     *               0,
+                     *               0,
+                     *               0
+                     *             ],
+                     *             "total_cents": 8900
+                     *           }
+                     *         ],
+                     *         "expenses": [
+                     *           {
+                     *             "account_id": "058931e7-e7ed-50c9-b1b6-da0339b90687",
+                     *             "code": "5000",
+                     *             "name": "Expenses",
+                     *             "type": "expense",
+                     *             "amounts_cents": [
+                     *               7500,
+                     *               0,
+                     *               0,
+                     *               -2500
+                     *             ],
+                     *             "total_cents": 5000
+                     *           },
+                     *           {
+                     *             "account_id": "76a7a93a-4f38-5660-9134-f189bd89cba8",
+                     *             "code": "5200",
+                     *             "name": "Processor fees",
+                     *             "type": "expense",
+                     *             "amounts_cents": [
+                     *               300,
+                     *               0,
+                     *               0,
+                     *               0
+                     *             ],
+                     *             "total_cents": 300
+                     *           }
+                     *         ],
+                     *         "total_revenue_cents": 8900,
+                     *         "total_expenses_cents": 5300,
+                     *         "net_income_cents": 3600
+                     *       },
+                     *       "profit_and_loss": {
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-12-31",
+                     *         "basis": "accrual",
+                     *         "fiscal_year_start_month": 1,
+                     *         "columns": [
+                     *           {
+                     *             "from": "2026-01-01",
+                     *             "to": "2026-03-31",
+                     *             "total_revenue_cents": 8900,
+                     *             "total_expenses_cents": 7800,
+                     *             "net_income_cents": 1100
+                     *           },
+                     *           {
+                     *             "from": "2026-04-01",
+                     *             "to": "2026-06-30",
+                     *             "total_revenue_cents": 0,
+                     *             "total_expenses_cents": 0,
+                     *             "net_income_cents": 0
+                     *           },
+                     *           {
+                     *             "from": "2026-07-01",
+                     *             "to": "2026-09-30",
+                     *             "total_revenue_cents": 0,
+                     *             "total_expenses_cents": 0,
+                     *             "net_income_cents": 0
+                     *           },
+                     *           {
+                     *             "from": "2026-10-01",
+                     *             "to": "2026-12-31",
+                     *             "total_revenue_cents": 0,
+                     *             "total_expenses_cents": -2500,
+                     *             "net_income_cents": 2500
+                     *           }
+                     *         ],
+                     *         "revenue": [
+                     *           {
+                     *             "account_id": "e583d392-845f-581b-9e4f-2070ec048f3c",
+                     *             "code": "4000",
+                     *             "name": "Revenue",
+                     *             "type": "revenue",
+                     *             "amounts_cents": [
+                     *               8900,
+                     *               0,
+                     *               0,
+                     *               0
+                     *             ],
+                     *             "total_cents": 8900
+                     *           }
+                     *         ],
+                     *         "expenses": [
+                     *           {
+                     *             "account_id": "058931e7-e7ed-50c9-b1b6-da0339b90687",
+                     *             "code": "5000",
+                     *             "name": "Expenses",
+                     *             "type": "expense",
+                     *             "amounts_cents": [
+                     *               7500,
+                     *               0,
+                     *               0,
+                     *               -2500
+                     *             ],
+                     *             "total_cents": 5000
+                     *           },
+                     *           {
+                     *             "account_id": "76a7a93a-4f38-5660-9134-f189bd89cba8",
+                     *             "code": "5200",
+                     *             "name": "Processor fees",
+                     *             "type": "expense",
+                     *             "amounts_cents": [
+                     *               300,
+                     *               0,
+                     *               0,
+                     *               0
+                     *             ],
+                     *             "total_cents": 300
+                     *           }
+                     *         ],
+                     *         "total_revenue_cents": 8900,
+                     *         "total_expenses_cents": 5300,
+                     *         "net_income_cents": 3600
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetProfitAndLossResponse"];
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "from must not be after to.",
+                     *         "details": [
+                     *           {
+                     *             "field": "from",
+                     *             "issue": "invalid",
+                     *             "message": "from must not be after to."
+                     *           }
+                     *         ],
+                     *         "request_id": "bd7566c1-86f6-4861-8d48-8859dff60978"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBalanceSheet: {
+        parameters: {
+            query?: {
+                /** @description The statement date (inclusive), YYYY-MM-DD; default today (UTC). */
+                as_of?: string;
+                /** @description total: one column, as_of; month, quarter: the end of each month or quarter of as_of’s fiscal year up to as_of, then as_of; year: the ends of the four fiscal years before as_of’s (from 1900), then as_of. Quarters and years are fiscal (they start on the fiscal year's start month). At most 400 columns. */
+                columns?: "total" | "month" | "quarter" | "year";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balance sheet. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Module-Warning": components["headers"]["ModuleWarning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "as_of": "2026-12-31",
+                     *         "fiscal_year_start_month": 1,
+                     *         "columns": [
+                     *           {
+                     *             "as_of": "2026-03-31",
+                     *             "total_assets_cents": 7600,
+                     *             "total_liabilities_cents": 6500,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 1100,
+                     *             "total_equity_cents": 1100
+                     *           },
+                     *           {
+                     *             "as_of": "2026-06-30",
+                     *             "total_assets_cents": 7600,
+                     *             "total_liabilities_cents": 6500,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 1100,
+                     *             "total_equity_cents": 1100
+                     *           },
+                     *           {
+                     *             "as_of": "2026-09-30",
+                     *             "total_assets_cents": 7600,
+                     *             "total_liabilities_cents": 6500,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 1100,
+                     *             "total_equity_cents": 1100
+                     *           },
+                     *           {
+                     *             "as_of": "2026-12-31",
+                     *             "total_assets_cents": 8600,
+                     *             "total_liabilities_cents": 5000,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 3600,
+                     *             "total_equity_cents": 3600
+                     *           }
+                     *         ],
+                     *         "assets": [
+                     *           {
+                     *             "account_id": "f72257a4-a17b-5933-8a13-a4151dc587e6",
+                     *             "code": "1000",
+                     *             "name": "Cash",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               110,
+                     *               110,
+                     *               110,
+                     *               1110
+                     *             ]
+                     *           },
+                     *           {
+                     *             "account_id": "5ccab7e0-ef2b-534e-b997-5d8437554e86",
+                     *             "code": "1010",
+                     *             "name": "Operating bank",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               9700,
+                     *               9700,
+                     *               9700,
+                     *               9700
+                     *             ]
+                     *           },
+                     *           {
+                     *             "account_id": "dcd828c4-42f3-52c8-87e8-ba6b7a64849a",
+                     *             "code": "1100",
+                     *             "name": "Accounts Receivable",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               4790,
+                     *               4790,
+                     *               4790,
+                     *               4790
+                     *             ]
+                     *           },
+                     *           {
+                     *             "account_id": "7f74b758-9d5e-56b8-8342-2cdc33c6bbf5",
+                     *             "code": "1200",
+                     *             "name": "Processor clearing",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               -7000,
+                     *               -7000,
+                     *               -7000,
+                     *               -7000
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "liabilities": [
+                     *           {
+                     *             "account_id": "22fe79b0-ee7b-5c0a-9b22-1cffd52feb6f",
+                     *             "code": "2000",
+                     *             "name": "Accounts Payable",
+                     *             "type": "liability",
+                     *             "balances_cents": [
+                     *               6500,
+                     *               6500,
+                     *               6500,
+                     *               5000
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "equity": [],
+                     *         "total_assets_cents": 8600,
+                     *         "total_liabilities_cents": 5000,
+                     *         "retained_earnings_cents": 0,
+                     *         "current_year_earnings_cents": 3600,
+                     *         "total_equity_cents": 3600
+                     *       },
+                     *       "balance_sheet": {
+                     *         "as_of": "2026-12-31",
+                     *         "fiscal_year_start_month": 1,
+                     *         "columns": [
+                     *           {
+                     *             "as_of": "2026-03-31",
+                     *             "total_assets_cents": 7600,
+                     *             "total_liabilities_cents": 6500,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 1100,
+                     *             "total_equity_cents": 1100
+                     *           },
+                     *           {
+                     *             "as_of": "2026-06-30",
+                     *             "total_assets_cents": 7600,
+                     *             "total_liabilities_cents": 6500,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 1100,
+                     *             "total_equity_cents": 1100
+                     *           },
+                     *           {
+                     *             "as_of": "2026-09-30",
+                     *             "total_assets_cents": 7600,
+                     *             "total_liabilities_cents": 6500,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 1100,
+                     *             "total_equity_cents": 1100
+                     *           },
+                     *           {
+                     *             "as_of": "2026-12-31",
+                     *             "total_assets_cents": 8600,
+                     *             "total_liabilities_cents": 5000,
+                     *             "retained_earnings_cents": 0,
+                     *             "current_year_earnings_cents": 3600,
+                     *             "total_equity_cents": 3600
+                     *           }
+                     *         ],
+                     *         "assets": [
+                     *           {
+                     *             "account_id": "f72257a4-a17b-5933-8a13-a4151dc587e6",
+                     *             "code": "1000",
+                     *             "name": "Cash",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               110,
+                     *               110,
+                     *               110,
+                     *               1110
+                     *             ]
+                     *           },
+                     *           {
+                     *             "account_id": "5ccab7e0-ef2b-534e-b997-5d8437554e86",
+                     *             "code": "1010",
+                     *             "name": "Operating bank",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               9700,
+                     *               9700,
+                     *               9700,
+                     *               9700
+                     *             ]
+                     *           },
+                     *           {
+                     *             "account_id": "dcd828c4-42f3-52c8-87e8-ba6b7a64849a",
+                     *             "code": "1100",
+                     *             "name": "Accounts Receivable",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               4790,
+                     *               4790,
+                     *               4790,
+                     *               4790
+                     *             ]
+                     *           },
+                     *           {
+                     *             "account_id": "7f74b758-9d5e-56b8-8342-2cdc33c6bbf5",
+                     *             "code": "1200",
+                     *             "name": "Processor clearing",
+                     *             "type": "asset",
+                     *             "balances_cents": [
+                     *               -7000,
+                     *               -7000,
+                     *               -7000,
+                     *               -7000
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "liabilities": [
+                     *           {
+                     *             "account_id": "22fe79b0-ee7b-5c0a-9b22-1cffd52feb6f",
+                     *             "code": "2000",
+                     *             "name": "Accounts Payable",
+                     *             "type": "liability",
+                     *             "balances_cents": [
+                     *               6500,
+                     *               6500,
+                     *               6500,
+                     *               5000
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "equity": [],
+                     *         "total_assets_cents": 8600,
+                     *         "total_liabilities_cents": 5000,
+                     *         "retained_earnings_cents": 0,
+                     *         "current_year_earnings_cents": 3600,
+                     *         "total_equity_cents": 3600
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetBalanceSheetResponse"];
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "0e6d72db-59f2-4c00-8ce8-46915443b64d"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGeneralLedger: {
+        parameters: {
+            query: {
+                /** @description A record id: a UUID, hyphenated (8-4-4-4-12 hex digits). Returned lower-case; an upper-case id names the same record. */
+                account_id: string;
+                /** @description First entry date (inclusive). */
+                from: string;
+                /** @description Last entry date (inclusive); not before from. */
+                to: string;
+                /** @description Lines per page. */
+                limit?: number;
+                /** @description next_cursor of the previous page: the lines after it. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the general ledger. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Module-Warning": components["headers"]["ModuleWarning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "account_id": "dcd828c4-42f3-52c8-87e8-ba6b7a64849a",
+                     *         "code": "1100",
+                     *         "name": "Accounts Receivable",
+                     *         "normal_balance": "debit",
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-12-31",
+                     *         "opening_balance_cents": 0,
+                     *         "lines": [
+                     *           {
+                     *             "entry_date": "2026-03-01",
+                     *             "entry_id": "7724e56b-e3e7-4760-8142-4cbf7e03a241",
+                     *             "line_no": 0,
+                     *             "source_type": "invoice",
+                     *             "source_id": "aa4ddac1-38b2-4cb6-8f4f-f71dbcf037dd",
+                     *             "memo": "Invoice INV-c0bebbfe",
+                     *             "debit_cents": 3000,
+                     *             "credit_cents": 0,
+                     *             "running_balance_cents": 3000
+                     *           },
+                     *           {
+                     *             "entry_date": "2026-03-01",
+                     *             "entry_id": "ea519271-f640-4db2-9078-ab18e829d262",
+                     *             "line_no": 0,
+                     *             "source_type": "invoice",
+                     *             "source_id": "23beeb01-762f-48f7-bd6a-bb543e11bf96",
+                     *             "memo": "Invoice INV-89d103f7",
+                     *             "debit_cents": 900,
+                     *             "credit_cents": 0,
+                     *             "running_balance_cents": 3900
+                     *           }
+                     *         ],
+                     *         "closing_balance_cents": 4790,
+                     *         "has_more": true,
+                     *         "next_cursor": "WyIxMTAwIiwiMjAyNi0wMS0wMSIsIjIwMjYtMDMtMDEiLCJlYTUxOTI3MS1mNjQwLTRkYjItOTA3OC1hYjE4ZTgyOWQyNjIiLDAsMzkwMF0"
+                     *       },
+                     *       "general_ledger": {
+                     *         "account_id": "dcd828c4-42f3-52c8-87e8-ba6b7a64849a",
+                     *         "code": "1100",
+                     *         "name": "Accounts Receivable",
+                     *         "normal_balance": "debit",
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-12-31",
+                     *         "opening_balance_cents": 0,
+                     *         "lines": [
+                     *           {
+                     *             "entry_date": "2026-03-01",
+                     *             "entry_id": "7724e56b-e3e7-4760-8142-4cbf7e03a241",
+                     *             "line_no": 0,
+                     *             "source_type": "invoice",
+                     *             "source_id": "aa4ddac1-38b2-4cb6-8f4f-f71dbcf037dd",
+                     *             "memo": "Invoice INV-c0bebbfe",
+                     *             "debit_cents": 3000,
+                     *             "credit_cents": 0,
+                     *             "running_balance_cents": 3000
+                     *           },
+                     *           {
+                     *             "entry_date": "2026-03-01",
+                     *             "entry_id": "ea519271-f640-4db2-9078-ab18e829d262",
+                     *             "line_no": 0,
+                     *             "source_type": "invoice",
+                     *             "source_id": "23beeb01-762f-48f7-bd6a-bb543e11bf96",
+                     *             "memo": "Invoice INV-89d103f7",
+                     *             "debit_cents": 900,
+                     *             "credit_cents": 0,
+                     *             "running_balance_cents": 3900
+                     *           }
+                     *         ],
+                     *         "closing_balance_cents": 4790,
+                     *         "has_more": true,
+                     *         "next_cursor": "WyIxMTAwIiwiMjAyNi0wMS0wMSIsIjIwMjYtMDMtMDEiLCJlYTUxOTI3MS1mNjQwLTRkYjItOTA3OC1hYjE4ZTgyOWQyNjIiLDAsMzkwMF0"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetGeneralLedgerResponse"];
+                };
+            };
+            /** @description validation_failed (bad JSON, schema violation, unknown body field, unknown or repeated query parameter, bad uuid or date, U+0000 or a lone surrogate in a string or key, a rule of the operation description) or trusted_scope_field_not_allowed. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The query string is invalid.",
+                     *         "details": [
+                     *           {
+                     *             "field": "account_id",
+                     *             "issue": "required",
+                     *             "message": "account_id is required."
+                     *           },
+                     *           {
+                     *             "field": "from",
+                     *             "issue": "required",
+                     *             "message": "from is required."
+                     *           },
+                     *           {
+                     *             "field": "to",
+                     *             "issue": "required",
+                     *             "message": "to is required."
+                     *           },
+                     *           {
+                     *             "field": "zz_unknown",
+                     *             "issue": "unknown_field",
+                     *             "message": "zz_unknown is not a known field."
+                     *           }
+                     *         ],
+                     *         "request_id": "736cc038-3ff6-4d87-8ffb-002d29e465bc"
                      *       }
                      *     }
                      */

@@ -88,6 +88,12 @@ const CONTRACT: Record<string, string[]> = {
   'GET /api/v1/reports/accounts-payable': ['accounts_payable'],
   'GET /api/v1/reports/1099-summary': ['tax_1099_summary'],
   'GET /api/v1/reports/trial-balance': ['trial_balance'],
+  // API-DECISIONS §14: the financial statements and the fiscal year setting
+  'GET /api/v1/settings/fiscal-year': ['fiscal_year'],
+  'PUT /api/v1/settings/fiscal-year': ['fiscal_year'],
+  'GET /api/v1/reports/profit-and-loss': ['profit_and_loss'],
+  'GET /api/v1/reports/balance-sheet': ['balance_sheet'],
+  'GET /api/v1/reports/general-ledger': ['general_ledger'],
 };
 
 /** SPEC.md §1: the action type values of post, reverse and link. */

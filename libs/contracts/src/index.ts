@@ -31,6 +31,7 @@ export type * from './api/document-shares';
 export type * from './api/document-renders';
 export type * from './api/settings';
 export type * from './api/books-lock';
+export type * from './api/statements';
 export { INBOUND_ACTIVE, INBOUND_PLANNED, INBOUND_STORED_ONLY } from './api/events';
 export { allocations_max } from './api/vendor-payments';
 export { LEDGER_CHAIN_OPERATIONS, LEDGER_CHAIN_TIMEOUT_MS, LEDGER_VERIFICATION_TIMEOUT_MS } from './api/ledger';
@@ -44,6 +45,7 @@ export {
 export { DOCUMENT_CONTENT_TYPES } from './api/documents';
 export { DEFAULT_ESTIMATE_VALIDITY_DAYS, DEFAULT_PAYMENT_TERMS_DAYS } from './api/settings';
 export { BOOKS_LOCK_CHANGES_LISTED, BOOKS_LOCK_COPY_OPERATIONS } from './api/books-lock';
+export { COLUMN_KINDS, STATEMENT_COLUMNS_MAX } from './api/statements';
 export * from './validate';
 export * from './events';
 export * from './canonical';

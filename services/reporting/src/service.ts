@@ -7,6 +7,7 @@ import type { RebuildTarget } from './flows/rebuild';
 import { registerAccountHandlers } from './handlers/accounts.handler';
 import { registerJournalEntryHandlers } from './handlers/journal-entries.handler';
 import { registerReportHandlers } from './handlers/reports.handler';
+import { registerStatementHandlers } from './handlers/statements.handler';
 import { registerVerificationHandlers } from './handlers/verification.handler';
 import { migrations } from './migrations';
 import { adminWorker } from './workers/admin';
@@ -38,6 +39,7 @@ export function reportingService(opts: { config?: ReportingConfig } = {}): Servi
       registerAccountHandlers(wiring.server, reads);
       registerJournalEntryHandlers(wiring.server, reads);
       registerReportHandlers(wiring.server, reads);
+      registerStatementHandlers(wiring.server, reads);
       // Waits for each posting service's chain as long as the chain operations' own timeout (RPC
       // catalogue), less than the gateway waits for the route: a slow one is answered 503 here.
       registerVerificationHandlers(wiring.server, new RpcClient(wiring.nc, wiring.prefix, LEDGER_CHAIN_TIMEOUT_MS, wiring.metrics, wiring.log));

@@ -20,6 +20,7 @@ import { paymentOperations, paymentRoutes } from './payments';
 import { payoutOperations, payoutRoutes } from './payouts';
 import { portalOperations, portalRoutes } from './portal';
 import { settingOperations, settingRoutes } from './settings';
+import { statementOperations, statementRoutes } from './statements';
 import { vendorPaymentOperations, vendorPaymentRoutes } from './vendor-payments';
 import { vendorOperations, vendorRoutes } from './vendors';
 import { webhookEndpointOperations, webhookEndpointRoutes } from './webhook-endpoints';
@@ -47,6 +48,7 @@ export const RESOURCE_OPERATIONS = [
   settingOperations,
   booksLockOperations,
   booksLockCopyOperations,
+  statementOperations,
 ] as const;
 
 type Merged<T> = T extends readonly [infer Head, ...infer Rest] ? Head & Merged<Rest> : unknown;
@@ -77,7 +79,9 @@ export const ROUTES = [
   ...portalRoutes,
   ...settingRoutes,
   ...booksLockRoutes,
+  ...statementRoutes.slice(0, 2),
   ...ledgerRoutes,
+  ...statementRoutes.slice(2),
 ] as RouteSpec<Operation>[];
 
 export function findRoute(operationId: string): RouteSpec<Operation> {

@@ -17,11 +17,12 @@ import * as payments from '../api/payments';
 import * as payouts from '../api/payouts';
 import * as portal from '../api/portal';
 import * as settings from '../api/settings';
+import * as statements from '../api/statements';
 import * as vendorPayments from '../api/vendor-payments';
 import * as vendors from '../api/vendors';
 
 export { customers };
 export const receivables = { ...invoices, ...payments, ...estimates, ...payouts, ...events, ...paymentProcessor, ...booksLock };
 export const payables = { ...vendors, ...bills, ...vendorPayments };
-export const reporting = ledger;
+export const reporting = { ...ledger, ...statements };
 export const documents = { ...documentFiles, ...documentShares, ...documentRenders, ...portal, ...settings };

@@ -7,6 +7,7 @@ import { Migration20261124000002OpenItems } from './Migration20261124000002OpenI
 import { Migration20261124000003VendorPaymentYears } from './Migration20261124000003VendorPaymentYears';
 import { Migration20261124000004PartyPeriods } from './Migration20261124000004PartyPeriods';
 import { Migration20261124000005AgingIndexes } from './Migration20261124000005AgingIndexes';
+import { Migration20261128000001Statements } from './Migration20261128000001Statements';
 
 /** The consumer's bookkeeping (shared, versioned), then the projection. */
 export const migrations: MigrationDef[] = [
@@ -20,6 +21,7 @@ export const migrations: MigrationDef[] = [
     Migration20261124000003VendorPaymentYears,
     Migration20261124000004PartyPeriods,
     Migration20261124000005AgingIndexes,
+    Migration20261128000001Statements,
   ),
   RPC_IDEMPOTENCY_MIGRATION,
 ];

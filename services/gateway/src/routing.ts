@@ -17,9 +17,15 @@ const register = (r: Router, { path, method, chain }: Mounted): void => {
   r.register(koaPath(path), [method], chain);
 };
 
-/** The literal start of a path template, at most its first three segments ('/api/v1/invoices'), lower-cased. */
+/**
+ * Segments a literal start has at most: four, so that a family of many routes under one path
+ * (/api/v1/settings/…, /api/v1/reports/…) is split by its fourth segment.
+ */
+const START_SEGMENTS = 4;
+
+/** The literal start of a path template, at most its first START_SEGMENTS segments ('/api/v1/invoices'), lower-cased. */
 function literalStart(template: string): string {
-  const segments = template.split('/').slice(0, 4);
+  const segments = template.split('/').slice(0, START_SEGMENTS + 1);
   const param = segments.findIndex((x) => x.includes('{'));
   return (param === -1 ? segments : segments.slice(0, param)).join('/').toLowerCase();
 }
@@ -47,11 +53,11 @@ export function routersByStart(routes: readonly { path: string; register: (r: Ro
 /**
  * The router of the longest literal start the request path begins with, matched as the router
  * matches (case-insensitive, a trailing slash optional); undefined when none: the caller then asks
- * the router of every route. A start is one, two or three whole segments.
+ * the router of every route. A start is one to START_SEGMENTS whole segments.
  */
 export function startRouterOf(byStart: ReadonlyMap<string, Middleware>, path: string): Middleware | undefined {
-  const segments = path.split('/', 4).map((x) => x.toLowerCase());
-  for (let n = Math.min(segments.length, 4); n > 1; n--) {
+  const segments = path.split('/', START_SEGMENTS + 1).map((x) => x.toLowerCase());
+  for (let n = segments.length; n > 1; n--) {
     const r = byStart.get(segments.slice(0, n).join('/'));
     if (r) return r;
   }

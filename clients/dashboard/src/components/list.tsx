@@ -153,6 +153,15 @@ function Filters<T extends { id: string }>({
 
 function Table<T extends { id: string }>({ props, rows, reload }: { props: ListProps<T>; rows: T[]; reload: () => void }) {
   if (rows.length === 0) return <p class="empty">{props.empty ?? `No ${props.title.toLowerCase()} yet.`}</p>;
+  const actions = props.actions;
+  return <DataTable title={props.title} columns={props.columns} rows={rows} actions={actions ? (row) => actions(row, reload) : undefined} />;
+}
+
+/**
+ * The table of a list or report, scrolling sideways inside its own labelled region: one column per
+ * `columns`, an actions cell per row when `actions` is given, and `foot` (a `<tfoot>`) after the body.
+ */
+export function DataTable<T extends { id: string }>(props: { title: string; columns: Column<T>[]; rows: T[]; actions?: (row: T) => ComponentChildren; foot?: ComponentChildren }) {
   return (
     <div class="table-wrap" tabIndex={0} role="region" aria-label={props.title}>
       <table>
@@ -172,17 +181,18 @@ function Table<T extends { id: string }>({ props, rows, reload }: { props: ListP
           </tr>
         </thead>
         <tbody>
-          {rows.map((row) => (
+          {props.rows.map((row) => (
             <tr key={row.id}>
               {props.columns.map((c) => (
                 <td class={c.numeric ? 'num' : undefined} key={c.label}>
                   {c.render ? c.render(row) : String(c.value(row) ?? '')}
                 </td>
               ))}
-              {props.actions ? <td class="actions">{props.actions(row, reload)}</td> : null}
+              {props.actions ? <td class="actions">{props.actions(row)}</td> : null}
             </tr>
           ))}
         </tbody>
+        {props.foot}
       </table>
     </div>
   );

@@ -1,5 +1,5 @@
 import { Fragment, type ComponentChildren } from 'preact';
-import type { Column } from '../../components/list';
+import { DataTable, type Column } from '../../components/list';
 import { downloadCsv } from '../../csv';
 import { formatCents } from '../../format';
 import { href } from '../../paths';
@@ -94,32 +94,7 @@ export function StaticTable<T extends { id: string }>(props: { title: string; co
     );
   return (
     <>
-      <div class="table-wrap" tabIndex={0} role="region" aria-label={props.title}>
-        <table>
-          <caption class="visually-hidden">{props.title}</caption>
-          <thead>
-            <tr>
-              {props.columns.map((c) => (
-                <th scope="col" class={c.numeric ? 'num' : undefined} key={c.label}>
-                  {c.label}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {props.rows.map((row) => (
-              <tr key={row.id}>
-                {props.columns.map((c) => (
-                  <td class={c.numeric ? 'num' : undefined} key={c.label}>
-                    {c.render ? c.render(row) : String(c.value(row) ?? '')}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-          {props.foot ? <Foot cells={props.foot} columns={props.columns} /> : null}
-        </table>
-      </div>
+      <DataTable title={props.title} columns={props.columns} rows={props.rows} foot={props.foot ? <Foot cells={props.foot} columns={props.columns} /> : null} />
       {props.csv === false ? null : (
         <p class="table-actions">
           <button type="button" class="secondary" onClick={download}>

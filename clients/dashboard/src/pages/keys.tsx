@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api/client';
 import type { ApiKey, ConnectedApp } from '../api/types';
 import { scopedApp } from '../components/apps';
+import { GraceHoursForm } from '../components/grace-form';
 import { List, type Column } from '../components/list';
 import { useScope } from '../components/scope-switcher';
 import { ConfirmButton, ErrorNote, Loading, Notice, PageTitle, SecretOnce } from '../components/ui';
@@ -99,45 +100,21 @@ function AppKeys({ app, environment }: { app: ConnectedApp; environment: string 
 }
 
 function RollForm({ base, apiKey, onRolled, onCancel }: { base: string; apiKey: ApiKey; onRolled: (k: NewKey) => void; onCancel: () => void }) {
-  const [hours, setHours] = useState('24');
-  const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      const { data } = await api.post<{ data: NewKey }>(`${base}/${encodeURIComponent(apiKey.id)}/roll`, { expire_current_in_hours: Number(hours) });
-      onRolled(data);
-    });
-  };
   return (
-    <form class="panel" onSubmit={submit} aria-labelledby="roll-title">
-      <h2 id="roll-title">Roll key {apiKey.prefix}</h2>
-      <p>A new key is made now. The current one keeps working for the hours you choose (0: it stops at once), so your app can switch without downtime.</p>
-      <div class="field">
-        <label for="roll-hours">Keep the current key for (hours)</label>
-        <input
-          id="roll-hours"
-          type="number"
-          min={0}
-          max={168}
-          step={1}
-          required
-          value={hours}
-          onInput={(e) => setHours(e.currentTarget.value)}
-          aria-describedby="roll-hours-hint"
-        />
-        <small id="roll-hours-hint" class="hint">
-          0 to 168 hours (a week).
-        </small>
-      </div>
-      <ErrorNote error={action.error} />
-      <div class="buttons">
-        <button type="submit" disabled={action.busy}>
-          Roll the key
-        </button>
-        <button type="button" class="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    <GraceHoursForm
+      id="roll"
+      title={`Roll key ${apiKey.prefix}`}
+      level={2}
+      intro={<p>A new key is made now. The current one keeps working for the hours you choose (0: it stops at once), so your app can switch without downtime.</p>}
+      label="Keep the current key for (hours)"
+      max={168}
+      hint="0 to 168 hours (a week)."
+      submitLabel="Roll the key"
+      submit={async (hours) => {
+        const { data } = await api.post<{ data: NewKey }>(`${base}/${encodeURIComponent(apiKey.id)}/roll`, { expire_current_in_hours: hours });
+        onRolled(data);
+      }}
+      onCancel={onCancel}
+    />
   );
 }

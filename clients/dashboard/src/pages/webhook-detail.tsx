@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api } from '../api/client';
+import { GraceHoursForm } from '../components/grace-form';
 import { ConfirmButton, ErrorNote, Loading, Notice, PageTitle, SecretOnce } from '../components/ui';
 import { formatDateTime } from '../format';
 import { useAction, useLoad } from '../hooks';
@@ -124,44 +125,20 @@ function Actions({ w, path, onChange, onTest }: { w: WebhookEndpoint; path: stri
 }
 
 function RotateForm({ path, onRotated, onCancel }: { path: string; onRotated: (secret: string) => void; onCancel: () => void }) {
-  const [hours, setHours] = useState('24');
-  const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      const { data } = await api.post<{ data: { secret: string } }>(`${path}/rotate-secret`, { expire_current_in_hours: Number(hours) });
-      onRotated(data.secret);
-    });
-  };
   return (
-    <form class="panel" onSubmit={submit} aria-labelledby="rotate-title">
-      <h3 id="rotate-title">Rotate the signing secret</h3>
-      <div class="field">
-        <label for="rotate-hours">Keep signing with the current secret for (hours)</label>
-        <input
-          id="rotate-hours"
-          type="number"
-          min={0}
-          max={72}
-          step={1}
-          required
-          value={hours}
-          onInput={(e) => setHours(e.currentTarget.value)}
-          aria-describedby="rotate-hours-hint"
-        />
-        <small id="rotate-hours-hint" class="hint">
-          0 to 72. Until then each delivery carries both signatures, so your receiver can switch without missing one.
-        </small>
-      </div>
-      <ErrorNote error={action.error} />
-      <div class="buttons">
-        <button type="submit" disabled={action.busy}>
-          Rotate
-        </button>
-        <button type="button" class="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    <GraceHoursForm
+      id="rotate"
+      title="Rotate the signing secret"
+      level={3}
+      label="Keep signing with the current secret for (hours)"
+      max={72}
+      hint="0 to 72. Until then each delivery carries both signatures, so your receiver can switch without missing one."
+      submitLabel="Rotate"
+      submit={async (hours) => {
+        const { data } = await api.post<{ data: { secret: string } }>(`${path}/rotate-secret`, { expire_current_in_hours: hours });
+        onRotated(data.secret);
+      }}
+      onCancel={onCancel}
+    />
   );
 }

@@ -55,6 +55,27 @@ export function Field(props: { label: string; id: string; hint?: string } & Inpu
   );
 }
 
+/**
+ * A password input: the current one (sign in, change it), or a new one of 12 to 128 characters, the
+ * rule shown as its hint, followed by `note` when given.
+ */
+export function PasswordField(props: { label: string; id: string; kind: 'current' | 'new'; note?: string; value: string; onValue: (value: string) => void; name?: string }) {
+  const isNew = props.kind === 'new';
+  return (
+    <Field
+      label={props.label}
+      id={props.id}
+      type="password"
+      name={props.name}
+      autocomplete={isNew ? 'new-password' : 'current-password'}
+      required
+      {...(isNew ? { minLength: 12, maxLength: 128, hint: props.note ? `12 to 128 characters. ${props.note}` : '12 to 128 characters.' } : {})}
+      value={props.value}
+      onInput={(e) => props.onValue(e.currentTarget.value)}
+    />
+  );
+}
+
 /** A secret the server shows once (a key, a webhook secret, an invitation URL): a copy button and a warning. */
 export function SecretOnce({ label, value, onDone }: { label: string; value: string; onDone: () => void }) {
   const [copied, setCopied] = useState(false);

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type ListAnswer } from '../api/client';
 import type { Passkey } from '../api/types';
-import { ConfirmButton, ErrorNote, Field, Notice, PageTitle } from '../components/ui';
+import { ConfirmButton, ErrorNote, Field, Notice, PageTitle, PasswordField } from '../components/ui';
 import { formatDateTime } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { passkeysSupported, registerPasskey } from '../passkey';
@@ -47,27 +47,8 @@ function PasswordForm() {
     <section aria-labelledby="password-title">
       <h2 id="password-title">Change your password</h2>
       <form class="panel" onSubmit={submit}>
-        <Field
-          label="Current password"
-          id="current-password"
-          type="password"
-          autocomplete="current-password"
-          required
-          value={current}
-          onInput={(e) => setCurrent(e.currentTarget.value)}
-        />
-        <Field
-          label="New password"
-          id="new-password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minLength={12}
-          maxLength={128}
-          hint="12 to 128 characters. Your other sessions end when it changes."
-          value={next}
-          onInput={(e) => setNext(e.currentTarget.value)}
-        />
+        <PasswordField label="Current password" id="current-password" kind="current" value={current} onValue={setCurrent} />
+        <PasswordField label="New password" id="new-password" kind="new" note="Your other sessions end when it changes." value={next} onValue={setNext} />
         <ErrorNote error={action.error} />
         {done ? <Notice>Password changed. Your other sessions have ended.</Notice> : null}
         <button type="submit" disabled={action.busy}>

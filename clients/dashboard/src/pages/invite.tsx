@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api } from '../api/client';
 import type { InviteInfo, SessionInfo } from '../api/types';
-import { ErrorNote, Field, Loading } from '../components/ui';
+import { ErrorNote, Field, Loading, PasswordField } from '../components/ui';
 import { formatDateTime } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { href } from '../paths';
@@ -48,18 +48,7 @@ function AcceptForm({ token, info }: { token: string; info: InviteInfo }) {
       </p>
       <form onSubmit={submit}>
         <Field label="Your name" id="name" autocomplete="name" required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        <Field
-          label="Choose a password"
-          id="new-password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minLength={12}
-          maxLength={128}
-          hint="12 to 128 characters."
-          value={password}
-          onInput={(e) => setPassword(e.currentTarget.value)}
-        />
+        <PasswordField label="Choose a password" id="new-password" kind="new" value={password} onValue={setPassword} />
         <ErrorNote error={action.error} />
         <button type="submit" disabled={action.busy}>
           {action.busy ? 'Joining…' : 'Join the organization'}

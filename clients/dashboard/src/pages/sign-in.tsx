@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client';
 import type { SessionInfo } from '../api/types';
-import { ErrorNote, Field, Notice } from '../components/ui';
+import { ErrorNote, Field, Notice, PasswordField } from '../components/ui';
 import { useAction } from '../hooks';
 import { passkeysSupported, signInWithPasskey } from '../passkey';
 import { useSession } from '../session';
@@ -26,16 +26,7 @@ export function SignInPage({ reason }: { reason?: string }) {
       {reason ? <Notice>{reason}</Notice> : null}
       <form onSubmit={submit} aria-describedby={action.error ? 'sign-in-error' : undefined}>
         <Field label="Email" id="email" type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
-        <Field
-          label="Password"
-          id="password"
-          type="password"
-          name="password"
-          autocomplete="current-password"
-          required
-          value={password}
-          onInput={(e) => setPassword(e.currentTarget.value)}
-        />
+        <PasswordField label="Password" id="password" name="password" kind="current" value={password} onValue={setPassword} />
         <div id="sign-in-error">
           <ErrorNote error={action.error} />
         </div>

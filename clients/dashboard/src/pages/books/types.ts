@@ -8,6 +8,16 @@ export interface LineItem {
   amount_cents: number;
 }
 
+/** What an invoice and a bill both have: their dates, lines, status and amounts. */
+export interface BilledDocument {
+  issue_date: string;
+  due_date: string;
+  line_items: LineItem[];
+  status: string;
+  total_cents: number;
+  amount_paid_cents: number;
+}
+
 export interface Customer {
   id: string;
   external_customer_id: string;
@@ -18,17 +28,11 @@ export interface Customer {
   created_at: string;
 }
 
-export interface Invoice {
+export interface Invoice extends BilledDocument {
   id: string;
   external_invoice_id: string;
   customer_id: string;
   invoice_number: string;
-  issue_date: string;
-  due_date: string;
-  line_items: LineItem[];
-  status: string;
-  total_cents: number;
-  amount_paid_cents: number;
   balance_due_cents: number;
   currency: string;
   memo?: string | null;
@@ -94,17 +98,11 @@ export interface Vendor {
   created_at: string;
 }
 
-export interface Bill {
+export interface Bill extends BilledDocument {
   id: string;
   external_bill_id: string;
   vendor_id: string;
   bill_number: string;
-  issue_date: string;
-  due_date: string;
-  line_items: LineItem[];
-  status: string;
-  total_cents: number;
-  amount_paid_cents: number;
   open_balance_cents: number;
   expense_account_id: string;
   currency: string;

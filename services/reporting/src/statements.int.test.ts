@@ -71,72 +71,30 @@ describe('financial statements against real Postgres', () => {
     beforeAll(async () => {
       const ar = (i: string) => ({ customer_id: C1, invoice_id: i });
       const ap = (b: string) => ({ vendor_id: V1, bill_id: b });
-      await post(
-        c,
-        '2025-11-15',
-        'invoice',
-        [
-          [ACCOUNT.receivable, 'debit', 100_000, ar(I1)],
-          [ACCOUNT.revenue, 'credit', 100_000],
-        ],
-        inv(I1, '2025-11-15'),
-      );
-      await post(
-        c,
-        '2025-12-01',
-        'bill',
-        [
-          [ACCOUNT.expenses, 'debit', 30_000],
-          [ACCOUNT.payable, 'credit', 30_000, ap(B1)],
-        ],
-        bill(B1, '2025-12-01'),
-      );
-      await post(
-        c,
-        '2026-01-10',
-        'invoice',
-        [
-          [ACCOUNT.receivable, 'debit', 250_000, ar(I2)],
-          [ACCOUNT.revenue, 'credit', 250_000],
-        ],
-        inv(I2, '2026-01-10'),
-      );
-      await post(
-        c,
-        '2026-01-20',
-        'payment',
-        [
-          [ACCOUNT.processorClearing, 'debit', 100_000],
-          [ACCOUNT.receivable, 'credit', 100_000, ar(I1)],
-        ],
-        inv(I1, '2025-11-15'),
-      );
+      /** A posting of two lines for the same amount: one debit, one credit. */
+      const move = (date: string, sourceType: string, cents: number, debit: [string, Partial<Line>?], credit: [string, Partial<Line>?], source?: object) =>
+        post(
+          c,
+          date,
+          sourceType,
+          [
+            [debit[0], 'debit', cents, debit[1]],
+            [credit[0], 'credit', cents, credit[1]],
+          ],
+          source,
+        );
+      await move('2025-11-15', 'invoice', 100_000, [ACCOUNT.receivable, ar(I1)], [ACCOUNT.revenue], inv(I1, '2025-11-15'));
+      await move('2025-12-01', 'bill', 30_000, [ACCOUNT.expenses], [ACCOUNT.payable, ap(B1)], bill(B1, '2025-12-01'));
+      await move('2026-01-10', 'invoice', 250_000, [ACCOUNT.receivable, ar(I2)], [ACCOUNT.revenue], inv(I2, '2026-01-10'));
+      await move('2026-01-20', 'payment', 100_000, [ACCOUNT.processorClearing], [ACCOUNT.receivable, ar(I1)], inv(I1, '2025-11-15'));
       await post(c, '2026-02-05', 'processor_payout', [
         [ACCOUNT.bank, 'debit', 97_000],
         [ACCOUNT.processorFees, 'debit', 3_000],
         [ACCOUNT.processorClearing, 'credit', 100_000],
       ]);
       const vp = { bills: [{ id: B1, vendor_id: V1, issue_date: '2025-12-01', due_date: '2025-12-01' }] };
-      await post(
-        c,
-        '2026-02-10',
-        'vendor_payment',
-        [
-          [ACCOUNT.payable, 'debit', 30_000, ap(B1)],
-          [ACCOUNT.cash, 'credit', 30_000],
-        ],
-        vp,
-      );
-      await post(
-        c,
-        '2026-03-03',
-        'bill',
-        [
-          [ACCOUNT.expenses, 'debit', 40_000],
-          [ACCOUNT.payable, 'credit', 40_000, ap(B2)],
-        ],
-        bill(B2, '2026-03-03'),
-      );
+      await move('2026-02-10', 'vendor_payment', 30_000, [ACCOUNT.payable, ap(B1)], [ACCOUNT.cash], vp);
+      await move('2026-03-03', 'bill', 40_000, [ACCOUNT.expenses], [ACCOUNT.payable, ap(B2)], bill(B2, '2026-03-03'));
     });
 
     it('profit and loss by month: revenue 250000 in January, fees 3000 in February, a bill of 40000 in March', async () => {

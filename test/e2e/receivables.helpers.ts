@@ -24,6 +24,26 @@ export function expectSchema(validate: Validator, body: unknown): void {
   expect({ ok, errors: validate.errors ?? null }).toEqual({ ok: true, errors: null });
 }
 
+/**
+ * Calls that answer a response's `data`: `get` after a 200 (and its schema, given `validate`), `ok`
+ * for any method, throwing with the body on a status of 300 or more. `api` is read at each call, so
+ * a test can pass the client its `beforeAll` sets.
+ */
+export function dataCalls(api: () => Api) {
+  const get = async (p: string, validate?: Validator): Promise<any> => {
+    const r = await api()('GET', p);
+    expectStatus(r, 200);
+    if (validate) expectSchema(validate, r.json);
+    return r.json.data;
+  };
+  const ok = async (method: string, p: string, body?: unknown): Promise<any> => {
+    const r = await api()(method, p, body);
+    if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(r.json)}`);
+    return r.json.data;
+  };
+  return { get, ok };
+}
+
 /** The error envelope: status, code, details array, message, request_id = Request-Id header. */
 export function expectError(r: Res, status: number, code: string): void {
   expect({ status: r.status, code: r.json?.error?.code, body: r.json ?? r.text }).toMatchObject({ status, code });

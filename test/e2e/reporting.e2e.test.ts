@@ -10,6 +10,7 @@ import {
   type Api,
   createCustomer,
   createOpenInvoice,
+  dataCalls,
   expectError,
   invoiceBody,
   expectSchema,
@@ -36,17 +37,7 @@ describe('e2e: ledger and reports through the gateway', () => {
   const today = utcDate(new Date());
   const ids: Record<string, string> = {};
 
-  const get = async (p: string, validate?: ReturnType<typeof compileBody>): Promise<any> => {
-    const r = await api('GET', p);
-    expectStatus(r, 200);
-    if (validate) expectSchema(validate, r.json);
-    return r.json.data;
-  };
-  const ok = async (method: string, p: string, body?: unknown): Promise<any> => {
-    const r = await api(method, p, body);
-    if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(r.json)}`);
-    return r.json.data;
-  };
+  const { get, ok } = dataCalls(() => api);
   const vendor = (name: string, over: Record<string, unknown> = {}) => ok('POST', '/api/v1/vendors', { external_vendor_id: uid('ven'), display_name: name, ...over });
   const bill = (vendorId: string, cents: number, issue: string, due: string) =>
     ok('POST', '/api/v1/bills', {

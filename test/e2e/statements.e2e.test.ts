@@ -1,7 +1,7 @@
 import { compileBody, schemas } from '@acct/contracts';
 import { accountId } from '@acct/ledger';
 import type { E2E, Keys } from './harness';
-import { type Api, createCustomer, createOpenInvoice, expectError, expectSchema, expectStatus, paymentBody, startReceivablesE2E, uid } from './receivables.helpers';
+import { type Api, createCustomer, createOpenInvoice, dataCalls, expectError, paymentBody, startReceivablesE2E, uid } from './receivables.helpers';
 
 const rep = schemas.reporting;
 
@@ -16,17 +16,7 @@ describe('e2e: financial statements through the gateway', () => {
   let keys: Keys;
   let api: Api;
 
-  const get = async (p: string, validate?: ReturnType<typeof compileBody>): Promise<any> => {
-    const r = await api('GET', p);
-    expectStatus(r, 200);
-    if (validate) expectSchema(validate, r.json);
-    return r.json.data;
-  };
-  const ok = async (method: string, p: string, body?: unknown): Promise<any> => {
-    const r = await api(method, p, body);
-    if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(r.json)}`);
-    return r.json.data;
-  };
+  const { get, ok } = dataCalls(() => api);
 
   beforeAll(async () => {
     ({ e2e, keys, api } = await startReceivablesE2E('Statements org'));

@@ -9,7 +9,7 @@ import { money, StaticTable } from './parts';
 import { Tiles, MoneyChart } from './report-parts';
 import { AGING_BUCKETS, agingSeries, cashPosition, lastMonths } from './shaping';
 import type { Account, InboundEvent, PayableReport, ReceivableReport } from './types';
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, ComponentProps } from 'preact';
 
 /** A panel of the overview that loads on its own: one failing read leaves the others standing. */
 function Panel<T>({ id, title, loaded, children, more }: { id: string; title: string; loaded: Loaded<T>; children: (d: T) => ComponentChildren; more?: [string, string] }) {
@@ -25,6 +25,16 @@ function Panel<T>({ id, title, loaded, children, more }: { id: string; title: st
         </p>
       ) : null}
     </section>
+  );
+}
+
+/** A panel's totals as tiles over a bar chart of the same money. */
+function TilesAndBars({ tiles, ...chart }: { tiles: [string, ComponentChildren][] } & Omit<ComponentProps<typeof MoneyChart>, 'type'>) {
+  return (
+    <>
+      <Tiles items={tiles} />
+      <MoneyChart type="bar" {...chart} />
+    </>
   );
 }
 
@@ -57,24 +67,19 @@ function Aging() {
   return (
     <Panel id="ov-aging" title="Receivable and payable aging" loaded={loaded} more={['/reports/receivable', 'Aging by customer and vendor']}>
       {({ ar, ap }) => (
-        <>
-          <Tiles
-            items={[
-              ['Receivable', money(ar.total_open_cents)],
-              ['Payable', money(ap.total_open_cents)],
-            ]}
-          />
-          <MoneyChart
-            empty="Nothing is open: no receivable or payable to age."
-            title={`Aging as of ${ar.as_of}`}
-            type="bar"
-            labels={AGING_BUCKETS.map((b) => b.label)}
-            series={[
-              { label: 'Receivable', data: agingSeries(ar.aging) },
-              { label: 'Payable', data: agingSeries(ap.aging) },
-            ]}
-          />
-        </>
+        <TilesAndBars
+          tiles={[
+            ['Receivable', money(ar.total_open_cents)],
+            ['Payable', money(ap.total_open_cents)],
+          ]}
+          empty="Nothing is open: no receivable or payable to age."
+          title={`Aging as of ${ar.as_of}`}
+          labels={AGING_BUCKETS.map((b) => b.label)}
+          series={[
+            { label: 'Receivable', data: agingSeries(ar.aging) },
+            { label: 'Payable', data: agingSeries(ap.aging) },
+          ]}
+        />
       )}
     </Panel>
   );
@@ -85,21 +90,16 @@ function Cash() {
   return (
     <Panel id="ov-cash" title="Cash" loaded={loaded} more={['/reports/trial-balance', 'Trial balance']}>
       {(cash) => (
-        <>
-          <Tiles
-            items={[
-              ['Cash and bank', money(cash.onHandCents)],
-              ['In transit from processors', money(cash.inTransitCents)],
-            ]}
-          />
-          <MoneyChart
-            empty="Every money account is at 0.00."
-            title="Balance of each money account"
-            type="bar"
-            labels={cash.accounts.map((a) => `${a.code} ${a.name}`)}
-            series={[{ label: 'Balance', data: cash.accounts.map((a) => a.balance_cents) }]}
-          />
-        </>
+        <TilesAndBars
+          tiles={[
+            ['Cash and bank', money(cash.onHandCents)],
+            ['In transit from processors', money(cash.inTransitCents)],
+          ]}
+          empty="Every money account is at 0.00."
+          title="Balance of each money account"
+          labels={cash.accounts.map((a) => `${a.code} ${a.name}`)}
+          series={[{ label: 'Balance', data: cash.accounts.map((a) => a.balance_cents) }]}
+        />
       )}
     </Panel>
   );

@@ -113,6 +113,34 @@ export function paymentBody(invoiceId: string, amountCents: number, over: Record
   return { external_payment_id: uid('pay'), invoice_id: invoiceId, amount_cents: amountCents, received_at: '2026-03-05', ...over };
 }
 
+/** A Stripe payout of `grossCents` less `feeCents` on `date`. */
+export function payoutBody(date: string, grossCents: number, feeCents: number): Record<string, unknown> {
+  return { external_payout_id: uid('po'), processor: 'stripe', payout_date: date, gross_cents: grossCents, fee_cents: feeCents, net_cents: grossCents - feeCents };
+}
+
+/** A bill of one line of `cents` (the statements and reports tests buy from vendors too). */
+export function billBody(vendorId: string, cents: number, issue: string, due: string, billNumber = 'B'): Record<string, unknown> {
+  return {
+    external_bill_id: uid('bill'),
+    vendor_id: vendorId,
+    bill_number: billNumber,
+    issue_date: issue,
+    due_date: due,
+    line_items: [{ description: 'Work', quantity: 1, unit_amount_cents: cents }],
+  };
+}
+
+/** A vendor payment of `cents` on `date`, all of it to one bill. */
+export function vendorPaymentBody(vendorId: string, billId: string, cents: number, date: string): Record<string, unknown> {
+  return {
+    external_vendor_payment_id: uid('vp'),
+    vendor_id: vendorId,
+    amount_cents: cents,
+    payment_date: date,
+    allocations: [{ bill_id: billId, amount_cents: cents }],
+  };
+}
+
 /** YYYY-MM-DD of a Date in UTC, plus `days`. */
 export function utcDate(d: Date, days = 0): string {
   return new Date(d.getTime() + days * 86_400_000).toISOString().slice(0, 10);

@@ -16,6 +16,9 @@ import {
   expectSchema,
   expectStatus,
   paymentBody,
+  payoutBody,
+  billBody,
+  vendorPaymentBody,
   startReceivablesE2E,
   uid,
   utcDate,
@@ -39,23 +42,8 @@ describe('e2e: ledger and reports through the gateway', () => {
 
   const { get, ok } = dataCalls(() => api);
   const vendor = (name: string, over: Record<string, unknown> = {}) => ok('POST', '/api/v1/vendors', { external_vendor_id: uid('ven'), display_name: name, ...over });
-  const bill = (vendorId: string, cents: number, issue: string, due: string) =>
-    ok('POST', '/api/v1/bills', {
-      external_bill_id: uid('bill'),
-      vendor_id: vendorId,
-      bill_number: 'B',
-      issue_date: issue,
-      due_date: due,
-      line_items: [{ description: 'Work', quantity: 1, unit_amount_cents: cents }],
-    });
-  const vpay = (vendorId: string, billId: string, cents: number, date: string) =>
-    ok('POST', '/api/v1/vendor-payments', {
-      external_vendor_payment_id: uid('vp'),
-      vendor_id: vendorId,
-      amount_cents: cents,
-      payment_date: date,
-      allocations: [{ bill_id: billId, amount_cents: cents }],
-    });
+  const bill = (vendorId: string, cents: number, issue: string, due: string) => ok('POST', '/api/v1/bills', billBody(vendorId, cents, issue, due));
+  const vpay = (vendorId: string, billId: string, cents: number, date: string) => ok('POST', '/api/v1/vendor-payments', vendorPaymentBody(vendorId, billId, cents, date));
 
   beforeAll(async () => {
     ({ e2e, keys, api, otherApi } = await startReceivablesE2E('Reporting org'));
@@ -69,14 +57,7 @@ describe('e2e: ledger and reports through the gateway', () => {
     ids.i1 = i1.id;
     await ok('POST', '/api/v1/payments', paymentBody(i1.id, 40_000, { received_at: '2025-12-10' }));
     await ok('POST', '/api/v1/payments', paymentBody(i2.id, 50_000, { received_at: '2026-01-05', source: 'processor', processor: 'stripe' }));
-    await ok('POST', '/api/v1/processor-payouts', {
-      external_payout_id: uid('po'),
-      processor: 'stripe',
-      payout_date: '2026-01-07',
-      gross_cents: 50_000,
-      fee_cents: 1_500,
-      net_cents: 48_500,
-    });
+    await ok('POST', '/api/v1/processor-payouts', payoutBody('2026-01-07', 50_000, 1_500));
     await createOpenInvoice(api, c1, 30_000, { issue_date: '2026-02-01', due_date: '2026-03-03' });
     // Payables
     const v1 = await vendor('Contractor', { is_1099_eligible: true, w9_on_file: true });

@@ -1,7 +1,19 @@
 import { compileBody, schemas } from '@acct/contracts';
 import { accountId } from '@acct/ledger';
 import type { E2E, Keys } from './harness';
-import { type Api, createCustomer, createOpenInvoice, dataCalls, expectError, paymentBody, startReceivablesE2E, uid } from './receivables.helpers';
+import {
+  type Api,
+  createCustomer,
+  createOpenInvoice,
+  dataCalls,
+  expectError,
+  paymentBody,
+  payoutBody,
+  billBody,
+  vendorPaymentBody,
+  startReceivablesE2E,
+  uid,
+} from './receivables.helpers';
 
 const rep = schemas.reporting;
 
@@ -25,30 +37,10 @@ describe('e2e: financial statements through the gateway', () => {
     await ok('POST', '/api/v1/payments', paymentBody(i1.id, 60_000, { received_at: '2026-01-20' }));
     const i2 = await createOpenInvoice(api, c1, 50_000, { issue_date: '2026-02-01', due_date: '2026-03-03' });
     await ok('POST', '/api/v1/payments', paymentBody(i2.id, 50_000, { received_at: '2026-02-10', source: 'processor', processor: 'stripe' }));
-    await ok('POST', '/api/v1/processor-payouts', {
-      external_payout_id: uid('po'),
-      processor: 'stripe',
-      payout_date: '2026-02-12',
-      gross_cents: 50_000,
-      fee_cents: 1_500,
-      net_cents: 48_500,
-    });
+    await ok('POST', '/api/v1/processor-payouts', payoutBody('2026-02-12', 50_000, 1_500));
     const v = await ok('POST', '/api/v1/vendors', { external_vendor_id: uid('ven'), display_name: 'Supplier' });
-    const b = await ok('POST', '/api/v1/bills', {
-      external_bill_id: uid('bill'),
-      vendor_id: v.id,
-      bill_number: 'B1',
-      issue_date: '2026-01-15',
-      due_date: '2026-02-14',
-      line_items: [{ description: 'Work', quantity: 1, unit_amount_cents: 20_000 }],
-    });
-    await ok('POST', '/api/v1/vendor-payments', {
-      external_vendor_payment_id: uid('vp'),
-      vendor_id: v.id,
-      amount_cents: 20_000,
-      payment_date: '2026-02-20',
-      allocations: [{ bill_id: b.id, amount_cents: 20_000 }],
-    });
+    const b = await ok('POST', '/api/v1/bills', billBody(v.id, 20_000, '2026-01-15', '2026-02-14', 'B1'));
+    await ok('POST', '/api/v1/vendor-payments', vendorPaymentBody(v.id, b.id, 20_000, '2026-02-20'));
   }, 120_000);
   afterAll(async () => e2e?.stop());
 

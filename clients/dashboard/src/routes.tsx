@@ -15,18 +15,33 @@ export interface PageRoute {
 
 const page = <T,>(load: () => Promise<T>) => lazy(load) as unknown as AnyComponent<Record<string, unknown>>;
 
+const books = () => import('./pages/books/records');
+/** The books: each kind's list and record page (one chunk), the journal, reports and inbound events. */
+const bookRoutes = (): PageRoute[] => [
+  ...(
+    [
+      ['/customers', 'CustomersPage', 'CustomerPage'],
+      ['/invoices', 'InvoicesPage', 'InvoicePage'],
+      ['/estimates', 'EstimatesPage', 'EstimatePage'],
+      ['/payments', 'PaymentsPage', 'PaymentPage'],
+      ['/processor-payouts', 'PayoutsPage', 'PayoutPage'],
+      ['/vendors', 'VendorsPage', 'VendorPage'],
+      ['/bills', 'BillsPage', 'BillPage'],
+      ['/vendor-payments', 'VendorPaymentsPage', 'VendorPaymentPage'],
+    ] as const
+  ).flatMap(([path, list, one]) => [
+    { path, component: page(() => books().then((m) => m[list])) },
+    { path: `${path}/:id`, component: page(() => books().then((m) => m[one])) },
+  ]),
+  { path: '/reports', component: page(() => import('./pages/books/reports').then((m) => m.ReportsPage)) },
+  { path: '/reports/:report', component: page(() => import('./pages/books/reports').then((m) => m.ReportsPage)) },
+  { path: '/journal', component: page(() => import('./pages/books/journal').then((m) => m.JournalPage)) },
+  { path: '/events', component: page(() => import('./pages/books/events').then((m) => m.EventsPage)) },
+];
+
 export const PAGES: PageRoute[] = [
   { path: '/', component: page(() => import('./pages/overview').then((m) => m.OverviewPage)) },
-  { path: '/customers', component: page(() => import('./pages/placeholder').then((m) => m.CustomersPage)) },
-  { path: '/invoices', component: page(() => import('./pages/placeholder').then((m) => m.InvoicesPage)) },
-  { path: '/estimates', component: page(() => import('./pages/placeholder').then((m) => m.EstimatesPage)) },
-  { path: '/payments', component: page(() => import('./pages/placeholder').then((m) => m.PaymentsPage)) },
-  { path: '/vendors', component: page(() => import('./pages/placeholder').then((m) => m.VendorsPage)) },
-  { path: '/bills', component: page(() => import('./pages/placeholder').then((m) => m.BillsPage)) },
-  { path: '/vendor-payments', component: page(() => import('./pages/placeholder').then((m) => m.VendorPaymentsPage)) },
-  { path: '/reports', component: page(() => import('./pages/placeholder').then((m) => m.ReportsPage)) },
-  { path: '/journal', component: page(() => import('./pages/placeholder').then((m) => m.JournalPage)) },
-  { path: '/events', component: page(() => import('./pages/placeholder').then((m) => m.EventsPage)) },
+  ...bookRoutes(),
   { path: '/webhooks', component: page(() => import('./pages/webhooks').then((m) => m.WebhooksPage)), needs: 'webhooks' },
   { path: '/webhooks/:id', component: page(() => import('./pages/webhook-detail').then((m) => m.WebhookDetailPage)), needs: 'webhooks' },
   { path: '/keys', component: page(() => import('./pages/keys').then((m) => m.KeysPage)), needs: 'keys' },

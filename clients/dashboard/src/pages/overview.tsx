@@ -2,8 +2,9 @@ import { PageTitle } from '../components/ui';
 import { href } from '../paths';
 import { can } from '../roles';
 import { useSignedIn } from '../session';
+import { BooksOverview } from './books/overview';
 
-/** The landing page. The books' charts (revenue by month, aging, cash) come with the books pages. */
+/** The landing page: who is signed in, the books' charts (revenue by month, aging, cash, recent events), shortcuts. */
 export function OverviewPage() {
   const { member, organization } = useSignedIn();
   return (
@@ -12,6 +13,8 @@ export function OverviewPage() {
       <p>
         Signed in as {member.name || member.email} ({member.role}){organization ? ` in ${organization.name}` : ''}.
       </p>
+      <BooksOverview />
+      <h2>Shortcuts</h2>
       <ul class="links">
         {can(member.role, 'keys') ? (
           <li>

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { CHROMIUM_ARGS, chromiumExecutable } from '@acct/testing';
-import { admin, bootstrapOrg, client, startE2E, type E2E, type Keys } from './harness';
+import { checkPage, dashboardUrl, launchDashboardBrowser, signedInMember } from '../support/dashboard-browser';
+import { bootstrapOrg, client, startE2E, type E2E, type Keys } from './harness';
 import { type Api, E2E_ENV, expectStatus } from './receivables.helpers';
 
 interface Hit {
@@ -16,9 +16,9 @@ interface Hit {
 /** The answers a path's next requests get, in order; once used up, 204. */
 type Answer = { status: number; body: string };
 
-/** The dashboard's time format (format.ts formatDateTime) in UTC, as the browser below shows it. */
-const shown = (iso: string) =>
-  new Date(iso).toLocaleString('en-GB', { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', timeZoneName: 'short', timeZone: 'UTC' });
+/** An attempt's time as the page shows it (format.ts: en-GB, to the minute, with the zone), in the browser's time zone. */
+const shown = (page: Page, iso: string) =>
+  page.evaluate((t) => new Date(t).toLocaleString('en-GB', { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }), iso);
 
 /**
  * The dashboard's Webhooks pages in Chromium against the whole stack (issue #44): an endpoint made
@@ -33,7 +33,7 @@ describe('e2e: dashboard webhooks in Chromium', () => {
   let receiver: http.Server;
   let receiverBase: string;
   let browser: Browser;
-  let context: BrowserContext;
+  let dash: string;
   let page: Page;
   const hits: Hit[] = [];
   const answers = new Map<string, Answer[]>();
@@ -90,17 +90,10 @@ describe('e2e: dashboard webhooks in Chromium', () => {
     e2e = await startE2E({ ...E2E_ENV, WEBHOOK_POLL_INTERVAL_MS: '100', WEBHOOK_RETRY_SCHEDULE: '1h' });
     keys = await bootstrapOrg(e2e.databaseUrl, 'Dashboard webhooks org');
     api = client(e2e.base, keys.test_key);
-
-    const invite = JSON.parse(await admin(e2e.databaseUrl, 'invite', '--org', keys.organization_id, '--email', 'owner@example.com', '--role', 'owner', '--json')) as {
-      invite_url: string;
-    };
-    const token = invite.invite_url.split('/').pop()!;
-    browser = await chromium.launch({ executablePath: await chromiumExecutable(), args: CHROMIUM_ARGS });
-    context = await browser.newContext({ timezoneId: 'UTC', locale: 'en-GB', viewport: { width: 1280, height: 900 } });
-    // The context's request shares its cookie jar: the session cookie of the accepted invitation.
-    const accepted = await context.request.post(`${e2e.base}/dashboard/api/invites/${token}/accept`, { data: { name: 'Owner', password: 'a long enough password' } });
-    expect(accepted.status()).toBe(201);
-    page = await context.newPage();
+    dash = dashboardUrl(e2e.base);
+    browser = await launchDashboardBrowser();
+    // An owner invited by the admin CLI, joined through the invitation page: signed in.
+    ({ page } = await signedInMember(browser, { base: e2e.base, databaseUrl: e2e.databaseUrl, organizationId: keys.organization_id, role: 'owner' }));
   });
   afterAll(async () => {
     await browser?.close();
@@ -111,7 +104,7 @@ describe('e2e: dashboard webhooks in Chromium', () => {
 
   /** Adds an endpoint on the Webhooks page; returns its id and the secret the page showed once. */
   const addEndpoint = async (p: string): Promise<{ id: string; secret: string }> => {
-    await page.goto(`${e2e.base}/dashboard/webhooks`);
+    await page.goto(`${dash}/webhooks`);
     await page.getByLabel('URL', { exact: true }).fill(`${receiverBase}${p}`);
     const created = page.waitForResponse((r) => r.url().endsWith('/dashboard/api/v1/webhook-endpoints') && r.request().method() === 'POST');
     await page.getByRole('button', { name: 'Add the endpoint' }).click();
@@ -209,11 +202,17 @@ describe('e2e: dashboard webhooks in Chromium', () => {
     for (const [i, a] of [a1!, a2!].entries()) {
       const text = (await attempts.nth(i).innerText()).replace(/\s+/g, ' ');
       expect(text).toContain(`HTTP ${a.status_code}`);
-      expect(text).toContain(shown(a.attempted_at));
+      expect(text).toContain(await shown(page, a.attempted_at));
       expect(text).toContain(`${a.duration_ms} ms`);
       expect(text).toContain(a.response_body);
     }
     expect(a1!.status_code).toBe(500);
     expect(a2!).toMatchObject({ status_code: 200, response_body: 'ok: got it the second time' });
+
+    // The endpoint's page with both attempts open, then the Webhooks list: no serious or critical axe violation.
+    await checkPage(page, 'webhook-deliveries');
+    await page.goto(`${dash}/webhooks`);
+    await page.getByRole('region', { name: 'Webhook endpoints' }).getByText(`${receiverBase}/flaky`).waitFor();
+    await checkPage(page, 'webhooks');
   });
 });

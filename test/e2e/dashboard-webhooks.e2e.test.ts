@@ -139,7 +139,7 @@ describe('e2e: dashboard webhooks in Chromium', () => {
   const openAttempts = async (summary: string) => {
     const details = deliveryRow().locator('details');
     await details.locator('summary', { hasText: summary }).waitFor();
-    if (!(await details.evaluate((d) => (d as HTMLDetailsElement).open))) await details.locator('summary').click();
+    if (!(await details.evaluate((d) => (d as unknown as { open: boolean }).open))) await details.locator('summary').click();
   };
 
   const deliveryRow = () => page.getByRole('region', { name: 'Deliveries' }).getByRole('row').filter({ hasText: 'webhook.test' });

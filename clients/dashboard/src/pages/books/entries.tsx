@@ -1,6 +1,7 @@
 import type { Column } from '../../components/list';
 import { List } from '../../components/list';
 import { href } from '../../paths';
+import { useAccountNames } from './account-names';
 import { RecordLink, dayCol, money } from './parts';
 import { entryBalances, entryTotal, linesText, shortId, statusText } from './shaping';
 import type { JournalEntry } from './types';
@@ -15,6 +16,7 @@ export const SOURCE_ROUTES: Record<string, string> = {
 };
 
 function Lines({ entry }: { entry: JournalEntry }) {
+  const names = useAccountNames();
   return (
     <details class="entry">
       <summary>
@@ -42,7 +44,7 @@ function Lines({ entry }: { entry: JournalEntry }) {
             {entry.lines.map((l, i) => (
               <tr key={i}>
                 <th scope="row">
-                  <code>{l.account_code}</code>
+                  <code>{l.account_code}</code> {names.get(l.account_code) ?? ''}
                 </th>
                 <td class="num">{l.side === 'debit' ? money(l.amount_cents) : ''}</td>
                 <td class="num">{l.side === 'credit' ? money(l.amount_cents) : ''}</td>

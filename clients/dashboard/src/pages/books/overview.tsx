@@ -1,5 +1,4 @@
 import { api, type ListAnswer } from '../../api/client';
-import { ChartFigure } from '../../components/chart';
 import { ErrorNote, Loading } from '../../components/ui';
 import type { Loaded } from '../../hooks';
 import { useLoad } from '../../hooks';
@@ -7,7 +6,7 @@ import { href } from '../../paths';
 import { EVENT_COLUMNS } from './events';
 import { monthlyRevenue } from './monthly';
 import { money, StaticTable } from './parts';
-import { Tiles, chartMoney } from './report-parts';
+import { Tiles, MoneyChart } from './report-parts';
 import { AGING_BUCKETS, agingSeries, cashPosition, lastMonths } from './shaping';
 import type { Account, InboundEvent, PayableReport, ReceivableReport } from './types';
 import type { ComponentChildren } from 'preact';
@@ -33,7 +32,15 @@ function Revenue() {
   const loaded = useLoad(() => monthlyRevenue(lastMonths(new Date())), []);
   return (
     <Panel id="ov-revenue" title="Revenue by month" loaded={loaded} more={['/reports/summary', 'Summary report']}>
-      {(m) => <ChartFigure title="Revenue by month, last 12 months" type="bar" labels={m.labels} series={[{ label: 'Revenue', data: m.revenue }]} format={chartMoney} />}
+      {(m) => (
+        <MoneyChart
+          empty="No revenue in the last 12 months."
+          title="Revenue by month, last 12 months"
+          type="bar"
+          labels={m.labels}
+          series={[{ label: 'Revenue', data: m.revenue }]}
+        />
+      )}
     </Panel>
   );
 }
@@ -57,7 +64,8 @@ function Aging() {
               ['Payable', money(ap.total_open_cents)],
             ]}
           />
-          <ChartFigure
+          <MoneyChart
+            empty="Nothing is open: no receivable or payable to age."
             title={`Aging as of ${ar.as_of}`}
             type="bar"
             labels={AGING_BUCKETS.map((b) => b.label)}
@@ -65,7 +73,6 @@ function Aging() {
               { label: 'Receivable', data: agingSeries(ar.aging) },
               { label: 'Payable', data: agingSeries(ap.aging) },
             ]}
-            format={chartMoney}
           />
         </>
       )}
@@ -85,12 +92,12 @@ function Cash() {
               ['In transit from processors', money(cash.inTransitCents)],
             ]}
           />
-          <ChartFigure
+          <MoneyChart
+            empty="Every money account is at 0.00."
             title="Balance of each money account"
             type="bar"
             labels={cash.accounts.map((a) => `${a.code} ${a.name}`)}
             series={[{ label: 'Balance', data: cash.accounts.map((a) => a.balance_cents) }]}
-            format={chartMoney}
           />
         </>
       )}

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { ChartFigure, type ChartProps } from '../../components/chart';
 import { ErrorNote, Loading } from '../../components/ui';
 import type { Loaded } from '../../hooks';
 import { money } from './parts';
@@ -47,3 +48,13 @@ export function ReportState<T>({ loaded, what, children }: { loaded: Loaded<T>; 
 
 /** Cents on a chart's axis and in its table. */
 export const chartMoney = (v: number) => money(v);
+
+/**
+ * A chart of amounts, or a sentence when every amount is zero (an empty chart's axis says nothing);
+ * `empty` null: nothing, when the table below already says so.
+ */
+export function MoneyChart(props: Omit<ChartProps, 'format'> & { empty: string | null }) {
+  const { empty, ...chart } = props;
+  if (chart.series.every((s) => s.data.every((v) => v === 0))) return empty ? <p class="empty">{empty}</p> : null;
+  return <ChartFigure {...chart} format={chartMoney} />;
+}

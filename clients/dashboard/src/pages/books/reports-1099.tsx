@@ -1,11 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
-import { ChartFigure } from '../../components/chart';
 import type { Column } from '../../components/list';
 import { Field } from '../../components/ui';
 import { useLoad } from '../../hooks';
 import { money, RecordLink, StaticTable } from './parts';
-import { ReportForm, ReportState, Tiles, chartMoney } from './report-parts';
+import { ReportForm, ReportState, Tiles, MoneyChart } from './report-parts';
 import { shortId, topWithOthers } from './shaping';
 import type { Tax1099Report as Report } from './types';
 
@@ -51,10 +50,12 @@ export function Tax1099Report() {
           value={draft.year}
           onInput={(e) => setDraft({ ...draft, year: e.currentTarget.value })}
         />
-        <label class="inline field" for="tax-include">
-          <input id="tax-include" type="checkbox" checked={draft.include} onChange={(e) => setDraft({ ...draft, include: e.currentTarget.checked })} />
-          Also list vendors that are not 1099-eligible
-        </label>
+        <div class="field">
+          <label class="inline" for="tax-include">
+            <input id="tax-include" type="checkbox" checked={draft.include} onChange={(e) => setDraft({ ...draft, include: e.currentTarget.checked })} />
+            Also list vendors that are not 1099-eligible
+          </label>
+        </div>
       </ReportForm>
       <ReportState loaded={loaded} what="the 1099 summary">
         {({ data: r }) => {
@@ -74,7 +75,7 @@ export function Tax1099Report() {
                   [`Threshold ${r.reporting_year}`, money(r.threshold_cents)],
                 ]}
               />
-              <ChartFigure title={`Paid to vendors in ${r.reporting_year}`} type="bar" labels={chart.labels} series={[{ label: 'Paid', data: chart.data }]} format={chartMoney} />
+              <MoneyChart empty={null} title={`Paid to vendors in ${r.reporting_year}`} type="bar" labels={chart.labels} series={[{ label: 'Paid', data: chart.data }]} />
               <StaticTable title={`1099 summary ${r.reporting_year}`} columns={COLUMNS} rows={rows} empty="No vendor was paid in this year." />
             </>
           );

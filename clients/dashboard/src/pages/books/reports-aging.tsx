@@ -1,12 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
-import { ChartFigure } from '../../components/chart';
 import type { Column } from '../../components/list';
 import { Field } from '../../components/ui';
 import { formatDate } from '../../format';
 import { useLoad } from '../../hooks';
 import { money, RecordLink, StaticTable } from './parts';
-import { ReportForm, ReportState, Tiles, chartMoney } from './report-parts';
+import { ReportForm, ReportState, Tiles, MoneyChart } from './report-parts';
 import { AGING_BUCKETS, agingSeries, isDay, partyRows, shortId, todayUtc } from './shaping';
 import type { PartyAging, PayableReport, ReceivableReport } from './types';
 
@@ -82,12 +81,12 @@ function AgingBody({ side, r }: { side: Side; r: Shaped }) {
           ['As of', formatDate(r.as_of)],
         ]}
       />
-      <ChartFigure
+      <MoneyChart
+        empty="Nothing is open on this date."
         title={`${side.title} aging as of ${r.as_of}`}
         type="bar"
         labels={AGING_BUCKETS.map((b) => b.label)}
         series={[{ label: 'Open', data: r.aging }]}
-        format={chartMoney}
       />
       <StaticTable
         title={`${side.title} by ${side.party.toLowerCase()} as of ${r.as_of}`}

@@ -1,13 +1,12 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
-import { ChartFigure } from '../../components/chart';
 import type { Column } from '../../components/list';
 import { Field, PageTitle } from '../../components/ui';
 import { useLoad } from '../../hooks';
 import { href } from '../../paths';
 import { monthlyRevenue } from './monthly';
 import { money, StaticTable, StatusBadge } from './parts';
-import { ReportForm, ReportState, Tiles, chartMoney } from './report-parts';
+import { ReportForm, ReportState, Tiles, MoneyChart } from './report-parts';
 import { AgingReport, PAYABLE, RECEIVABLE } from './reports-aging';
 import { isDay, monthsBetween, startOfYear, todayUtc, trialBalanceRows } from './shaping';
 import { Tax1099Report } from './reports-1099';
@@ -81,12 +80,12 @@ function Summary() {
                   [`Payable on ${summary.to}`, money(summary.accounts_payable_cents)],
                 ]}
               />
-              <ChartFigure
+              <MoneyChart
+                empty="No revenue in this period."
                 title={`Revenue by month, ${summary.from} to ${summary.to}`}
                 type="bar"
                 labels={monthly.labels}
                 series={[{ label: 'Revenue', data: monthly.revenue }]}
-                format={chartMoney}
               />
               <StaticTable title={`Revenue by month, ${summary.from} to ${summary.to}`} columns={MONTH_COLUMNS} rows={rows} foot={['Total', money(summary.revenue_cents)]} />
             </>
@@ -125,7 +124,8 @@ function TrialBalanceReport() {
               <p>
                 <StatusBadge status={tb.balanced ? 'intact' : 'broken'} /> {tb.balanced ? 'Debits equal credits.' : 'Debits and credits differ: the books do not balance.'}
               </p>
-              <ChartFigure
+              <MoneyChart
+                empty={null}
                 title={`Trial balance as of ${tb.as_of}`}
                 type="bar"
                 labels={rows.map((a) => `${a.code} ${a.name}`)}
@@ -133,7 +133,6 @@ function TrialBalanceReport() {
                   { label: 'Debit', data: rows.map((a) => a.debit_cents) },
                   { label: 'Credit', data: rows.map((a) => a.credit_cents) },
                 ]}
-                format={chartMoney}
               />
               <StaticTable
                 title={`Trial balance as of ${tb.as_of}`}

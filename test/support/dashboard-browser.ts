@@ -94,7 +94,7 @@ export async function signInWithPassword(page: Page, base: string, email: string
 /** Signs out through the app's own control; resolves when `DELETE /dashboard/api/session` answered 204. */
 export async function signOut(page: Page): Promise<void> {
   const answer = apiResponse(page, 'DELETE', '/session');
-  await page.getByRole('button', { name: /sign out/i }).click();
+  await page.getByRole('banner').getByRole('button', { name: 'Sign out', exact: true }).click();
   const r = await answer;
   if (r.status() !== 204) throw new Error(`sign-out answered ${r.status()}`);
   await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
@@ -110,6 +110,13 @@ export interface SignedInMember {
 
 let memberCount = 0;
 
+/** A fresh browser context (its own cookies), actions and waits bounded at 10 s so a missing element fails fast. */
+export async function newDashboardContext(browser: Browser): Promise<BrowserContext> {
+  const context = await browser.newContext();
+  context.setDefaultTimeout(10_000);
+  return context;
+}
+
 /** A new member of the organization (invited by the CLI, joined in a new browser context): its page is signed in, on the overview. */
 export async function signedInMember(
   browser: Browser,
@@ -118,7 +125,7 @@ export async function signedInMember(
   memberCount += 1;
   const email = opts.email ?? `${opts.role}-${process.pid}-${Date.now()}-${memberCount}@example.com`;
   const url = await inviteByCli({ ...opts, email });
-  const context = await browser.newContext();
+  const context = await newDashboardContext(browser);
   const page = await context.newPage();
   await acceptInvite(page, url, opts.name ?? `Test ${opts.role}`);
   return { context, page, email, password: TEST_PASSWORD, role: opts.role };

@@ -73,13 +73,14 @@ function LockDate({ writable }: { writable: boolean }) {
       >
         <div class="field">
           <label for="lock-date">Lock the books up to</label>
-          <input id="lock-date" type="date" value={date} disabled={!writable} onInput={(e) => setDate(e.currentTarget.value)} />
+          {/* Until the current lock date is known, a date typed in would be replaced by it (and an empty save would clear it). */}
+          <input id="lock-date" type="date" value={date} disabled={!writable || !lock.data} onInput={(e) => setDate(e.currentTarget.value)} />
         </div>
         <ErrorNote error={action.error} />
         {done ? <Notice>{done}</Notice> : null}
         {writable ? (
           <div class="buttons">
-            <button type="submit" disabled={action.busy}>
+            <button type="submit" disabled={action.busy || !lock.data}>
               Save the lock date
             </button>
             <button type="button" class="secondary" disabled={action.busy || !lock.data?.data.lock_date} onClick={() => save(null)}>

@@ -80,7 +80,7 @@ export async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string
 
     const url = stack.gatewayUrl;
     // First, on the idle stack: the dashboard's page weight and time to interactive in Chromium.
-    const dashboard = SCENARIOS.has('dashboard') ? await dashboardScenario(url, databaseUrl, boot.organization_id, DASHBOARD_LOADS) : undefined;
+    const dashboard = SCENARIOS.has('dashboard') ? await dashboardScenario(url, databaseUrl, boot.organization_id, key, DASHBOARD_LOADS) : undefined;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' };
 
     const seed = await fetch(`${url}/api/v1/customers`, {

@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { type DashboardLoads, dashboardChromium, dashboardTable, measureDashboard, ownerSession } from '../bench/dashboard-load';
+import { type DashboardLoads, dashboardChromium, dashboardTable, measureDashboard, ownerSession, seedBooks } from '../bench/dashboard-load';
 import { bootstrapOrg, startE2E, type E2E } from './harness';
 import { E2E_ENV } from './receivables.helpers';
 
@@ -22,6 +22,8 @@ describe('e2e: dashboard page weight and time to interactive', () => {
   beforeAll(async () => {
     e2e = await startE2E(E2E_ENV);
     const keys = await bootstrapOrg(e2e.databaseUrl, 'Dashboard load org');
+    // A posted invoice and a payment: the overview draws its three charts (revenue, aging, cash).
+    await seedBooks(e2e.base, keys.test_key);
     const cookie = await ownerSession(e2e.base, e2e.databaseUrl, keys.organization_id);
     browser = await dashboardChromium();
     figures = await measureDashboard(browser, e2e.base, cookie, LOADS);

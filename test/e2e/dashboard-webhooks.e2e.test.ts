@@ -205,6 +205,8 @@ describe('e2e: dashboard webhooks in Chromium', () => {
       expect(text).toContain(await shown(page, a.attempted_at));
       expect(text).toContain(`${a.duration_ms} ms`);
       expect(text).toContain(a.response_body);
+      // The status shows once: not again as the error text the dispatcher records (`HTTP 500`).
+      expect(text.split(`HTTP ${a.status_code}`)).toHaveLength(2);
     }
     expect(a1!.status_code).toBe(500);
     expect(a2!).toMatchObject({ status_code: 200, response_body: 'ok: got it the second time' });

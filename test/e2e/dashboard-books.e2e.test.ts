@@ -18,7 +18,8 @@ const readTable = (table: Locator): Promise<Table> =>
     const t = el.tagName === 'TABLE' ? el : el.querySelector('table')!;
     const text = (c: { textContent: string | null }) => (c.textContent ?? '').replace(/\s+/g, ' ').trim();
     const rows = (sel: string) => [...t.querySelectorAll(sel)].map((r) => [...r.children].map(text));
-    return { head: rows('thead tr')[0] ?? [], body: rows('tbody tr'), foot: rows('tfoot tr')[0] ?? [] };
+    // Only this table's rows: a cell may hold a table of its own (a journal entry's lines).
+    return { head: rows(':scope > thead > tr')[0] ?? [], body: rows(':scope > tbody > tr'), foot: rows(':scope > tfoot > tr')[0] ?? [] };
   });
 
 /** A table's rows as objects keyed by the column headers. */
@@ -274,11 +275,24 @@ describe('e2e: dashboard books pages in Chromium show the public reports’ figu
       'Balance due': `${cur} ${amount(inv.balance_due_cents)}`,
     });
     expect((await facts(main))['Balance due']).toBe(`${cur} 1,231,111.11`);
-    const lines = await readTable(main.getByRole('table', { name: 'Line items', exact: true }));
-    expect(footOf(lines)).toMatchObject({ Description: 'Total', Amount: `${cur} ${amount(inv.total_cents)}` });
+    const items = await readTable(main.getByRole('table', { name: 'Line items', exact: true }));
+    expect(footOf(items)).toMatchObject({ Description: 'Total', Amount: `${cur} ${amount(inv.total_cents)}` });
     const paid = main.getByRole('table', { name: 'Payments', exact: true });
     await paid.getByText(payment.external_payment_id).waitFor();
     expect(records(await readTable(paid))[0]).toMatchObject({ Amount: amount(PAYMENT) });
+    // The journal entry drill-down: the invoice's entry, its amount and its lines as the public journal has them.
+    const entries = (await get(`/api/v1/journal-entries?source_id=${invoice.id}`)) as Array<{ lines: Array<{ account_code: string; side: string; amount_cents: number }> }>;
+    expect(entries).toHaveLength(1);
+    const journal = main.getByRole('table', { name: 'Journal entries', exact: true });
+    await journal.waitFor();
+    const [entryRow, ...more] = records(await readTable(journal));
+    expect(more).toEqual([]);
+    expect(entryRow!.Amount).toBe(amount(INVOICE));
+    await journal.locator('summary').click();
+    const lines = records(await readTable(journal.getByRole('table', { name: /^Lines of entry / })));
+    expect(lines.map((l) => [l.Account!.split(' ')[0], l.Debit, l.Credit]).sort()).toEqual(
+      entries[0]!.lines.map((l) => [l.account_code, l.side === 'debit' ? amount(l.amount_cents) : '', l.side === 'credit' ? amount(l.amount_cents) : '']).sort(),
+    );
     await checkPage(page, 'invoice');
 
     const b = await get(`/api/v1/bills/${bill.id}`);

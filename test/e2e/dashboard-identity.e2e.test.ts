@@ -8,6 +8,7 @@ import {
   acceptInvite,
   addVirtualAuthenticator,
   apiResponse,
+  axeCheck,
   checkPage,
   dashboardUrl,
   inviteByCli,
@@ -83,6 +84,18 @@ describe('e2e: dashboard identity — an owner from invitation to passkey and ke
   let owner: SignedInMember;
   const ownerEmail = `owner-${Date.now()}@example.com`;
 
+  it('axeCheck fails on a serious or critical violation (the check is live)', async () => {
+    const page = await (await newDashboardContext(browser)).newPage();
+    await page.setContent('<html lang="en"><head><title>t</title></head><body><main><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><button></button></main></body></html>');
+    const failure = await axeCheck(page, 'broken').then(
+      () => '',
+      (e: Error) => e.message,
+    );
+    expect(failure).toMatch(/critical image-alt/);
+    expect(failure).toMatch(/critical button-name/);
+    await page.context().close();
+  });
+
   it('joins by a CLI invitation, signs out, signs in with the password', async () => {
     const url = await inviteByCli({ base: e2e.base, databaseUrl: e2e.databaseUrl, organizationId: keys.organization_id, email: ownerEmail, role: 'owner' });
     expect(url.startsWith(`${dash}/invite/`)).toBe(true);
@@ -95,6 +108,13 @@ describe('e2e: dashboard identity — an owner from invitation to passkey and ke
     await acceptInvite(page, url, 'Olive Owner');
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
     await checkPage(page, 'overview');
+
+    // The link works once: opened again (here signed in) it says so.
+    const again = await (await newDashboardContext(browser)).newPage();
+    await again.goto(url);
+    await again.getByText('The invitation may have been used already or expired').waitFor();
+    await checkPage(again, 'invite-used');
+    await again.context().close();
 
     await signOut(page);
     await checkPage(page, 'sign-in');
@@ -155,6 +175,12 @@ describe('e2e: dashboard identity — an owner from invitation to passkey and ke
     expect(rolled.id).not.toBe(first.id);
     expectStatus(await publicCall(first.key), 200);
     expectStatus(await publicCall(rolled.key), 200);
+    // The old key keeps working for the hour chosen, and the list says until when.
+    const listed = (await pageFetch(page, 'GET', `/dashboard/api/apps/${keys.connected_app_id}/keys`)).json.data as { id: string; expires_at: string | null }[];
+    const expiresIn = Date.parse(listed.find((k) => k.id === first.id)!.expires_at!) - Date.now();
+    expect(expiresIn).toBeGreaterThan(3_500_000);
+    expect(expiresIn).toBeLessThanOrEqual(3_600_000);
+    expect(listed.find((k) => k.id === rolled.id)!.expires_at).toBeNull();
 
     const endpoint = await client(e2e.base, rolled.key)('POST', '/api/v1/webhook-endpoints', { url: hookUrl, event_types: ['api_key.revoked'] });
     expectStatus(endpoint, 201);

@@ -12,8 +12,15 @@ import { CHROMIUM_ARGS, chromiumExecutable } from './chromium';
  *   const browser = await launchDashboardBrowser();
  *   const dash = dashboardUrl(e2e.base);                       // http://localhost:<port>/dashboard
  *   const m = await signedInMember(browser, { base: e2e.base, databaseUrl: e2e.databaseUrl, organizationId, role: 'owner' });
- *   await m.page.goto(`${dash}/keys`); await axeCheck(m.page); await shot(m.page, 'keys');
+ *   await m.page.goto(`${dash}/keys`);
+ *   await m.page.getByRole('button', { name: 'Create a test key' }).waitFor();  // the page has rendered
+ *   await checkPage(m.page, 'keys');     // shot (test-artifacts/dashboard/keys.png) then axeCheck
  *   const r = await pageFetch(m.page, 'POST', '/dashboard/api/apps/<id>/keys', {});   // with the CSRF token
+ *   const created = apiResponse(m.page, 'POST', '/invites');  // before the click that sends it
+ *
+ * The pages are rendered by script after `load` (each its own lazy chunk): wait for an element of
+ * the page before axeCheck/shot. Contexts from newDashboardContext bound every wait at 10 s.
+ * Used by dashboard-identity.e2e.test.ts and dashboard-roles.e2e.test.ts.
  *
  * The dashboard is opened on `localhost`, never 127.0.0.1: WebAuthn refuses an IP address as the
  * relying party id, and the session cookie without `Secure` is set for plain http to localhost.

@@ -27,6 +27,10 @@
  *                    /customers: first page, a page 90% deep by starting_after and by ending_before
  *                    (keyset), offset 100,000, a created range and an external-id lookup; with
  *                    EXPLAIN ANALYZE of the deep keyset statement
+ *   dashboard        first, on the idle stack: the dashboard's page weight and time to interactive in
+ *                    Chromium, cache empty (dashboard-load.ts): the sign-in page and the overview
+ *                    signed in, the median of BENCH_DASHBOARD_LOADS (5) loads each (needs the
+ *                    dashboard built: `npm run build`)
  * Each row also gives the CPU the stack's own processes (gateway and services, not Postgres or NATS)
  * used per request during the scenario, from /proc/<pid>/stat (Linux; empty elsewhere), and a
  * second table gives it per process (each replica apart), for NATS ("nats") and for the Postgres
@@ -47,7 +51,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { interrupt, wasInterrupted } from './drive';
-import { CLUSTER, CONNECTIONS, DURATION_S, REPLICAS } from './env';
+import { type DashboardLoads, dashboardTable } from './dashboard-load';
+import { CLUSTER, CONNECTIONS, DASHBOARD_LOADS, DURATION_S, REPLICAS } from './env';
 import { type Setup, runSetup } from './setup';
 import { type Row, type Summary, comparison, errorCount, processTable, summarize, table } from './summary';
 
@@ -65,11 +70,12 @@ async function main(): Promise<number> {
       ]
     : [{ label: `${REPLICAS} replica${REPLICAS > 1 ? 's' : ''}`, replicas: REPLICAS, natsNodes: 0 }];
   try {
-    const results: { setup: Setup; rows: Row[]; summaries: Summary[] }[] = [];
+    const results: { setup: Setup; rows: Row[]; summaries: Summary[]; dashboard?: DashboardLoads }[] = [];
     for (const setup of setups) {
-      const { rows, lag } = await runSetup(setup);
+      const { rows, lag, dashboard } = await runSetup(setup);
       const summaries = rows.map(summarize);
-      results.push({ setup, rows, summaries });
+      results.push({ setup, rows, summaries, ...(dashboard ? { dashboard } : {}) });
+      if (dashboard) process.stdout.write(`\n${dashboardTable(dashboard, DASHBOARD_LOADS)}\n`);
       process.stdout.write(
         `\n${setup.label}\n${table(summaries)}\n\nCPU ms per request per process (nats: ${setup.natsNodes ? 'its own server(s)' : 'every nats-server on the machine'}; pg: the bench database's backends; busy %: the whole machine)\n${processTable(summaries)}\n\n${lag}\n\n`,
       );
@@ -79,7 +85,7 @@ async function main(): Promise<number> {
     const head = { node: process.version, cpus: os.cpus().length, connections: CONNECTIONS, duration_s: DURATION_S };
     const report = CLUSTER
       ? { ...head, setups: results.map((r) => ({ label: r.setup.label, replicas: r.setup.replicas, nats_nodes: r.setup.natsNodes, routes: r.summaries })) }
-      : { ...head, routes: results[0]?.summaries ?? [] };
+      : { ...head, routes: results[0]?.summaries ?? [], ...(results[0]?.dashboard ? { dashboard: results[0].dashboard } : {}) };
     process.stdout.write(`${JSON.stringify(report)}\n`);
     if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(

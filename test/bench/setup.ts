@@ -6,8 +6,9 @@ import path from 'node:path';
 import { NatsCluster, adminCli, freePort, startOwnNats, startStack, type Stack } from '@acct/stack';
 import { dropDatabase, dropEventsStream } from '@acct/kit';
 import { sampleCpu } from './cpu';
+import { type DashboardLoads, dashboardScenario } from './dashboard-load';
 import { sampleWith, wasInterrupted } from './drive';
-import { NATS_URL, PG_SERVER_URL } from './env';
+import { DASHBOARD_LOADS, NATS_URL, PG_SERVER_URL, SCENARIOS } from './env';
 import { type Target, customerScenarios, inboundEventScenarios, invoicePostingScenarios, lagReport, listScenarios, payablesScenarios, reportScenarios } from './scenarios';
 import { type Row, errorCount } from './summary';
 
@@ -39,7 +40,7 @@ async function startNats(nodes: number, dir: string): Promise<OwnNats | undefine
 }
 
 /** Runs the scenarios on a stack of the setup's shape, on its own database and NATS prefix; stops it after. */
-export async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string }> {
+export async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string; dashboard?: DashboardLoads }> {
   const id = `${process.pid}_${randomBytes(4).toString('hex')}`;
   const dbName = `acct_bench_${id}`;
   const dbUrlObj = new URL(PG_SERVER_URL);
@@ -78,6 +79,8 @@ export async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string
     const key = boot.test_key;
 
     const url = stack.gatewayUrl;
+    // First, on the idle stack: the dashboard's page weight and time to interactive in Chromium.
+    const dashboard = SCENARIOS.has('dashboard') ? await dashboardScenario(url, databaseUrl, boot.organization_id, key, DASHBOARD_LOADS) : undefined;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' };
 
     const seed = await fetch(`${url}/api/v1/customers`, {
@@ -98,7 +101,7 @@ export async function runSetup(setup: Setup): Promise<{ rows: Row[]; lag: string
     await payablesScenarios(target, rows);
     const lag = await lagReport(target, lags);
     failed = wasInterrupted() || rows.some((r) => errorCount(r.result) > 0);
-    return { rows, lag };
+    return { rows, lag, ...(dashboard ? { dashboard } : {}) };
   } finally {
     sampleWith(undefined);
     try {

@@ -50,6 +50,7 @@ export function Deliveries({ path, version, onRefresh }: { path: string; version
   );
 }
 
+/** The badge's text: the HTTP status, else the error. An error that only repeats the status (`HTTP 500`) is not written twice. */
 function outcome(a: WebhookAttempt): string {
   if (a.status_code !== null) return `HTTP ${a.status_code}`;
   return a.error ?? 'no answer';
@@ -68,7 +69,7 @@ function Attempts({ delivery }: { delivery: WebhookDelivery }) {
           <li key={`${a.attempted_at}-${i}`}>
             <span class={`badge badge-${a.status_code !== null && a.status_code < 300 ? 'succeeded' : 'failed'}`}>{outcome(a)}</span> {formatDateTime(a.attempted_at)},{' '}
             {a.duration_ms} ms
-            {a.status_code !== null && a.error ? ` (${a.error})` : ''}
+            {a.status_code !== null && a.error && a.error !== outcome(a) ? ` (${a.error})` : ''}
             {a.response_body ? (
               <pre class="excerpt" aria-label="Response excerpt">
                 {a.response_body}

@@ -5,14 +5,14 @@ import { E2E_ENV } from './receivables.helpers';
 
 /** Issue #44's budget for the dashboard's first page. */
 const JS_BUDGET_BYTES = 200 * 1024;
-const INTERACTIVE_BUDGET_MS = 1000;
 const LOADS = 5;
 
 /**
  * The dashboard's page weight and time to interactive in Chromium with the cache empty
  * (test/bench/dashboard-load.ts measures; `npm run bench` prints the same): the sign-in page
- * signed out, and the overview signed in, each the median of 5 loads; under 200 KB of compressed
- * JavaScript and interactive in under 1 s on this local stack.
+ * signed out, and the overview signed in, each the median of 5 loads, under 200 KB of compressed
+ * JavaScript. Tests never depend on timing: the time to interactive (budget 1 s) is printed here and
+ * by `npm run bench`, and recorded in docs/performance.md, not asserted.
  */
 describe('e2e: dashboard page weight and time to interactive', () => {
   let e2e: E2E;
@@ -34,13 +34,12 @@ describe('e2e: dashboard page weight and time to interactive', () => {
     await e2e?.stop();
   });
 
-  it.each(['sign-in', 'overview'] as const)('%s: under 200 KB of compressed JavaScript, interactive in under 1 s', (which) => {
+  it.each(['sign-in', 'overview'] as const)('%s: under 200 KB of compressed JavaScript', (which) => {
     const f = figures[which];
     expect(f.js_files).toBeGreaterThan(0);
     // Compressed on the wire (the gateway's brotli or gzip), never sent as is.
     expect(f.js_encodings).not.toContain('identity');
     expect({ which, js_bytes: f.js_bytes, under: f.js_bytes < JS_BUDGET_BYTES }).toEqual({ which, js_bytes: f.js_bytes, under: true });
-    expect({ which, interactive_ms: f.interactive_ms, under: f.interactive_ms < INTERACTIVE_BUDGET_MS }).toEqual({ which, interactive_ms: f.interactive_ms, under: true });
     expect(f.complete_ms).toBeGreaterThanOrEqual(f.interactive_ms);
   });
 

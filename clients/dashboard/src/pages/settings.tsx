@@ -5,6 +5,7 @@ import { formatDateTime } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { can } from '../roles';
 import { useSignedIn } from '../session';
+import { FiscalYearSetting } from './settings-fiscal';
 import { SettingForm, type SettingField } from './settings-form';
 
 const BRANDING: SettingField[] = [
@@ -33,6 +34,7 @@ export function SettingsPage() {
     <>
       <PageTitle>Settings</PageTitle>
       <LockDate writable={can(role, 'books_lock')} />
+      <FiscalYearSetting writable={write} />
       <SettingForm title="Branding" path="/v1/settings/document-branding" fields={BRANDING} writable={write} />
       <SettingForm title="Invoice defaults" path="/v1/settings/invoice-defaults" fields={INVOICE_DEFAULTS} writable={write} />
       <SettingForm title="Estimate defaults" path="/v1/settings/estimate-defaults" fields={ESTIMATE_DEFAULTS} writable={write} />

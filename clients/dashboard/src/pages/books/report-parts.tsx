@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { ChartFigure, type ChartProps } from '../../components/chart';
 import { ErrorNote, Loading } from '../../components/ui';
 import type { Loaded } from '../../hooks';
+import { href } from '../../paths';
 import { money } from './parts';
 
 /** A report's inputs: applied on submit, so a half-typed date does not ask the server. */
@@ -57,4 +58,33 @@ export function MoneyChart(props: Omit<ChartProps, 'format'> & { empty: string |
   const { empty, ...chart } = props;
   if (chart.series.every((s) => s.data.every((v) => v === 0))) return empty ? <p class="empty">{empty}</p> : null;
   return <ChartFigure {...chart} format={chartMoney} />;
+}
+
+/** Every report, each at `/reports/<key>` (the statements are pages of their own, in their own chunks). */
+export const REPORTS = [
+  { key: 'summary', label: 'Summary' },
+  { key: 'profit-and-loss', label: 'Profit and loss' },
+  { key: 'balance-sheet', label: 'Balance sheet' },
+  { key: 'receivable', label: 'Accounts receivable' },
+  { key: 'payable', label: 'Accounts payable' },
+  { key: '1099', label: '1099 summary' },
+  { key: 'trial-balance', label: 'Trial balance' },
+  { key: 'general-ledger', label: 'General ledger' },
+] as const;
+
+/** The reports' navigation, the current one marked. */
+export function ReportNav({ current }: { current: string }) {
+  return (
+    <nav class="report-nav" aria-label="Reports">
+      <ul>
+        {REPORTS.map((r) => (
+          <li key={r.key}>
+            <a href={href(`/reports/${r.key}`)} aria-current={r.key === current ? 'page' : undefined}>
+              {r.label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
 }

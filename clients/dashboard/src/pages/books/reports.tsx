@@ -3,22 +3,14 @@ import { api } from '../../api/client';
 import type { Column } from '../../components/list';
 import { Field, PageTitle } from '../../components/ui';
 import { useLoad } from '../../hooks';
-import { href } from '../../paths';
 import { monthlyRevenue } from './monthly';
 import { money, StaticTable, StatusBadge } from './parts';
-import { ReportForm, ReportState, Tiles, MoneyChart } from './report-parts';
+import { ReportForm, ReportNav, ReportState, REPORTS, Tiles, MoneyChart } from './report-parts';
 import { AgingReport, PAYABLE, RECEIVABLE } from './reports-aging';
 import { isDay, monthsBetween, startOfYear, todayUtc, trialBalanceRows } from './shaping';
 import { Tax1099Report } from './reports-1099';
+import { LedgerLink } from './statement-table';
 import type { SummaryReport, TrialBalance } from './types';
-
-const REPORTS = [
-  { key: 'summary', label: 'Summary' },
-  { key: 'receivable', label: 'Accounts receivable' },
-  { key: 'payable', label: 'Accounts payable' },
-  { key: '1099', label: '1099 summary' },
-  { key: 'trial-balance', label: 'Trial balance' },
-] as const;
 
 /** The reports (API-DECISIONS §8), one at a time: `/reports/<report>`, the summary by default. */
 export function ReportsPage({ report }: { report?: string }) {
@@ -26,17 +18,7 @@ export function ReportsPage({ report }: { report?: string }) {
   return (
     <>
       <PageTitle>Reports</PageTitle>
-      <nav class="report-nav" aria-label="Reports">
-        <ul>
-          {REPORTS.map((r) => (
-            <li key={r.key}>
-              <a href={href(`/reports/${r.key}`)} aria-current={r.key === current.key ? 'page' : undefined}>
-                {r.label}
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <ReportNav current={current.key} />
       {current.key === 'summary' ? <Summary /> : null}
       {current.key === 'receivable' ? <AgingReport side={RECEIVABLE} /> : null}
       {current.key === 'payable' ? <AgingReport side={PAYABLE} /> : null}
@@ -99,7 +81,7 @@ function Summary() {
 type TbRow = TrialBalance['accounts'][number] & { id: string };
 const TB_COLUMNS: Column<TbRow>[] = [
   { label: 'Code', value: (a) => a.code, render: (a) => <code>{a.code}</code> },
-  { label: 'Account', value: (a) => a.name },
+  { label: 'Account', value: (a) => a.name, render: (a) => <LedgerLink accountId={a.account_id}>{a.name}</LedgerLink> },
   { label: 'Type', value: (a) => a.type },
   { label: 'Debit', value: (a) => a.debit_cents / 100, render: (a) => money(a.debit_cents), numeric: true },
   { label: 'Credit', value: (a) => a.credit_cents / 100, render: (a) => money(a.credit_cents), numeric: true },

@@ -242,6 +242,83 @@ describe('e2e: dashboard books pages in Chromium show the public reports’ figu
     await checkPage(page, 'report-trial-balance');
   });
 
+  it('the profit and loss and balance sheet pages show the public statements to the cent', async () => {
+    const pl = await get(`/api/v1/reports/profit-and-loss?from=${yearStart}&to=${today}`);
+    expect(pl.net_income_cents).toBe(INVOICE - BILL);
+    await page.goto(`${dash}/reports/profit-and-loss`);
+    const p = section('Profit and loss');
+    const plRegion = p.getByRole('region', { name: `Profit and loss, ${yearStart} to ${today} (accrual basis)` });
+    await plRegion.waitFor();
+    expect(await tiles(p)).toEqual({ Revenue: amount(pl.total_revenue_cents), Expenses: amount(pl.total_expenses_cents), 'Net income': amount(pl.net_income_cents) });
+    const plTable = await readTable(plRegion);
+    expect(footOf(plTable)).toEqual({ Code: 'Net income', Account: '', Total: amount(pl.net_income_cents) });
+    const plRows = records(plTable);
+    expect(plRows.find((r) => r.Account === 'Total revenue')).toMatchObject({ Total: amount(pl.total_revenue_cents) });
+    expect(plRows.find((r) => r.Account === 'Total expenses')).toMatchObject({ Total: amount(pl.total_expenses_cents) });
+    await checkPage(page, 'report-profit-and-loss');
+
+    // By month: the last month's column and the Total column hold the API's figures.
+    const monthly = await get(`/api/v1/reports/profit-and-loss?from=${yearStart}&to=${today}&columns=month`);
+    await p.getByLabel('Columns').selectOption('month');
+    await p.getByRole('button', { name: 'Show' }).click();
+    // The first month's heading (when the year has more than one month so far): the new columns are in.
+    if (monthly.columns.length > 1) await p.getByRole('columnheader', { name: `Jan ${today.slice(0, 4)}`, exact: true }).waitFor();
+    const byMonth = await readTable(plRegion);
+    const last = monthly.columns.length - 1;
+    const foot = footOf(byMonth);
+    expect(byMonth.head.length).toBe(2 + monthly.columns.length + (monthly.columns.length > 1 ? 1 : 0));
+    expect(byMonth.foot[2 + last]).toBe(amount(monthly.columns[last].net_income_cents));
+    expect(foot.Total).toBe(amount(monthly.net_income_cents));
+
+    const bs = await get(`/api/v1/reports/balance-sheet?as_of=${today}`);
+    expect(bs.total_assets_cents).toBe(bs.total_liabilities_cents + bs.total_equity_cents);
+    await page.goto(`${dash}/reports/balance-sheet`);
+    const b = section('Balance sheet');
+    const bsRegion = b.getByRole('region', { name: `Balance sheet as of ${today}` });
+    await bsRegion.waitFor();
+    expect(await tiles(b)).toEqual({
+      'Total assets': amount(bs.total_assets_cents),
+      'Total liabilities': amount(bs.total_liabilities_cents),
+      'Total equity': amount(bs.total_equity_cents),
+    });
+    const bsTable = await readTable(bsRegion);
+    const bsRows = records(bsTable);
+    const row = (label: string) => bsRows.find((r) => r.Account === label)?.[today];
+    expect([row('Total assets'), row('Total liabilities'), row('Retained earnings'), row('Current year earnings'), row('Total equity')]).toEqual(
+      [bs.total_assets_cents, bs.total_liabilities_cents, bs.retained_earnings_cents, bs.current_year_earnings_cents, bs.total_equity_cents].map(amount),
+    );
+    expect(footOf(bsTable)).toEqual({ Code: 'Total liabilities and equity', Account: '', [today]: amount(bs.total_liabilities_cents + bs.total_equity_cents) });
+    await b.getByText('Assets equal liabilities plus equity.').waitFor();
+    await checkPage(page, 'report-balance-sheet');
+  });
+
+  it('the trial balance links each account to its general ledger', async () => {
+    const tb = await get(`/api/v1/reports/trial-balance?as_of=${today}`);
+    const ar = (tb.accounts as any[]).find((a) => a.code === '1100');
+    const gl = await get(`/api/v1/reports/general-ledger?account_id=${ar.account_id}&from=${yearStart}&to=${today}`);
+    await page.goto(`${dash}/reports/trial-balance`);
+    await section('Trial balance').getByRole('link', { name: ar.name, exact: true }).click();
+    const g = section('General ledger');
+    const region = g.getByRole('region', { name: `General ledger of ${gl.code} ${gl.name}, ${yearStart} to ${today}, page 1` });
+    await region.waitFor();
+    expect(await tiles(g)).toEqual({
+      [`Opening balance on ${yearStart}`]: amount(gl.opening_balance_cents),
+      [`Closing balance on ${today}`]: amount(gl.closing_balance_cents),
+      'Normal balance': 'Debit',
+    });
+    const rows = records(await readTable(region));
+    expect(rows.map((r) => [r.Debit, r.Credit, r.Balance])).toEqual(
+      (gl.lines as any[]).map((l) => [l.debit_cents ? amount(l.debit_cents) : '', l.credit_cents ? amount(l.credit_cents) : '', amount(l.running_balance_cents)]),
+    );
+    expect(
+      await g
+        .getByRole('link', { name: /^invoice /i })
+        .first()
+        .getAttribute('href'),
+    ).toBe(`/dashboard/invoices/${invoice.id}`);
+    await checkPage(page, 'report-general-ledger');
+  });
+
   it('the invoice, payment, bill and vendor payment lists', async () => {
     const inv = await get(`/api/v1/invoices/${invoice.id}`);
     const b = await get(`/api/v1/bills/${bill.id}`);

@@ -46,6 +46,9 @@ describe('e2e: every dashboard page, wide and 360 px', () => {
       allocations,
     });
     expectStatus(vp, 201);
+    const accounts = await api('GET', '/api/v1/accounts?limit=100');
+    expectStatus(accounts, 200);
+    const cash = (accounts.json.data as { id: string; code: string }[]).find((a) => a.code === '1000')!;
     const endpoint = await api('POST', '/api/v1/webhook-endpoints', { url: 'https://example.com/hooks' });
     expectStatus(endpoint, 201);
     Object.assign(ids, {
@@ -56,6 +59,7 @@ describe('e2e: every dashboard page, wide and 360 px', () => {
       billId: bill.json.data.id,
       vendorPaymentId: vp.json.data.id,
       endpointId: endpoint.json.data.id,
+      cashAccountId: cash.id,
     });
   }
 
@@ -93,6 +97,9 @@ describe('e2e: every dashboard page, wide and 360 px', () => {
     ['report-accounts-payable', '/reports/accounts-payable'],
     ['report-1099-summary', '/reports/1099-summary'],
     ['report-trial-balance', '/reports/trial-balance'],
+    ['report-profit-and-loss', '/reports/profit-and-loss'],
+    ['report-balance-sheet', '/reports/balance-sheet'],
+    ['report-general-ledger', `/reports/general-ledger?account_id=${ids.cashAccountId}`],
     ['journal', '/journal'],
     ['webhooks', '/webhooks'],
     ['webhook-endpoint', `/webhooks/${ids.endpointId}`],

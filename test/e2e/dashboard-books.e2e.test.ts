@@ -383,4 +383,17 @@ describe('e2e: dashboard books pages in Chromium show the public reports’ figu
     });
     await checkPage(page, 'bill');
   });
+
+  it('the fiscal year on the settings page: an owner saves the start month (restored afterwards)', async () => {
+    await page.goto(`${dash}/settings`);
+    const f = section('Fiscal year');
+    const month = f.getByLabel('Fiscal year starts in');
+    await f.locator('#fiscal-month:enabled').waitFor(); // enabled once the current setting is read
+    expect(await month.inputValue()).toBe('1');
+    await month.selectOption({ label: 'April' });
+    await f.getByRole('button', { name: 'Save the fiscal year' }).click();
+    await f.getByText('The fiscal year now starts on 1 April.').waitFor();
+    expect(await get('/api/v1/settings/fiscal-year')).toMatchObject({ fiscal_year_start_month: 4 });
+    expectStatus(await api('PUT', '/api/v1/settings/fiscal-year', { fiscal_year_start_month: 1 }), 200);
+  });
 });

@@ -26,7 +26,7 @@ const ESTIMATE_DEFAULTS: SettingField[] = [
   { key: 'default_memo', label: 'Memo', kind: 'textarea', max: 2000, nullable: true },
 ];
 
-/** Branding, invoice and estimate defaults, and the books' lock date, of the scope's environment. */
+/** Branding, invoice and estimate defaults, the books’ lock date and the fiscal year, of the scope’s environment. */
 export function SettingsPage() {
   const { role } = useSignedIn().member;
   const write = can(role, 'write');
